@@ -1,0 +1,51 @@
+# sysgate: see README.md. The two commands a user runs are
+#   make security-test   the gate: the embedded suites against committed baselines
+#   make test            the project's own tests (privileged ones run as root)
+GO      ?= go
+GINKGO  := $(GO) run github.com/onsi/ginkgo/v2/ginkgo
+PKGS    := ./...
+BIN     := bin/sysgate
+
+export CGO_ENABLED := 1
+
+.PHONY: all deps deps-suites deps-bench build test unit security-test baseline-update bench lint fuzz clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+deps-suites:
+	@scripts/deps.sh --suites
+
+deps-bench:
+	@scripts/deps.sh --suites --bench
+
+build: deps
+	$(GO) build -o $(BIN) ./cmd/sysgate
+
+lint: deps
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+# The project's tests: unit tests everywhere, the privileged kernel tests
+# when run as root (under CI=true a skipped privileged test is a failure).
+test: deps-suites lint
+	$(GO) test -count=1 -timeout 20m $(PKGS)
+
+security-test: deps-suites
+	@scripts/security-test.sh
+
+baseline-update: deps-suites
+	@scripts/security-test.sh --record
+
+bench: deps-bench
+	@scripts/bench.sh
+
+FUZZTIME ?= 30s
+fuzz: deps
+	@scripts/fuzz.sh $(FUZZTIME)
+
+clean:
+	rm -rf bin

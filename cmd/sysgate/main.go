@@ -1,0 +1,14 @@
+// Command sysgate runs AI agents and their tools under a seccomp baseline
+// and fails CI when they make a syscall outside it. See README.md.
+package main
+
+import (
+	"os"
+
+	"github.com/sysgate/sysgate/internal/cli"
+)
+
+func main() {
+	c := &cli.Command{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}
+	os.Exit(c.Main(os.Args))
+}

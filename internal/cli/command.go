@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Exit codes shared by every verb.
+const (
+	ExitOK           = 0 // clean: nothing outside the baseline, or the verb succeeded
+	ExitViolation    = 1 // a regression was found (new syscall, stale baseline with --strict, ...)
+	ExitUsage        = 2 // bad flags or bad input (malformed baseline, unknown syscall, ...)
+	ExitInconclusive = 3 // the environment kept sysgate from a verdict (loss, privileges, kernel settings, agent not started)
+)
+
+// Command is one invocation of sysgate.
+type Command struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+type verb struct {
+	path    string // "baseline validate"
+	summary string
+	run     func(c *Command, args []string) int
+}
+
+var verbs = map[string]verb{}
+
+// register adds a verb. path is the words that select it.
+func register(path, summary string, run func(c *Command, args []string) int) {
+	if _, dup := verbs[path]; dup {
+		panic("cli: verb registered twice: " + path)
+	}
+	verbs[path] = verb{path: path, summary: summary, run: run}
+}
+
+// Main runs the verb named by args[1:] and returns the process exit code.
+func (c *Command) Main(args []string) int {
+	if c.Stdin == nil {
+		c.Stdin = strings.NewReader("")
+	}
+	if c.Stdout == nil {
+		c.Stdout = io.Discard
+	}
+	if c.Stderr == nil {
+		c.Stderr = io.Discard
+	}
+	if len(args) > 0 {
+		args = args[1:]
+	}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		c.usage(c.Stdout, "")
+		if len(args) == 0 {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	// Longest match first: "baseline validate" before "baseline".
+	for n := min(len(args), 3); n >= 1; n-- {
+		if v, ok := verbs[strings.Join(args[:n], " ")]; ok {
+			return v.run(c, args[n:])
+		}
+	}
+	c.usage(c.Stderr, args[0])
+	return ExitUsage
+}
+
+func (c *Command) usage(w io.Writer, unknown string) {
+	if unknown != "" {
+		fmt.Fprintf(w, "sysgate: unknown command %q\n\n", unknown)
+	}
+	fmt.Fprintln(w, "sysgate: a CI gate for the syscalls AI agents and their tools make")
+	fmt.Fprintln(w, "\nUsage: sysgate COMMAND [FLAGS] [ARGS]\n\nCommands:")
+	paths := make([]string, 0, len(verbs))
+	for p := range verbs {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		fmt.Fprintf(w, "  %-20s %s\n", p, verbs[p].summary)
+	}
+	fmt.Fprintln(w, "\nExit codes: 0 clean, 1 violation found, 2 usage or bad input, 3 inconclusive or environment error.")
+	fmt.Fprintln(w, "Run 'sysgate COMMAND -h' for a command's flags.")
+}
+
+// flagSet returns a FlagSet for a verb that reports errors to c.Stderr and
+// never exits the process.
+func (c *Command) flagSet(path, argsUsage string) *flag.FlagSet {
+	fs := flag.NewFlagSet("sysgate "+path, flag.ContinueOnError)
+	fs.SetOutput(c.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(c.Stderr, "Usage: sysgate %s [FLAGS] %s\n\n%s\n\nFlags:\n", path, argsUsage, verbs[path].summary)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags and maps -h and flag errors to exit codes. ok is false
+// when the caller should return code.
+func (c *Command) parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return ExitOK, false
+		}
+		return ExitUsage, false
+	}
+	return ExitOK, true
+}
+
+// errorf prints "sysgate: ..." to stderr and returns code.
+func (c *Command) errorf(code int, format string, args ...any) int {
+	fmt.Fprintf(c.Stderr, "sysgate: "+format+"\n", args...)
+	return code
+}

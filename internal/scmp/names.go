@@ -1,0 +1,139 @@
+package scmp
+
+import (
+	"sort"
+	"strconv"
+	"sync"
+
+	seccomp "github.com/seccomp/libseccomp-golang"
+)
+
+type nameKey struct {
+	arch Arch
+	nr   int
+}
+
+type table struct {
+	byNumber map[int]string
+	byName   map[string]int
+	names    []string
+}
+
+var (
+	tablesMu sync.Mutex
+	tables   = map[Arch]*table{}
+)
+
+// Ranges probed when building an arch's table: the regular syscall numbers,
+// the x32 range and ARM's private syscalls. libseccomp answers each probe.
+var probeRanges = map[Arch][][2]int{
+	X32: {{x32SyscallBit, x32SyscallBit + 1024}},
+	ARM: {{0, 1024}, {0x0f0000, 0x0f0010}},
+}
+
+func tableFor(a Arch) *table {
+	tablesMu.Lock()
+	defer tablesMu.Unlock()
+	if t, ok := tables[a]; ok {
+		return t
+	}
+	t := &table{byNumber: map[int]string{}, byName: map[string]int{}}
+	if a.Valid() {
+		ranges, ok := probeRanges[a]
+		if !ok {
+			ranges = [][2]int{{0, 1024}}
+		}
+		for _, r := range ranges {
+			for nr := r[0]; nr < r[1]; nr++ {
+				name, err := seccomp.ScmpSyscall(nr).GetNameByArch(a.Libseccomp())
+				if err != nil || name == "" {
+					continue
+				}
+				if _, dup := t.byName[name]; dup {
+					continue
+				}
+				t.byNumber[nr] = name
+				t.byName[name] = nr
+				t.names = append(t.names, name)
+			}
+		}
+		sort.Strings(t.names)
+	}
+	tables[a] = t
+	return t
+}
+
+// Name returns the syscall name for nr on arch a, or ok=false when
+// libseccomp does not know the number.
+func Name(a Arch, nr int) (name string, ok bool) {
+	name, ok = tableFor(a).byNumber[nr]
+	return name, ok
+}
+
+// NameOrNumber returns the syscall name, or the decimal number for a
+// syscall libseccomp cannot name (a raw syscall(1000), say).
+func NameOrNumber(a Arch, nr int) string {
+	if name, ok := Name(a, nr); ok {
+		return name
+	}
+	return strconv.Itoa(nr)
+}
+
+// Number returns the syscall number of name on arch a.
+func Number(a Arch, name string) (nr int, ok bool) {
+	nr, ok = tableFor(a).byName[name]
+	return nr, ok
+}
+
+// Names returns every syscall name libseccomp knows for a, sorted. The
+// slice is shared: do not modify it.
+func Names(a Arch) []string { return tableFor(a).names }
+
+// Closest returns the known name on arch a nearest to name by edit
+// distance, for "did you mean" hints; "" when nothing is close.
+func Closest(a Arch, name string) string {
+	best, bestDist := "", len(name)/2+2
+	for _, candidate := range Names(a) {
+		if d := editDistance(name, candidate, bestDist); d < bestDist {
+			best, bestDist = candidate, d
+		}
+	}
+	return best
+}
+
+// editDistance is Levenshtein distance, giving up (returning limit) once
+// every path exceeds limit.
+func editDistance(a, b string, limit int) int {
+	if abs(len(a)-len(b)) >= limit {
+		return limit
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin >= limit {
+			return limit
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

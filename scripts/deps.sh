@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs what sysgate needs on a fresh Debian/Ubuntu machine, and nothing
+# that is already there. Quiet when everything is present.
+#   scripts/deps.sh            build + test dependencies (libseccomp, pkg-config)
+#   scripts/deps.sh --suites   also the pinned npm packages of the MCP suites
+#   scripts/deps.sh --bench    also strace, which the benchmarks compare against
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_suites=0 want_bench=0
+for arg in "$@"; do
+	case "$arg" in
+	--suites) want_suites=1 ;;
+	--bench) want_bench=1 ;;
+	*) echo "deps.sh: unknown flag $arg" >&2; exit 2 ;;
+	esac
+done
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null; then sudo_cmd=(sudo); fi
+fi
+
+missing=()
+command -v pkg-config >/dev/null || missing+=(pkg-config)
+if ! pkg-config --exists libseccomp 2>/dev/null; then missing+=(libseccomp-dev); fi
+command -v gcc >/dev/null || missing+=(gcc)
+command -v python3 >/dev/null || missing+=(python3)
+command -v git >/dev/null || missing+=(git)
+if [ "$want_suites" = 1 ]; then
+	command -v node >/dev/null || missing+=(nodejs)
+	command -v npm >/dev/null || missing+=(npm)
+fi
+if [ "$want_bench" = 1 ]; then
+	command -v strace >/dev/null || missing+=(strace)
+fi
+
+if [ "${#missing[@]}" -gt 0 ]; then
+	if ! command -v apt-get >/dev/null; then
+		echo "deps.sh: missing ${missing[*]} and no apt-get here: install them with your package manager" >&2
+		exit 3
+	fi
+	echo "deps.sh: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	if ! "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null; then
+		"${sudo_cmd[@]}" apt-get update -qq >/dev/null
+		"${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+	fi
+fi
+
+if [ "$want_suites" = 1 ] && [ -f suites/package-lock.json ]; then
+	# npm ci only when the installed tree does not match the lock file.
+	stamp=suites/node_modules/.sysgate-lock-sha256
+	sum=$(sha256sum suites/package-lock.json | cut -d' ' -f1)
+	if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$sum" ]; then
+		echo "deps.sh: npm ci in suites/"
+		(cd suites && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+		echo "$sum" >"$stamp"
+	fi
+fi
