@@ -1,0 +1,202 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/internal/proc"
+)
+
+// Why the harness killed a process of the run.
+const (
+	CauseOutlived  = "outlived the agent" // still running when the grace period ended
+	CauseTimeout   = "timeout"            // the run hit its timeout
+	CauseCancelled = "cancelled"          // the caller's context ended
+)
+
+// Leak is a process of the run that the harness had to kill.
+type Leak struct {
+	PID   int           `json:"pid"`
+	Exe   string        `json:"exe"`
+	Comm  string        `json:"comm"`
+	Lived time.Duration `json:"lived_ns"` // from its start to the kill
+	Cause string        `json:"cause"`    // CauseOutlived, CauseTimeout or CauseCancelled
+}
+
+// killDeadline bounds the kill loop: a fork bomb that outruns it makes the
+// run inconclusive instead of hanging the harness.
+const killDeadline = 10 * time.Second
+
+// treeOutcome is what supervising one run's process tree found.
+type treeOutcome struct {
+	TimedOut  bool
+	Cancelled bool
+	Leaked    []Leak
+	Err       error // tracking failed: the run cannot be trusted
+}
+
+// superviseTree waits for the root (through its pidfd), then for every
+// other process of audit session ses for at most grace, and kills whatever
+// is left. The session id marks the tree exactly: every descendant
+// inherits it, orphans included, and none can change it because the shim
+// took CAP_AUDIT_CONTROL away.
+func superviseTree(ctx context.Context, rootPidfd, rootPID int, ses uint32, timeout, grace time.Duration) treeOutcome {
+	cancelR, stop, err := contextFd(ctx)
+	if err != nil {
+		return killTree(ses, rootPID, CauseCancelled, treeOutcome{Err: err})
+	}
+	defer stop()
+
+	var out treeOutcome
+	ready, err := proc.WaitReady([]int{rootPidfd, cancelR}, msUntil(timeout))
+	switch {
+	case err != nil:
+		out.Err = err
+		return killTree(ses, rootPID, CauseCancelled, out)
+	case len(ready) == 0:
+		out.TimedOut = true
+		return killTree(ses, rootPID, CauseTimeout, out)
+	case ready[0] != 0:
+		out.Cancelled = true
+		return killTree(ses, rootPID, CauseCancelled, out)
+	}
+
+	graceEnd := time.Now().Add(grace)
+	for {
+		members, err := liveMembers(ses)
+		if err != nil {
+			out.Err = err
+			return killTree(ses, rootPID, CauseOutlived, out)
+		}
+		if len(members) == 0 {
+			return out
+		}
+		fds := openPidfds(members)
+		if len(fds) == 0 {
+			continue // all exited between scan and open: scan again
+		}
+		ready, err := proc.WaitReady(append(fds, cancelR), max(0, int(time.Until(graceEnd).Milliseconds())))
+		closeAll(fds)
+		switch {
+		case err != nil:
+			out.Err = err
+			return killTree(ses, rootPID, CauseOutlived, out)
+		case len(ready) == 0:
+			return killTree(ses, rootPID, CauseOutlived, out)
+		case ready[len(ready)-1] == len(fds):
+			out.Cancelled = true
+			return killTree(ses, rootPID, CauseCancelled, out)
+		}
+		// Someone exited; it may have forked first: scan again.
+	}
+}
+
+// liveMembers scans /proc twice when the first scan finds nobody, so a
+// process that forked and exited during one directory walk is still seen.
+func liveMembers(ses uint32) ([]proc.Info, error) {
+	members, err := proc.SessionMembers(ses)
+	if err != nil || len(members) > 0 {
+		return members, err
+	}
+	return proc.SessionMembers(ses)
+}
+
+// killTree SIGKILLs every live process of ses until none is left, recording
+// each one (but the root) as a Leak with cause.
+func killTree(ses uint32, rootPID int, cause string, out treeOutcome) treeOutcome {
+	deadline := time.Now().Add(killDeadline)
+	seen := map[int]bool{}
+	for {
+		members, err := liveMembers(ses)
+		if err != nil {
+			out.Err = errors.Join(out.Err, err)
+			return out
+		}
+		if len(members) == 0 {
+			return out
+		}
+		if time.Now().After(deadline) {
+			out.Err = errors.Join(out.Err, fmt.Errorf("%d processes of audit session %d survived SIGKILL for %v", len(members), ses, killDeadline))
+			return out
+		}
+		var fds []int
+		for _, m := range members {
+			fd, err := proc.PidfdOpen(m.PID)
+			if err != nil {
+				continue // gone already
+			}
+			if err := proc.PidfdSignal(fd, unix.SIGKILL); err != nil && !errors.Is(err, unix.ESRCH) {
+				out.Err = errors.Join(out.Err, err)
+			}
+			fds = append(fds, fd)
+			if m.PID != rootPID && !seen[m.PID] {
+				seen[m.PID] = true
+				out.Leaked = append(out.Leaked, Leak{PID: m.PID, Exe: m.Exe, Comm: m.Comm, Lived: m.Lived(), Cause: cause})
+			}
+		}
+		waitAllExited(fds, deadline)
+		closeAll(fds)
+	}
+}
+
+// waitAllExited blocks until every pidfd in fds reports an exit or the
+// deadline passes.
+func waitAllExited(fds []int, deadline time.Time) {
+	pending := append([]int(nil), fds...)
+	for len(pending) > 0 && time.Now().Before(deadline) {
+		ready, err := proc.WaitReady(pending, max(1, int(time.Until(deadline).Milliseconds())))
+		if err != nil || len(ready) == 0 {
+			return
+		}
+		for i := len(ready) - 1; i >= 0; i-- {
+			pending = append(pending[:ready[i]], pending[ready[i]+1:]...)
+		}
+	}
+}
+
+func openPidfds(members []proc.Info) []int {
+	fds := make([]int, 0, len(members))
+	for _, m := range members {
+		if fd, err := proc.PidfdOpen(m.PID); err == nil {
+			fds = append(fds, fd)
+		}
+	}
+	return fds
+}
+
+func closeAll(fds []int) {
+	for _, fd := range fds {
+		unix.Close(fd)
+	}
+}
+
+// msUntil converts a timeout to poll(2) milliseconds; 0 means none (-1).
+func msUntil(d time.Duration) int {
+	if d <= 0 {
+		return -1
+	}
+	return max(1, int(d.Milliseconds()))
+}
+
+// contextFd returns an fd that becomes readable when ctx ends, for poll(2)
+// together with pidfds, and a stop func that releases it.
+func contextFd(ctx context.Context) (fd int, stop func(), err error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return -1, nil, err
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-done:
+		}
+		w.Close()
+	}()
+	return int(r.Fd()), func() { close(done); r.Close() }, nil
+}

@@ -1,0 +1,133 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sysgate/sysgate/internal/proc"
+	"github.com/sysgate/sysgate/internal/testutil"
+)
+
+type treeRun struct {
+	ses     uint32
+	outcome treeOutcome
+	stdout  string
+	waitErr error
+}
+
+// runTree launches args through the shim with a log-everything filter and
+// supervises its tree; no audit stream is involved.
+func runTree(t *testing.T, timeout, grace time.Duration, args ...string) treeRun {
+	t.Helper()
+	testutil.RequireAudit(t)
+	var stdout bytes.Buffer
+	cfg := &shimConfig{Path: args[0], Args: args, Env: os.Environ(), LoginUID: uint32(os.Getuid()), Program: programBytes(proc.LogAllProgram)}
+	s, err := startShim(cfg, nil, &stdout, os.Stderr)
+	if err != nil {
+		t.Fatalf("start shim: %v", err)
+	}
+	if err := s.release(); err != nil {
+		t.Fatalf("release: %v", err)
+	}
+	out := superviseTree(context.Background(), s.pidfd, s.cmd.Process.Pid, s.ses, timeout, grace)
+	werr := s.cmd.Wait()
+	s.closePidfd()
+	if out.Err != nil {
+		t.Fatalf("tracking: %v", out.Err)
+	}
+	if left, err := proc.SessionMembers(s.ses); err != nil || len(left) > 0 {
+		t.Fatalf("processes of session %d left after supervision: %+v (%v)", s.ses, left, err)
+	}
+	return treeRun{ses: s.ses, outcome: out, stdout: stdout.String(), waitErr: werr}
+}
+
+func TestShimGivesAgentFreshSessionWithoutAuditControl(t *testing.T) {
+	r := runTree(t, 10*time.Second, time.Second, "/bin/sh", "-c",
+		`cat /proc/self/sessionid; echo; grep CapEff /proc/self/status; grep CapBnd /proc/self/status; `+
+			`if echo 0 > /proc/self/loginuid; then echo rewrite=ok; else echo rewrite=denied; fi; cat /proc/self/sessionid`)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 5 {
+		t.Fatalf("agent output %q", r.stdout)
+	}
+	if lines[0] != strconv.FormatUint(uint64(r.ses), 10) || lines[4] != lines[0] {
+		t.Errorf("agent session %q then %q; shim reported %d", lines[0], lines[4], r.ses)
+	}
+	if r.ses == proc.UnsetSession {
+		t.Errorf("agent has no audit session")
+	}
+	for _, l := range lines[1:3] {
+		mask, err := strconv.ParseUint(strings.TrimSpace(strings.SplitN(l, ":", 2)[1]), 16, 64)
+		if err != nil || mask&(1<<capAuditControl) != 0 {
+			t.Errorf("%s: CAP_AUDIT_CONTROL still held (%v)", l, err)
+		}
+	}
+	if lines[3] != "rewrite=denied" {
+		t.Errorf("root agent rewrote its loginuid: %q", lines[3])
+	}
+}
+
+func TestShimReportsMissingCommand(t *testing.T) {
+	testutil.RequireAudit(t)
+	cfg := &shimConfig{Path: "sysgate-no-such-command", Args: []string{"sysgate-no-such-command"}, Env: os.Environ(), Program: programBytes(proc.LogAllProgram)}
+	s, err := startShim(cfg, nil, nil, nil)
+	if err != nil {
+		t.Fatalf("start shim: %v", err)
+	}
+	err = s.release()
+	if !errors.Is(err, ErrAgentStart) || !strings.Contains(err.Error(), "sysgate-no-such-command") {
+		t.Fatalf("release = %v; want ErrAgentStart naming the command", err)
+	}
+}
+
+func TestTreeWaitsForOrphanToFinish(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "mark")
+	r := runTree(t, 10*time.Second, 10*time.Second, "/bin/sh", "-c",
+		`(sleep 0.3; echo orphan-done > `+mark+`) &`)
+	if len(r.outcome.Leaked) != 0 || r.outcome.TimedOut {
+		t.Fatalf("outcome %+v", r.outcome)
+	}
+	b, err := os.ReadFile(mark)
+	if err != nil || strings.TrimSpace(string(b)) != "orphan-done" {
+		t.Fatalf("orphan did not finish before supervision ended: %q %v", b, err)
+	}
+}
+
+func TestTreeKillsDaemonAfterGrace(t *testing.T) {
+	start := time.Now()
+	r := runTree(t, 10*time.Second, 300*time.Millisecond, "/bin/sh", "-c", `(exec sleep 1000 </dev/null >/dev/null 2>&1 &)`)
+	if len(r.outcome.Leaked) != 1 {
+		t.Fatalf("leaked %+v; want the one sleep", r.outcome.Leaked)
+	}
+	l := r.outcome.Leaked[0]
+	if l.Comm != "sleep" || !strings.HasSuffix(l.Exe, "sleep") || l.Cause != CauseOutlived || l.Lived <= 0 {
+		t.Errorf("leak %+v", l)
+	}
+	if r.outcome.TimedOut || time.Since(start) > 5*time.Second {
+		t.Errorf("outcome %+v after %v", r.outcome, time.Since(start))
+	}
+}
+
+func TestTreeTimeoutKillsWholeTree(t *testing.T) {
+	r := runTree(t, 300*time.Millisecond, time.Second, "/bin/sh", "-c", `sleep 1000 & sleep 1000; wait`)
+	if !r.outcome.TimedOut {
+		t.Fatalf("outcome %+v; want a timeout", r.outcome)
+	}
+	if len(r.outcome.Leaked) != 2 {
+		t.Errorf("killed %+v; want both sleeps", r.outcome.Leaked)
+	}
+	for _, l := range r.outcome.Leaked {
+		if l.Cause != CauseTimeout {
+			t.Errorf("leak %+v: cause", l)
+		}
+	}
+	if r.waitErr == nil || !strings.Contains(r.waitErr.Error(), "killed") {
+		t.Errorf("root exit %v; want killed", r.waitErr)
+	}
+}

@@ -1,0 +1,65 @@
+package proc
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// PidfdOpen returns a pidfd (close-on-exec) for pid. A pidfd names one
+// process for its whole life, so signalling and waiting through it cannot
+// hit a recycled pid.
+func PidfdOpen(pid int) (int, error) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return -1, os.NewSyscallError("pidfd_open", err)
+	}
+	return fd, nil
+}
+
+// PidfdSignal sends sig to the process behind pidfd. ESRCH (already gone,
+// possibly a zombie) is returned wrapped; callers usually ignore it.
+func PidfdSignal(pidfd int, sig unix.Signal) error {
+	if err := unix.PidfdSendSignal(pidfd, sig, nil, 0); err != nil {
+		return os.NewSyscallError("pidfd_send_signal", err)
+	}
+	return nil
+}
+
+// PidfdExited reports, without blocking, whether the process behind pidfd
+// has exited (a zombie counts as exited). It works for any process, not
+// only for children.
+func PidfdExited(pidfd int) (bool, error) {
+	fds := []unix.PollFd{{Fd: int32(pidfd), Events: unix.POLLIN}}
+	n, err := unix.Poll(fds, 0)
+	if err != nil && err != unix.EINTR {
+		return false, os.NewSyscallError("poll", err)
+	}
+	return n > 0 && fds[0].Revents != 0, nil
+}
+
+// WaitReady blocks until at least one of fds is readable (for a pidfd: its
+// process exited) or timeoutMs passes (-1: no timeout). It returns the
+// indexes of the ready fds; none on timeout.
+func WaitReady(fds []int, timeoutMs int) ([]int, error) {
+	polls := make([]unix.PollFd, len(fds))
+	for i, fd := range fds {
+		polls[i] = unix.PollFd{Fd: int32(fd), Events: unix.POLLIN}
+	}
+	for {
+		n, err := unix.Poll(polls, timeoutMs)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, os.NewSyscallError("poll", err)
+		}
+		var ready []int
+		for i := 0; n > 0 && i < len(polls); i++ {
+			if polls[i].Revents != 0 {
+				ready = append(ready, i)
+			}
+		}
+		return ready, nil
+	}
+}
