@@ -1,0 +1,209 @@
+package baseline
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"unsafe"
+
+	seccomp "github.com/seccomp/libseccomp-golang"
+	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// ErrCompile is matched by every error of Compile.
+var ErrCompile = errors.New("compile filter")
+
+// CompileOptions tune Compile.
+type CompileOptions struct {
+	// Action for syscalls outside the profile in ModeEnforce: ActionErrno
+	// (EPERM, the default when zero) or ActionKill.
+	Action Action
+	// Linear keeps libseccomp's default rule order instead of the binary
+	// tree (SCMP_FLTATR_CTL_OPTIMIZE=2); for measurements.
+	Linear bool
+}
+
+// Filter is a compiled seccomp filter.
+type Filter struct {
+	Mode    Mode
+	Arches  []scmp.Arch       // native first, then the profile's other arches
+	Program []unix.SockFilter // ready for seccomp(SECCOMP_SET_MODE_FILTER)
+}
+
+// SockFprog returns the program in the form seccomp(2) takes. The Filter
+// must stay reachable until the syscall returns.
+func (f *Filter) SockFprog() *unix.SockFprog {
+	if len(f.Program) == 0 {
+		return &unix.SockFprog{}
+	}
+	return &unix.SockFprog{Len: uint16(len(f.Program)), Filter: &f.Program[0]}
+}
+
+// Compile turns a profile into a seccomp BPF program for mode:
+//
+//   - record:  every syscall LOG (p may be nil);
+//   - check:   the profile's syscalls ALLOW, everything else LOG;
+//   - enforce: the profile's syscalls ALLOW, everything else ERRNO(EPERM)
+//     or KILL_PROCESS (opts.Action).
+//
+// The filter covers the native arch and every arch with a section in p.
+// A syscall of any other ABI (int $0x80 on x86_64, an x32 number) gets LOG
+// in record and check, so it shows up in the log instead of killing the
+// agent, and the enforce action in enforce mode. Compile does not load the
+// filter: the harness installs Program itself as its last step before
+// execve.
+func Compile(p *Profile, mode Mode, opts CompileOptions) (*Filter, error) {
+	defaultAction, badArch, err := actions(mode, opts)
+	if err != nil {
+		return nil, err
+	}
+	native := scmp.Native()
+	if !native.Valid() {
+		return nil, fmt.Errorf("%w: native architecture not supported", ErrCompile)
+	}
+	arches := []scmp.Arch{native}
+	if mode != ModeRecord {
+		for _, a := range p.Arches() {
+			if a != native {
+				arches = append(arches, a)
+			}
+		}
+	}
+	var merged *seccomp.ScmpFilter
+	for _, arch := range arches {
+		f, err := archFilter(p, mode, arch, native, defaultAction, badArch, opts)
+		if err != nil {
+			if merged != nil {
+				merged.Release()
+			}
+			return nil, fmt.Errorf("%w %s for %s: %w", ErrCompile, mode, arch, err)
+		}
+		if merged == nil {
+			merged = f
+			continue
+		}
+		if err := merged.Merge(f); err != nil {
+			f.Release()
+			merged.Release()
+			return nil, fmt.Errorf("%w %s: merge %s: %w", ErrCompile, mode, arch, err)
+		}
+	}
+	defer merged.Release()
+	prog, err := exportBPF(merged)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %w", ErrCompile, mode, err)
+	}
+	return &Filter{Mode: mode, Arches: arches, Program: prog}, nil
+}
+
+func actions(mode Mode, opts CompileOptions) (def, badArch seccomp.ScmpAction, err error) {
+	switch mode {
+	case ModeRecord, ModeCheck:
+		return seccomp.ActLog, seccomp.ActLog, nil
+	case ModeEnforce:
+		switch opts.Action {
+		case 0, ActionErrno:
+			a := seccomp.ActErrno.SetReturnCode(int16(unix.EPERM))
+			return a, a, nil
+		case ActionKill:
+			return seccomp.ActKillProcess, seccomp.ActKillProcess, nil
+		}
+		return 0, 0, fmt.Errorf("%w: enforce action %s not possible in a filter", ErrCompile, opts.Action)
+	}
+	return 0, 0, fmt.Errorf("%w: invalid mode %s", ErrCompile, mode)
+}
+
+// archFilter builds a one-arch filter; Compile merges them, because a rule
+// added to a multi-arch libseccomp filter applies to every arch, while a
+// baseline's sections differ per arch.
+func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, def, badArch seccomp.ScmpAction, opts CompileOptions) (*seccomp.ScmpFilter, error) {
+	f, err := seccomp.NewFilter(def)
+	if err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			f.Release()
+		}
+	}()
+	if arch != native {
+		if err := f.AddArch(arch.Libseccomp()); err != nil {
+			return nil, fmt.Errorf("add arch: %w", err)
+		}
+		if err := f.RemoveArch(native.Libseccomp()); err != nil {
+			return nil, fmt.Errorf("remove native arch: %w", err)
+		}
+	}
+	if err := f.SetBadArchAction(badArch); err != nil {
+		return nil, fmt.Errorf("bad-arch action: %w", err)
+	}
+	if !opts.Linear {
+		if err := f.SetOptimize(2); err != nil {
+			return nil, fmt.Errorf("binary tree: %w", err)
+		}
+	}
+	if mode != ModeRecord {
+		for _, e := range p.Entries(arch) {
+			// The name resolves to a native or pseudo-syscall number that
+			// libseccomp translates for the filter's arch.
+			call, err := seccomp.GetSyscallFromName(e.Name)
+			if err != nil {
+				return nil, fmt.Errorf("syscall %q (%s:%d): %w", e.Name, e.File, e.Line, err)
+			}
+			if err := f.AddRule(call, seccomp.ActAllow); err != nil {
+				return nil, fmt.Errorf("syscall %q (%s:%d): %w", e.Name, e.File, e.Line, err)
+			}
+		}
+	}
+	ok = true
+	return f, nil
+}
+
+// exportBPF exports the filter into a memfd (ExportBPFMem needs
+// libseccomp 2.6) and decodes the raw sock_filter array.
+func exportBPF(f *seccomp.ScmpFilter) ([]unix.SockFilter, error) {
+	fd, err := unix.MemfdCreate("sysgate-bpf", unix.MFD_CLOEXEC)
+	if err != nil {
+		return nil, os.NewSyscallError("memfd_create", err)
+	}
+	file := os.NewFile(uintptr(fd), "sysgate-bpf")
+	defer file.Close()
+	if err := f.ExportBPF(file); err != nil {
+		return nil, fmt.Errorf("export bpf: %w", err)
+	}
+	if _, err := file.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("export bpf: %w", err)
+	}
+	raw, err := io.ReadAll(file)
+	if err != nil {
+		return nil, fmt.Errorf("export bpf: %w", err)
+	}
+	return decodeSockFilters(raw)
+}
+
+// decodeSockFilters splits libseccomp's output (struct sock_filter in host
+// byte order) into instructions.
+func decodeSockFilters(raw []byte) ([]unix.SockFilter, error) {
+	const size = int(unsafe.Sizeof(unix.SockFilter{}))
+	if len(raw) == 0 || len(raw)%size != 0 {
+		return nil, fmt.Errorf("export bpf: %d bytes is not a whole program", len(raw))
+	}
+	if len(raw)/size > 4096 { // BPF_MAXINSNS
+		return nil, fmt.Errorf("export bpf: %d instructions exceed the kernel limit of 4096", len(raw)/size)
+	}
+	prog := make([]unix.SockFilter, 0, len(raw)/size)
+	for off := 0; off < len(raw); off += size {
+		prog = append(prog, unix.SockFilter{
+			Code: binary.NativeEndian.Uint16(raw[off:]),
+			Jt:   raw[off+2],
+			Jf:   raw[off+3],
+			K:    binary.NativeEndian.Uint32(raw[off+4:]),
+		})
+	}
+	return prog, nil
+}

@@ -1,0 +1,193 @@
+package baseline
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// seccompData fabricates struct seccomp_data as the kernel lays it out on
+// a little-endian machine. x/net/bpf's VM loads 32-bit words big-endian,
+// so each word is stored big-endian and the two halves of a 64-bit field
+// low word first: the filter then sees the values the kernel would give.
+func seccompData(nr int32, auditArch uint32, ip uint64, args [6]uint64) []byte {
+	b := make([]byte, 0, 64)
+	word := func(v uint32) { b = binary.BigEndian.AppendUint32(b, v) }
+	word(uint32(nr))
+	word(auditArch)
+	for _, v := range append([]uint64{ip}, args[:]...) {
+		word(uint32(v))
+		word(uint32(v >> 32))
+	}
+	return b
+}
+
+func runFilter(t testing.TB, f *Filter, arch scmp.Arch, nr int) uint32 {
+	t.Helper()
+	raw := make([]bpf.RawInstruction, len(f.Program))
+	for i, ins := range f.Program {
+		raw[i] = bpf.RawInstruction{Op: ins.Code, Jt: ins.Jt, Jf: ins.Jf, K: ins.K}
+	}
+	insns, ok := bpf.Disassemble(raw)
+	if !ok {
+		t.Fatalf("program does not disassemble")
+	}
+	vm, err := bpf.NewVM(insns)
+	if err != nil {
+		t.Fatalf("bpf vm: %v", err)
+	}
+	ret, err := vm.Run(seccompData(int32(nr), arch.AuditArch(), 0x7fff12345678, [6]uint64{1, 2, 3}))
+	if err != nil {
+		t.Fatalf("bpf run: %v", err)
+	}
+	return uint32(ret)
+}
+
+func number(t testing.TB, arch scmp.Arch, name string) int {
+	t.Helper()
+	nr, ok := scmp.Number(arch, name)
+	if !ok {
+		t.Fatalf("no number for %s on %s", name, arch)
+	}
+	return nr
+}
+
+func writeFile(t testing.TB, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+const (
+	retAllow = unix.SECCOMP_RET_ALLOW
+	retLog   = unix.SECCOMP_RET_LOG
+	retEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+	retKill  = unix.SECCOMP_RET_KILL_PROCESS
+)
+
+func nativeProfile(t testing.TB) *Profile {
+	t.Helper()
+	native := scmp.Native()
+	path := writeFile(t, t.TempDir(), "agent.yaml", "version: 1\nagent: test\nsyscalls:\n  "+native.String()+":\n    - close\n    - getppid\n    - openat\n    - read\n")
+	p, err := Load(path)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	return p
+}
+
+func foreignArch(native scmp.Arch) scmp.Arch {
+	if native == scmp.X86_64 {
+		return scmp.I386
+	}
+	return scmp.ARM
+}
+
+func TestCompileModes(t *testing.T) {
+	native := scmp.Native()
+	p := nativeProfile(t)
+	foreign := foreignArch(native)
+	cases := []struct {
+		mode    Mode
+		opts    CompileOptions
+		allowed uint32 // getppid, in the profile
+		other   uint32 // getuid, not in the profile
+		foreign uint32 // getppid on a foreign ABI
+	}{
+		{ModeRecord, CompileOptions{}, retLog, retLog, retLog},
+		{ModeCheck, CompileOptions{}, retAllow, retLog, retLog},
+		{ModeCheck, CompileOptions{Linear: true}, retAllow, retLog, retLog},
+		{ModeEnforce, CompileOptions{}, retAllow, retEPERM, retEPERM},
+		{ModeEnforce, CompileOptions{Action: ActionKill}, retAllow, retKill, retKill},
+	}
+	for _, c := range cases {
+		f, err := Compile(p, c.mode, c.opts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.mode, err)
+		}
+		if got := runFilter(t, f, native, number(t, native, "getppid")); got != c.allowed {
+			t.Errorf("%s %+v: getppid -> %#x, want %#x", c.mode, c.opts, got, c.allowed)
+		}
+		if got := runFilter(t, f, native, number(t, native, "getuid")); got != c.other {
+			t.Errorf("%s %+v: getuid -> %#x, want %#x", c.mode, c.opts, got, c.other)
+		}
+		if got := runFilter(t, f, foreign, number(t, foreign, "getppid")); got != c.foreign {
+			t.Errorf("%s %+v: %s getppid -> %#x, want %#x", c.mode, c.opts, foreign, got, c.foreign)
+		}
+		if native == scmp.X86_64 {
+			// An x32 call carries the x86_64 audit arch with bit 30 set in
+			// the number: it must never pass as the x86_64 syscall.
+			if got := runFilter(t, f, scmp.X32, number(t, scmp.X32, "getppid")); got != c.foreign {
+				t.Errorf("%s: x32 getppid -> %#x, want %#x (never the x86_64 verdict)", c.mode, got, c.foreign)
+			}
+		}
+	}
+}
+
+func TestCompileRecordNeedsNoProfile(t *testing.T) {
+	f, err := Compile(nil, ModeRecord, CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	native := scmp.Native()
+	for _, name := range []string{"read", "execve", "getppid"} {
+		if got := runFilter(t, f, native, number(t, native, name)); got != retLog {
+			t.Errorf("record: %s -> %#x, want LOG", name, got)
+		}
+	}
+	if _, err := Compile(nil, 0, CompileOptions{}); err == nil {
+		t.Errorf("zero mode compiled")
+	}
+}
+
+func TestCompilePerArchSections(t *testing.T) {
+	if scmp.Native() != scmp.X86_64 {
+		t.Skip("arch-specific numbers below are for an x86_64 host")
+	}
+	path := writeFile(t, t.TempDir(), "a.yaml", `version: 1
+syscalls:
+  i386:
+    - getuid32
+  x86_64:
+    - getppid
+`)
+	p, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Compile(p, ModeCheck, CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Arches) != 2 {
+		t.Errorf("arches %v", f.Arches)
+	}
+	checks := []struct {
+		arch scmp.Arch
+		name string
+		want uint32
+	}{
+		{scmp.X86_64, "getppid", retAllow},
+		{scmp.I386, "getuid32", retAllow},
+		{scmp.I386, "getppid", retLog},    // only allowed on x86_64
+		{scmp.X86_64, "getuid", retLog},   // getuid32 is i386 only
+		{scmp.AArch64, "getppid", retLog}, // arch absent from filter
+	}
+	for _, c := range checks {
+		if got := runFilter(t, f, c.arch, number(t, c.arch, c.name)); got != c.want {
+			t.Errorf("%s %s -> %#x, want %#x", c.arch, c.name, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,26 @@
+// Package baseline reads, writes, compares and compiles sysgate baselines:
+// the committed, reviewed lists of syscalls an agent is expected to make.
+//
+// A baseline file is YAML (see Document.Format for the one canonical
+// layout): per-arch lists of syscall names, one per line, sorted, with
+// optional reasons, "extends" to layer a runtime base under an agent's
+// file, and named groups of syscalls expected but not necessarily seen.
+// Load and LoadStack validate a stack of files into a Profile; every
+// problem is an *Error printing "file:line: message [kind]" and matching
+// ErrInvalid, several per file collected in an ErrorList. Syscall names are
+// checked per arch through libseccomp (package internal/scmp).
+//
+// An Observation (syscalls seen, with counts, per arch) is compared with a
+// Profile by Diff: new syscalls are violations, unused entries are stale.
+// WriteRecorded turns an observation into the file record mode writes.
+//
+// Compile turns a Profile into a seccomp BPF program for one Mode (record,
+// check, enforce) through libseccomp, without loading it: that needs no
+// privileges, and neither does anything else here. ExportOCI writes the
+// same Profile as an OCI seccomp profile for Docker, Podman, containerd and
+// Kubernetes.
+//
+// Errors: ErrInvalid (the user's file or flags are wrong: conclusive),
+// ErrAgentMismatch (observations of different agents), ErrCompile
+// (libseccomp refused; an environment problem).
+package baseline

@@ -1,0 +1,107 @@
+package baseline
+
+import (
+	"sort"
+
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// FormatVersion is the only baseline file version this package reads and
+// writes.
+const FormatVersion = 1
+
+// DefaultHeader is the comment Save writes at the top of a file that has
+// none of its own.
+const DefaultHeader = "# sysgate baseline: reviewed in pull requests. Regenerate with `make baseline-update`."
+
+// UnreviewedReason is the placeholder reason record mode gives a risky
+// syscall: the file is valid as is (check accepts it), and validate warns
+// until a reviewer writes a real reason.
+const UnreviewedReason = "unreviewed: seen in record mode"
+
+// Document is one baseline file as written: the layer a person reviews.
+// Profile is the validated union of a stack of Documents.
+type Document struct {
+	Path     string
+	Header   string // leading comment block, "#" lines joined by "\n"; "" = DefaultHeader
+	Version  int
+	Agent    string
+	Extends  []Ref
+	Syscalls []Section // sorted by arch name
+	Groups   []Group   // sorted by name
+
+	// Positions for Diff's insertion hints: the line of the "syscalls:"
+	// key (0 when absent), the line of "groups:" (0 when absent) and the
+	// last line of the file.
+	syscallsLine, groupsLine, lastLine int
+}
+
+// Ref is one extends entry.
+type Ref struct {
+	Path string // as written, relative to the including file's directory
+	Line int
+}
+
+// Section is the list of one architecture.
+type Section struct {
+	Arch    scmp.Arch
+	Line    int
+	Entries []DocEntry // sorted by name
+}
+
+// DocEntry is one syscall line.
+type DocEntry struct {
+	Name        string
+	Reason      string
+	Comment     string // "#" lines above the entry, joined by "\n"
+	LineComment string // "# ..." after the entry
+	Line, Col   int
+}
+
+// Group is a named set of syscalls expected but not necessarily seen
+// (error paths, say), with the reason they are there.
+type Group struct {
+	Name     string
+	Reason   string
+	Comment  string
+	Line     int
+	Syscalls []Section
+}
+
+// section returns the document's section for arch, creating it (sorted
+// in place) when create is set.
+func sectionFor(sections *[]Section, arch scmp.Arch, create bool) *Section {
+	for i := range *sections {
+		if (*sections)[i].Arch == arch {
+			return &(*sections)[i]
+		}
+	}
+	if !create {
+		return nil
+	}
+	*sections = append(*sections, Section{Arch: arch})
+	sortSections(*sections)
+	return sectionFor(sections, arch, false)
+}
+
+func sortSections(sections []Section) {
+	sort.SliceStable(sections, func(i, j int) bool {
+		return sections[i].Arch.String() < sections[j].Arch.String()
+	})
+	for i := range sections {
+		sortEntries(sections[i].Entries)
+	}
+}
+
+func sortEntries(entries []DocEntry) {
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].Name < entries[j].Name })
+}
+
+// normalize sorts everything the writer emits in a fixed order.
+func (d *Document) normalize() {
+	sortSections(d.Syscalls)
+	sort.SliceStable(d.Groups, func(i, j int) bool { return d.Groups[i].Name < d.Groups[j].Name })
+	for i := range d.Groups {
+		sortSections(d.Groups[i].Syscalls)
+	}
+}

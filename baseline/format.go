@@ -1,0 +1,122 @@
+package baseline
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Format renders d in the one canonical layout: header, version, agent,
+// extends, syscalls per arch, groups; everything sorted, one syscall per
+// line. Parsing the output and formatting again gives the same bytes.
+func (d *Document) Format() []byte {
+	d.normalize()
+	var b bytes.Buffer
+	header := d.Header
+	if header == "" {
+		header = DefaultHeader
+	}
+	writeComment(&b, "", header)
+	b.WriteString("\n")
+	b.WriteString("version: " + strconv.Itoa(FormatVersion) + "\n")
+	if d.Agent != "" {
+		b.WriteString("agent: " + yamlString(d.Agent) + "\n")
+	}
+	if len(d.Extends) > 0 {
+		b.WriteString("extends:\n")
+		for _, ref := range d.Extends {
+			b.WriteString("  - " + yamlString(ref.Path) + "\n")
+		}
+	}
+	if len(d.Syscalls) > 0 {
+		b.WriteString("syscalls:\n")
+		writeSections(&b, "  ", d.Syscalls)
+	}
+	if len(d.Groups) > 0 {
+		b.WriteString("groups:\n")
+		for _, g := range d.Groups {
+			writeComment(&b, "  ", g.Comment)
+			b.WriteString("  " + g.Name + ":\n")
+			b.WriteString("    reason: " + yamlString(g.Reason) + "\n")
+			b.WriteString("    syscalls:\n")
+			writeSections(&b, "      ", g.Syscalls)
+		}
+	}
+	return b.Bytes()
+}
+
+func writeSections(b *bytes.Buffer, indent string, sections []Section) {
+	for _, sec := range sections {
+		if len(sec.Entries) == 0 {
+			continue
+		}
+		b.WriteString(indent + sec.Arch.String() + ":\n")
+		for _, e := range sec.Entries {
+			writeComment(b, indent+"  ", e.Comment)
+			b.WriteString(indent + "  - " + e.Name)
+			if e.Reason != "" {
+				b.WriteString(": " + yamlString(e.Reason))
+			}
+			if e.LineComment != "" {
+				b.WriteString(" " + strings.ReplaceAll(e.LineComment, "\n", " "))
+			}
+			b.WriteString("\n")
+		}
+	}
+}
+
+// writeComment writes a comment block as yaml.v3 reported it ("# a\n# b"),
+// re-indented.
+func writeComment(b *bytes.Buffer, indent, comment string) {
+	if comment == "" {
+		return
+	}
+	for _, line := range strings.Split(comment, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			b.WriteString("\n")
+			continue
+		}
+		if !strings.HasPrefix(line, "#") {
+			line = "# " + line
+		}
+		b.WriteString(indent + line + "\n")
+	}
+}
+
+// yamlString writes s plain when YAML reads it back as the same text in
+// every position the writer uses it (a mapping value or a list item), and
+// double-quoted otherwise. yaml.v3 itself decides, so no hand-written list
+// of YAML's special cases can drift from the parser.
+func yamlString(s string) string {
+	if plainSafe(s) {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+func plainSafe(s string) bool {
+	if s == "" || strings.TrimSpace(s) != s || strings.ContainsAny(s, "\n\r\t#\"'\\") {
+		return false
+	}
+	for _, probe := range []string{"k: " + s + "\n", "- " + s + "\n", "- k: " + s + "\n"} {
+		var n yaml.Node
+		if err := yaml.Unmarshal([]byte(probe), &n); err != nil || !plainValue(&n, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainValue reports whether the probe's last scalar is s, plain, and not null.
+func plainValue(n *yaml.Node, s string) bool {
+	for n.Kind == yaml.DocumentNode || n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+		if len(n.Content) == 0 {
+			return false
+		}
+		n = n.Content[len(n.Content)-1]
+	}
+	return n.Kind == yaml.ScalarNode && n.Style == 0 && n.Tag != "!!null" && n.Value == s
+}

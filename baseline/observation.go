@@ -1,0 +1,173 @@
+package baseline
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// Observation is the set of syscalls one or more runs made, with counts,
+// per arch. Keys are syscall names, or the decimal number as a string when
+// libseccomp cannot name it. Its JSON form is stable (sorted keys), so
+// observation files diff well and shards merge in any order.
+type Observation struct {
+	// Agent names what was observed. Agents merged with AllowMixed are
+	// joined, sorted, with ",".
+	Agent    string                          `json:"agent"`
+	Runs     int                             `json:"runs"`
+	Syscalls map[scmp.Arch]map[string]uint64 `json:"syscalls"`
+}
+
+// NewObservation returns an empty observation of agent with no runs.
+func NewObservation(agent string) *Observation {
+	return &Observation{Agent: agent, Syscalls: map[scmp.Arch]map[string]uint64{}}
+}
+
+// Add counts n calls of name on arch.
+func (o *Observation) Add(arch scmp.Arch, name string, n uint64) {
+	if o.Syscalls == nil {
+		o.Syscalls = map[scmp.Arch]map[string]uint64{}
+	}
+	m := o.Syscalls[arch]
+	if m == nil {
+		m = map[string]uint64{}
+		o.Syscalls[arch] = m
+	}
+	m[name] += n
+}
+
+// Count returns how often name was seen on arch.
+func (o *Observation) Count(arch scmp.Arch, name string) uint64 {
+	if o == nil {
+		return 0
+	}
+	return o.Syscalls[arch][name]
+}
+
+// Arches returns the observed architectures, sorted by name.
+func (o *Observation) Arches() []scmp.Arch {
+	arches := make([]scmp.Arch, 0, len(o.Syscalls))
+	for a, m := range o.Syscalls {
+		if len(m) > 0 {
+			arches = append(arches, a)
+		}
+	}
+	sort.Slice(arches, func(i, j int) bool { return arches[i].String() < arches[j].String() })
+	return arches
+}
+
+// Names returns the syscalls observed on arch, sorted.
+func (o *Observation) Names(arch scmp.Arch) []string {
+	names := make([]string, 0, len(o.Syscalls[arch]))
+	for name := range o.Syscalls[arch] {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Merge adds other's runs and counts to o. Observations of different
+// agents are refused (ErrAgentMismatch): a shard that ran the wrong agent
+// must be noticed, not folded into a baseline. An empty agent matches any.
+func (o *Observation) Merge(other *Observation) error { return o.merge(other, false) }
+
+// MergeAllowMixed is Merge that joins different agents' observations; the
+// agent becomes the sorted, comma-joined set of names.
+func (o *Observation) MergeAllowMixed(other *Observation) error { return o.merge(other, true) }
+
+func (o *Observation) merge(other *Observation, allowMixed bool) error {
+	if other == nil {
+		return nil
+	}
+	agent, err := mergeAgents(o.Agent, other.Agent, allowMixed)
+	if err != nil {
+		return err
+	}
+	o.Agent = agent
+	o.Runs += other.Runs
+	for arch, m := range other.Syscalls {
+		for name, n := range m {
+			o.Add(arch, name, n)
+		}
+	}
+	return nil
+}
+
+func mergeAgents(a, b string, allowMixed bool) (string, error) {
+	set := map[string]bool{}
+	for _, list := range []string{a, b} {
+		for _, name := range strings.Split(list, ",") {
+			if name != "" {
+				set[name] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(set))
+	for name := range set {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	if len(names) > 1 && !allowMixed {
+		return "", fmt.Errorf("merge observations: %w: %q and %q", ErrAgentMismatch, a, b)
+	}
+	return strings.Join(names, ","), nil
+}
+
+// MarshalJSON writes the observation with a trailing newline-free, stable
+// layout; nil maps become {}.
+func (o *Observation) MarshalJSON() ([]byte, error) {
+	type plain Observation
+	c := plain(*o)
+	if c.Syscalls == nil {
+		c.Syscalls = map[scmp.Arch]map[string]uint64{}
+	}
+	return json.Marshal(c)
+}
+
+// ReadObservation reads an observation JSON file. Unknown fields and
+// unknown arches are errors: a file from a newer sysgate should not lose
+// data silently.
+func ReadObservation(path string) (*Observation, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read observation: %w", err)
+	}
+	o, err := DecodeObservation(data)
+	if err != nil {
+		return nil, fmt.Errorf("read observation %s: %w", path, err)
+	}
+	return o, nil
+}
+
+// DecodeObservation parses an observation's JSON form.
+func DecodeObservation(data []byte) (*Observation, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	o := NewObservation("")
+	if err := dec.Decode(o); err != nil {
+		return nil, err
+	}
+	if o.Syscalls == nil {
+		o.Syscalls = map[scmp.Arch]map[string]uint64{}
+	}
+	return o, nil
+}
+
+// WriteObservation writes o as indented JSON through a temporary file and
+// a rename, so a reader never sees half a file and an existing file is
+// only replaced by a complete one.
+func WriteObservation(path string, o *Observation) error {
+	data, err := json.MarshalIndent(o, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write observation %s: %w", path, err)
+	}
+	if err := writeFileAtomic(path, append(data, '\n')); err != nil {
+		return fmt.Errorf("write observation: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,426 @@
+package baseline
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// namePattern restricts agent and group names to what reads well in
+// reports and needs no quoting.
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// yamlLineError matches yaml.v3's "yaml: line N: message".
+var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// parser collects every problem of one file instead of stopping at the
+// first, so a user fixes a file in one pass.
+type parser struct {
+	path string
+	errs ErrorList
+}
+
+func (p *parser) add(n *yaml.Node, kind, format string, args ...any) {
+	e := &Error{File: p.path, Message: fmt.Sprintf(format, args...), Kind: kind}
+	if n != nil {
+		e.Line, e.Col = n.Line, n.Column
+	}
+	p.errs = append(p.errs, e)
+}
+
+func (p *parser) warn(n *yaml.Node, kind, format string, args ...any) {
+	p.add(n, kind, format, args...)
+	p.errs[len(p.errs)-1].Warning = true
+}
+
+// ParseDocument parses and validates one baseline file's content. path is
+// used in messages only. The error is an ErrorList (matching ErrInvalid)
+// holding every problem found; warnings are returned in the same list only
+// when there are errors too — use Warnings for the rest.
+func ParseDocument(path string, data []byte) (*Document, error) {
+	doc, errs := parseDocument(path, data)
+	if hasErrors(errs) {
+		return nil, errs.sorted()
+	}
+	return doc, nil
+}
+
+func hasErrors(errs ErrorList) bool {
+	for _, e := range errs {
+		if !e.Warning {
+			return true
+		}
+	}
+	return false
+}
+
+// parseDocument returns the document (nil when it cannot be read at all)
+// and every error and warning found.
+func parseDocument(path string, data []byte) (*Document, ErrorList) {
+	p := &parser{path: path}
+	root, ok := p.decode(data)
+	if !ok {
+		return nil, p.errs
+	}
+	doc := &Document{Path: path, lastLine: bytes.Count(data, []byte("\n"))}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		doc.lastLine++
+	}
+	doc.Header = root.HeadComment
+	top := root.Content[0]
+	if top.Kind != yaml.MappingNode {
+		p.add(top, KindSchema, "a baseline is a mapping with version, agent, extends, syscalls and groups")
+		return nil, p.errs
+	}
+	p.topLevel(doc, top)
+	if hasErrors(p.errs) {
+		return nil, p.errs
+	}
+	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 {
+		p.add(nil, KindEmpty, "empty baseline: no syscalls, extends or groups")
+		return nil, p.errs
+	}
+	doc.normalize()
+	return doc, p.errs
+}
+
+// decode turns bytes into the document node, reporting syntax problems,
+// several documents and aliases.
+func (p *parser) decode(data []byte) (*yaml.Node, bool) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		p.add(nil, KindEmpty, "empty baseline file")
+		return nil, false
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var root yaml.Node
+	if err := dec.Decode(&root); err != nil {
+		if errors.Is(err, io.EOF) {
+			p.add(nil, KindEmpty, "empty baseline file: only comments")
+			return nil, false
+		}
+		p.syntax(err)
+		return nil, false
+	}
+	var second yaml.Node
+	if err := dec.Decode(&second); err == nil {
+		p.add(&second, KindSyntax, "a baseline file holds one YAML document")
+		return nil, false
+	} else if !errors.Is(err, io.EOF) {
+		p.syntax(err)
+		return nil, false
+	}
+	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 {
+		p.add(nil, KindEmpty, "empty baseline file")
+		return nil, false
+	}
+	if hasAlias(&root) {
+		p.add(nil, KindSyntax, "YAML anchors and aliases are not allowed in a baseline: write each entry out")
+		return nil, false
+	}
+	p.footComments(&root)
+	return &root, true
+}
+
+func (p *parser) syntax(err error) {
+	msg := err.Error()
+	var te *yaml.TypeError
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	if m := yamlLineError.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		p.errs = append(p.errs, &Error{File: p.path, Line: line, Message: "YAML: " + m[2], Kind: KindSyntax})
+		return
+	}
+	p.add(nil, KindSyntax, "YAML: %s", strings.TrimPrefix(msg, "yaml: "))
+}
+
+func hasAlias(n *yaml.Node) bool {
+	if n.Kind == yaml.AliasNode || n.Anchor != "" {
+		return true
+	}
+	for _, c := range n.Content {
+		if hasAlias(c) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *parser) topLevel(doc *Document, top *yaml.Node) {
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		key, val := top.Content[i], top.Content[i+1]
+		if key.Kind != yaml.ScalarNode {
+			p.add(key, KindSchema, "keys must be plain words")
+			continue
+		}
+		if seen[key.Value] {
+			p.add(key, KindDuplicate, "key %q given twice", key.Value)
+			continue
+		}
+		seen[key.Value] = true
+		if key.HeadComment != "" {
+			if i == 0 && doc.Header == "" {
+				doc.Header = key.HeadComment
+			} else {
+				p.warn(key, KindFormat, "comment above %q is not kept by `sysgate baseline fmt`; move it into a reason", key.Value)
+			}
+		}
+		switch key.Value {
+		case "version":
+			p.version(doc, val)
+		case "agent":
+			if s, ok := p.scalar(val, "agent"); ok {
+				if !namePattern.MatchString(s) {
+					p.add(val, KindSchema, "agent name %q: use letters, digits, '.', '_' and '-'", s)
+				}
+				doc.Agent = s
+			}
+		case "extends":
+			p.extends(doc, val)
+		case "syscalls":
+			doc.syscallsLine = key.Line
+			doc.Syscalls = p.sections(val, "syscalls")
+		case "groups":
+			doc.groupsLine = key.Line
+			p.groups(doc, val)
+		default:
+			p.add(key, KindSchema, "unknown key %q (known: version, agent, extends, syscalls, groups)", key.Value)
+		}
+	}
+	if !seen["version"] {
+		p.add(top, KindSchema, "missing \"version: %d\"", FormatVersion)
+	}
+}
+
+func (p *parser) version(doc *Document, val *yaml.Node) {
+	if val.Kind != yaml.ScalarNode || val.Tag != "!!int" {
+		p.add(val, KindSchema, "version must be the number %d", FormatVersion)
+		return
+	}
+	v, err := strconv.Atoi(val.Value)
+	if err != nil || v != FormatVersion {
+		p.add(val, KindSchema, "unsupported version %s (this sysgate reads version %d)", val.Value, FormatVersion)
+		return
+	}
+	doc.Version = v
+}
+
+// scalar returns a scalar's text. Any scalar tag is accepted (a reason
+// "yes" is text), but null is not.
+func (p *parser) scalar(n *yaml.Node, what string) (string, bool) {
+	if n.Kind != yaml.ScalarNode {
+		p.add(n, KindSchema, "%s must be a single value", what)
+		return "", false
+	}
+	if n.Tag == "!!null" || n.Value == "" {
+		p.add(n, KindSchema, "%s is empty", what)
+		return "", false
+	}
+	return n.Value, true
+}
+
+func (p *parser) extends(doc *Document, val *yaml.Node) {
+	if val.Kind != yaml.SequenceNode {
+		p.add(val, KindSchema, "extends must be a list of baseline files")
+		return
+	}
+	seen := map[string]bool{}
+	for _, item := range val.Content {
+		s, ok := p.scalar(item, "extends entry")
+		if !ok {
+			continue
+		}
+		if seen[s] {
+			p.add(item, KindDuplicate, "%q extended twice", s)
+			continue
+		}
+		seen[s] = true
+		doc.Extends = append(doc.Extends, Ref{Path: s, Line: item.Line})
+		p.dropComments(item)
+	}
+}
+
+func (p *parser) groups(doc *Document, val *yaml.Node) {
+	if val.Kind != yaml.MappingNode {
+		p.add(val, KindSchema, "groups must map a group name to its reason and syscalls")
+		return
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(val.Content); i += 2 {
+		key, body := val.Content[i], val.Content[i+1]
+		name, ok := p.scalar(key, "group name")
+		if !ok {
+			continue
+		}
+		if !namePattern.MatchString(name) {
+			p.add(key, KindSchema, "group name %q: use letters, digits, '.', '_' and '-'", name)
+			continue
+		}
+		if seen[name] {
+			p.add(key, KindDuplicate, "group %q defined twice", name)
+			continue
+		}
+		seen[name] = true
+		g := Group{Name: name, Line: key.Line, Comment: key.HeadComment}
+		if body.Kind != yaml.MappingNode {
+			p.add(body, KindSchema, "group %q must have a reason and syscalls", name)
+			continue
+		}
+		for j := 0; j+1 < len(body.Content); j += 2 {
+			k, v := body.Content[j], body.Content[j+1]
+			p.dropComments(k)
+			switch k.Value {
+			case "reason":
+				g.Reason, _ = p.scalar(v, "group reason")
+			case "syscalls":
+				g.Syscalls = p.sections(v, "group "+name)
+			default:
+				p.add(k, KindSchema, "unknown key %q in group %q (known: reason, syscalls)", k.Value, name)
+			}
+		}
+		if g.Reason == "" {
+			p.add(key, KindSchema, "group %q needs a reason: say why these syscalls are expected", name)
+		}
+		if len(g.Syscalls) == 0 {
+			p.add(key, KindEmpty, "group %q has no syscalls", name)
+		}
+		doc.Groups = append(doc.Groups, g)
+	}
+}
+
+// sections reads "arch: [entries]" mappings.
+func (p *parser) sections(val *yaml.Node, where string) []Section {
+	if val.Kind != yaml.MappingNode {
+		p.add(val, KindSchema, "%s must map an architecture (x86_64, aarch64, ...) to a list of syscalls", where)
+		return nil
+	}
+	var out []Section
+	seen := map[scmp.Arch]bool{}
+	for i := 0; i+1 < len(val.Content); i += 2 {
+		key, list := val.Content[i], val.Content[i+1]
+		name, ok := p.scalar(key, "architecture")
+		if !ok {
+			continue
+		}
+		p.dropComments(key)
+		arch, err := scmp.ParseArch(name)
+		if err != nil {
+			p.add(key, KindArch, "unknown architecture %q (known: %s)", name, strings.Join(scmp.ArchNames(), ", "))
+			continue
+		}
+		if seen[arch] {
+			p.add(key, KindDuplicate, "architecture %s listed twice in %s", name, where)
+			continue
+		}
+		seen[arch] = true
+		sec := Section{Arch: arch, Line: key.Line}
+		if list.Kind != yaml.SequenceNode {
+			p.add(list, KindSchema, "%s %s must be a list of syscall names, one per line", where, name)
+			continue
+		}
+		if len(list.Content) == 0 {
+			p.add(key, KindEmpty, "%s %s has no syscalls", where, name)
+			continue
+		}
+		names := map[string]int{}
+		for _, item := range list.Content {
+			e, ok := p.entry(item, arch)
+			if !ok {
+				continue
+			}
+			if first, dup := names[e.Name]; dup {
+				p.add(item, KindDuplicate, "%s listed twice for %s (first on line %d)", e.Name, name, first)
+				continue
+			}
+			names[e.Name] = e.Line
+			sec.Entries = append(sec.Entries, e)
+		}
+		out = append(out, sec)
+	}
+	return out
+}
+
+// entry reads "- name" or "- name: reason".
+func (p *parser) entry(item *yaml.Node, arch scmp.Arch) (DocEntry, bool) {
+	e := DocEntry{Line: item.Line, Col: item.Column, Comment: item.HeadComment, LineComment: item.LineComment}
+	nameNode := item
+	switch item.Kind {
+	case yaml.ScalarNode:
+	case yaml.MappingNode:
+		if len(item.Content) != 2 {
+			p.add(item, KindSchema, "write one syscall per line: \"- name\" or \"- name: reason\"")
+			return e, false
+		}
+		nameNode = item.Content[0]
+		reason, ok := p.scalar(item.Content[1], "reason of "+nameNode.Value)
+		if !ok {
+			return e, false
+		}
+		e.Reason = reason
+		e.Comment = joinComments(e.Comment, nameNode.HeadComment)
+		e.LineComment = joinComments(e.LineComment, joinComments(nameNode.LineComment, item.Content[1].LineComment))
+	default:
+		p.add(item, KindSchema, "write one syscall per line: \"- name\" or \"- name: reason\"")
+		return e, false
+	}
+	name, ok := p.scalar(nameNode, "syscall name")
+	if !ok {
+		return e, false
+	}
+	e.Name = name
+	if _, known := scmp.Number(arch, name); !known {
+		msg := fmt.Sprintf("unknown syscall %q on %s", name, arch)
+		if hint := scmp.Closest(arch, name); hint != "" {
+			msg += fmt.Sprintf(", did you mean %q?", hint)
+		}
+		p.add(nameNode, KindSyscall, "%s", msg)
+		return e, false
+	}
+	if r := Risk(name); r.Risky() {
+		switch {
+		case e.Reason == "":
+			p.add(nameNode, KindRisk, "%s is risky (%s): give a reason, as \"- %s: why the agent needs it\"", name, r, name)
+		case strings.HasPrefix(e.Reason, "unreviewed"):
+			p.warn(nameNode, KindUnreviewed, "%s is risky (%s) and its reason is still the record-mode placeholder: review it", name, r)
+		}
+	}
+	return e, true
+}
+
+// footComments warns about comments below a block: the writer keeps only
+// comments above or beside an entry.
+func (p *parser) footComments(n *yaml.Node) {
+	if n.FootComment != "" {
+		p.warn(n, KindFormat, "comment below this block is not kept by `sysgate baseline fmt`; move it above an entry")
+	}
+	for _, c := range n.Content {
+		p.footComments(c)
+	}
+}
+
+// dropComments warns about comments in places the writer does not keep.
+func (p *parser) dropComments(n *yaml.Node) {
+	if n.HeadComment != "" || n.LineComment != "" {
+		p.warn(n, KindFormat, "comment here is not kept by `sysgate baseline fmt`; move it into a reason")
+	}
+}
+
+func joinComments(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "\n" + b
+}

@@ -1,0 +1,329 @@
+package baseline
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// Entry is one allowed syscall of a Profile and where it comes from.
+type Entry struct {
+	Name   string
+	Reason string
+	Group  string // "" for the syscalls list, else the group's name
+	File   string
+	Line   int
+}
+
+// Profile is a validated stack of baseline files: the files named by the
+// caller plus everything they extend, as one allow-list per arch.
+type Profile struct {
+	// Docs are the loaded files, each after the files it extends.
+	Docs     []*Document
+	entries  map[scmp.Arch]map[string]Entry
+	direct   map[string]bool // paths named by the caller (not only reached through extends)
+	warnings ErrorList
+}
+
+// Load reads one baseline file and the files it extends.
+func Load(path string) (*Profile, error) { return LoadStack(path) }
+
+// LoadStack reads several baseline files (e.g. a runtime base and an
+// agent's file, or every -b flag) with the files they extend, into one
+// Profile. A syscall listed twice within one extends chain is an error; two
+// unrelated files given here may overlap (the first one wins for Lookup).
+// The error is an ErrorList matching ErrInvalid for problems in the files,
+// or a wrapped I/O error for a file named here that cannot be read.
+func LoadStack(paths ...string) (*Profile, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("load baseline: no files given")
+	}
+	l := &loader{docs: map[string]*Document{}}
+	p := &Profile{entries: map[scmp.Arch]map[string]Entry{}, direct: map[string]bool{}}
+	for _, path := range paths {
+		doc, err := l.readTop(path)
+		if err != nil {
+			return nil, err
+		}
+		if doc == nil {
+			continue
+		}
+		p.direct[doc.Path] = true
+		stack := l.stack(doc, nil)
+		l.checkDuplicates(stack)
+		for _, d := range stack {
+			if !p.hasDoc(d) {
+				p.Docs = append(p.Docs, d)
+			}
+		}
+	}
+	if hasErrors(l.errs) {
+		return nil, l.errs.sorted()
+	}
+	for _, d := range p.Docs {
+		p.add(d)
+	}
+	p.warnings = l.errs.sorted()
+	return p, nil
+}
+
+func (p *Profile) hasDoc(d *Document) bool {
+	for _, have := range p.Docs {
+		if have == d {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Profile) add(d *Document) {
+	put := func(sections []Section, group string) {
+		for _, sec := range sections {
+			m := p.entries[sec.Arch]
+			if m == nil {
+				m = map[string]Entry{}
+				p.entries[sec.Arch] = m
+			}
+			for _, e := range sec.Entries {
+				if _, have := m[e.Name]; !have {
+					m[e.Name] = Entry{Name: e.Name, Reason: e.Reason, Group: group, File: d.Path, Line: e.Line}
+				}
+			}
+		}
+	}
+	put(d.Syscalls, "")
+	for _, g := range d.Groups {
+		put(g.Syscalls, g.Name)
+	}
+}
+
+// Warnings returns findings that do not make the files invalid: risky
+// syscalls with the record-mode placeholder reason, comments fmt drops.
+func (p *Profile) Warnings() []*Error { return p.warnings }
+
+// Arches returns the architectures with a section in any file, sorted by name.
+func (p *Profile) Arches() []scmp.Arch {
+	if p == nil {
+		return nil
+	}
+	arches := make([]scmp.Arch, 0, len(p.entries))
+	for a := range p.entries {
+		arches = append(arches, a)
+	}
+	sort.Slice(arches, func(i, j int) bool { return arches[i].String() < arches[j].String() })
+	return arches
+}
+
+// Allows reports whether the profile allows syscall name on arch.
+func (p *Profile) Allows(arch scmp.Arch, name string) bool {
+	_, ok := p.Lookup(arch, name)
+	return ok
+}
+
+// Lookup returns the entry allowing name on arch.
+func (p *Profile) Lookup(arch scmp.Arch, name string) (Entry, bool) {
+	if p == nil {
+		return Entry{}, false
+	}
+	e, ok := p.entries[arch][name]
+	return e, ok
+}
+
+// Entries returns the allowed entries of arch, sorted by name.
+func (p *Profile) Entries(arch scmp.Arch) []Entry {
+	if p == nil {
+		return nil
+	}
+	out := make([]Entry, 0, len(p.entries[arch]))
+	for _, e := range p.entries[arch] {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Agent returns the agent named by the first file given to LoadStack that
+// names one, or "".
+func (p *Profile) Agent() string {
+	if d := p.agentDoc(); d != nil {
+		return d.Agent
+	}
+	return ""
+}
+
+// agentDoc is the file new syscalls belong in: the first named file with
+// an agent key, else the last named file.
+func (p *Profile) agentDoc() *Document {
+	if p == nil {
+		return nil
+	}
+	var last *Document
+	for _, d := range p.Docs {
+		if !p.direct[d.Path] {
+			continue
+		}
+		if d.Agent != "" {
+			return d
+		}
+		last = d
+	}
+	return last
+}
+
+// Files returns the paths of every loaded file, bases first.
+func (p *Profile) Files() []string {
+	if p == nil {
+		return nil
+	}
+	out := make([]string, len(p.Docs))
+	for i, d := range p.Docs {
+		out[i] = d.Path
+	}
+	return out
+}
+
+// loader reads each file once (by cleaned path) and keeps every error.
+type loader struct {
+	docs map[string]*Document // by cleaned path; nil value = failed
+	errs ErrorList
+}
+
+func (l *loader) readTop(path string) (*Document, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load baseline: %w", err)
+	}
+	return l.parse(filepath.Clean(path), data), nil
+}
+
+func (l *loader) parse(path string, data []byte) *Document {
+	if d, ok := l.docs[path]; ok {
+		return d
+	}
+	d, errs := parseDocument(path, data)
+	l.errs = append(l.errs, errs...)
+	l.docs[path] = d
+	return d
+}
+
+// stack returns doc's extends closure, each file after the files it
+// extends, every file once. chain is the path from the named file to doc,
+// for naming a cycle.
+func (l *loader) stack(doc *Document, chain []*Document) []*Document {
+	for i, c := range chain {
+		if c == doc {
+			names := make([]string, 0, len(chain)-i+1)
+			for _, d := range chain[i:] {
+				names = append(names, d.Path)
+			}
+			names = append(names, doc.Path)
+			last := chain[len(chain)-1]
+			l.errs = append(l.errs, &Error{File: last.Path, Line: refLine(last, doc.Path),
+				Message: "extends cycle: " + strings.Join(names, " -> "), Kind: KindExtends})
+			return nil
+		}
+	}
+	chain = append(chain, doc)
+	var out []*Document
+	for _, ref := range doc.Extends {
+		target := filepath.Join(filepath.Dir(doc.Path), ref.Path)
+		if filepath.IsAbs(ref.Path) {
+			target = filepath.Clean(ref.Path)
+		}
+		base, ok := l.docs[target]
+		if !ok {
+			data, err := os.ReadFile(target)
+			if err != nil {
+				l.errs = append(l.errs, &Error{File: doc.Path, Line: ref.Line,
+					Message: fmt.Sprintf("extends %s: cannot read %s: %v", ref.Path, target, unwrapPath(err)), Kind: KindExtends})
+				l.docs[target] = nil
+				continue
+			}
+			base = l.parse(target, data)
+		}
+		if base == nil {
+			continue
+		}
+		for _, d := range l.stack(base, chain) {
+			if !containsDoc(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	return append(out, doc)
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+func refLine(d *Document, target string) int {
+	for _, ref := range d.Extends {
+		if filepath.Join(filepath.Dir(d.Path), ref.Path) == target || ref.Path == target {
+			return ref.Line
+		}
+	}
+	return 0
+}
+
+func containsDoc(list []*Document, d *Document) bool {
+	for _, have := range list {
+		if have == d {
+			return true
+		}
+	}
+	return false
+}
+
+// checkDuplicates reports a syscall that appears in two files of one
+// extends stack: a runtime update must stay one diff, so an agent's file
+// may not repeat its base.
+func (l *loader) checkDuplicates(stack []*Document) {
+	type where struct {
+		file string
+		line int
+	}
+	seen := map[scmp.Arch]map[string]where{}
+	visit := func(d *Document, sections []Section) {
+		for _, sec := range sections {
+			m := seen[sec.Arch]
+			if m == nil {
+				m = map[string]where{}
+				seen[sec.Arch] = m
+			}
+			for _, e := range sec.Entries {
+				if first, dup := m[e.Name]; dup {
+					if first.file == d.Path && first.line == e.Line {
+						continue
+					}
+					l.addOnce(&Error{File: d.Path, Line: e.Line, Kind: KindDuplicate,
+						Message: fmt.Sprintf("%s on %s is already allowed by %s:%d", e.Name, sec.Arch, first.file, first.line)})
+					continue
+				}
+				m[e.Name] = where{d.Path, e.Line}
+			}
+		}
+	}
+	for _, d := range stack {
+		visit(d, d.Syscalls)
+		for _, g := range d.Groups {
+			visit(d, g.Syscalls)
+		}
+	}
+}
+
+func (l *loader) addOnce(e *Error) {
+	for _, have := range l.errs {
+		if *have == *e {
+			return
+		}
+	}
+	l.errs = append(l.errs, e)
+}

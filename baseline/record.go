@@ -1,0 +1,227 @@
+package baseline
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// RecordOptions say how record mode writes an agent's baseline.
+type RecordOptions struct {
+	Agent string
+	// Extends are written into the file as given, relative to its
+	// directory. Syscalls the extends stack allows are left out. Empty:
+	// keep an existing file's extends.
+	Extends []string
+	// Merge keeps entries of an existing file that this observation did
+	// not see (shards, several runs). Without it the syscalls list becomes
+	// exactly what was observed beyond the bases. Either way the reasons,
+	// comments and groups of an existing file are kept.
+	Merge bool
+}
+
+// RecordResult says what WriteRecorded changed.
+type RecordResult struct {
+	Added   []Finding // new entries, at their line in the written file
+	Removed []Finding // entries of the old file no longer in it
+	// Skipped are syscalls libseccomp cannot name (kept as numbers in the
+	// observation): a baseline holds names only, so they stay violations.
+	Skipped []Finding
+}
+
+// WriteRecorded writes the baseline of a record run to path: the
+// observation's syscalls beyond the extends stack, formatted and sorted,
+// risky ones with the placeholder reason UnreviewedReason so that check
+// accepts the file as is and validate warns until someone reviews it. The
+// file is replaced atomically.
+func WriteRecorded(path string, o *Observation, opts RecordOptions) (*RecordResult, error) {
+	doc, res, err := FromObservation(path, o, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := Save(path, doc); err != nil {
+		return nil, err
+	}
+	// Report Added lines from the file as written.
+	if written, err := ParseDocument(path, doc.Format()); err == nil {
+		for i := range res.Added {
+			if sec := sectionFor(&written.Syscalls, res.Added[i].Arch, false); sec != nil {
+				for _, e := range sec.Entries {
+					if e.Name == res.Added[i].Syscall {
+						res.Added[i].Line = e.Line
+					}
+				}
+			}
+		}
+	}
+	return res, nil
+}
+
+// FromObservation builds the document WriteRecorded would write to path,
+// reading an existing file at path (if any) for its reasons and groups.
+func FromObservation(path string, o *Observation, opts RecordOptions) (*Document, *RecordResult, error) {
+	if o == nil {
+		return nil, nil, fmt.Errorf("record baseline %s: no observation", path)
+	}
+	agent := opts.Agent
+	if agent == "" {
+		agent = o.Agent
+	}
+	if _, err := mergeAgents(agent, o.Agent, false); err != nil {
+		return nil, nil, fmt.Errorf("record baseline %s: %w", path, err)
+	}
+	old, err := readExisting(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	doc := &Document{Path: path, Version: FormatVersion, Agent: agent}
+	if old != nil {
+		doc.Header, doc.Groups = old.Header, old.Groups
+		if doc.Agent == "" {
+			doc.Agent = old.Agent
+		} else if old.Agent != "" && old.Agent != doc.Agent {
+			return nil, nil, fmt.Errorf("record baseline %s: %w: file is for %q, observation for %q", path, ErrAgentMismatch, old.Agent, doc.Agent)
+		}
+		doc.Extends = old.Extends
+	}
+	if len(opts.Extends) > 0 {
+		doc.Extends = nil
+		for _, e := range opts.Extends {
+			doc.Extends = append(doc.Extends, Ref{Path: e})
+		}
+	}
+	base, err := loadBases(path, doc.Extends)
+	if err != nil {
+		return nil, nil, err
+	}
+	res := &RecordResult{}
+	inGroup := func(arch scmp.Arch, name string) bool {
+		for _, g := range doc.Groups {
+			if sec := sectionFor(&g.Syscalls, arch, false); sec != nil && sec.has(name) {
+				return true
+			}
+		}
+		return false
+	}
+	provided := func(arch scmp.Arch, name string) bool { return base.Allows(arch, name) || inGroup(arch, name) }
+
+	for _, arch := range o.Arches() {
+		for _, name := range o.Names(arch) {
+			if provided(arch, name) {
+				continue
+			}
+			if _, named := scmp.Number(arch, name); !named {
+				res.Skipped = append(res.Skipped, Finding{Arch: arch, Syscall: name, Count: o.Count(arch, name), Risk: Risk(name)})
+				continue
+			}
+			e := DocEntry{Name: name}
+			if prev, ok := old.entry(arch, name); ok {
+				e = prev
+			} else {
+				if Risk(name).Risky() {
+					e.Reason = UnreviewedReason
+				}
+				res.Added = append(res.Added, Finding{Arch: arch, Syscall: name, Count: o.Count(arch, name), Risk: Risk(name), File: path})
+			}
+			sec := sectionFor(&doc.Syscalls, arch, true)
+			sec.Entries = append(sec.Entries, e)
+		}
+	}
+	if old != nil {
+		for _, sec := range old.Syscalls {
+			for _, e := range sec.Entries {
+				switch {
+				case !provided(sec.Arch, e.Name) && o.Count(sec.Arch, e.Name) > 0:
+					// carried over above, with its reason
+				case !provided(sec.Arch, e.Name) && opts.Merge:
+					s := sectionFor(&doc.Syscalls, sec.Arch, true)
+					s.Entries = append(s.Entries, e)
+				default: // now in a base or a group, or stale
+					res.Removed = append(res.Removed, Finding{Arch: sec.Arch, Syscall: e.Name, Risk: Risk(e.Name), File: path, Line: e.Line})
+				}
+			}
+		}
+	}
+	doc.normalize()
+	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 {
+		return nil, nil, fmt.Errorf("record baseline %s: %w: nothing observed beyond the bases and no extends to write", path, ErrInvalid)
+	}
+	sortFindings(res.Added)
+	sortFindings(res.Removed)
+	sortFindings(res.Skipped)
+	// What record writes, check must accept as is.
+	if _, err := ParseDocument(path, doc.Format()); err != nil {
+		return nil, nil, fmt.Errorf("record baseline %s: generated file does not validate: %w", path, err)
+	}
+	return doc, res, nil
+}
+
+func readExisting(path string) (*Document, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("record baseline: %w", err)
+	}
+	doc, err := ParseDocument(path, data)
+	if err != nil {
+		return nil, fmt.Errorf("record baseline: existing file must be valid to be updated: %w", err)
+	}
+	return doc, nil
+}
+
+// loadBases loads the extends stack of a file about to be written at path.
+func loadBases(path string, refs []Ref) (*Profile, error) {
+	if len(refs) == 0 {
+		return nil, nil
+	}
+	paths := make([]string, len(refs))
+	for i, ref := range refs {
+		paths[i] = ref.Path
+		if !filepath.IsAbs(ref.Path) {
+			paths[i] = filepath.Join(filepath.Dir(path), ref.Path)
+		}
+	}
+	p, err := LoadStack(paths...)
+	if err != nil {
+		return nil, fmt.Errorf("record baseline %s: extends: %w", path, err)
+	}
+	return p, nil
+}
+
+func (s *Section) has(name string) bool {
+	for _, e := range s.Entries {
+		if e.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// entry returns the document's syscalls-list entry for name on arch.
+func (d *Document) entry(arch scmp.Arch, name string) (DocEntry, bool) {
+	if d == nil {
+		return DocEntry{}, false
+	}
+	if sec := sectionFor(&d.Syscalls, arch, false); sec != nil {
+		for _, e := range sec.Entries {
+			if e.Name == name {
+				return e, true
+			}
+		}
+	}
+	return DocEntry{}, false
+}
+
+// Save writes d, formatted, to path through a temporary file and a rename.
+func Save(path string, d *Document) error {
+	if err := writeFileAtomic(path, d.Format()); err != nil {
+		return fmt.Errorf("save baseline: %w", err)
+	}
+	return nil
+}
