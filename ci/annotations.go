@@ -1,0 +1,145 @@
+package ci
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Annotation is one GitHub Actions workflow command (::error, ::warning,
+// ::notice) that GitHub shows on a file's line in the pull request.
+type Annotation struct {
+	Level   string // "error", "warning" or "notice"
+	File    string
+	Line    int
+	Title   string
+	Message string
+}
+
+// String formats the workflow command with its data and properties
+// escaped as the runner expects, so a syscall or exe name can never end
+// the command early or inject another one.
+func (a Annotation) String() string {
+	var props []string
+	if a.File != "" {
+		props = append(props, "file="+escapeProperty(a.File))
+		if a.Line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", a.Line))
+		}
+	}
+	if a.Title != "" {
+		props = append(props, "title="+escapeProperty(a.Title))
+	}
+	s := "::" + a.Level
+	if len(props) > 0 {
+		s += " " + strings.Join(props, ",")
+	}
+	return s + "::" + escapeData(a.Message)
+}
+
+// escapeData escapes a workflow command's message (the runner's
+// escapeData: %, CR, LF).
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a property value: the message escapes plus the
+// separators of the property list, ":" and ",".
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// Annotations returns the report's annotations: an error on the baseline
+// line where each new syscall belongs, a warning per inconclusive run or
+// failed spec, a notice on each stale baseline entry.
+func (r *Report) Annotations() []Annotation {
+	var out []Annotation
+	for _, n := range r.newRows() {
+		out = append(out, newSyscallAnnotation(n))
+	}
+	for _, run := range r.Runs {
+		if run.Verdict != VerdictInconclusive {
+			continue
+		}
+		msg := "no verdict: " + orDash(run.Inconclusive)
+		if run.Loss != "" {
+			msg += "\nevents lost: " + run.Loss
+		}
+		msg += "\nA run that lost audit events is never reported clean. Re-run the job; if it repeats, see `sysgate doctor`."
+		out = append(out, Annotation{Level: "warning", Title: fmt.Sprintf("sysgate: %s inconclusive (%s)", run.Agent, orDash(run.Arch)), Message: msg})
+	}
+	for _, f := range r.Failures {
+		out = append(out, Annotation{Level: "warning", Title: "sysgate: spec failed without a result: " + f.Spec,
+			Message: fmt.Sprintf("%s at %s: %s", f.State, f.Location, f.Message)})
+	}
+	for _, s := range r.staleRows() {
+		out = append(out, Annotation{Level: "notice", File: s.File, Line: s.Line,
+			Title:   fmt.Sprintf("sysgate: %s (%s) unused by %s", s.Syscall, s.Arch, s.Agent),
+			Message: fmt.Sprintf("No run of %s made %s on %s. If that is expected (an error path), move it to a group with a reason; otherwise `make baseline-update` proposes removing it.", s.Agent, s.Syscall, s.Arch)})
+	}
+	return out
+}
+
+func newSyscallAnnotation(n newRow) Annotation {
+	kind := "new syscall"
+	if n.Risk != "" {
+		kind = "risky syscall"
+	}
+	title := fmt.Sprintf("sysgate: %s %s (%s) by %s", kind, n.Syscall, n.Arch, n.Agent)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s made %s on %s %s, first by %s.", n.Agent, n.Syscall, n.Arch, times(n.Count), process(n.PID, n.Exe, n.Comm))
+	if n.Risk != "" {
+		fmt.Fprintf(&b, "\nRisk: %s. A baseline entry for it needs a reason a reviewer accepts.", n.Risk)
+	}
+	if n.File != "" {
+		fmt.Fprintf(&b, "\nIf the agent should make it, add `%s` to the %s list here", n.Syscall, n.Arch)
+		if n.Risk != "" {
+			b.WriteString(" with its reason")
+		}
+		b.WriteString(" (or run `make baseline-update`); otherwise fix the agent.")
+	}
+	return Annotation{Level: "error", File: n.File, Line: n.Line, Title: title, Message: b.String()}
+}
+
+// WriteAnnotations prints the report's annotations, one workflow command
+// per line.
+func (r *Report) WriteAnnotations(w io.Writer) error {
+	for _, a := range r.Annotations() {
+		if _, err := fmt.Fprintln(w, a.String()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func times(n uint64) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
+// process names the process that made a syscall: its exe, its comm when
+// that says something the exe does not, and its pid.
+func process(pid int, exe, comm string) string {
+	name := exe
+	if name == "" {
+		name = comm
+	} else if comm != "" && !strings.HasSuffix(exe, "/"+comm) {
+		name += " (" + comm + ")"
+	}
+	if name == "" {
+		name = "an unknown process"
+	}
+	if pid > 0 {
+		name += fmt.Sprintf(" pid %d", pid)
+	}
+	return name
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,62 @@
+package ci
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+// ResultEntryName is the name of the Ginkgo report entry a spec attaches
+// its harness Result under (AddReportEntry).
+const ResultEntryName = "sysgate result"
+
+// addGinkgo reads a Ginkgo JSON report ([]types.Report): every Result
+// attached to a spec becomes a Run, and a failed spec without one becomes
+// a SpecFailure.
+func (r *Report) addGinkgo(data []byte, opts LoadOptions) error {
+	var reports []types.Report
+	if err := json.Unmarshal(data, &reports); err != nil {
+		return fmt.Errorf("decode Ginkgo report: %w", err)
+	}
+	for _, suite := range reports {
+		for _, spec := range suite.SpecReports {
+			if spec.LeafNodeType != types.NodeTypeIt {
+				// Suite-level nodes fail the suite, and belong in the
+				// summary if they do.
+				if spec.State.Is(types.SpecStateFailureStates) {
+					r.Failures = append(r.Failures, specFailure(spec, opts))
+				}
+				continue
+			}
+			found := false
+			for _, e := range spec.ReportEntries {
+				if e.Name != ResultEntryName {
+					continue
+				}
+				found = true
+				if err := r.addResult([]byte(e.Value.AsJSON), spec.FullText(), suite.SuitePath, opts); err != nil {
+					return fmt.Errorf("spec %q: %w", spec.FullText(), err)
+				}
+			}
+			if !found && spec.State.Is(types.SpecStateFailureStates) {
+				r.Failures = append(r.Failures, specFailure(spec, opts))
+			}
+		}
+	}
+	return nil
+}
+
+func specFailure(spec types.SpecReport, opts LoadOptions) SpecFailure {
+	name := spec.FullText()
+	if name == "" {
+		name = spec.LeafNodeType.String()
+	}
+	return SpecFailure{
+		Spec:     name,
+		State:    spec.State.String(),
+		Message:  strings.TrimSpace(spec.Failure.Message),
+		Location: fmt.Sprintf("%s:%d", repoPath(opts.Root, "", spec.Failure.Location.FileName), spec.Failure.Location.LineNumber),
+	}
+}

@@ -1,0 +1,135 @@
+package ci
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onsi/ginkgo/v2/types"
+)
+
+const (
+	fixtureRoot  = "/repo"
+	fixtureSuite = "/repo/suites/mcp"
+)
+
+func render(t *testing.T, name string, specs ...spec) *Report {
+	t.Helper()
+	r, err := Load(LoadOptions{Root: fixtureRoot, HostArch: "x86_64"}, writeGinkgoReport(t, fixtureSuite, specs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ann, sum bytes.Buffer
+	if err := r.WriteAnnotations(&ann); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteSummary(&sum); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, name+".annotations", ann.Bytes())
+	golden(t, name+".summary.md", sum.Bytes())
+	return r
+}
+
+func TestRenderCleanRun(t *testing.T) {
+	r := render(t, "clean",
+		spec{text: "filesystem server lists a directory", result: &harnessResult{Agent: "mcp-filesystem", Mode: "check", Verdict: "clean",
+			Arch: "x86_64", Duration: 1200 * time.Millisecond}},
+		spec{text: "memory server stores an entity", result: &harnessResult{Agent: "mcp-memory", Mode: "check", Verdict: "clean",
+			Duration: 800 * time.Millisecond}},
+	)
+	if r.Verdict() != VerdictClean {
+		t.Errorf("verdict %q, want clean", r.Verdict())
+	}
+	if a := r.Annotations(); len(a) != 0 {
+		t.Errorf("clean run annotated: %v", a)
+	}
+}
+
+func TestRenderViolations(t *testing.T) {
+	r := render(t, "violation",
+		spec{text: "filesystem server reads a file", failed: "mcp-filesystem made 2 syscalls outside its baseline", result: &harnessResult{
+			Agent: "mcp-filesystem", Mode: "check", Verdict: "violation", Arch: "x86_64", Duration: 2 * time.Second,
+			Violations: []resultViolation{
+				{Arch: "x86_64", Syscall: "ptrace", Count: 1, Risk: "process-access", PID: 4242, Exe: "/usr/bin/node", Comm: "node",
+					File: "../baselines/mcp-filesystem.yaml", Line: 17},
+				{Arch: "x86_64", Syscall: "openat2", Count: 3, PID: 4250, Exe: "/opt/tools/a,b:c%d", Comm: "helper",
+					File: "../baselines/mcp-filesystem.yaml", Line: 12},
+				{Arch: "i386", Syscall: "socketcall", Count: 1, PID: 4251, Exe: "/usr/lib/legacy32", Comm: "legacy32",
+					File: "../baselines/mcp-filesystem.yaml", Line: 30},
+			},
+			Unused: []resultFinding{{Arch: "x86_64", Syscall: "flock", File: "../baselines/mcp-filesystem.yaml", Line: 9},
+				{Arch: "x86_64", Syscall: "fsync", File: "../baselines/mcp-filesystem.yaml", Line: 10}},
+			Leaked: []Leak{{PID: 4260, Exe: "/usr/bin/sleep", Lived: 1500 * time.Millisecond}},
+		}},
+		spec{text: "filesystem server writes a file", failed: "mcp-filesystem made 1 syscall outside its baseline", result: &harnessResult{
+			Agent: "mcp-filesystem", Mode: "check", Verdict: "violation", Arch: "x86_64", Duration: time.Second,
+			Violations: []resultViolation{
+				{Arch: "x86_64", Syscall: "openat2", Count: 2, PID: 4300, Exe: "/usr/bin/node", Comm: "node",
+					File: "/repo/suites/baselines/mcp-filesystem.yaml", Line: 12},
+			},
+			Unused: []resultFinding{{Arch: "x86_64", Syscall: "flock", File: "../baselines/mcp-filesystem.yaml", Line: 9}},
+		}},
+		spec{text: "memory server stores an entity", result: &harnessResult{Agent: "mcp-memory", Mode: "check", Verdict: "clean",
+			Arch: "x86_64", Duration: 700 * time.Millisecond}},
+	)
+	if r.Verdict() != VerdictViolation {
+		t.Errorf("verdict %q, want violation", r.Verdict())
+	}
+	// The annotation for each new syscall lands on the baseline line where
+	// its entry belongs, with the path relative to the repository root.
+	want := map[string]string{
+		"ptrace":     "file=suites/baselines/mcp-filesystem.yaml,line=17,",
+		"openat2":    "file=suites/baselines/mcp-filesystem.yaml,line=12,",
+		"socketcall": "file=suites/baselines/mcp-filesystem.yaml,line=30,",
+	}
+	found := map[string]int{}
+	for _, a := range r.Annotations() {
+		if a.Level != "error" {
+			continue
+		}
+		for name, props := range want {
+			if strings.Contains(a.Title, " "+name+" ") {
+				found[name]++
+				if !strings.Contains(a.String(), props) {
+					t.Errorf("annotation for %s: %s; want %s", name, a, props)
+				}
+			}
+		}
+	}
+	for name := range want {
+		if found[name] == 0 {
+			t.Errorf("no error annotation for %s", name)
+		}
+	}
+}
+
+func TestRenderInconclusiveRun(t *testing.T) {
+	r := render(t, "inconclusive",
+		spec{text: "filesystem server lists a directory", failed: "run inconclusive: audit events lost", result: &harnessResult{
+			Agent: "mcp-filesystem", Mode: "check", Verdict: "inconclusive", Arch: "aarch64", Duration: 3 * time.Second,
+			Inconclusive: "audit events lost during the run", Loss: "ENOBUFS 2, serial gaps 17 (341 records), kernel lost 0"}},
+		spec{text: "memory server stores an entity", result: &harnessResult{Agent: "mcp-memory", Mode: "check", Verdict: "clean",
+			Arch: "aarch64", Duration: 900 * time.Millisecond}},
+		spec{leafType: types.NodeTypeSynchronizedBeforeSuite, failed: "npm ci failed: exit status 1"},
+	)
+	if r.Verdict() != VerdictInconclusive {
+		t.Errorf("verdict %q, want inconclusive", r.Verdict())
+	}
+}
+
+func TestAnnotationEscaping(t *testing.T) {
+	a := Annotation{Level: "error", File: "a,b:c.yaml", Line: 3, Title: "50%: x,y", Message: "line1\r\nline2 100%"}
+	want := "::error file=a%2Cb%3Ac.yaml,line=3,title=50%25%3A x%2Cy::line1%0D%0Aline2 100%25"
+	if got := a.String(); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestLoadRejectsEmptyInput(t *testing.T) {
+	path := writeGinkgoReport(t, fixtureSuite, spec{text: "passes without a result"})
+	if _, err := Load(LoadOptions{}, path); err == nil || !strings.Contains(err.Error(), ErrNoResults.Error()) {
+		t.Errorf("Load of a report without results: err = %v, want %v", err, ErrNoResults)
+	}
+}

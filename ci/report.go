@@ -1,0 +1,131 @@
+package ci
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// Verdict is the outcome of one run, as the harness decided it.
+type Verdict string
+
+// Verdicts, in the order a summary ranks them: a violation is conclusive
+// evidence and outranks a run that could not decide.
+const (
+	VerdictClean        Verdict = "clean"
+	VerdictInconclusive Verdict = "inconclusive"
+	VerdictViolation    Verdict = "violation"
+)
+
+func (v Verdict) rank() int {
+	switch v {
+	case VerdictViolation:
+		return 3
+	case VerdictInconclusive:
+		return 2
+	case VerdictClean:
+		return 1
+	}
+	return 0
+}
+
+// Report is the one findings model every output renders: annotations, the
+// step summary and (with a baseline diff) the pull-request body.
+type Report struct {
+	Runs []Run
+	// Failures are specs that failed without attaching a sysgate result
+	// (a panic in setup, an agent that could not be installed, ...).
+	Failures []SpecFailure
+}
+
+// Run is one agent run: one harness Result.
+type Run struct {
+	Agent string
+	Spec  string // the Ginkgo spec's full text; "" for a Result file
+	Mode  string
+	// Arch is the run's native arch: the one most of its syscalls were
+	// made on. "" when nothing was observed.
+	Arch         string
+	Verdict      Verdict
+	Inconclusive string // why no verdict could be reached
+	Loss         string // the loss counters, as auditlog prints them; "" for none
+	New          []NewSyscall
+	Stale        []Stale
+	Leaked       []Leak
+	ExitStatus   int
+	Signal       string
+	TimedOut     bool
+	Duration     time.Duration
+}
+
+// NewSyscall is a syscall the run made that its baselines do not allow.
+type NewSyscall struct {
+	Arch    string
+	Syscall string
+	Count   uint64
+	Risk    string // baseline.RiskClass; "" = not risky
+	PID     int
+	Exe     string
+	Comm    string
+	// File and Line: the baseline file and the line where the syscall's
+	// entry would be inserted.
+	File string
+	Line int
+}
+
+// Stale is a baseline entry no run used.
+type Stale struct {
+	Arch    string
+	Syscall string
+	Risk    string
+	File    string
+	Line    int
+}
+
+// Leak is a process left over when the agent's tree should have been gone.
+type Leak struct {
+	PID   int
+	Exe   string
+	Lived time.Duration
+}
+
+// SpecFailure is a failed spec without a sysgate result.
+type SpecFailure struct {
+	Spec     string
+	State    string
+	Message  string
+	Location string
+}
+
+// sort puts runs, and the findings in each, in a stable order so the
+// rendered outputs do not depend on the order specs ran in.
+func (r *Report) sort() {
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		slices.SortFunc(run.New, func(a, b NewSyscall) int {
+			return cmp.Or(cmp.Compare(a.Arch, b.Arch), cmp.Compare(a.Syscall, b.Syscall))
+		})
+		slices.SortFunc(run.Stale, func(a, b Stale) int {
+			return cmp.Or(cmp.Compare(a.Arch, b.Arch), cmp.Compare(a.Syscall, b.Syscall))
+		})
+	}
+	slices.SortStableFunc(r.Runs, func(a, b Run) int {
+		return cmp.Or(cmp.Compare(a.Agent, b.Agent), cmp.Compare(a.Arch, b.Arch), cmp.Compare(a.Spec, b.Spec))
+	})
+	slices.SortStableFunc(r.Failures, func(a, b SpecFailure) int { return cmp.Compare(a.Spec, b.Spec) })
+}
+
+// Verdict is the worst verdict of all runs; a spec failure without a
+// result counts as inconclusive.
+func (r *Report) Verdict() Verdict {
+	v := VerdictClean
+	if len(r.Failures) > 0 {
+		v = VerdictInconclusive
+	}
+	for _, run := range r.Runs {
+		if run.Verdict.rank() > v.rank() {
+			v = run.Verdict
+		}
+	}
+	return v
+}

@@ -1,0 +1,260 @@
+package ci
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+)
+
+// row is one line of the summary table: every run of one agent on one arch.
+type row struct {
+	Agent, Arch string
+	Verdict     Verdict
+	Runs        int
+	New, Risky  int
+	Stale       int
+	Loss        []string
+	Duration    time.Duration
+}
+
+// newRow is one new syscall of an agent on an arch, counted over its runs.
+type newRow struct {
+	Agent, Host string // Host: the run's arch; an i386 syscall on an x86_64 runner counts there
+	NewSyscall
+	Runs int
+}
+
+func (r *Report) rows() []row {
+	var rows []row
+	index := map[[2]string]int{}
+	for _, run := range r.Runs {
+		key := [2]string{run.Agent, run.Arch}
+		i, ok := index[key]
+		if !ok {
+			i = len(rows)
+			index[key] = i
+			rows = append(rows, row{Agent: run.Agent, Arch: run.Arch})
+		}
+		rw := &rows[i]
+		rw.Runs++
+		if run.Verdict.rank() > rw.Verdict.rank() {
+			rw.Verdict = run.Verdict
+		}
+		if run.Loss != "" {
+			rw.Loss = append(rw.Loss, run.Loss)
+		}
+		rw.Duration += run.Duration
+	}
+	for _, n := range r.newRows() {
+		rw := &rows[index[[2]string{n.Agent, n.Host}]]
+		rw.New++
+		if n.Risk != "" {
+			rw.Risky++
+		}
+	}
+	for _, s := range r.staleRows() {
+		rows[index[[2]string{s.Agent, s.Host}]].Stale++
+	}
+	return rows
+}
+
+// newRows merges the new syscalls of all runs of an agent: counts add up,
+// the first process stays. Risky ones come first.
+func (r *Report) newRows() []newRow {
+	var out []newRow
+	index := map[[4]string]int{}
+	for _, run := range r.Runs {
+		for _, n := range run.New {
+			key := [4]string{run.Agent, run.Arch, n.Arch, n.Syscall}
+			if i, ok := index[key]; ok {
+				out[i].Count += n.Count
+				out[i].Runs++
+				continue
+			}
+			index[key] = len(out)
+			out = append(out, newRow{Agent: run.Agent, Host: run.Arch, NewSyscall: n, Runs: 1})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b newRow) int {
+		return cmp.Or(cmp.Compare(riskFirst(a.Risk), riskFirst(b.Risk)), cmp.Compare(a.Agent, b.Agent),
+			cmp.Compare(a.Arch, b.Arch), cmp.Compare(a.Syscall, b.Syscall))
+	})
+	return out
+}
+
+func riskFirst(risk string) int {
+	if risk != "" {
+		return 0
+	}
+	return 1
+}
+
+type staleRow struct {
+	Agent, Host string
+	Stale
+}
+
+// staleRows lists the entries every run of an agent on a host arch left
+// unused: the harness reports unused entries per run, and an entry one
+// spec needs is not stale because another spec did not use it.
+func (r *Report) staleRows() []staleRow {
+	type key struct{ agent, host string }
+	runs := map[key]int{}
+	unused := map[key]map[Stale]int{}
+	var order []staleRow
+	for _, run := range r.Runs {
+		k := key{run.Agent, run.Arch}
+		runs[k]++
+		if unused[k] == nil {
+			unused[k] = map[Stale]int{}
+		}
+		for _, s := range run.Stale {
+			if unused[k][s]++; unused[k][s] == 1 {
+				order = append(order, staleRow{Agent: run.Agent, Host: run.Arch, Stale: s})
+			}
+		}
+	}
+	var out []staleRow
+	for _, s := range order {
+		k := key{s.Agent, s.Host}
+		if unused[k][s.Stale] == runs[k] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func verdictLabel(v Verdict) string {
+	switch v {
+	case VerdictClean:
+		return "✅ clean"
+	case VerdictViolation:
+		return "❌ violation"
+	case VerdictInconclusive:
+		return "⚠️ inconclusive"
+	}
+	return "❔ " + orDash(string(v))
+}
+
+// WriteSummary renders the markdown step summary: the same text
+// `make security-test` prints in a terminal.
+func (r *Report) WriteSummary(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## sysgate: %s\n\n", verdictLabel(r.Verdict()))
+	if len(r.Runs) > 0 {
+		b.WriteString("| Agent | Arch | Verdict | Runs | New | Risky | Stale | Lost events | Duration |\n")
+		b.WriteString("|---|---|---|--:|--:|--:|--:|---|--:|\n")
+		for _, rw := range r.rows() {
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %s | %s |\n", cell(rw.Agent), cell(orDash(rw.Arch)),
+				verdictLabel(rw.Verdict), rw.Runs, rw.New, rw.Risky, rw.Stale, cell(orDash(strings.Join(rw.Loss, "; "))), duration(rw.Duration))
+		}
+		b.WriteString("\n")
+	}
+	if rows := r.newRows(); len(rows) > 0 {
+		b.WriteString("### New syscalls\n\nNot in the baseline: add each one where the last column says (with a reason if it is risky) or fix the agent.\n\n")
+		b.WriteString("| Agent | Arch | Syscall | Risk | Calls | First made by | Belongs at |\n|---|---|---|---|--:|---|---|\n")
+		for _, n := range rows {
+			risk := "-"
+			if n.Risk != "" {
+				risk = "**" + cell(n.Risk) + "**"
+			}
+			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %d | %s | %s |\n", cell(n.Agent), cell(n.Arch), cell(n.Syscall), risk, n.Count,
+				cell(process(n.PID, n.Exe, n.Comm)), cell(location(n.File, n.Line)))
+		}
+		b.WriteString("\n")
+	}
+	if inconclusive := r.inconclusiveRuns(); len(inconclusive) > 0 {
+		b.WriteString("### Inconclusive runs\n\nNo verdict: lost audit events or an environment problem. Such a run is never reported clean; re-run, and see `sysgate doctor` if it repeats.\n\n")
+		b.WriteString("| Agent | Arch | Spec | Reason | Lost events |\n|---|---|---|---|---|\n")
+		for _, run := range inconclusive {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(run.Agent), cell(orDash(run.Arch)), cell(orDash(run.Spec)),
+				cell(orDash(run.Inconclusive)), cell(orDash(run.Loss)))
+		}
+		b.WriteString("\n")
+	}
+	if stale := r.staleRows(); len(stale) > 0 {
+		b.WriteString("### Stale baseline entries\n\nAllowed but made by no run: `make baseline-update` proposes removing them; an expected error path belongs in a group with a reason.\n\n")
+		b.WriteString("| Agent | Arch | Syscall | Risk | Entry |\n|---|---|---|---|---|\n")
+		for _, s := range stale {
+			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s |\n", cell(s.Agent), cell(s.Arch), cell(s.Syscall), cell(orDash(s.Risk)), cell(location(s.File, s.Line)))
+		}
+		b.WriteString("\n")
+	}
+	if leaks := r.leaks(); len(leaks) > 0 {
+		b.WriteString("### Leaked processes\n\nStill running after the agent exited; killed at the end of the run.\n\n")
+		b.WriteString("| Agent | Arch | Process | Lived |\n|---|---|---|--:|\n")
+		for _, l := range leaks {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(l.agent), cell(orDash(l.arch)), cell(process(l.PID, l.Exe, "")), duration(l.Lived))
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Failures) > 0 {
+		b.WriteString("### Specs that failed without a result\n\n| Spec | State | Where | Message |\n|---|---|---|---|\n")
+		for _, f := range r.Failures {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(f.Spec), cell(f.State), cell(f.Location), cell(firstLine(f.Message)))
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (r *Report) inconclusiveRuns() []Run {
+	var out []Run
+	for _, run := range r.Runs {
+		if run.Verdict == VerdictInconclusive {
+			out = append(out, run)
+		}
+	}
+	return out
+}
+
+type agentLeak struct {
+	agent, arch string
+	Leak
+}
+
+func (r *Report) leaks() []agentLeak {
+	var out []agentLeak
+	for _, run := range r.Runs {
+		for _, l := range run.Leaked {
+			out = append(out, agentLeak{run.Agent, run.Arch, l})
+		}
+	}
+	return out
+}
+
+func location(file string, line int) string {
+	switch {
+	case file == "":
+		return "-"
+	case line > 0:
+		return fmt.Sprintf("`%s:%d`", file, line)
+	}
+	return "`" + file + "`"
+}
+
+// cell keeps a value inside its markdown table cell.
+func cell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\r", " ", "\n", " ").Replace(s)
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
+
+func duration(d time.Duration) string {
+	if d <= 0 {
+		return "-"
+	}
+	if d < time.Second {
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(100 * time.Millisecond).String()
+}
