@@ -13,9 +13,9 @@ import (
 // spec is one Ginkgo spec of a fixture report: its text, whether it
 // failed, and the result it attached (nil: none).
 type spec struct {
-	text    string
-	failed  string // failure message; "" = passed
-	result  *harnessResult
+	text     string
+	failed   string // failure message; "" = passed
+	result   *harnessResult
 	leafType types.NodeType
 }
 

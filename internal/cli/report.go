@@ -102,4 +102,3 @@ func (c *Command) runReport(path string, args []string, render func(*ci.Report) 
 	}
 	return ExitOK
 }
-
