@@ -135,12 +135,33 @@ func (p *parser) syntax(err error) {
 	if errors.As(err, &te) && len(te.Errors) > 0 {
 		msg = te.Errors[0]
 	}
+	line, problem := 0, strings.TrimPrefix(msg, "yaml: ")
 	if m := yamlLineError.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		p.errs = append(p.errs, &Error{File: p.path, Line: line, Message: "YAML: " + m[2], Kind: KindSyntax})
-		return
+		line, _ = strconv.Atoi(m[1])
+		problem = m[2]
 	}
-	p.add(nil, KindSyntax, "YAML: %s", strings.TrimPrefix(msg, "yaml: "))
+	// yaml.v3 reports a parser error (unlike a scanner error) with the
+	// 0-based line of the construct it was reading, and no line at all on
+	// line 0.
+	if parserProblems[problem] {
+		line++
+	}
+	p.errs = append(p.errs, &Error{File: p.path, Line: line, Message: "YAML: " + problem, Kind: KindSyntax})
+}
+
+// parserProblems are the messages of yaml.v3's parser (parserc.go), as
+// opposed to its scanner.
+var parserProblems = map[string]bool{
+	"did not find expected <stream-start>":   true,
+	"did not find expected <document start>": true,
+	"did not find expected node content":     true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected key":              true,
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"found duplicate %TAG directive":         true,
+	"found undefined tag handle":             true,
+	"found incompatible YAML document":       true,
 }
 
 func hasAlias(n *yaml.Node) bool {
