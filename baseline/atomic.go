@@ -7,11 +7,11 @@ import (
 	"path/filepath"
 )
 
-// writeFileAtomic replaces path with data through a temporary file in the
+// WriteFileAtomic replaces path with data through a temporary file in the
 // same directory and a rename, keeping an existing file's permissions.
 // A crash leaves either the old file or the new one, never a truncated
 // baseline.
-func writeFileAtomic(path string, data []byte) (err error) {
+func WriteFileAtomic(path string, data []byte) (err error) {
 	perm := fs.FileMode(0o644)
 	if info, statErr := os.Stat(path); statErr == nil {
 		perm = info.Mode().Perm()

@@ -166,7 +166,7 @@ func WriteObservation(path string, o *Observation) error {
 	if err != nil {
 		return fmt.Errorf("write observation %s: %w", path, err)
 	}
-	if err := writeFileAtomic(path, append(data, '\n')); err != nil {
+	if err := WriteFileAtomic(path, append(data, '\n')); err != nil {
 		return fmt.Errorf("write observation: %w", err)
 	}
 	return nil

@@ -220,7 +220,7 @@ func (d *Document) entry(arch scmp.Arch, name string) (DocEntry, bool) {
 
 // Save writes d, formatted, to path through a temporary file and a rename.
 func Save(path string, d *Document) error {
-	if err := writeFileAtomic(path, d.Format()); err != nil {
+	if err := WriteFileAtomic(path, d.Format()); err != nil {
 		return fmt.Errorf("save baseline: %w", err)
 	}
 	return nil

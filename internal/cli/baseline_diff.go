@@ -1,0 +1,199 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+func init() {
+	register("baseline diff", "show syscalls added and removed per arch between two baselines or observations", (*Command).runBaselineDiff)
+}
+
+// syscallSet is one side of a diff: a baseline's effective allow-list or
+// an observation's syscalls with counts.
+type syscallSet struct {
+	name   string
+	counts map[scmp.Arch]map[string]uint64 // nil inner values for baselines
+}
+
+type setChange struct {
+	arch    scmp.Arch
+	syscall string
+	added   bool
+	count   uint64 // from the NEW side when it is an observation
+	risk    baseline.RiskClass
+}
+
+func (c *Command) runBaselineDiff(args []string) int {
+	fs := c.flagSet("baseline diff", "OLD NEW  (baseline .yaml files or observation .json files)")
+	format := fs.String("format", "text", "text or markdown")
+	if code, ok := c.parse(fs, args); !ok {
+		return code
+	}
+	if fs.NArg() != 2 || (*format != "text" && *format != "markdown") {
+		fs.Usage()
+		return ExitUsage
+	}
+	var sides [2]*syscallSet
+	for i, path := range fs.Args() {
+		s, err := loadSyscallSet(path)
+		if err != nil {
+			c.printFindings(err)
+			return ExitUsage
+		}
+		sides[i] = s
+	}
+	changes := diffSets(sides[0], sides[1])
+	if *format == "markdown" {
+		writeDiffMarkdown(c.Stdout, sides[0].name, sides[1].name, changes)
+	} else {
+		writeDiffText(c.Stdout, changes)
+	}
+	return ExitOK
+}
+
+// loadSyscallSet reads an observation (JSON, starting with "{") or a
+// baseline with everything it extends.
+func loadSyscallSet(path string) (*syscallSet, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s := &syscallSet{name: path, counts: map[scmp.Arch]map[string]uint64{}}
+	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+		o, err := baseline.DecodeObservation(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: observation: %w", path, err)
+		}
+		s.counts = o.Syscalls
+		return s, nil
+	}
+	p, err := baseline.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, arch := range p.Arches() {
+		m := map[string]uint64{}
+		for _, e := range p.Entries(arch) {
+			m[e.Name] = 0
+		}
+		s.counts[arch] = m
+	}
+	return s, nil
+}
+
+func diffSets(old, cur *syscallSet) []setChange {
+	var out []setChange
+	for arch, m := range cur.counts {
+		for name, n := range m {
+			if _, had := old.counts[arch][name]; !had {
+				out = append(out, setChange{arch, name, true, n, baseline.Risk(name)})
+			}
+		}
+	}
+	for arch, m := range old.counts {
+		for name := range m {
+			if _, has := cur.counts[arch][name]; !has {
+				out = append(out, setChange{arch, name, false, 0, baseline.Risk(name)})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.arch != b.arch {
+			return a.arch.String() < b.arch.String()
+		}
+		if a.added != b.added {
+			return a.added
+		}
+		return a.syscall < b.syscall
+	})
+	return out
+}
+
+func (ch setChange) riskTag() string {
+	if !ch.risk.Risky() {
+		return ""
+	}
+	return "risky: " + string(ch.risk)
+}
+
+func countChanges(changes []setChange) (added, removed int) {
+	for _, ch := range changes {
+		if ch.added {
+			added++
+		} else {
+			removed++
+		}
+	}
+	return added, removed
+}
+
+func writeDiffText(w io.Writer, changes []setChange) {
+	var arch scmp.Arch
+	for _, ch := range changes {
+		if ch.arch != arch {
+			arch = ch.arch
+			fmt.Fprintf(w, "%s:\n", arch)
+		}
+		sign := "-"
+		if ch.added {
+			sign = "+"
+		}
+		line := "  " + sign + " " + ch.syscall
+		switch {
+		case ch.count == 1:
+			line += " (1 call)"
+		case ch.count > 1:
+			line += fmt.Sprintf(" (%d calls)", ch.count)
+		}
+		if tag := ch.riskTag(); tag != "" {
+			line += " [" + tag + "]"
+		}
+		fmt.Fprintln(w, line)
+	}
+	added, removed := countChanges(changes)
+	fmt.Fprintf(w, "%d new, %d removed\n", added, removed)
+}
+
+func writeDiffMarkdown(w io.Writer, oldName, newName string, changes []setChange) {
+	added, removed := countChanges(changes)
+	fmt.Fprintf(w, "### Syscall baseline: %d new, %d removed\n\n", added, removed)
+	fmt.Fprintf(w, "`%s` → `%s`\n", oldName, newName)
+	if len(changes) == 0 {
+		fmt.Fprintln(w, "\nNo change.")
+		return
+	}
+	fmt.Fprintln(w, "\n| arch | change | syscall | calls | risk |")
+	fmt.Fprintln(w, "|---|---|---|---:|---|")
+	for _, ch := range changes {
+		change, calls := "removed", ""
+		if ch.added {
+			change = "**new**"
+		}
+		if ch.count > 0 {
+			calls = fmt.Sprint(ch.count)
+		}
+		risk := ""
+		if ch.risk.Risky() {
+			risk = "⚠️ " + string(ch.risk)
+		}
+		fmt.Fprintf(w, "| %s | %s | `%s` | %s | %s |\n", ch.arch, change, ch.syscall, calls, risk)
+	}
+	var risky []string
+	for _, ch := range changes {
+		if ch.added && ch.risk.Risky() {
+			risky = append(risky, "`"+ch.syscall+"`")
+		}
+	}
+	if len(risky) > 0 {
+		fmt.Fprintf(w, "\n> [!WARNING]\n> New risky syscalls need a reviewed reason in the baseline: %s.\n", strings.Join(risky, ", "))
+	}
+}

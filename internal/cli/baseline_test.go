@@ -1,0 +1,167 @@
+package cli
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// The -update flag may be declared by another test file of this package;
+// share it instead of registering it twice.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files under testdata")
+	}
+}
+
+func updateGolden() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+func goldenFile(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "baseline", name)
+	if updateGolden() {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update once)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs; got:\n%s", path, got)
+	}
+}
+
+const td = "testdata/baseline/"
+
+func TestBaselineValidate(t *testing.T) {
+	if code, out, errOut := run(t, "baseline", "validate", td+"agent.yaml", td+"base.yaml"); code != ExitOK || out != "" || errOut != "" {
+		t.Errorf("good files: code %d out %q err %q", code, out, errOut)
+	}
+	code, out, _ := run(t, "baseline", "validate", td+"invalid.yaml")
+	if code != ExitUsage {
+		t.Errorf("invalid file: code %d", code)
+	}
+	goldenFile(t, "validate-invalid.out", out)
+
+	code, out, _ = run(t, "baseline", "validate", td+"unreviewed.yaml")
+	if code != ExitOK || !strings.Contains(out, td+"unreviewed.yaml:8: warning: ") {
+		t.Errorf("placeholder reason: code %d out %q", code, out)
+	}
+	if code, _, _ := run(t, "baseline", "validate", "--strict", td+"unreviewed.yaml"); code != ExitUsage {
+		t.Errorf("--strict: code %d", code)
+	}
+	if code, _, errOut := run(t, "baseline", "validate", td+"absent.yaml"); code != ExitUsage || !strings.Contains(errOut, "absent.yaml") {
+		t.Errorf("missing file: code %d err %q", code, errOut)
+	}
+	if code, _, _ := run(t, "baseline", "validate"); code != ExitUsage {
+		t.Errorf("no files: code %d", code)
+	}
+}
+
+func TestBaselineFmt(t *testing.T) {
+	code, out, _ := run(t, "baseline", "fmt", td+"unformatted.yaml")
+	if code != ExitOK {
+		t.Fatalf("fmt: code %d", code)
+	}
+	goldenFile(t, "fmt-unformatted.out", out)
+
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.yaml")
+	src, _ := os.ReadFile(td + "unformatted.yaml")
+	if err := os.WriteFile(path, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := run(t, "baseline", "fmt", "-l", path, td+"agent.yaml"); code != ExitViolation || out != path+"\n" {
+		t.Errorf("-l: code %d out %q", code, out)
+	}
+	if code, _, _ := run(t, "baseline", "fmt", "-w", path); code != ExitOK {
+		t.Errorf("-w: code %d", code)
+	}
+	if got, _ := os.ReadFile(path); string(got) != out {
+		t.Errorf("-w wrote something else than fmt prints:\n%s", got)
+	}
+	if info, _ := os.Stat(path); info.Mode().Perm() != 0o600 {
+		t.Errorf("-w changed the mode to %v", info.Mode().Perm())
+	}
+	if code, out, _ := run(t, "baseline", "fmt", "-l", path); code != ExitOK || out != "" {
+		t.Errorf("-l after -w: code %d out %q", code, out)
+	}
+	if code, out, _ := run(t, "baseline", "fmt", td+"invalid.yaml"); code != ExitUsage || !strings.Contains(out, "invalid.yaml:7: unknown syscall") {
+		t.Errorf("fmt of an invalid file: code %d out %q", code, out)
+	}
+}
+
+func TestBaselineDiff(t *testing.T) {
+	for _, c := range []struct{ golden, format, old, new string }{
+		{"diff-baselines.txt", "text", "base.yaml", "agent.yaml"},
+		{"diff-observation.md", "markdown", "agent.yaml", "run1.json"},
+		{"diff-observation.txt", "text", "agent.yaml", "run1.json"},
+	} {
+		code, out, errOut := run(t, "baseline", "diff", "--format", c.format, td+c.old, td+c.new)
+		if code != ExitOK {
+			t.Fatalf("%s: code %d %s", c.golden, code, errOut)
+		}
+		goldenFile(t, c.golden, out)
+	}
+	if code, _, _ := run(t, "baseline", "diff", "--format", "html", td+"base.yaml", td+"agent.yaml"); code != ExitUsage {
+		t.Errorf("unknown format: code %d", code)
+	}
+	if code, out, _ := run(t, "baseline", "diff", td+"invalid.yaml", td+"agent.yaml"); code != ExitUsage || !strings.Contains(out, "[syscall]") {
+		t.Errorf("invalid OLD: code %d out %q", code, out)
+	}
+}
+
+func TestBaselineMerge(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "merged.json")
+	if code, _, errOut := run(t, "baseline", "merge", "-o", out, td+"run1.json", td+"run2.json"); code != ExitOK {
+		t.Fatalf("merge: code %d %s", code, errOut)
+	}
+	o, err := baseline.ReadObservation(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Agent != "demo" || o.Runs != 3 || o.Count(scmp.X86_64, "read") != 15 || o.Count(scmp.AArch64, "openat") != 4 {
+		t.Errorf("merged: %+v", o)
+	}
+	code, _, errOut := run(t, "baseline", "merge", "-o", out, td+"run1.json", td+"other-agent.json")
+	if code != ExitUsage || !strings.Contains(errOut, "different agents") {
+		t.Errorf("mixed agents: code %d err %q", code, errOut)
+	}
+	code, stdout, _ := run(t, "baseline", "merge", "--allow-mixed-agents", td+"run1.json", td+"other-agent.json")
+	if code != ExitOK || !strings.Contains(stdout, `"agent": "demo,other"`) {
+		t.Errorf("--allow-mixed-agents: code %d out %q", code, stdout)
+	}
+}
+
+func TestExportOCI(t *testing.T) {
+	code, out, _ := run(t, "export", "oci", "-b", td+"agent.yaml")
+	if code != ExitOK {
+		t.Fatalf("export: code %d", code)
+	}
+	goldenFile(t, "export-oci.json", out)
+	path := filepath.Join(t.TempDir(), "profile.json")
+	if code, _, _ := run(t, "export", "oci", "-b", td+"base.yaml", "-b", td+"agent.yaml", "--default-action", "kill", "-o", path); code != ExitOK {
+		t.Fatalf("export -o: code %d", code)
+	}
+	data, _ := os.ReadFile(path)
+	if !bytes.Contains(data, []byte(`"defaultAction": "SCMP_ACT_KILL_PROCESS"`)) {
+		t.Errorf("kill profile:\n%s", data)
+	}
+	if code, _, _ := run(t, "export", "oci", "-b", td+"agent.yaml", "--default-action", "trap"); code != ExitUsage {
+		t.Errorf("bad action: code %d", code)
+	}
+	if code, _, _ := run(t, "export", "oci"); code != ExitUsage {
+		t.Errorf("no -b: code %d", code)
+	}
+}

@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"github.com/sysgate/sysgate/baseline"
+)
+
+func init() {
+	register("export oci", "write baselines as an OCI seccomp profile (Docker, Podman, containerd, Kubernetes)", (*Command).runExportOCI)
+}
+
+func (c *Command) runExportOCI(args []string) int {
+	fs := c.flagSet("export oci", "")
+	var files listFlag
+	fs.Var(&files, "b", "baseline file (repeatable; extends are followed)")
+	out := fs.String("o", "", "write the profile here (atomically); default stdout")
+	action := fs.String("default-action", "errno", "for syscalls outside the baselines: errno (EPERM), kill or log")
+	if code, ok := c.parse(fs, args); !ok {
+		return code
+	}
+	if len(files) == 0 || fs.NArg() > 0 {
+		fs.Usage()
+		return ExitUsage
+	}
+	def, err := baseline.ParseAction(*action)
+	if err != nil {
+		return c.errorf(ExitUsage, "export oci: --default-action: %v", err)
+	}
+	p, err := baseline.LoadStack(files...)
+	if err != nil {
+		c.printFindings(err)
+		return ExitUsage
+	}
+	data, err := baseline.ExportOCI(p, baseline.OCIOptions{Default: def})
+	if err != nil {
+		return c.errorf(ExitUsage, "%v", err)
+	}
+	if *out == "" || *out == "-" {
+		c.Stdout.Write(data)
+		return ExitOK
+	}
+	if err := baseline.WriteFileAtomic(*out, data); err != nil {
+		return c.errorf(ExitInconclusive, "export oci: %v", err)
+	}
+	return ExitOK
+}
