@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/sysgate/sysgate/ci"
@@ -99,6 +100,70 @@ func (c *Command) runReport(path string, args []string, render func(*ci.Report) 
 	}
 	if *exitCode {
 		return verdictCode(r.Verdict())
+	}
+	return ExitOK
+}
+
+func init() {
+	register("report pr-body", "merge shard observations, update the baselines (--write) and print the pull-request body", (*Command).runReportPRBody)
+}
+
+// archList is a repeatable --arch flag.
+type archList []scmp.Arch
+
+func (l *archList) String() string {
+	names := make([]string, len(*l))
+	for i, a := range *l {
+		names[i] = a.String()
+	}
+	return strings.Join(names, ",")
+}
+
+func (l *archList) Set(v string) error {
+	for _, name := range strings.Split(v, ",") {
+		a, err := scmp.ParseArch(name)
+		if err != nil {
+			return err
+		}
+		*l = append(*l, a)
+	}
+	return nil
+}
+
+func (c *Command) runReportPRBody(args []string) int {
+	fs := c.flagSet("report pr-body", "OBSERVATION.json...")
+	dir := fs.String("baselines", "", "directory of the baseline files to update (required)")
+	write := fs.Bool("write", false, "rewrite the baseline files (default: only print what would change)")
+	runURL := fs.String("run-url", "", "link to the workflow run that recorded the observations")
+	var arches archList
+	fs.Var(&arches, "arch", "an arch the observations must cover (repeatable or comma-separated; default: each file's own)")
+	if code, ok := c.parse(fs, args); !ok {
+		return code
+	}
+	if *dir == "" || fs.NArg() == 0 {
+		fs.Usage()
+		return ExitUsage
+	}
+	obs, err := ci.MergeObservations(fs.Args()...)
+	if err != nil {
+		return c.errorf(ExitUsage, "%v", err)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return c.errorf(ExitInconclusive, "%v", err)
+	}
+	root := ci.FindRoot(wd)
+	u, err := ci.PlanUpdate(obs, ci.UpdateOptions{Dir: *dir, Arches: arches, Root: root, Write: *write})
+	if err != nil {
+		return c.errorf(ExitUsage, "%v", err)
+	}
+	abs, _ := filepath.Abs(*dir)
+	rel, err := filepath.Rel(root, abs)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		rel = *dir
+	}
+	if err := u.WritePRBody(c.Stdout, ci.PRBodyOptions{RunURL: *runURL, BaselineDir: filepath.ToSlash(rel)}); err != nil {
+		return c.errorf(ExitInconclusive, "report pr-body: %v", err)
 	}
 	return ExitOK
 }

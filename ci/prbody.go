@@ -1,0 +1,161 @@
+package ci
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/sysgate/sysgate/baseline"
+)
+
+// PRBodyOptions add context to a pull-request body.
+type PRBodyOptions struct {
+	// RunURL links the workflow run that recorded the observations.
+	RunURL string
+	// BaselineDir is what the reviewer's commands diff ("" = the files).
+	BaselineDir string
+}
+
+// WritePRBody renders the body of a baseline-update pull request: risky
+// additions first (each needs a reason), then runtime-base changes apart
+// from agent changes, per arch, then how to reproduce it locally.
+func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
+	var b strings.Builder
+	b.WriteString("## sysgate baseline update\n\n")
+	var arches []string
+	for _, a := range u.Arches {
+		arches = append(arches, a.String())
+	}
+	changed := 0
+	for _, f := range u.Files {
+		if f.Changed() {
+			changed++
+		}
+	}
+	fmt.Fprintf(&b, "Recorded on %s", orDash(strings.Join(arches, ", ")))
+	if opts.RunURL != "" {
+		fmt.Fprintf(&b, " by [this workflow run](%s)", opts.RunURL)
+	}
+	fmt.Fprintf(&b, ": %d of %d baseline files change.\n\n", changed, len(u.Files))
+	if changed == 0 {
+		b.WriteString("The baselines already match what the suites do.\n\n")
+	}
+
+	if risky := u.riskyAdded(); len(risky) > 0 {
+		b.WriteString("### ⚠️ Risky syscalls: a reason is required\n\n")
+		fmt.Fprintf(&b, "Each was written with the placeholder reason `%s`. Replace it with why the agent needs the syscall, or fix the agent and drop the line; `sysgate baseline validate` warns until then.\n\n", baseline.UnreviewedReason)
+		b.WriteString("| Agent | Arch | Syscall | Risk | Line |\n|---|---|---|---|---|\n")
+		for _, r := range risky {
+			fmt.Fprintf(&b, "| %s | %s | `%s` | **%s** | %s |\n", cell(r.agent), r.Arch, cell(r.Syscall), cell(string(r.Risk)), cell(location(r.File, r.Line)))
+		}
+		b.WriteString("\n")
+	}
+	for _, section := range []struct {
+		title string
+		base  bool
+		note  string
+	}{
+		{"Runtime bases", true, "Shared by every agent that extends them: one runtime update is one diff here."},
+		{"Agents", false, ""},
+	} {
+		var files []FileUpdate
+		for _, f := range u.Files {
+			if f.RuntimeBase == section.base && f.Changed() {
+				files = append(files, f)
+			}
+		}
+		if len(files) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "### %s\n\n", section.title)
+		if section.note != "" {
+			b.WriteString(section.note + "\n\n")
+		}
+		for _, f := range files {
+			fmt.Fprintf(&b, "#### %s (`%s`, %d runs)\n\n", cell(f.Agent), f.File, f.Runs)
+			b.WriteString("| Arch | Added | Removed |\n|---|---|---|\n")
+			for _, arch := range findingArches(f.Added, f.Removed) {
+				fmt.Fprintf(&b, "| %s | %s | %s |\n", arch, names(f.Added, arch), names(f.Removed, arch))
+			}
+			b.WriteString("\n")
+		}
+	}
+	var skipped []string
+	for _, f := range u.Files {
+		for _, s := range f.Skipped {
+			skipped = append(skipped, fmt.Sprintf("%s: %s number %s", f.Agent, s.Arch, s.Syscall))
+		}
+	}
+	if len(skipped) > 0 {
+		b.WriteString("### Not written\n\nlibseccomp cannot name these syscall numbers, so no baseline can allow them: they stay violations.\n\n")
+		for _, s := range skipped {
+			fmt.Fprintf(&b, "- %s\n", s)
+		}
+		b.WriteString("\n")
+	}
+	dir := opts.BaselineDir
+	if dir == "" {
+		var files []string
+		for _, f := range u.Files {
+			files = append(files, f.File)
+		}
+		dir = strings.Join(files, " ")
+	}
+	b.WriteString("### Reproduce locally\n\n```sh\n")
+	b.WriteString("make baseline-update        # record every suite as root and rewrite the baselines\n")
+	fmt.Fprintf(&b, "git diff -- %s\n", dir)
+	b.WriteString("make security-test          # the gate against the updated baselines\n```\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+type agentFinding struct {
+	agent string
+	baseline.Finding
+}
+
+func (u *Update) riskyAdded() []agentFinding {
+	var out []agentFinding
+	for _, f := range u.Files {
+		for _, a := range f.Added {
+			if a.Risk.Risky() {
+				out = append(out, agentFinding{f.Agent, a})
+			}
+		}
+	}
+	return out
+}
+
+// findingArches lists the arches in the findings, in order of first use
+// (the findings are sorted by arch).
+func findingArches(lists ...[]baseline.Finding) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, list := range lists {
+		for _, f := range list {
+			if a := f.Arch.String(); !seen[a] {
+				seen[a] = true
+				out = append(out, a)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// names renders one arch's syscalls of a list, risky ones tagged.
+func names(list []baseline.Finding, arch string) string {
+	var out []string
+	for _, f := range list {
+		if f.Arch.String() != arch {
+			continue
+		}
+		s := "`" + cell(f.Syscall) + "`"
+		if f.Risk.Risky() {
+			s += " **(" + cell(string(f.Risk)) + ")**"
+		}
+		out = append(out, s)
+	}
+	return orDash(strings.Join(out, ", "))
+}

@@ -1,0 +1,241 @@
+package ci
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// ErrUnexpected is matched by an update refused because an observation
+// does not fit the baselines: an agent without a baseline file, an arch
+// the baselines do not expect, or an expected arch no shard observed.
+var ErrUnexpected = errors.New("observations do not match the baselines")
+
+// UpdateOptions say how observations become baseline changes.
+type UpdateOptions struct {
+	// Dir is searched (recursively, *.yaml) for baseline files. An
+	// observation of agent A updates the file whose agent key is A, or a
+	// file without an agent key named A.yaml (a runtime base).
+	Dir string
+	// Arches are the arches the observations must cover, exactly. Empty:
+	// the arches each file already has a section for (any, for a file
+	// with none).
+	Arches []scmp.Arch
+	// Root makes paths in the result relative to the repository.
+	Root string
+	// Write rewrites the files; otherwise only the change is computed.
+	Write bool
+}
+
+// FileUpdate is the change to one baseline file.
+type FileUpdate struct {
+	Agent       string
+	File        string // relative to UpdateOptions.Root
+	RuntimeBase bool   // other baselines extend it
+	Runs        int
+	Added       []baseline.Finding
+	Removed     []baseline.Finding
+	Skipped     []baseline.Finding // numbers libseccomp cannot name: not written
+}
+
+// Changed reports whether the file changes.
+func (u *FileUpdate) Changed() bool { return len(u.Added)+len(u.Removed) > 0 }
+
+// Update is a baseline update: every file's change, runtime bases first.
+type Update struct {
+	Arches []scmp.Arch // arches observed, sorted by name
+	Files  []FileUpdate
+}
+
+// baselineFile is a parsed file of UpdateOptions.Dir.
+type baselineFile struct {
+	path string
+	doc  *baseline.Document
+	base bool
+}
+
+// PlanUpdate turns merged observations (MergeObservations) into baseline
+// changes, and writes them with opts.Write. Observations that do not fit
+// (ErrUnexpected) stop it before any file is written: a shard that ran
+// the wrong agent or on the wrong arch must be noticed, not folded in.
+func PlanUpdate(obs map[string]*baseline.Observation, opts UpdateOptions) (*Update, error) {
+	files, err := readBaselineDir(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	targets := map[string]*baselineFile{}
+	var problems []string
+	arches := map[scmp.Arch]bool{}
+	for _, agent := range sortedAgents(obs) {
+		o := obs[agent]
+		f := fileFor(files, agent)
+		if f == nil {
+			problems = append(problems, fmt.Sprintf("agent %q: no baseline file in %s has agent: %s (record it once with `sysgate record`)", agent, opts.Dir, agent))
+			continue
+		}
+		targets[agent] = f
+		problems = append(problems, archProblems(agent, f, o, opts.Arches)...)
+		for _, a := range o.Arches() {
+			arches[a] = true
+		}
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("%w:\n  %s", ErrUnexpected, strings.Join(problems, "\n  "))
+	}
+	// Bases first: an agent's file leaves out what its bases allow, so it
+	// must be computed against the updated bases.
+	agents := sortedAgents(obs)
+	slices.SortStableFunc(agents, func(a, b string) int { return boolRank(targets[b].base) - boolRank(targets[a].base) })
+	u := &Update{}
+	for a := range arches {
+		u.Arches = append(u.Arches, a)
+	}
+	slices.SortFunc(u.Arches, func(a, b scmp.Arch) int { return strings.Compare(a.String(), b.String()) })
+	for _, agent := range agents {
+		f, o := targets[agent], obs[agent]
+		res, err := updateFile(f, o, opts.Write)
+		if err != nil {
+			return nil, fmt.Errorf("update baseline of %s: %w", agent, err)
+		}
+		fu := FileUpdate{Agent: agent, File: repoPath(opts.Root, "", f.path), RuntimeBase: f.base, Runs: o.Runs,
+			Added: res.Added, Removed: res.Removed, Skipped: res.Skipped}
+		for _, list := range [][]baseline.Finding{fu.Added, fu.Removed, fu.Skipped} {
+			for i := range list {
+				list[i].File = fu.File
+			}
+		}
+		u.Files = append(u.Files, fu)
+	}
+	return u, nil
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// archProblems checks an agent's observation against the arches expected
+// of it.
+func archProblems(agent string, f *baselineFile, o *baseline.Observation, want []scmp.Arch) []string {
+	expected := map[scmp.Arch]bool{}
+	for _, a := range want {
+		expected[a] = true
+	}
+	if len(want) == 0 {
+		for _, s := range f.doc.Syscalls {
+			expected[s.Arch] = true
+		}
+	}
+	if len(expected) == 0 {
+		return nil
+	}
+	var problems []string
+	for _, a := range o.Arches() {
+		if !expected[a] {
+			problems = append(problems, fmt.Sprintf("agent %q: observed on %s, which %s does not expect (pass --arch %s to add it)", agent, a, f.path, a))
+		}
+	}
+	for _, a := range sortedArches(expected) {
+		if len(o.Syscalls[a]) == 0 {
+			problems = append(problems, fmt.Sprintf("agent %q: no shard observed it on %s; updating would empty that section of %s", agent, a, f.path))
+		}
+	}
+	return problems
+}
+
+func sortedArches(set map[scmp.Arch]bool) []scmp.Arch {
+	out := make([]scmp.Arch, 0, len(set))
+	for a := range set {
+		out = append(out, a)
+	}
+	slices.SortFunc(out, func(a, b scmp.Arch) int { return strings.Compare(a.String(), b.String()) })
+	return out
+}
+
+// fileFor finds the baseline file an agent's observation updates.
+func fileFor(files []*baselineFile, agent string) *baselineFile {
+	for _, f := range files {
+		if f.doc.Agent == agent {
+			return f
+		}
+	}
+	for _, f := range files {
+		if f.doc.Agent == "" && strings.TrimSuffix(filepath.Base(f.path), filepath.Ext(f.path)) == agent {
+			return f
+		}
+	}
+	return nil
+}
+
+// readBaselineDir parses every *.yaml under dir and marks the files other
+// files extend as runtime bases.
+func readBaselineDir(dir string) ([]*baselineFile, error) {
+	var files []*baselineFile
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) != ".yaml" {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		doc, err := baseline.ParseDocument(path, data)
+		if err != nil {
+			return err
+		}
+		files = append(files, &baselineFile{path: path, doc: doc})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read baselines: %w", err)
+	}
+	for _, f := range files {
+		for _, ref := range f.doc.Extends {
+			target := filepath.Clean(filepath.Join(filepath.Dir(f.path), ref.Path))
+			for _, g := range files {
+				if filepath.Clean(g.path) == target {
+					g.base = true
+				}
+			}
+		}
+	}
+	return files, nil
+}
+
+// updateFile computes (and with write, saves) one file's new content. A
+// runtime base without an agent key keeps it that way: it belongs to no
+// agent, the observation only names which runtime it is.
+func updateFile(f *baselineFile, o *baseline.Observation, write bool) (*baseline.RecordResult, error) {
+	doc, res, err := baseline.FromObservation(f.path, o, baseline.RecordOptions{Agent: o.Agent})
+	if err != nil || !write {
+		return res, err
+	}
+	doc.Agent = f.doc.Agent
+	if err := baseline.Save(f.path, doc); err != nil {
+		return nil, err
+	}
+	// Added findings carry the line they were written at, for the review.
+	written, err := baseline.ParseDocument(f.path, doc.Format())
+	if err != nil {
+		return nil, fmt.Errorf("written baseline does not parse: %w", err)
+	}
+	for i, a := range res.Added {
+		for _, sec := range written.Syscalls {
+			for _, e := range sec.Entries {
+				if sec.Arch == a.Arch && e.Name == a.Syscall {
+					res.Added[i].Line = e.Line
+				}
+			}
+		}
+	}
+	return res, nil
+}

@@ -1,0 +1,149 @@
+package ci
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// copyBaselines copies testdata/baselines into a temporary repository
+// root and returns the root.
+func copyBaselines(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	err := filepath.WalkDir("testdata/baselines", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(root, "baselines", path[len("testdata/baselines/"):])
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// shard builds one shard's observation of agent on arch.
+func shard(agent string, arch scmp.Arch, runs int, names ...string) *baseline.Observation {
+	o := baseline.NewObservation(agent)
+	o.Runs = runs
+	for i, n := range names {
+		o.Add(arch, n, uint64(i+1))
+	}
+	return o
+}
+
+func writeShards(t *testing.T, obs ...*baseline.Observation) []string {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for i, o := range obs {
+		p := filepath.Join(dir, string(rune('a'+i))+"-"+o.Agent+".json")
+		if err := baseline.WriteObservation(p, o); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+// updateShards are two x86_64 shards and one aarch64 shard of a runtime
+// base (node) and an agent extending it: added, removed and risky
+// syscalls in both files and on both arches.
+func updateShards() []*baseline.Observation {
+	nodeX86 := []string{"close", "exit_group", "futex", "mmap", "openat", "read", "statx"} // -getrandom +statx
+	nodeArm := []string{"close", "exit_group", "futex", "mmap", "openat", "read", "statx", "io_uring_setup"}
+	return []*baseline.Observation{
+		shard("node", scmp.X86_64, 2, nodeX86...),
+		shard("mcp-filesystem", scmp.X86_64, 2, append(nodeX86, "write", "fsync", "openat2")...),
+		shard("mcp-filesystem", scmp.X86_64, 1, append(nodeX86, "write", "ptrace", "flock")...),
+		shard("node", scmp.AArch64, 2, nodeArm...),
+		shard("mcp-filesystem", scmp.AArch64, 3, append(nodeArm, "write", "openat2")...), // -fsync
+	}
+}
+
+func TestBaselineUpdatePRBody(t *testing.T) {
+	root := copyBaselines(t)
+	obs, err := MergeObservations(writeShards(t, updateShards()...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := PlanUpdate(obs, UpdateOptions{Dir: filepath.Join(root, "baselines"), Root: root, Write: true,
+		Arches: []scmp.Arch{scmp.X86_64, scmp.AArch64}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body bytes.Buffer
+	if err := u.WritePRBody(&body, PRBodyOptions{RunURL: "https://github.com/o/r/actions/runs/1", BaselineDir: "baselines"}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "update.pr-body.md", body.Bytes())
+	for _, f := range []string{"agents/mcp-filesystem.yaml", "runtimes/node.yaml"} {
+		data, err := os.ReadFile(filepath.Join(root, "baselines", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "update."+filepath.Base(f), data)
+	}
+	// The rewritten files are what check takes: the updated agent stack
+	// allows every observed syscall.
+	p, err := baseline.Load(filepath.Join(root, "baselines/agents/mcp-filesystem.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := baseline.Diff(p, obs["mcp-filesystem"]); len(d.New) != 0 {
+		t.Errorf("after the update, still new: %+v", d.New)
+	}
+	// A second update from the same observations changes nothing.
+	again, err := PlanUpdate(obs, UpdateOptions{Dir: filepath.Join(root, "baselines"), Root: root, Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range again.Files {
+		if f.Changed() {
+			t.Errorf("second update changes %s: +%v -%v", f.File, f.Added, f.Removed)
+		}
+	}
+}
+
+func TestUpdateRefusesUnexpectedAgentAndArch(t *testing.T) {
+	for name, tc := range map[string]struct {
+		obs    []*baseline.Observation
+		arches []scmp.Arch
+	}{
+		"unknown agent":   {obs: append(updateShards(), shard("mcp-unknown", scmp.X86_64, 1, "read"))},
+		"unexpected arch": {obs: append(updateShards(), shard("node", scmp.I386, 1, "read"))},
+		"arch not given":  {obs: updateShards(), arches: []scmp.Arch{scmp.X86_64}},
+		"missing arch":    {obs: updateShards()[:3]},
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := copyBaselines(t)
+			before, _ := os.ReadFile(filepath.Join(root, "baselines/runtimes/node.yaml"))
+			obs, err := MergeObservations(writeShards(t, tc.obs...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = PlanUpdate(obs, UpdateOptions{Dir: filepath.Join(root, "baselines"), Root: root, Write: true, Arches: tc.arches})
+			if !errors.Is(err, ErrUnexpected) {
+				t.Fatalf("err = %v, want ErrUnexpected", err)
+			}
+			after, _ := os.ReadFile(filepath.Join(root, "baselines/runtimes/node.yaml"))
+			if !bytes.Equal(before, after) {
+				t.Error("a refused update wrote a baseline file")
+			}
+		})
+	}
+}
