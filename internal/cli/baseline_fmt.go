@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 
@@ -17,12 +18,8 @@ func (c *Command) runBaselineFmt(args []string) int {
 	fs := c.flagSet("baseline fmt", "FILE...")
 	write := fs.Bool("w", false, "rewrite the files in place (atomically)")
 	list := fs.Bool("l", false, "list files whose layout differs; exit 1 if any (without -w)")
-	if code, ok := c.parse(fs, args); !ok {
+	if code, ok := c.parseFileArgs(fs, args); !ok {
 		return code
-	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return ExitUsage
 	}
 	code := ExitOK
 	for _, path := range fs.Args() {
@@ -55,6 +52,18 @@ func (c *Command) runBaselineFmt(args []string) int {
 		}
 	}
 	return code
+}
+
+// parseFileArgs is parse for verbs that take one or more files.
+func (c *Command) parseFileArgs(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	if code, ok := c.parse(fs, args); !ok {
+		return code, false
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return ExitUsage, false
+	}
+	return ExitOK, true
 }
 
 // printFindings prints a baseline error's findings one per line, or the

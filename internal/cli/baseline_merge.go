@@ -15,12 +15,8 @@ func (c *Command) runBaselineMerge(args []string) int {
 	fs := c.flagSet("baseline merge", "OBS.json...")
 	out := fs.String("o", "", "write the merged observation here (atomically); default stdout")
 	mixed := fs.Bool("allow-mixed-agents", false, "merge observations of different agents instead of refusing")
-	if code, ok := c.parse(fs, args); !ok {
+	if code, ok := c.parseFileArgs(fs, args); !ok {
 		return code
-	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return ExitUsage
 	}
 	merged := baseline.NewObservation("")
 	for _, path := range fs.Args() {

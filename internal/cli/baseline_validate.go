@@ -14,12 +14,8 @@ func init() {
 func (c *Command) runBaselineValidate(args []string) int {
 	fs := c.flagSet("baseline validate", "FILE...")
 	strict := fs.Bool("strict", false, "treat warnings (unreviewed reasons, comments fmt drops) as errors")
-	if code, ok := c.parse(fs, args); !ok {
+	if code, ok := c.parseFileArgs(fs, args); !ok {
 		return code
-	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return ExitUsage
 	}
 	code := ExitOK
 	for _, path := range fs.Args() {
