@@ -1,0 +1,92 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// reportBaselines copies ci's baseline fixtures (a runtime base and an
+// agent extending it) into a temporary directory.
+func reportBaselines(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range []string{"runtimes/node.yaml", "agents/mcp-filesystem.yaml"} {
+		data, err := os.ReadFile(filepath.Join("../../ci/testdata/baselines", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := filepath.Join(dir, f)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func writeObs(t *testing.T, agent string, arch scmp.Arch, names ...string) string {
+	t.Helper()
+	o := baseline.NewObservation(agent)
+	o.Runs = 1
+	for _, n := range names {
+		o.Add(arch, n, 1)
+	}
+	path := filepath.Join(t.TempDir(), agent+"-"+arch.String()+".json")
+	if err := baseline.WriteObservation(path, o); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestReportPRBodyDryRunAndWrite(t *testing.T) {
+	dir := reportBaselines(t)
+	agentFile := filepath.Join(dir, "agents/mcp-filesystem.yaml")
+	before, _ := os.ReadFile(agentFile)
+	node := []string{"close", "exit_group", "futex", "mmap", "openat", "read"}
+	obs := []string{
+		writeObs(t, "mcp-filesystem", scmp.X86_64, append(node, "write", "fsync", "flock", "ptrace")...),
+		writeObs(t, "mcp-filesystem", scmp.AArch64, append(node, "write", "fsync")...),
+	}
+	args := append([]string{"report", "pr-body", "--baselines", dir, "--arch", "x86_64,aarch64"}, obs...)
+	code, stdout, stderr := run(t, args...)
+	if code != ExitOK || !strings.Contains(stdout, "`ptrace` **(process-access)**") {
+		t.Fatalf("dry run: code %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if after, _ := os.ReadFile(agentFile); string(after) != string(before) {
+		t.Fatal("a dry run rewrote the baseline")
+	}
+	code, _, stderr = run(t, append([]string{"report", "pr-body", "--write", "--baselines", dir, "--arch", "x86_64,aarch64"}, obs...)...)
+	if code != ExitOK {
+		t.Fatalf("--write: code %d stderr %s", code, stderr)
+	}
+	p, err := baseline.Load(agentFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Allows(scmp.X86_64, "ptrace") {
+		t.Error("--write did not add ptrace to the agent's baseline")
+	}
+}
+
+func TestReportPRBodyReportsUnexpectedArch(t *testing.T) {
+	dir := reportBaselines(t)
+	obs := writeObs(t, "mcp-filesystem", scmp.X86_64, "read", "write")
+	code, _, stderr := run(t, "report", "pr-body", "--write", "--baselines", dir, "--arch", "aarch64", obs)
+	if code != ExitUsage || !strings.Contains(stderr, "observed on x86_64") || !strings.Contains(stderr, "no shard observed it on aarch64") {
+		t.Fatalf("code %d stderr %s", code, stderr)
+	}
+}
+
+func TestReportWithoutInputIsUsageError(t *testing.T) {
+	code, _, stderr := run(t, "report", "summary")
+	if code != ExitUsage || !strings.Contains(stderr, "no input") {
+		t.Fatalf("code %d stderr %s", code, stderr)
+	}
+}
