@@ -1,0 +1,177 @@
+package auditlog
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/sysgate/sysgate/internal/auditnl"
+)
+
+// kernelSnapshot is /run/sysgate/exclusive.json: the global settings as
+// they were when a fault-forcing test took ExclusiveKernel, restored on
+// release or, after a crash, by the next process that takes runs.lock.
+type kernelSnapshot struct {
+	BacklogLimit    uint32 `json:"backlog_limit"`
+	BacklogWaitTime uint32 `json:"backlog_wait_time"`
+	RateLimit       uint32 `json:"rate_limit"`
+	ActionsLogged   string `json:"actions_logged"`
+}
+
+// ExclusiveKernel takes runs.lock exclusively: it waits until no run on
+// the machine holds AcquireTuning, and keeps new ones waiting, so a test
+// may force global faults (actions_logged without log,
+// backlog_wait_time=0, a rate limit) without disturbing other processes'
+// runs. The audit backlog settings, rate limit and actions_logged are
+// snapshotted first and restored by release. Only one holder per process
+// at a time; runs of this process that hold AcquireTuning are not
+// excluded (they are the test's own business).
+func ExclusiveKernel() (release func() error, err error) {
+	exclusiveMu.Lock()
+	if err := lockRuns(true); err != nil {
+		exclusiveMu.Unlock()
+		return nil, err
+	}
+	snap, err := snapshotKernel()
+	if err == nil {
+		err = writeJSON(stateFile("exclusive.json"), snap)
+	}
+	if err != nil {
+		err = errors.Join(err, unlockRuns(true))
+		exclusiveMu.Unlock()
+		return nil, err
+	}
+	var once sync.Once
+	return func() error {
+		var err error
+		once.Do(func() {
+			err = restoreKernel(snap)
+			if err == nil {
+				err = os.Remove(stateFile("exclusive.json"))
+			}
+			err = errors.Join(err, unlockRuns(true))
+			exclusiveMu.Unlock()
+		})
+		return err
+	}, nil
+}
+
+func snapshotKernel() (kernelSnapshot, error) {
+	st, err := ReadStatus()
+	if err != nil {
+		return kernelSnapshot{}, err
+	}
+	logged, err := ReadActionsLogged()
+	if err != nil {
+		return kernelSnapshot{}, err
+	}
+	return kernelSnapshot{st.BacklogLimit, st.BacklogWaitTime, st.RateLimit, logged}, nil
+}
+
+func restoreKernel(s kernelSnapshot) error {
+	c, err := dialControl()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return errors.Join(c.setBacklog(s.BacklogLimit, s.BacklogWaitTime), c.setRateLimit(s.RateLimit), SetActionsLogged(s.ActionsLogged))
+}
+
+// recoverExclusive restores a snapshot left by an ExclusiveKernel holder
+// that died without releasing. The caller holds runs.lock, so that holder
+// is gone.
+func recoverExclusive() error {
+	var snap kernelSnapshot
+	found, err := readJSON(stateFile("exclusive.json"), &snap)
+	if err != nil || !found {
+		return err
+	}
+	if err := restoreKernel(snap); err != nil {
+		return fmt.Errorf("restore kernel settings left by a crashed test: %w", err)
+	}
+	if err := os.Remove(stateFile("exclusive.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// lockRuns takes (or shares) this process's hold on runs.lock.
+func lockRuns(exclusive bool) error {
+	procState.mu.Lock()
+	defer procState.mu.Unlock()
+	fresh := procState.runsLock == nil
+	if fresh {
+		f, err := openLock("runs.lock")
+		if err != nil {
+			return err
+		}
+		procState.runsLock = f
+	}
+	how := -1
+	switch {
+	case exclusive:
+		how = auditnl.LockExclusive
+	case fresh:
+		how = auditnl.LockShared
+	}
+	if how >= 0 {
+		if err := auditnl.Flock(procState.runsLock, how); err != nil {
+			if fresh {
+				procState.runsLock.Close()
+				procState.runsLock = nil
+			}
+			return fmt.Errorf("lock %s: %w", stateFile("runs.lock"), err)
+		}
+		if err := recoverExclusive(); err != nil {
+			return err
+		}
+	}
+	if exclusive {
+		procState.exclusive = true
+	} else {
+		procState.shared++
+	}
+	return nil
+}
+
+func unlockRuns(exclusive bool) error {
+	procState.mu.Lock()
+	defer procState.mu.Unlock()
+	if exclusive {
+		procState.exclusive = false
+	} else {
+		procState.shared--
+	}
+	f := procState.runsLock
+	switch {
+	case procState.exclusive:
+		return nil
+	case procState.shared > 0:
+		if exclusive {
+			return auditnl.Flock(f, auditnl.LockShared)
+		}
+		return nil
+	}
+	procState.runsLock = nil
+	return errors.Join(auditnl.Flock(f, auditnl.LockUnlock), f.Close())
+}
+
+const actionsLoggedPath = "/proc/sys/kernel/seccomp/actions_logged"
+
+// ReadActionsLogged returns kernel.seccomp.actions_logged.
+func ReadActionsLogged() (string, error) {
+	b, err := os.ReadFile(actionsLoggedPath)
+	if err != nil {
+		return "", &Error{Kind: ErrNotSupported, Problem: "cannot read " + actionsLoggedPath + " (kernel without seccomp LOG?)", Err: err}
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// SetActionsLogged writes kernel.seccomp.actions_logged (tests holding
+// ExclusiveKernel use it to force the "log not logged" fault).
+func SetActionsLogged(v string) error {
+	return os.WriteFile(actionsLoggedPath, []byte(v+"\n"), 0o644)
+}

@@ -1,0 +1,47 @@
+package auditlog
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Loss counts what a subscription may have missed. Any non-zero field
+// makes the run inconclusive: a missed record could have been a
+// violation.
+type Loss struct {
+	// ENOBUFS counts receive errors that report the kernel dropped records
+	// because this process's socket buffer was full.
+	ENOBUFS uint64 `json:"enobufs,omitempty"`
+	// SerialGaps counts audit serial numbers that never arrived (records
+	// emitted by the kernel but not delivered to this socket).
+	SerialGaps uint64 `json:"serial_gaps,omitempty"`
+	// KernelLost is the increase of the kernel's audit "lost" counter:
+	// records dropped at the source (backlog full, rate limit, memory).
+	KernelLost uint64 `json:"kernel_lost,omitempty"`
+}
+
+// Any reports whether anything was lost.
+func (l Loss) Any() bool { return l.ENOBUFS != 0 || l.SerialGaps != 0 || l.KernelLost != 0 }
+
+// Add returns the sum of l and o.
+func (l Loss) Add(o Loss) Loss {
+	return Loss{ENOBUFS: l.ENOBUFS + o.ENOBUFS, SerialGaps: l.SerialGaps + o.SerialGaps, KernelLost: l.KernelLost + o.KernelLost}
+}
+
+// String describes the loss and its causes for a report.
+func (l Loss) String() string {
+	if !l.Any() {
+		return "no audit records lost"
+	}
+	var parts []string
+	if l.ENOBUFS != 0 {
+		parts = append(parts, fmt.Sprintf("%d receive overruns (ENOBUFS: the audit socket buffer was full)", l.ENOBUFS))
+	}
+	if l.SerialGaps != 0 {
+		parts = append(parts, fmt.Sprintf("%d audit records never delivered (serial number gaps)", l.SerialGaps))
+	}
+	if l.KernelLost != 0 {
+		parts = append(parts, fmt.Sprintf("%d audit records dropped by the kernel (status lost counter; backlog_limit, backlog_wait_time or rate_limit)", l.KernelLost))
+	}
+	return "audit records lost: " + strings.Join(parts, "; ")
+}

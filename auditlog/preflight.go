@@ -1,0 +1,178 @@
+package auditlog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sysgate/sysgate/internal/auditnl"
+)
+
+// Check is one preflight finding.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Warn   bool   `json:"warn,omitempty"` // OK but worth knowing (a rate limit, auditd present)
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+	Err    error  `json:"-"` // a *Error matching a sentinel when !OK
+}
+
+// PreflightReport is what `sysgate doctor` prints.
+type PreflightReport struct {
+	Checks []Check `json:"checks"`
+	Status *Status `json:"status,omitempty"`
+}
+
+// Failed returns the checks that did not pass.
+func (r *PreflightReport) Failed() []Check {
+	return slices.DeleteFunc(slices.Clone(r.Checks), func(c Check) bool { return c.OK })
+}
+
+// Preflight checks that this process can observe seccomp LOG records:
+// kernel support, actions_logged, capabilities, namespaces, audit
+// settings, and finally a real sentinel record through the shared stream.
+// The error joins a *Error per failed check (match with errors.Is against
+// ErrNotSupported, ErrPermission, ErrNamespace, ErrActionNotLogged).
+func Preflight() (*PreflightReport, error) {
+	r := &PreflightReport{}
+	add := func(c Check) { r.Checks = append(r.Checks, c) }
+	fail := func(name string, kind error, problem, fix string, err error) {
+		add(Check{Name: name, Detail: problem, Fix: fix, Err: &Error{Kind: kind, Problem: problem, Fix: fix, Err: err}})
+	}
+
+	avail, err := os.ReadFile("/proc/sys/kernel/seccomp/actions_avail")
+	switch {
+	case err != nil:
+		fail("seccomp", ErrNotSupported, "kernel without seccomp filters (no /proc/sys/kernel/seccomp/actions_avail)",
+			"use a kernel with CONFIG_SECCOMP_FILTER=y", err)
+	case !slices.Contains(strings.Fields(string(avail)), "log"):
+		fail("seccomp", ErrNotSupported, "kernel has no SECCOMP_RET_LOG action (needs Linux 4.14+)", "use a newer kernel", nil)
+	default:
+		add(Check{Name: "seccomp", OK: true, Detail: "SECCOMP_RET_LOG available"})
+	}
+
+	logged, err := ReadActionsLogged()
+	switch {
+	case err != nil:
+		fail("actions_logged", ErrNotSupported, "cannot read kernel.seccomp.actions_logged", "use a kernel with seccomp LOG (4.14+)", err)
+	case !slices.Contains(strings.Fields(logged), "log"):
+		fail("actions_logged", ErrActionNotLogged, fmt.Sprintf("kernel.seccomp.actions_logged is %q: logged syscalls produce no audit records", logged),
+			actionsLoggedFix(logged), nil)
+	default:
+		add(Check{Name: "actions_logged", OK: true, Detail: logged})
+	}
+
+	for _, cp := range []struct {
+		name string
+		c    int
+		why  string
+	}{
+		{"CAP_AUDIT_READ", auditnl.CapAuditRead, "to read the audit multicast group"},
+		{"CAP_AUDIT_CONTROL", auditnl.CapAuditControl, "to raise backlog_limit and lower backlog_wait_time during runs"},
+	} {
+		has, err := auditnl.HasEffectiveCap(cp.c)
+		if err != nil || !has {
+			fail(cp.name, ErrPermission, "process lacks "+cp.name+" "+cp.why,
+				"run as root (sudo sysgate ...; in GitHub Actions: sudo -E make security-test)", err)
+			continue
+		}
+		add(Check{Name: cp.name, OK: true, Detail: "present"})
+	}
+
+	const containerFix = "run on the host or a VM runner (GitHub-hosted ubuntu-* runners work; `container:` jobs and unprivileged containers do not)"
+	if ino, err := auditnl.Inode("/proc/self/ns/user"); err != nil || ino != auditnl.InitUserNSInode {
+		fail("user namespace", ErrNamespace, "not in the initial user namespace: audit ignores requests from containers", containerFix, err)
+	} else {
+		add(Check{Name: "user namespace", OK: true, Detail: "initial"})
+	}
+	netInit := false
+	if ino, err := auditnl.Inode("/proc/self/ns/net"); err == nil && ino == auditnl.InitNetNSInode {
+		netInit = true
+		add(Check{Name: "network namespace", OK: true, Detail: "initial"})
+	} else {
+		add(Check{Name: "network namespace", OK: true, Warn: true,
+			Detail: "cannot confirm the initial network namespace (audit multicast reaches only it); the end-to-end check decides"})
+	}
+
+	st, err := ReadStatus()
+	if err != nil {
+		add(Check{Name: "audit status", Detail: "cannot query audit status", Err: err, Fix: fixOf(err)})
+	} else {
+		r.Status = &st
+		add(Check{Name: "audit status", OK: true, Detail: fmt.Sprintf("enabled=%d lost=%d backlog=%d", st.Enabled, st.Lost, st.Backlog)})
+		if st.RateLimit != 0 {
+			add(Check{Name: "rate limit", OK: true, Warn: true,
+				Detail: fmt.Sprintf("rate_limit=%d records/s: records above it are dropped and the run is inconclusive", st.RateLimit),
+				Fix:    "auditctl -r 0"})
+		} else {
+			add(Check{Name: "rate limit", OK: true, Detail: "none"})
+		}
+		backlog := fmt.Sprintf("backlog_limit=%d backlog_wait_time=%d", st.BacklogLimit, st.BacklogWaitTime)
+		if st.BacklogLimit < TunedBacklogLimit || st.BacklogWaitTime != TunedBacklogWaitTime {
+			backlog += fmt.Sprintf("; runs set %d/%d while active and restore these afterwards", TunedBacklogLimit, TunedBacklogWaitTime)
+		}
+		add(Check{Name: "backlog", OK: true, Detail: backlog})
+		if st.PID != 0 {
+			add(Check{Name: "audit daemon", OK: true, Warn: true,
+				Detail: fmt.Sprintf("pid %d receives the unicast stream; sysgate reads the multicast copy and never takes it over", st.PID)})
+		} else {
+			add(Check{Name: "audit daemon", OK: true, Detail: "none (sysgate reads the multicast group either way)"})
+		}
+	}
+
+	if len(r.Failed()) == 0 {
+		add(endToEnd(netInit))
+	}
+	var errs []error
+	for _, c := range r.Failed() {
+		errs = append(errs, c.Err)
+	}
+	return r, errors.Join(errs...)
+}
+
+func endToEnd(netInit bool) Check {
+	const name = "end to end"
+	s, err := Shared()
+	if err == nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		start := time.Now()
+		if err = s.Barrier(ctx); err == nil {
+			return Check{Name: name, OK: true, Detail: fmt.Sprintf("a logged syscall's record arrived in %v", time.Since(start).Round(time.Microsecond))}
+		}
+	}
+	if !errors.Is(err, ErrBarrierTimeout) || netInit {
+		return Check{Name: name, Detail: err.Error(), Err: err, Fix: fixOf(err)}
+	}
+	e := &Error{Kind: ErrNamespace, Problem: "logged syscalls never reach this process's audit socket: not the initial network namespace?",
+		Fix: "run on the host or a VM runner, not in a container with its own network namespace", Err: err}
+	return Check{Name: name, Detail: e.Problem, Fix: e.Fix, Err: e}
+}
+
+func fixOf(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Fix
+	}
+	return ""
+}
+
+func actionsLoggedFix(current string) string {
+	return fmt.Sprintf("sudo sysctl -w kernel.seccomp.actions_logged=%q", strings.TrimSpace(current+" log"))
+}
+
+// actionNotLogged returns a *Error when actions_logged lacks "log", to
+// explain a barrier timeout.
+func actionNotLogged() error {
+	logged, err := ReadActionsLogged()
+	if err != nil || slices.Contains(strings.Fields(logged), "log") {
+		return nil
+	}
+	return &Error{Kind: ErrActionNotLogged, Problem: fmt.Sprintf("kernel.seccomp.actions_logged is %q: logged syscalls produce no audit records", logged),
+		Fix: actionsLoggedFix(logged)}
+}

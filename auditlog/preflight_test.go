@@ -1,0 +1,90 @@
+package auditlog
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sysgate/sysgate/internal/testutil"
+)
+
+func TestPreflightPassesHere(t *testing.T) {
+	testutil.RequireAudit(t)
+	r, err := Preflight()
+	if err != nil {
+		t.Fatalf("preflight: %v", err)
+	}
+	names := map[string]bool{}
+	for _, c := range r.Checks {
+		names[c.Name] = true
+		if !c.OK {
+			t.Errorf("check %s failed: %s", c.Name, c.Detail)
+		}
+	}
+	for _, want := range []string{"actions_logged", "CAP_AUDIT_READ", "user namespace", "rate limit", "backlog", "audit daemon", "end to end"} {
+		if !names[want] {
+			t.Errorf("no %q check in %+v", want, r.Checks)
+		}
+	}
+	if r.Status == nil {
+		t.Errorf("no audit status in the report")
+	}
+}
+
+// holdExclusive takes ExclusiveKernel for the test; its release restores
+// the kernel settings the test changes.
+func holdExclusive(t *testing.T) {
+	t.Helper()
+	release, err := ExclusiveKernel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := release(); err != nil {
+			t.Errorf("release exclusive kernel: %v", err)
+		}
+	})
+}
+
+func TestActionsLoggedWithoutLogIsExplained(t *testing.T) {
+	testutil.RequireAudit(t)
+	holdExclusive(t)
+	before, err := ReadActionsLogged()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var without []string
+	for _, a := range strings.Fields(before) {
+		if a != "log" {
+			without = append(without, a)
+		}
+	}
+	if err := SetActionsLogged(strings.Join(without, " ")); err != nil {
+		t.Fatal(err)
+	}
+
+	r, err := Preflight()
+	if !errors.Is(err, ErrActionNotLogged) {
+		t.Fatalf("preflight error %v, want ErrActionNotLogged", err)
+	}
+	var e *Error
+	if !errors.As(err, &e) || !strings.Contains(e.Fix, "sysctl -w kernel.seccomp.actions_logged=") || !strings.Contains(e.Fix, " log\"") {
+		t.Errorf("fix %q does not say how to add log", e.Fix)
+	}
+	if len(r.Failed()) != 1 {
+		t.Errorf("failed checks %+v, want only actions_logged", r.Failed())
+	}
+
+	// A barrier cannot pass either, and says why.
+	s, err := Open(Options{BarrierTimeout: 100 * time.Millisecond, BarrierAttempts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.Barrier(context.Background())
+	if !errors.Is(err, ErrActionNotLogged) || !errors.Is(err, ErrBarrierTimeout) {
+		t.Errorf("barrier error %v, want ErrActionNotLogged and ErrBarrierTimeout", err)
+	}
+}

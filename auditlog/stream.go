@@ -1,0 +1,299 @@
+package auditlog
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	libaudit "github.com/elastic/go-libaudit/v2"
+	"github.com/sysgate/sysgate/internal/auditnl"
+)
+
+// Options configure a Stream. The zero value gives the defaults Shared uses.
+type Options struct {
+	// RcvBuf is the receive buffer forced on the socket (the kernel doubles
+	// it). Default 64 MiB; a tiny value is how tests provoke ENOBUFS.
+	RcvBuf int
+	// BarrierTimeout is how long one sentinel may take before the barrier
+	// tries another; default 2 s. BarrierAttempts defaults to 3.
+	BarrierTimeout  time.Duration
+	BarrierAttempts int
+	// GapGrace is how long a missing serial may stay missing (records can
+	// be queued slightly out of order) before it counts as lost; default 1 s.
+	GapGrace time.Duration
+	// Raw, if set, sees every record of every type (the dispatch goroutine
+	// calls it; data is only valid during the call). For audit tail --raw
+	// and capturing test data.
+	Raw func(typ uint16, data []byte)
+	// SuppressSentinel is test-only: sentinels are launched but never make
+	// their marker syscall, so barriers time out.
+	SuppressSentinel bool
+}
+
+func (o *Options) defaults() {
+	if o.RcvBuf <= 0 {
+		o.RcvBuf = 64 << 20
+	}
+	if o.BarrierTimeout <= 0 {
+		o.BarrierTimeout = 2 * time.Second
+	}
+	if o.BarrierAttempts <= 0 {
+		o.BarrierAttempts = 3
+	}
+	if o.GapGrace <= 0 {
+		o.GapGrace = time.Second
+	}
+}
+
+// Stream reads AUDIT_SECCOMP records from the kernel's audit multicast
+// group and routes them to subscribers by audit session id. One goroutine
+// only reads and hands batches on; another parses and dispatches.
+type Stream struct {
+	opts   Options
+	id     uint32
+	conn   *auditnl.Conn
+	client *libaudit.AuditClient
+	pid    int
+
+	batches    chan *batch
+	stopping   atomic.Bool
+	readerDone chan struct{}
+	dispDone   chan struct{}
+	readErr    atomic.Pointer[error]
+
+	routesMu sync.RWMutex
+	bySes    map[uint32][]*Subscription
+	all      []*Subscription
+
+	gaps      *gapTracker
+	barrier   barrierState
+	malformed atomic.Uint64
+	records   atomic.Uint64
+	closeOnce sync.Once
+}
+
+var streamIDs atomic.Uint32
+
+const readTimeout = 200 * time.Millisecond
+
+// Open starts a new stream with its own socket. Most callers want Shared.
+func Open(opts Options) (*Stream, error) {
+	opts.defaults()
+	conn, err := auditnl.Dial(auditnl.Config{Groups: auditnl.GroupReadLog, RcvBuf: opts.RcvBuf, ReadTimeout: readTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("open audit multicast socket: %w", classifySocketErr(err))
+	}
+	s := &Stream{
+		opts:       opts,
+		id:         streamIDs.Add(1),
+		conn:       conn,
+		client:     &libaudit.AuditClient{Netlink: conn},
+		pid:        os.Getpid(),
+		batches:    make(chan *batch, 4096),
+		readerDone: make(chan struct{}),
+		dispDone:   make(chan struct{}),
+		bySes:      map[uint32][]*Subscription{},
+		gaps:       newGapTracker(opts.GapGrace),
+	}
+	s.barrier.init()
+	go s.read()
+	go s.dispatch()
+	return s, nil
+}
+
+var (
+	sharedMu     sync.Mutex
+	sharedStream *Stream
+)
+
+// Shared returns the process-wide stream, opening it on first use. It is
+// never closed; a failed open is retried on the next call.
+func Shared() (*Stream, error) {
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	if sharedStream != nil {
+		return sharedStream, nil
+	}
+	s, err := Open(Options{})
+	if err != nil {
+		return nil, err
+	}
+	sharedStream = s
+	return s, nil
+}
+
+// Close stops the stream. Open subscriptions get no more events.
+func (s *Stream) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		s.stopping.Store(true)
+		<-s.readerDone
+		<-s.dispDone
+		err = s.client.Close()
+		s.barrier.closeAll()
+	})
+	return err
+}
+
+// batch is a run of raw records copied out of the socket buffer.
+type batch struct {
+	data []byte
+	recs []rawRecord
+}
+
+type rawRecord struct {
+	typ      uint16
+	off, end uint32
+}
+
+const maxBatch = 256
+
+var batchPool = sync.Pool{New: func() any { return &batch{data: make([]byte, 0, 64<<10)} }}
+
+// read does nothing but drain the socket into batches, so the kernel's
+// buffer empties at full speed.
+func (s *Stream) read() {
+	defer close(s.readerDone)
+	defer close(s.batches)
+	for !s.stopping.Load() {
+		b := batchPool.Get().(*batch)
+		b.data, b.recs = b.data[:0], b.recs[:0]
+		nonBlocking := false
+		for len(b.recs) < maxBatch {
+			msg, err := s.client.Receive(nonBlocking)
+			if err != nil {
+				if errors.Is(err, syscall.ENOBUFS) {
+					continue // counted by the connection; keep draining
+				}
+				if !errors.Is(err, syscall.EAGAIN) && !errors.Is(err, syscall.EINTR) && !s.stopping.Load() {
+					s.readErr.Store(&err)
+				}
+				break
+			}
+			off := len(b.data)
+			b.data = append(b.data, msg.Data...)
+			b.recs = append(b.recs, rawRecord{typ: uint16(msg.Type), off: uint32(off), end: uint32(len(b.data))})
+			nonBlocking = true
+		}
+		if len(b.recs) == 0 {
+			batchPool.Put(b)
+			continue
+		}
+		s.batches <- b
+	}
+}
+
+// dispatch parses and routes batches in order.
+func (s *Stream) dispatch() {
+	defer close(s.dispDone)
+	p := NewParser()
+	tick := time.NewTicker(s.opts.GapGrace / 4)
+	defer tick.Stop()
+	for {
+		select {
+		case b, ok := <-s.batches:
+			if !ok {
+				return
+			}
+			s.handle(p, b)
+			batchPool.Put(b)
+		case now := <-tick.C:
+			s.gaps.mu.Lock()
+			s.gaps.expire(now)
+			s.gaps.mu.Unlock()
+		}
+	}
+}
+
+func (s *Stream) handle(p *Parser, b *batch) {
+	now := time.Now()
+	s.records.Add(uint64(len(b.recs)))
+	for _, rr := range b.recs {
+		data := trimRecord(b.data[rr.off:rr.end])
+		serial, _, _, err := header(data)
+		if err == nil {
+			s.gaps.mu.Lock()
+			s.gaps.observe(serial, now)
+			s.gaps.mu.Unlock()
+		}
+		if s.opts.Raw != nil {
+			s.opts.Raw(rr.typ, data)
+		}
+		if rr.typ != TypeSeccomp {
+			continue
+		}
+		var r seccompRecord
+		if err := parseSeccomp(data, &r); err != nil {
+			s.malformed.Add(1)
+			continue
+		}
+		if r.pid == s.pid && s.barrier.isMarker(s.id, r.comm) {
+			s.barrier.fired(s.id, r.comm, r.serial)
+			continue
+		}
+		s.deliver(p, &r)
+	}
+	s.gaps.mu.Lock()
+	s.gaps.expire(now)
+	s.gaps.mu.Unlock()
+}
+
+func (s *Stream) deliver(p *Parser, r *seccompRecord) {
+	s.routesMu.RLock()
+	defer s.routesMu.RUnlock()
+	subs := s.bySes[r.ses]
+	if len(subs) == 0 && len(s.all) == 0 {
+		return // not ours: dropped before any allocation
+	}
+	ev := p.event(r)
+	for _, sub := range subs {
+		sub.deliver(ev)
+	}
+	for _, sub := range s.all {
+		sub.deliver(ev)
+	}
+}
+
+func trimRecord(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == 0 || b[len(b)-1] == '\n') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// counters is a snapshot of the stream's loss counters.
+type counters struct {
+	enobufs uint64
+	gaps    uint64
+}
+
+func (s *Stream) counters() counters {
+	return counters{enobufs: s.conn.ENOBUFS(), gaps: s.gaps.lostCount()}
+}
+
+// Stats are the stream's running totals, for diagnostics.
+type Stats struct {
+	Records   uint64 // records of any type received
+	Malformed uint64 // type-1326 records the parser rejected
+	Loss      Loss   // since the stream opened (KernelLost not included)
+	RcvBuf    int    // effective socket receive buffer
+}
+
+// Stats returns the stream's totals so far.
+func (s *Stream) Stats() Stats {
+	c := s.counters()
+	rcv, _ := s.conn.RcvBuf()
+	return Stats{Records: s.records.Load(), Malformed: s.malformed.Load(), Loss: Loss{ENOBUFS: c.enobufs, SerialGaps: c.gaps}, RcvBuf: rcv}
+}
+
+// Err returns the error that stopped the reader, if any.
+func (s *Stream) Err() error {
+	if p := s.readErr.Load(); p != nil {
+		return *p
+	}
+	return nil
+}

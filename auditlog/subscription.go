@@ -1,0 +1,119 @@
+package auditlog
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync/atomic"
+)
+
+// Subscription receives the events of one audit session.
+type Subscription struct {
+	s        *Stream
+	ses      uint32
+	all      bool
+	fn       func(*SeccompEvent)
+	start    counters
+	lost0    uint32
+	statErr  error
+	events   atomic.Uint64
+	closed   atomic.Bool
+	finalErr error
+}
+
+// Subscribe delivers every event of audit session ses to fn, in record
+// order, from the stream's dispatch goroutine: fn must be quick and must
+// not call Close. The loss counters are snapshotted now, so subscribe
+// before the tagged process starts.
+func (s *Stream) Subscribe(ses uint32, fn func(*SeccompEvent)) *Subscription {
+	return s.subscribe(ses, false, fn)
+}
+
+// SubscribeAll delivers every seccomp event of every session (audit tail).
+func (s *Stream) SubscribeAll(fn func(*SeccompEvent)) *Subscription {
+	return s.subscribe(0, true, fn)
+}
+
+func (s *Stream) subscribe(ses uint32, all bool, fn func(*SeccompEvent)) *Subscription {
+	sub := &Subscription{s: s, ses: ses, all: all, fn: fn, start: s.counters()}
+	st, err := ReadStatus()
+	sub.lost0, sub.statErr = st.Lost, err
+	s.routesMu.Lock()
+	if all {
+		s.all = append(s.all, sub)
+	} else {
+		s.bySes[ses] = append(s.bySes[ses], sub)
+	}
+	s.routesMu.Unlock()
+	return sub
+}
+
+func (sub *Subscription) deliver(ev *SeccompEvent) {
+	sub.events.Add(1)
+	sub.fn(ev)
+}
+
+// Events returns how many events were delivered so far.
+func (sub *Subscription) Events() uint64 { return sub.events.Load() }
+
+// Close waits until every record emitted before the call has been
+// received (the barrier), unsubscribes and returns what may have been lost
+// during the subscription. A non-nil error (barrier timeout, status
+// unreadable) or a Loss with Any() means the run is inconclusive. After
+// Close returns, fn is not called again.
+func (sub *Subscription) Close(ctx context.Context) (Loss, error) {
+	if sub.closed.Swap(true) {
+		return Loss{}, errors.New("audit subscription closed twice")
+	}
+	s := sub.s
+	serial, err := s.BarrierSerial(ctx)
+	if err == nil {
+		err = s.settleGaps(ctx, serial)
+	}
+	s.unsubscribe(sub)
+	end := s.counters()
+	loss := Loss{ENOBUFS: end.enobufs - sub.start.enobufs, SerialGaps: end.gaps - sub.start.gaps}
+	st, stErr := ReadStatus()
+	err = errors.Join(err, sub.statErr, stErr)
+	if sub.statErr == nil && stErr == nil {
+		// uint32 arithmetic: a wrapped counter still gives the delta; a
+		// reset (auditctl --reset-lost) gives a huge one, failing closed.
+		loss.KernelLost = uint64(st.Lost - sub.lost0)
+	}
+	return loss, err
+}
+
+func (s *Stream) unsubscribe(sub *Subscription) {
+	s.routesMu.Lock()
+	defer s.routesMu.Unlock()
+	del := func(l []*Subscription) []*Subscription {
+		return slices.DeleteFunc(l, func(x *Subscription) bool { return x == sub })
+	}
+	if sub.all {
+		s.all = del(s.all)
+		return
+	}
+	if l := del(s.bySes[sub.ses]); len(l) > 0 {
+		s.bySes[sub.ses] = l
+	} else {
+		delete(s.bySes, sub.ses)
+	}
+}
+
+// settleGaps waits until every serial below serial has arrived or been
+// declared lost, so a gap detected before the barrier is counted now.
+func (s *Stream) settleGaps(ctx context.Context, serial uint64) error {
+	for {
+		ok, changed := s.gaps.settledBelow(serial)
+		if ok {
+			return nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-s.dispDone:
+			return ErrClosed
+		}
+	}
+}
