@@ -24,8 +24,8 @@ type Leak struct {
 	PID   int           `json:"pid"`
 	Exe   string        `json:"exe"`
 	Comm  string        `json:"comm"`
-	Lived time.Duration `json:"lived_ns"` // from its start to the kill
-	Cause string        `json:"cause"`    // CauseOutlived, CauseTimeout or CauseCancelled
+	Lived time.Duration `json:"lived"` // nanoseconds, from its start to the kill
+	Cause string        `json:"cause"` // CauseOutlived, CauseTimeout or CauseCancelled
 }
 
 // killDeadline bounds the kill loop: a fork bomb that outruns it makes the

@@ -1,0 +1,109 @@
+package harness
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+type syscallKey struct {
+	arch scmp.Arch
+	name string
+}
+
+// firstCall is the first process seen making a syscall.
+type firstCall struct {
+	number    int
+	pid       int
+	exe, comm string
+}
+
+// collector accumulates one run's events. add runs on auditlog's dispatch
+// goroutine; the harness reads the totals after the barrier.
+type collector struct {
+	mu         sync.Mutex
+	obs        *baseline.Observation
+	first      map[syscallKey]firstCall
+	procs      map[int]*Process
+	events     uint64
+	unknownABI uint64
+	progress   func(*auditlog.SeccompEvent)
+}
+
+func newCollector(agent string, progress func(*auditlog.SeccompEvent)) *collector {
+	return &collector{
+		obs:      baseline.NewObservation(agent),
+		first:    map[syscallKey]firstCall{},
+		procs:    map[int]*Process{},
+		progress: progress,
+	}
+}
+
+func (c *collector) add(ev *auditlog.SeccompEvent) {
+	c.mu.Lock()
+	c.events++
+	p := c.procs[ev.PID]
+	if p == nil {
+		p = &Process{PID: ev.PID}
+		c.procs[ev.PID] = p
+	}
+	// The exe changes on execve; keep the latest, which names the program.
+	p.Exe, p.Comm = ev.Exe, ev.Comm
+	p.Events++
+	if !ev.Arch.Valid() {
+		c.unknownABI++
+	} else {
+		c.obs.Add(ev.Arch, ev.Name, 1)
+		k := syscallKey{ev.Arch, ev.Name}
+		if _, ok := c.first[k]; !ok {
+			c.first[k] = firstCall{number: ev.Number, pid: ev.PID, exe: ev.Exe, comm: ev.Comm}
+		}
+	}
+	c.mu.Unlock()
+	if c.progress != nil {
+		c.progress(ev)
+	}
+}
+
+// processes returns the processes sorted by pid.
+func (c *collector) processes() []Process {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]Process, 0, len(c.procs))
+	for _, p := range c.procs {
+		out = append(out, *p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
+	return out
+}
+
+// violations turns a diff's new findings into violations attributed to
+// the first process that made each syscall.
+func (c *collector) violations(news []baseline.Finding) []Violation {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]Violation, 0, len(news))
+	for _, f := range news {
+		first := c.first[syscallKey{f.Arch, f.Syscall}]
+		out = append(out, Violation{
+			Arch: f.Arch, Syscall: f.Syscall, Number: first.number, Count: f.Count,
+			Risk: riskOf(f.Syscall), PID: first.pid, Exe: first.exe, Comm: first.comm,
+			File: f.File, Line: f.Line,
+		})
+	}
+	sortViolations(out)
+	return out
+}
+
+// riskOf is baseline.Risk, plus prctl: the audit record has no arguments,
+// so a prctl outside the baseline may be PR_SET_SECCOMP installing a
+// filter that hides later syscalls from the log.
+func riskOf(name string) baseline.RiskClass {
+	if name == "prctl" {
+		return baseline.RiskSeccomp
+	}
+	return baseline.Risk(name)
+}

@@ -1,0 +1,137 @@
+package harness
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	"github.com/onsi/gomega/format"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+func fakeResult(verdict Verdict, vs ...Violation) *Result {
+	obs := baseline.NewObservation("fake")
+	obs.Add(scmp.X86_64, "read", 3)
+	for _, v := range vs {
+		obs.Add(v.Arch, v.Syscall, v.Count)
+	}
+	return &Result{Agent: "fake", Mode: baseline.ModeCheck, Baselines: []string{"agents/fake.yaml"},
+		Verdict: verdict, Observed: obs, Violations: vs}
+}
+
+var socketViolation = Violation{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 2,
+	PID: 42, Exe: "/usr/bin/python3", Comm: "python3", File: "agents/fake.yaml", Line: 17}
+var ptraceViolation = Violation{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 1, Risk: baseline.RiskProcessAccess,
+	PID: 43, Exe: "/usr/bin/gdb", Comm: "gdb", File: "agents/fake.yaml", Line: 12}
+
+func TestStayWithinBaselineMessages(t *testing.T) {
+	g := NewWithT(t)
+	clean := fakeResult(VerdictClean)
+	g.Expect(clean).To(StayWithinBaseline())
+	g.Expect(clean.Err()).To(Succeed())
+
+	bad := fakeResult(VerdictViolation, socketViolation, ptraceViolation)
+	m := StayWithinBaseline()
+	ok, err := m.Match(bad)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(ok).To(BeFalse())
+	msg := m.FailureMessage(bad)
+	for _, want := range []string{"x86_64 socket (41) x2 by /usr/bin/python3 (python3, pid 42) -> agents/fake.yaml:17",
+		"ptrace (101) [risky: process-access]", "make baseline-update", "1 of them are risky"} {
+		g.Expect(msg).To(ContainSubstring(want))
+	}
+	g.Expect(m.NegatedFailureMessage(bad)).To(ContainSubstring("fake"))
+
+	var fe interface{ FormattedGomegaError() string }
+	g.Expect(errors.As(bad.Err(), &fe)).To(BeTrue())
+	g.Expect(fe.FormattedGomegaError()).To(ContainSubstring("agents/fake.yaml:17"))
+	g.Expect(format.Object(bad.Violations, 0)).To(ContainSubstring("socket (41)"))
+}
+
+func TestInconclusiveNeverPasses(t *testing.T) {
+	g := NewWithT(t)
+	r := fakeResult(VerdictInconclusive)
+	r.Inconclusive = "audit records lost: 3 audit records never delivered"
+	m := StayWithinBaseline()
+	ok, err := m.Match(r)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(ok).To(BeFalse())
+	g.Expect(m.FailureMessage(r)).To(ContainSubstring("inconclusive: audit records lost"))
+	g.Expect(r.Err()).To(HaveOccurred())
+}
+
+func TestMatchersRejectWrongActualAndNeverPanic(t *testing.T) {
+	g := NewWithT(t)
+	for _, m := range []interface {
+		Match(any) (bool, error)
+		FailureMessage(any) string
+		NegatedFailureMessage(any) string
+	}{
+		StayWithinBaseline().(*withinBaselineMatcher), HaveObserved("connect").(*observedMatcher),
+	} {
+		_, err := m.Match("not a result")
+		g.Expect(err).To(MatchError(ContainSubstring("*harness.Result")))
+		_, err = m.Match((*Result)(nil))
+		g.Expect(err).To(HaveOccurred())
+		g.Expect(func() { m.FailureMessage(nil); m.NegatedFailureMessage(nil) }).NotTo(Panic())
+	}
+}
+
+func TestHaveObserved(t *testing.T) {
+	g := NewWithT(t)
+	r := fakeResult(VerdictViolation, socketViolation)
+	g.Expect(r).To(HaveObserved("socket"))
+	g.Expect(r).NotTo(HaveObserved("connect"))
+	m := HaveObserved("connect")
+	_, _ = m.Match(r)
+	g.Expect(m.FailureMessage(r)).To(And(ContainSubstring("x86_64: read socket"), ContainSubstring("record mode sees all")))
+}
+
+// Against explicit files the matcher diffs the observation itself and
+// points at the insertion line in the agent's file.
+func TestStayWithinBaselineFiles(t *testing.T) {
+	g := NewWithT(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "fake.yaml")
+	obs := baseline.NewObservation("fake")
+	obs.Add(scmp.X86_64, "read", 1)
+	_, err := baseline.WriteRecorded(path, obs, baseline.RecordOptions{Agent: "fake"})
+	g.Expect(err).NotTo(HaveOccurred())
+
+	r := fakeResult(VerdictClean)
+	r.Mode = baseline.ModeRecord
+	g.Expect(r).To(StayWithinBaseline(path))
+	r.Observed.Add(scmp.X86_64, "socket", 1)
+	m := StayWithinBaseline(path)
+	ok, err := m.Match(r)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(ok).To(BeFalse())
+	g.Expect(m.FailureMessage(r)).To(ContainSubstring(path + ":"))
+
+	t.Setenv(RecordEnv, "1")
+	g.Expect(r).To(StayWithinBaseline(path), "record mode learns instead of failing")
+}
+
+func TestMergeObservationFile(t *testing.T) {
+	g := NewWithT(t)
+	path := filepath.Join(t.TempDir(), "obs.json")
+	for range 2 {
+		o := baseline.NewObservation("fake")
+		o.Runs = 1
+		o.Add(scmp.X86_64, "read", 2)
+		g.Expect(MergeObservationFile(path, o)).To(Succeed())
+	}
+	merged, err := baseline.ReadObservation(path)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(merged.Runs).To(Equal(2))
+	g.Expect(merged.Count(scmp.X86_64, "read")).To(Equal(uint64(4)))
+	other := baseline.NewObservation("other")
+	g.Expect(MergeObservationFile(path, other)).To(MatchError(baseline.ErrAgentMismatch))
+	b, _ := os.ReadFile(path)
+	g.Expect(strings.Count(string(b), "read")).To(Equal(1))
+}

@@ -1,0 +1,37 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/baseline"
+)
+
+// MergeObservationFile merges obs into the observation file at path,
+// creating it if needed. An exclusive flock on path+".lock" serialises
+// parallel Ginkgo workers and go test packages writing the same file.
+func MergeObservationFile(path string, obs *baseline.Observation) error {
+	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return fmt.Errorf("merge observation: %w", err)
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		return fmt.Errorf("merge observation: %w", os.NewSyscallError("flock", err))
+	}
+	defer unix.Flock(int(lock.Fd()), unix.LOCK_UN)
+	merged, err := baseline.ReadObservation(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		merged = baseline.NewObservation(obs.Agent)
+	} else if err != nil {
+		return err
+	}
+	if err := merged.Merge(obs); err != nil {
+		return err
+	}
+	return baseline.WriteObservation(path, merged)
+}

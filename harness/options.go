@@ -1,0 +1,97 @@
+package harness
+
+import (
+	"io"
+	"os"
+	"time"
+
+	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/baseline"
+)
+
+// RecordEnv switches every Run to record mode when set to "1" or "true":
+// the same specs then learn observations instead of failing (make
+// baseline-update). ObservationsEnv names a directory where each recorded
+// run merges its observation into <agent>.json.
+const (
+	RecordEnv       = "SYSGATE_RECORD"
+	ObservationsEnv = "SYSGATE_OBSERVATIONS"
+)
+
+// Defaults for a run.
+const (
+	DefaultGrace = 5 * time.Second // how long orphans may outlive the agent
+)
+
+// Agent is the command to run and its I/O. Env nil means the caller's
+// environment; Stdin nil means /dev/null; Stdout/Stderr nil discard.
+type Agent struct {
+	Name    string
+	Command []string
+	Dir     string
+	Env     []string
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
+}
+
+// Option configures Run.
+type Option func(*runConfig)
+
+type runConfig struct {
+	baselines   []string
+	profile     *baseline.Profile
+	mode        baseline.Mode
+	action      baseline.Action
+	timeout     time.Duration
+	grace       time.Duration
+	setUser     bool
+	uid, gid    uint32
+	progress    func(*auditlog.SeccompEvent)
+	observation string
+}
+
+// WithBaselines checks (or, in record mode, diffs) against these baseline
+// files, layered as baseline.LoadStack does.
+func WithBaselines(paths ...string) Option {
+	return func(c *runConfig) { c.baselines = append(c.baselines, paths...) }
+}
+
+// WithProfile uses an already loaded profile (ignored with WithBaselines).
+func WithProfile(p *baseline.Profile) Option { return func(c *runConfig) { c.profile = p } }
+
+// WithMode sets the mode; default: check with a baseline, record without.
+// RecordEnv overrides it to record.
+func WithMode(m baseline.Mode) Option { return func(c *runConfig) { c.mode = m } }
+
+// WithEnforceAction picks ERRNO(EPERM) (default) or KILL for enforce mode.
+func WithEnforceAction(a baseline.Action) Option { return func(c *runConfig) { c.action = a } }
+
+// WithTimeout bounds the agent's run; at the timeout the whole tree is
+// killed and the result is inconclusive unless it already has violations.
+func WithTimeout(d time.Duration) Option { return func(c *runConfig) { c.timeout = d } }
+
+// WithGrace is how long processes may outlive the agent before they are
+// killed and reported as leaked (default DefaultGrace).
+func WithGrace(d time.Duration) Option { return func(c *runConfig) { c.grace = d } }
+
+// WithUser runs the agent as uid/gid (no supplementary groups).
+func WithUser(uid, gid uint32) Option {
+	return func(c *runConfig) { c.setUser, c.uid, c.gid = true, uid, gid }
+}
+
+// WithProgress calls fn for every event as it arrives, from auditlog's
+// dispatch goroutine, one call at a time; fn must not block.
+func WithProgress(fn func(ev *auditlog.SeccompEvent)) Option {
+	return func(c *runConfig) { c.progress = fn }
+}
+
+// WithObservationFile merges a recorded run's observation into path
+// (created if missing; safe across parallel processes).
+func WithObservationFile(path string) Option { return func(c *runConfig) { c.observation = path } }
+
+// Recording reports whether RecordEnv asks for record mode.
+func Recording() bool {
+	v := os.Getenv(RecordEnv)
+	return v == "1" || v == "true"
+}

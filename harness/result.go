@@ -1,0 +1,185 @@
+package harness
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// Verdict is the outcome of one run.
+type Verdict string
+
+// Verdicts. A run is never clean when sysgate could not see all of it.
+const (
+	VerdictClean        Verdict = "clean"        // nothing outside the baseline
+	VerdictViolation    Verdict = "violation"    // syscalls outside the baseline
+	VerdictInconclusive Verdict = "inconclusive" // lost records, failed barrier, untracked tree, timeout
+)
+
+// Result is everything one run found. It is the one model behind the CLI's
+// text, JSON and GitHub output, the matchers and the ci reports.
+//
+// JSON field names (stable; ci and scripts rely on them):
+//
+//	agent, command, mode ("record"|"check"|"enforce"), baselines, verdict,
+//	inconclusive (reason, "" when conclusive), session, observed
+//	(baseline.Observation: agent, runs, syscalls{arch:{name:count}}),
+//	violations[] {arch, syscall, number, count, risk, pid, exe, comm, file, line},
+//	unused[] (baseline.Finding: arch, syscall, risk, file, line),
+//	processes[] {pid, exe, comm, events}, leaked[] {pid, exe, comm, lived (ns), cause},
+//	loss (auditlog.Loss), events, unknown_abi, exit_status, signal,
+//	timed_out, started, duration (ns), arch (native arch of the run).
+//
+// In check and enforce mode the kernel logs only syscalls outside the
+// baseline, so observed holds just those; in record mode it holds all.
+type Result struct {
+	Agent        string                `json:"agent"`
+	Command      []string              `json:"command"`
+	Mode         baseline.Mode         `json:"mode"`
+	Arch         scmp.Arch             `json:"arch"` // the native arch the run ran on
+	Baselines    []string              `json:"baselines"`
+	Verdict      Verdict               `json:"verdict"`
+	Inconclusive string                `json:"inconclusive"`
+	Session      uint32                `json:"session"`
+	Observed     *baseline.Observation `json:"observed"`
+	Violations   Violations            `json:"violations"`
+	Unused       []baseline.Finding    `json:"unused"`
+	Processes    []Process             `json:"processes"`
+	Leaked       []Leak                `json:"leaked"`
+	Loss         auditlog.Loss         `json:"loss"`
+	Events       uint64                `json:"events"`
+	UnknownABI   uint64                `json:"unknown_abi"` // records of an audit arch sysgate cannot name
+	ExitStatus   int                   `json:"exit_status"` // -1 when a signal ended the agent
+	Signal       string                `json:"signal"`
+	TimedOut     bool                  `json:"timed_out"`
+	Started      time.Time             `json:"started"`
+	Duration     time.Duration         `json:"duration"` // nanoseconds
+}
+
+// Violation is one syscall outside the baseline, with the first process
+// that made it and where in the baseline it would go.
+type Violation struct {
+	Arch    scmp.Arch          `json:"arch"`
+	Syscall string             `json:"syscall"` // name, or the decimal number libseccomp cannot name
+	Number  int                `json:"number"`
+	Count   uint64             `json:"count"`
+	Risk    baseline.RiskClass `json:"risk"`
+	PID     int                `json:"pid"`
+	Exe     string             `json:"exe"`
+	Comm    string             `json:"comm"`
+	File    string             `json:"file"` // the baseline file to add it to, "" without one
+	Line    int                `json:"line"`
+}
+
+// Process is one process of the run that made logged syscalls.
+type Process struct {
+	PID    int    `json:"pid"`
+	Exe    string `json:"exe"`
+	Comm   string `json:"comm"`
+	Events uint64 `json:"events"`
+}
+
+// Violations is a list that prints as a readable table in Gomega
+// failure messages.
+type Violations []Violation
+
+// GomegaString renders the list for Gomega's format package.
+func (vs Violations) GomegaString() string { return vs.String() }
+
+// String lists one violation a line: arch, syscall, risk, count, process,
+// baseline position.
+func (vs Violations) String() string {
+	if len(vs) == 0 {
+		return "(no syscalls outside the baseline)"
+	}
+	var b strings.Builder
+	for _, v := range vs {
+		fmt.Fprintf(&b, "  %s\n", v)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// String is "x86_64 socket [risk] x3 by /usr/bin/python3 (python3, pid 42) -> add at base.yaml:17".
+func (v Violation) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", v.Arch, v.Syscall)
+	if v.Syscall != fmt.Sprint(v.Number) {
+		fmt.Fprintf(&b, " (%d)", v.Number)
+	} else {
+		b.WriteString(" (unknown to libseccomp)")
+	}
+	if v.Risk.Risky() {
+		fmt.Fprintf(&b, " [risky: %s]", v.Risk)
+	}
+	fmt.Fprintf(&b, " x%d by %s (%s, pid %d)", v.Count, v.Exe, v.Comm, v.PID)
+	if v.File != "" {
+		fmt.Fprintf(&b, " -> %s:%d", v.File, v.Line)
+	}
+	return b.String()
+}
+
+// Conclusive reports whether the verdict can be trusted either way.
+func (r *Result) Conclusive() bool { return r.Verdict != VerdictInconclusive }
+
+// Risky returns the violations with a risk class.
+func (r *Result) Risky() Violations {
+	var out Violations
+	for _, v := range r.Violations {
+		if v.Risk.Risky() {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Saw reports whether the run logged name on any arch.
+func (r *Result) Saw(name string) bool {
+	if r.Observed == nil {
+		return false
+	}
+	for _, arch := range r.Observed.Arches() {
+		if r.Observed.Count(arch, name) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// GomegaString keeps Gomega from dumping the whole struct.
+func (r *Result) GomegaString() string {
+	if r == nil {
+		return "<nil *harness.Result>"
+	}
+	return r.Summary()
+}
+
+// Summary is a few lines: agent, mode, verdict and why.
+func (r *Result) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s, %s): %s", r.Agent, r.Mode, strings.Join(r.Command, " "), r.Verdict)
+	if r.Inconclusive != "" {
+		fmt.Fprintf(&b, ": %s", r.Inconclusive)
+	}
+	fmt.Fprintf(&b, "; %d logged syscalls from %d processes", r.Events, len(r.Processes))
+	if len(r.Violations) > 0 {
+		fmt.Fprintf(&b, "\n%s", r.Violations)
+	}
+	for _, l := range r.Leaked {
+		fmt.Fprintf(&b, "\n  killed %s (%s, pid %d) after %v: %s", l.Exe, l.Comm, l.PID, l.Lived.Round(time.Millisecond), l.Cause)
+	}
+	return b.String()
+}
+
+func sortViolations(vs []Violation) {
+	sort.Slice(vs, func(i, j int) bool {
+		if a, b := vs[i].Arch.String(), vs[j].Arch.String(); a != b {
+			return a < b
+		}
+		return vs[i].Syscall < vs[j].Syscall
+	})
+}

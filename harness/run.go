@@ -1,0 +1,224 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// barrierTimeout bounds the wait for the run's last records.
+const barrierTimeout = 10 * time.Second
+
+// Run runs agent under a filter compiled for the mode, waits for its whole
+// process tree, and returns what the kernel logged. The error is non-nil
+// only when there is no result at all: bad options or baselines, an
+// environment without audit support, or an agent that could not be
+// started (errors.Is(err, ErrAgentStart)). Everything else, loss included,
+// is in the Result and its Verdict.
+func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
+	cfg := runConfig{grace: DefaultGrace}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if len(agent.Command) == 0 {
+		return nil, fmt.Errorf("%w: no command", ErrAgentStart)
+	}
+	if agent.Name == "" {
+		agent.Name = filepath.Base(agent.Command[0])
+	}
+	profile, err := cfg.loadProfile()
+	if err != nil {
+		return nil, err
+	}
+	mode := cfg.resolveMode(profile)
+	filter, err := baseline.Compile(profile, mode, baseline.CompileOptions{Action: cfg.action})
+	if err != nil {
+		return nil, err
+	}
+	release, err := auditlog.AcquireTuning()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	stream, err := auditlog.Shared()
+	if err != nil {
+		return nil, err
+	}
+	shimCfg, err := cfg.shimConfig(agent, filter, mode)
+	if err != nil {
+		return nil, err
+	}
+	shim, err := startShim(shimCfg, agent.Stdin, agent.Stdout, agent.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	defer shim.closePidfd()
+
+	events := newCollector(agent.Name, cfg.progress)
+	sub := stream.Subscribe(shim.ses, events.add)
+	started := time.Now()
+	if err := shim.release(); err != nil {
+		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), barrierTimeout)
+		defer cancel()
+		_, _ = sub.Close(closeCtx)
+		return nil, err
+	}
+	tree := superviseTree(ctx, shim.pidfd, shim.cmd.Process.Pid, shim.ses, cfg.timeout, cfg.grace)
+	waitErr := shim.cmd.Wait()
+	duration := time.Since(started)
+
+	// The tree is gone: after the barrier every record it caused is in.
+	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), barrierTimeout)
+	defer cancel()
+	loss, closeErr := sub.Close(closeCtx)
+
+	r := &Result{
+		Agent: agent.Name, Command: agent.Command, Mode: mode, Arch: scmp.Native(), Baselines: cfg.baselines,
+		Session: shim.ses, Loss: loss, Leaked: tree.Leaked, TimedOut: tree.TimedOut,
+		Started: started, Duration: duration, ExitStatus: -1,
+	}
+	r.setExit(shim.cmd.ProcessState, waitErr)
+	events.obs.Runs = 1
+	r.Observed = events.obs
+	r.Events, r.UnknownABI = events.events, events.unknownABI
+	r.Processes = events.processes()
+	if profile != nil {
+		diff := baseline.Diff(profile, r.Observed)
+		r.Violations = events.violations(diff.New)
+		if mode == baseline.ModeRecord {
+			// Only a record run sees allowed syscalls, so only it can
+			// tell which entries went unused.
+			r.Unused = diff.Unused
+		}
+	} else if mode != baseline.ModeRecord {
+		r.Violations = events.violations(baseline.Diff(nil, r.Observed).New)
+	}
+	r.normalize()
+	r.decide(tree, closeErr)
+	if mode == baseline.ModeRecord && r.Conclusive() {
+		if path := cfg.observationPath(agent.Name); path != "" {
+			if err := MergeObservationFile(path, r.Observed); err != nil {
+				return r, err
+			}
+		}
+	}
+	reportToGinkgo(r)
+	return r, nil
+}
+
+// normalize makes empty lists encode as [] rather than null.
+func (r *Result) normalize() {
+	if r.Baselines == nil {
+		r.Baselines = []string{}
+	}
+	if r.Violations == nil {
+		r.Violations = Violations{}
+	}
+	if r.Unused == nil {
+		r.Unused = []baseline.Finding{}
+	}
+	if r.Leaked == nil {
+		r.Leaked = []Leak{}
+	}
+}
+
+// decide sets the verdict: inconclusive whenever part of the run may have
+// gone unseen, else violation or clean.
+func (r *Result) decide(tree treeOutcome, closeErr error) {
+	var reasons []error
+	if r.Loss.Any() {
+		reasons = append(reasons, errors.New(r.Loss.String()))
+	}
+	if closeErr != nil {
+		reasons = append(reasons, fmt.Errorf("barrier: %w", closeErr))
+	}
+	if tree.Err != nil {
+		reasons = append(reasons, fmt.Errorf("process tracking failed: %w", tree.Err))
+	}
+	if tree.Cancelled {
+		reasons = append(reasons, fmt.Errorf("run cancelled; %d processes killed", len(tree.Leaked)+1))
+	}
+	if r.UnknownABI > 0 {
+		// Not a reason for doubt: such a call is outside every baseline.
+		r.Verdict = VerdictViolation
+	}
+	switch {
+	case len(reasons) > 0:
+		r.Verdict, r.Inconclusive = VerdictInconclusive, errors.Join(reasons...).Error()
+	case len(r.Violations) > 0 || r.UnknownABI > 0:
+		r.Verdict = VerdictViolation
+	case tree.TimedOut:
+		r.Verdict = VerdictInconclusive
+		r.Inconclusive = fmt.Sprintf("agent timed out; the tree was killed (%d processes besides the agent)", len(tree.Leaked))
+	default:
+		r.Verdict = VerdictClean
+	}
+}
+
+func (r *Result) setExit(state *os.ProcessState, waitErr error) {
+	if state == nil {
+		r.Signal = fmt.Sprint(waitErr)
+		return
+	}
+	r.ExitStatus = state.ExitCode()
+	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		r.Signal = ws.Signal().String()
+	}
+}
+
+func (c *runConfig) loadProfile() (*baseline.Profile, error) {
+	if len(c.baselines) > 0 {
+		return baseline.LoadStack(c.baselines...)
+	}
+	return c.profile, nil
+}
+
+func (c *runConfig) resolveMode(p *baseline.Profile) baseline.Mode {
+	switch {
+	case Recording():
+		return baseline.ModeRecord
+	case c.mode != 0:
+		return c.mode
+	case p == nil:
+		return baseline.ModeRecord
+	default:
+		return baseline.ModeCheck
+	}
+}
+
+func (c *runConfig) observationPath(agent string) string {
+	if c.observation != "" {
+		return c.observation
+	}
+	if dir := os.Getenv(ObservationsEnv); dir != "" {
+		return filepath.Join(dir, agent+".json")
+	}
+	return ""
+}
+
+func (c *runConfig) shimConfig(agent Agent, filter *baseline.Filter, mode baseline.Mode) (*shimConfig, error) {
+	env := agent.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	loginUID := uint32(os.Getuid())
+	if c.setUser {
+		loginUID = c.uid
+	}
+	return &shimConfig{
+		Path: agent.Command[0], Args: agent.Command, Env: env, Dir: agent.Dir,
+		LoginUID: loginUID, SetUser: c.setUser, UID: c.uid, GID: c.gid,
+		Program: programBytes(filter.Program),
+		// Enforce denials are ERRNO/KILL, not LOG: ask the kernel to log
+		// them too, so the result names what was refused.
+		LogFlag: mode == baseline.ModeEnforce,
+	}, nil
+}

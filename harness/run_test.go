@@ -1,0 +1,315 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/proc"
+	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/internal/testutil"
+)
+
+var testAgentDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "sysgate-harness-test")
+	if err != nil {
+		panic(err)
+	}
+	testAgentDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// testAgent compiles testdata/agent.c once per test binary.
+var testAgent = sync.OnceValues(func() (string, error) {
+	out := filepath.Join(testAgentDir, "agent")
+	b, err := exec.Command("gcc", "-O1", "-o", out, "testdata/agent.c").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("gcc: %v\n%s", err, b)
+	}
+	return out, nil
+})
+
+func agentPath(t *testing.T) string {
+	t.Helper()
+	path, err := testAgent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func mustRun(t *testing.T, agent Agent, opts ...Option) *Result {
+	t.Helper()
+	testutil.RequireAudit(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := Run(ctx, agent, opts...)
+	if err != nil {
+		t.Fatalf("run %v: %v", agent.Command, err)
+	}
+	if left, err := proc.SessionMembers(r.Session); err != nil || len(left) > 0 {
+		t.Fatalf("processes of session %d left after the run: %+v (%v)", r.Session, left, err)
+	}
+	return r
+}
+
+// trueBaseline records /bin/true and writes its baseline file.
+func trueBaseline(t *testing.T) string {
+	t.Helper()
+	r := mustRun(t, Agent{Name: "true", Command: []string{"/bin/true"}})
+	if r.Verdict != VerdictClean {
+		t.Fatalf("record /bin/true: %s", r.Summary())
+	}
+	path := filepath.Join(t.TempDir(), "true.yaml")
+	if _, err := baseline.WriteRecorded(path, r.Observed, baseline.RecordOptions{Agent: "true"}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func violation(r *Result, arch scmp.Arch, name string) (Violation, bool) {
+	for _, v := range r.Violations {
+		if v.Arch == arch && v.Syscall == name {
+			return v, true
+		}
+	}
+	return Violation{}, false
+}
+
+func TestRecordThenCheckTrueIsClean(t *testing.T) {
+	t.Parallel()
+	path := trueBaseline(t)
+	for i := range 2 {
+		r := mustRun(t, Agent{Command: []string{"/bin/true"}}, WithBaselines(path))
+		if r.Mode != baseline.ModeCheck || r.Verdict != VerdictClean || r.Events != 0 || r.ExitStatus != 0 {
+			t.Fatalf("check %d: %s", i, r.Summary())
+		}
+	}
+}
+
+// The shim's own syscalls (Go runtime, pipes, capabilities, prctl,
+// seccomp) must not reach the result: recording /bin/true sees exactly
+// one process whose first logged call is the execve of the agent.
+func TestShimSyscallsStayOutOfResult(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var order []string
+	r := mustRun(t, Agent{Command: []string{"/bin/true"}}, WithProgress(func(ev *auditlog.SeccompEvent) {
+		mu.Lock()
+		order = append(order, ev.Name)
+		mu.Unlock()
+	}))
+	if len(order) == 0 || order[0] != "execve" || order[len(order)-1] != "exit_group" {
+		t.Fatalf("event order %v; want execve first and exit_group last", order)
+	}
+	if n := r.Observed.Count(scmp.Native(), "execve"); n != 1 {
+		t.Errorf("%d execve; want 1", n)
+	}
+	if len(r.Processes) != 1 || !strings.HasSuffix(r.Processes[0].Exe, "true") {
+		t.Errorf("processes %+v; want only /bin/true", r.Processes)
+	}
+	shimOnly := []string{"rt_sigaction", "rt_sigprocmask", "sigaltstack", "sched_getaffinity", "clone", "clone3",
+		"futex", "gettid", "capget", "capset", "prctl", "seccomp", "setgroups", "pipe2", "fcntl", "epoll_ctl",
+		"epoll_pwait", "madvise", "nanosleep", "sched_yield", "tgkill", "write", "chdir"}
+	for _, name := range shimOnly {
+		if r.Observed.Count(scmp.Native(), name) > 0 {
+			t.Errorf("the shim's %s leaked into the result: %v", name, r.Observed.Names(scmp.Native()))
+		}
+	}
+	// Where strace exists, the observed set must be exactly what /bin/true
+	// makes on its own.
+	if _, err := exec.LookPath("strace"); err == nil {
+		want := straceSet(t, "/bin/true")
+		if got := r.Observed.Names(scmp.Native()); !slices.Equal(got, want) {
+			t.Errorf("observed %v\nstrace   %v", got, want)
+		}
+	}
+}
+
+func straceSet(t *testing.T, cmd string) []string {
+	out, err := exec.Command("strace", "-qq", "-o", "/dev/stdout", "-e", "signal=none", cmd).Output()
+	if err != nil {
+		t.Fatalf("strace: %v", err)
+	}
+	set := map[string]bool{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if i := strings.IndexByte(line, '('); i > 0 {
+			set[line[:i]] = true
+		}
+	}
+	names := make([]string, 0, len(set))
+	for n := range set {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func TestOrphanedGrandchildSocketIsViolation(t *testing.T) {
+	t.Parallel()
+	path := trueBaseline(t)
+	r := mustRun(t, Agent{Command: []string{"sh", "-c", `ls / >/dev/null; (python3 -c "import socket; socket.socket()" &)`}},
+		WithBaselines(path))
+	if r.Verdict != VerdictViolation || r.ExitStatus != 0 {
+		t.Fatalf("%s", r.Summary())
+	}
+	v, ok := violation(r, scmp.Native(), "socket")
+	if !ok {
+		t.Fatalf("socket not reported: %s", r.Summary())
+	}
+	if !strings.Contains(v.Exe, "python") || v.PID == 0 || v.File != path || v.Line == 0 {
+		t.Errorf("socket attributed to %+v", v)
+	}
+	if len(r.Leaked) != 0 {
+		t.Errorf("the orphan finished on its own, yet leaked: %+v", r.Leaked)
+	}
+}
+
+func TestInt80IsI386ViolationNotKilled(t *testing.T) {
+	t.Parallel()
+	path := trueBaseline(t)
+	r := mustRun(t, Agent{Command: []string{agentPath(t), "int80"}}, WithBaselines(path))
+	v, ok := violation(r, scmp.I386, "getpid")
+	if !ok || v.Number != 20 || v.Count != 1 {
+		t.Fatalf("i386 getpid not reported: %s", r.Summary())
+	}
+	if r.ExitStatus != 0 || r.Signal != "" {
+		t.Errorf("agent exit %d signal %q; the compat call must be logged, not killed", r.ExitStatus, r.Signal)
+	}
+}
+
+func TestHidingAttemptsAreRisky(t *testing.T) {
+	t.Parallel()
+	path := trueBaseline(t)
+	r := mustRun(t, Agent{Command: []string{agentPath(t), "hide"}}, WithBaselines(path))
+	if r.ExitStatus != 0 {
+		t.Fatalf("agent could not install its filters: %s", r.Summary())
+	}
+	for name, risk := range map[string]baseline.RiskClass{"seccomp": baseline.RiskSeccomp, "prctl": baseline.RiskSeccomp, "ptrace": baseline.RiskProcessAccess} {
+		v, ok := violation(r, scmp.Native(), name)
+		if !ok || v.Risk != risk {
+			t.Errorf("%s: %+v (reported %v); want risk %s", name, v, ok, risk)
+		}
+	}
+	if len(r.Risky()) < 3 {
+		t.Errorf("risky %v", r.Risky())
+	}
+}
+
+func TestUnknownSyscallReportedByNumber(t *testing.T) {
+	t.Parallel()
+	path := trueBaseline(t)
+	r := mustRun(t, Agent{Command: []string{agentPath(t), "marker", "1000", "3"}}, WithBaselines(path))
+	v, ok := violation(r, scmp.Native(), "1000")
+	if !ok || v.Number != 1000 || v.Count != 3 {
+		t.Fatalf("syscall 1000 not reported by number: %s", r.Summary())
+	}
+}
+
+func TestDaemonIsWaitedForThenKilled(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	r := mustRun(t, Agent{Command: []string{"sh", "-c", `(exec sleep 1000 </dev/null >/dev/null 2>&1 &)`}}, WithGrace(300*time.Millisecond))
+	if len(r.Leaked) != 1 || r.Leaked[0].Comm != "sleep" || r.Leaked[0].Cause != CauseOutlived {
+		t.Fatalf("leaked %+v", r.Leaked)
+	}
+	if r.Leaked[0].Lived < 300*time.Millisecond || time.Since(start) > 10*time.Second {
+		t.Errorf("daemon lived %v, run took %v; want the grace period, then a kill", r.Leaked[0].Lived, time.Since(start))
+	}
+	if r.Verdict != VerdictClean || r.Observed.Count(scmp.Native(), "clock_nanosleep")+r.Observed.Count(scmp.Native(), "nanosleep") == 0 {
+		t.Errorf("the daemon's own syscalls are missing: %s", r.Summary())
+	}
+}
+
+func TestHangingAgentTimesOut(t *testing.T) {
+	t.Parallel()
+	r := mustRun(t, Agent{Command: []string{"sh", "-c", `sleep 1000 & sleep 1000`}}, WithTimeout(300*time.Millisecond))
+	if !r.TimedOut || r.Verdict != VerdictInconclusive || r.Signal != "killed" {
+		t.Fatalf("%s (signal %q)", r.Summary(), r.Signal)
+	}
+	if len(r.Leaked) != 2 {
+		t.Errorf("killed %+v; want both sleeps besides the shell", r.Leaked)
+	}
+}
+
+// A root agent cannot rewrite its loginuid, so it cannot leave the run's
+// session: its marker syscall after the attempt is still attributed.
+func TestRootAgentCannotLeaveSession(t *testing.T) {
+	t.Parallel()
+	r := mustRun(t, Agent{Command: []string{agentPath(t), "loginuid", "1003"}})
+	if r.ExitStatus != 0 {
+		t.Fatalf("loginuid write was not denied with EPERM (exit %d)", r.ExitStatus)
+	}
+	if r.Observed.Count(scmp.Native(), "1003") != 1 {
+		t.Fatalf("marker after the attempt not attributed: %s", r.Summary())
+	}
+}
+
+// Eight runs at once, and a LOG-filtered process outside any run making
+// its own marker calls: each run gets exactly its own events.
+func TestConcurrentRunsGetOnlyTheirEvents(t *testing.T) {
+	testutil.RequireAudit(t)
+	agent := agentPath(t)
+	noisy := exec.Command(agent, "noisy", "1999")
+	if err := noisy.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { noisy.Process.Kill(); noisy.Wait() }()
+
+	const runs, calls = 8, 200
+	results := make([]*Result, runs)
+	var wg sync.WaitGroup
+	for i := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cmd := []string{agent, "marker", strconv.Itoa(1100 + i), strconv.Itoa(calls * (i + 1))}
+			if i%2 == 1 { // half of them through a shell, a different tree shape
+				cmd = []string{"sh", "-c", strings.Join(cmd, " ") + "; true"}
+			}
+			r, err := Run(ctx, Agent{Name: fmt.Sprintf("agent%d", i), Command: cmd})
+			if err != nil {
+				t.Errorf("run %d: %v", i, err)
+			}
+			results[i] = r
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	for i, r := range results {
+		if r.Verdict != VerdictClean {
+			t.Errorf("run %d: %s", i, r.Summary())
+			continue
+		}
+		for nr := 1100; nr < 1100+runs; nr++ {
+			want := uint64(0)
+			if nr == 1100+i {
+				want = uint64(calls * (i + 1))
+			}
+			if got := r.Observed.Count(scmp.Native(), strconv.Itoa(nr)); got != want {
+				t.Errorf("run %d: %d calls of marker %d; want %d", i, got, nr, want)
+			}
+		}
+		if r.Observed.Count(scmp.Native(), "1999") != 0 {
+			t.Errorf("run %d got the unrelated process's events", i)
+		}
+	}
+}

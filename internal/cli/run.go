@@ -1,0 +1,227 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"os/user"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
+)
+
+func init() {
+	register("record", "run an agent with every syscall logged and write its baseline file", (*Command).runRecord)
+	register("check", "run an agent against baseline files: exit 1 on a syscall outside them", (*Command).runCheck)
+	register("enforce", "run an agent with everything outside the baselines denied (EPERM or kill)", (*Command).runEnforce)
+}
+
+// runFlags are the flags every run verb shares.
+type runFlags struct {
+	agent   string
+	dir     string
+	user    string
+	timeout time.Duration
+	grace   time.Duration
+}
+
+func (f *runFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.agent, "agent", "", "agent name (default: the command's base name)")
+	fs.StringVar(&f.dir, "dir", "", "working directory of the agent")
+	fs.StringVar(&f.user, "user", "", "run the agent as this user (name or uid[:gid]); default: the caller, without CAP_AUDIT_CONTROL")
+	fs.DurationVar(&f.timeout, "timeout", 0, "kill the whole process tree after this long (0: no limit)")
+	fs.DurationVar(&f.grace, "grace", harness.DefaultGrace, "how long processes may outlive the agent before they are killed and reported")
+}
+
+// options turns the shared flags into harness options.
+func (f *runFlags) options() ([]harness.Option, error) {
+	opts := []harness.Option{harness.WithTimeout(f.timeout), harness.WithGrace(f.grace)}
+	if f.user != "" {
+		uid, gid, err := lookupUser(f.user)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, harness.WithUser(uid, gid))
+	}
+	return opts, nil
+}
+
+// lookupUser accepts a user name or uid[:gid].
+func lookupUser(spec string) (uid, gid uint32, err error) {
+	name, groupPart, hasGroup := strings.Cut(spec, ":")
+	u, err := user.Lookup(name)
+	if err != nil {
+		u, err = user.LookupId(name)
+	}
+	if err != nil {
+		n, perr := strconv.ParseUint(name, 10, 32)
+		if perr != nil {
+			return 0, 0, fmt.Errorf("--user %q: %w", spec, err)
+		}
+		uid, gid = uint32(n), uint32(n)
+	} else {
+		u64, _ := strconv.ParseUint(u.Uid, 10, 32)
+		g64, _ := strconv.ParseUint(u.Gid, 10, 32)
+		uid, gid = uint32(u64), uint32(g64)
+	}
+	if hasGroup {
+		g, err := strconv.ParseUint(groupPart, 10, 32)
+		if err != nil {
+			return 0, 0, fmt.Errorf("--user %q: gid: %w", spec, err)
+		}
+		gid = uint32(g)
+	}
+	return uid, gid, nil
+}
+
+// agent builds the harness agent from the command line after "--".
+func (c *Command) agent(f *runFlags, command []string, stdoutToStderr bool) harness.Agent {
+	a := harness.Agent{Name: f.agent, Command: command, Dir: f.dir, Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr}
+	if stdoutToStderr {
+		a.Stdout = c.Stderr // keep the JSON on stdout parseable
+	}
+	return a
+}
+
+// runAgent runs the agent until it finishes or the user interrupts; an
+// interrupt kills the tree and yields an inconclusive result.
+func (c *Command) runAgent(a harness.Agent, opts []harness.Option) (*harness.Result, int) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if p := newProgress(c.Stderr); p != nil {
+		opts = append(opts, harness.WithProgress(p.event))
+	}
+	r, err := harness.Run(ctx, a, opts...)
+	if err != nil {
+		return nil, c.runError(err)
+	}
+	return r, ExitOK
+}
+
+// runError maps a Run error to an exit code: a bad baseline is bad input,
+// everything else (no audit support, agent not started) keeps sysgate
+// from a verdict.
+func (c *Command) runError(err error) int {
+	if errors.Is(err, baseline.ErrInvalid) {
+		return c.errorf(ExitUsage, "%v", err)
+	}
+	return c.errorf(ExitInconclusive, "%v", err)
+}
+
+func (c *Command) runRecord(args []string) int {
+	fs := c.flagSet("record", "-o BASELINE -- CMD [ARGS...]")
+	var f runFlags
+	f.register(fs)
+	var out, obsPath string
+	var extends listFlag
+	var merge bool
+	fs.StringVar(&out, "o", "", "baseline file to write (required)")
+	fs.Var(&extends, "extends", "baseline the written file extends (a runtime base); repeatable")
+	fs.StringVar(&obsPath, "observation", "", "also write the observation (syscalls with counts) as JSON here")
+	fs.BoolVar(&merge, "merge", false, "add to an existing baseline and observation instead of replacing them")
+	if code, ok := c.parse(fs, args); !ok {
+		return code
+	}
+	if out == "" || fs.NArg() == 0 {
+		fs.Usage()
+		return ExitUsage
+	}
+	opts, err := f.options()
+	if err != nil {
+		return c.errorf(ExitUsage, "%v", err)
+	}
+	opts = append(opts, harness.WithMode(baseline.ModeRecord))
+	if len(extends) > 0 {
+		opts = append(opts, harness.WithBaselines(extends...))
+	}
+	r, code := c.runAgent(c.agent(&f, fs.Args(), false), opts)
+	if r == nil {
+		return code
+	}
+	writeText(c.Stderr, r)
+	if !r.Conclusive() {
+		return c.errorf(ExitInconclusive, "not writing %s: the run was inconclusive: %s", out, r.Inconclusive)
+	}
+	if obsPath != "" {
+		if merge {
+			err = harness.MergeObservationFile(obsPath, r.Observed)
+		} else {
+			err = baseline.WriteObservation(obsPath, r.Observed)
+		}
+		if err != nil {
+			return c.errorf(ExitInconclusive, "%v", err)
+		}
+	}
+	res, err := baseline.WriteRecorded(out, r.Observed, baseline.RecordOptions{Agent: r.Agent, Extends: extends, Merge: merge})
+	if err != nil {
+		if errors.Is(err, baseline.ErrInvalid) {
+			return c.errorf(ExitUsage, "%v", err)
+		}
+		return c.errorf(ExitInconclusive, "%v", err)
+	}
+	writeRecorded(c.Stderr, out, res)
+	return ExitOK
+}
+
+func (c *Command) runCheck(args []string) int { return c.runGate("check", baseline.ModeCheck, args) }
+
+func (c *Command) runEnforce(args []string) int {
+	return c.runGate("enforce", baseline.ModeEnforce, args)
+}
+
+func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
+	fs := c.flagSet(verb, "-b BASELINE [-b MORE...] -- CMD [ARGS...]")
+	var f runFlags
+	f.register(fs)
+	var baselines listFlag
+	var format, action string
+	fs.Var(&baselines, "b", "baseline file; repeatable, layered in order (required)")
+	fs.StringVar(&format, "format", "text", "output: text, json (the full Result) or github (annotations)")
+	if mode == baseline.ModeEnforce {
+		fs.StringVar(&action, "action", "errno", "what a syscall outside the baselines gets: errno (EPERM) or kill")
+	}
+	if code, ok := c.parse(fs, args); !ok {
+		return code
+	}
+	if len(baselines) == 0 || fs.NArg() == 0 {
+		fs.Usage()
+		return ExitUsage
+	}
+	write, ok := formats[format]
+	if !ok {
+		return c.errorf(ExitUsage, "--format %q: want text, json or github", format)
+	}
+	opts, err := f.options()
+	if err != nil {
+		return c.errorf(ExitUsage, "%v", err)
+	}
+	opts = append(opts, harness.WithBaselines(baselines...), harness.WithMode(mode))
+	if action != "" {
+		a, err := baseline.ParseAction(action)
+		if err != nil {
+			return c.errorf(ExitUsage, "--action: %v", err)
+		}
+		opts = append(opts, harness.WithEnforceAction(a))
+	}
+	r, code := c.runAgent(c.agent(&f, fs.Args(), format == "json"), opts)
+	if r == nil {
+		return code
+	}
+	if err := write(c.Stdout, r); err != nil {
+		return c.errorf(ExitInconclusive, "write result: %v", err)
+	}
+	switch r.Verdict {
+	case harness.VerdictClean:
+		return ExitOK
+	case harness.VerdictViolation:
+		return ExitViolation
+	}
+	return ExitInconclusive
+}

@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/testutil"
+)
+
+func TestRecordThenCheckTrue(t *testing.T) {
+	testutil.RequireAudit(t)
+	path := filepath.Join(t.TempDir(), "true.yaml")
+	obs := filepath.Join(t.TempDir(), "true.json")
+	code, _, stderr := run(t, "record", "-o", path, "--observation", obs, "--", "/bin/true")
+	if code != ExitOK || !strings.Contains(stderr, "wrote "+path) {
+		t.Fatalf("record: code %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(obs); err != nil {
+		t.Fatalf("observation not written: %v", err)
+	}
+	for i := range 2 {
+		code, stdout, stderr := run(t, "check", "-b", path, "--", "/bin/true")
+		if code != ExitOK || !strings.Contains(stdout, "CLEAN") {
+			t.Fatalf("check %d: code %d\n%s%s", i, code, stdout, stderr)
+		}
+	}
+}
+
+func TestCheckReportsOrphanSocket(t *testing.T) {
+	testutil.RequireAudit(t)
+	path := filepath.Join(t.TempDir(), "true.yaml")
+	if code, _, stderr := run(t, "record", "-o", path, "--", "/bin/true"); code != ExitOK {
+		t.Fatalf("record: %d %s", code, stderr)
+	}
+	cmd := `ls / >/dev/null; (python3 -c "import socket; socket.socket()" &)`
+	code, stdout, stderr := run(t, "check", "-b", path, "--", "sh", "-c", cmd)
+	if code != ExitViolation || !strings.Contains(stdout, "socket") || !strings.Contains(stdout, "python") {
+		t.Fatalf("check: code %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = run(t, "check", "-b", path, "--format", "json", "--", "sh", "-c", cmd)
+	var r harness.Result
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil || code != ExitViolation {
+		t.Fatalf("json: code %d, %v\n%s", code, err, stdout)
+	}
+	found := false
+	for _, v := range r.Violations {
+		found = found || (v.Syscall == "socket" && strings.Contains(v.Exe, "python") && v.File == path)
+	}
+	if !found {
+		t.Errorf("json result lacks the socket violation: %+v", r.Violations)
+	}
+	code, stdout, _ = run(t, "check", "-b", path, "--format", "github", "--", "sh", "-c", cmd)
+	if code != ExitViolation || !strings.Contains(stdout, "::error file="+path+",line=") {
+		t.Errorf("github: code %d\n%s", code, stdout)
+	}
+}
+
+func TestRunVerbErrors(t *testing.T) {
+	testutil.RequireAudit(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "true.yaml")
+	if code, _, stderr := run(t, "record", "-o", path, "--", "/bin/true"); code != ExitOK {
+		t.Fatalf("record: %d %s", code, stderr)
+	}
+	if code, _, stderr := run(t, "check", "-b", path, "--", "sysgate-no-such-agent"); code != ExitInconclusive || !strings.Contains(stderr, "agent could not be started") {
+		t.Errorf("missing agent: code %d %s", code, stderr)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("version: 1\nsyscalls:\n  x86_64:\n    - opnat\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, "check", "-b", bad, "--", "/bin/true"); code != ExitUsage || !strings.Contains(stderr, "bad.yaml") {
+		t.Errorf("bad baseline: code %d %s", code, stderr)
+	}
+	if code, _, _ := run(t, "check", "--", "/bin/true"); code != ExitUsage {
+		t.Errorf("no -b: code %d", code)
+	}
+	if code, _, _ := run(t, "check", "-b", path, "--format", "xml", "--", "/bin/true"); code != ExitUsage {
+		t.Errorf("bad format: code %d", code)
+	}
+	code, stdout, _ := run(t, "enforce", "-b", path, "--", "sh", "-c", "exit 0")
+	if code != ExitViolation || !strings.Contains(stdout, "enforce") {
+		t.Errorf("enforce of sh against the true baseline: code %d\n%s", code, stdout)
+	}
+}
