@@ -90,7 +90,12 @@ func writeComment(b *bytes.Buffer, indent, comment string) {
 // every position the writer uses it (a mapping value or a list item), and
 // double-quoted otherwise. yaml.v3 itself decides, so no hand-written list
 // of YAML's special cases can drift from the parser.
+//
+// Text that is not valid UTF-8 (only possible in a Document built in code:
+// the parser refuses it) is written with U+FFFD in place of the bad bytes,
+// because a YAML escape names a code point, not a byte.
 func yamlString(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
 	if plainSafe(s) {
 		return s
 	}
