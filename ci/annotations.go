@@ -62,8 +62,8 @@ func (r *Report) Annotations() []Annotation {
 			continue
 		}
 		msg := "no verdict: " + orDash(run.Inconclusive)
-		if run.Loss != "" {
-			msg += "\nevents lost: " + run.Loss
+		if run.Loss.Any() {
+			msg += "\n" + run.Loss.String()
 		}
 		msg += "\nA run that lost audit events is never reported clean. Re-run the job; if it repeats, see `sysgate doctor`."
 		out = append(out, Annotation{Level: "warning", Title: fmt.Sprintf("sysgate: %s inconclusive (%s)", run.Agent, orDash(run.Arch)), Message: msg})

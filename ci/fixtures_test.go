@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/sysgate/sysgate/harness"
 )
 
 // spec is one Ginkgo spec of a fixture report: its text, whether it
@@ -15,7 +17,7 @@ import (
 type spec struct {
 	text     string
 	failed   string // failure message; "" = passed
-	result   *harnessResult
+	result   *harness.Result
 	leafType types.NodeType
 }
 
@@ -35,7 +37,7 @@ func writeGinkgoReport(t *testing.T, suitePath string, specs ...spec) string {
 			report.SuiteSucceeded = false
 		}
 		if s.result != nil {
-			sr.ReportEntries = append(sr.ReportEntries, types.ReportEntry{Name: ResultEntryName, Value: types.WrapEntryValue(s.result)})
+			sr.ReportEntries = append(sr.ReportEntries, types.ReportEntry{Name: ResultEntryPrefix + s.result.Agent, Value: types.WrapEntryValue(s.result)})
 		}
 		report.SpecReports = append(report.SpecReports, sr)
 	}

@@ -8,9 +8,9 @@ import (
 	"github.com/onsi/ginkgo/v2/types"
 )
 
-// ResultEntryName is the name of the Ginkgo report entry a spec attaches
-// its harness Result under (AddReportEntry).
-const ResultEntryName = "sysgate result"
+// ResultEntryPrefix starts the name of the Ginkgo report entry a spec
+// attaches its harness Result under ("sysgate " + agent, harness/ginkgo.go).
+const ResultEntryPrefix = "sysgate "
 
 // addGinkgo reads a Ginkgo JSON report ([]types.Report): every Result
 // attached to a spec becomes a Run, and a failed spec without one becomes
@@ -32,7 +32,7 @@ func (r *Report) addGinkgo(data []byte, opts LoadOptions) error {
 			}
 			found := false
 			for _, e := range spec.ReportEntries {
-				if e.Name != ResultEntryName {
+				if !strings.HasPrefix(e.Name, ResultEntryPrefix) {
 					continue
 				}
 				found = true

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/sysgate/sysgate/harness"
 )
 
 // ErrNoResults is returned when the inputs hold no sysgate result and no
@@ -55,19 +57,26 @@ func Load(opts LoadOptions, paths ...string) (*Report, error) {
 // addResult decodes one Result's JSON. base is the directory relative
 // baseline paths in it are relative to ("" = the current directory).
 func (r *Report) addResult(data []byte, spec, base string, opts LoadOptions) error {
-	var res harnessResult
+	var res harness.Result
 	if err := json.Unmarshal(data, &res); err != nil {
 		return fmt.Errorf("decode result: %w", err)
 	}
-	run := fromResult(&res, spec, opts.HostArch)
+	if res.Agent == "" && res.Verdict == "" {
+		return errors.New("not a sysgate result (no agent, no verdict)")
+	}
+	r.addRun(FromResult(&res, spec, opts.HostArch), opts.Root, base)
+	return nil
+}
+
+// addRun adds a run with its baseline paths made relative to root.
+func (r *Report) addRun(run Run, root, base string) {
 	for i := range run.New {
-		run.New[i].File = repoPath(opts.Root, base, run.New[i].File)
+		run.New[i].File = repoPath(root, base, run.New[i].File)
 	}
 	for i := range run.Stale {
-		run.Stale[i].File = repoPath(opts.Root, base, run.Stale[i].File)
+		run.Stale[i].File = repoPath(root, base, run.Stale[i].File)
 	}
 	r.Runs = append(r.Runs, run)
-	return nil
 }
 
 // repoPath makes a baseline path relative to root, so GitHub can place an

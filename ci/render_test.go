@@ -2,11 +2,19 @@ package ci
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
+
+	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/scmp"
 )
 
 const (
@@ -34,10 +42,10 @@ func render(t *testing.T, name string, specs ...spec) *Report {
 
 func TestRenderCleanRun(t *testing.T) {
 	r := render(t, "clean",
-		spec{text: "filesystem server lists a directory", result: &harnessResult{Agent: "mcp-filesystem", Mode: "check", Verdict: "clean",
-			Arch: "x86_64", Duration: 1200 * time.Millisecond}},
-		spec{text: "memory server stores an entity", result: &harnessResult{Agent: "mcp-memory", Mode: "check", Verdict: "clean",
-			Duration: 800 * time.Millisecond}},
+		spec{text: "filesystem server lists a directory", result: &harness.Result{Agent: "mcp-filesystem", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
+			Arch: scmp.X86_64, Duration: 1200 * time.Millisecond}},
+		spec{text: "memory server stores an entity", result: &harness.Result{Agent: "mcp-memory", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
+			Arch: scmp.X86_64, Duration: 800 * time.Millisecond}},
 	)
 	if r.Verdict() != VerdictClean {
 		t.Errorf("verdict %q, want clean", r.Verdict())
@@ -49,30 +57,30 @@ func TestRenderCleanRun(t *testing.T) {
 
 func TestRenderViolations(t *testing.T) {
 	r := render(t, "violation",
-		spec{text: "filesystem server reads a file", failed: "mcp-filesystem made 2 syscalls outside its baseline", result: &harnessResult{
-			Agent: "mcp-filesystem", Mode: "check", Verdict: "violation", Arch: "x86_64", Duration: 2 * time.Second,
-			Violations: []resultViolation{
-				{Arch: "x86_64", Syscall: "ptrace", Count: 1, Risk: "process-access", PID: 4242, Exe: "/usr/bin/node", Comm: "node",
+		spec{text: "filesystem server reads a file", failed: "mcp-filesystem made 2 syscalls outside its baseline", result: &harness.Result{
+			Agent: "mcp-filesystem", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: 2 * time.Second,
+			Violations: harness.Violations{
+				{Arch: scmp.X86_64, Syscall: "ptrace", Count: 1, Risk: baseline.RiskProcessAccess, PID: 4242, Exe: "/usr/bin/node", Comm: "node",
 					File: "../baselines/mcp-filesystem.yaml", Line: 17},
-				{Arch: "x86_64", Syscall: "openat2", Count: 3, PID: 4250, Exe: "/opt/tools/a,b:c%d", Comm: "helper",
+				{Arch: scmp.X86_64, Syscall: "openat2", Count: 3, PID: 4250, Exe: "/opt/tools/a,b:c%d", Comm: "helper",
 					File: "../baselines/mcp-filesystem.yaml", Line: 12},
-				{Arch: "i386", Syscall: "socketcall", Count: 1, PID: 4251, Exe: "/usr/lib/legacy32", Comm: "legacy32",
+				{Arch: scmp.I386, Syscall: "socketcall", Count: 1, PID: 4251, Exe: "/usr/lib/legacy32", Comm: "legacy32",
 					File: "../baselines/mcp-filesystem.yaml", Line: 30},
 			},
-			Unused: []resultFinding{{Arch: "x86_64", Syscall: "flock", File: "../baselines/mcp-filesystem.yaml", Line: 9},
-				{Arch: "x86_64", Syscall: "fsync", File: "../baselines/mcp-filesystem.yaml", Line: 10}},
-			Leaked: []Leak{{PID: 4260, Exe: "/usr/bin/sleep", Lived: 1500 * time.Millisecond}},
+			Unused: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "flock", File: "../baselines/mcp-filesystem.yaml", Line: 9},
+				{Arch: scmp.X86_64, Syscall: "fsync", File: "../baselines/mcp-filesystem.yaml", Line: 10}},
+			Leaked: []harness.Leak{{PID: 4260, Exe: "/usr/bin/sleep", Lived: 1500 * time.Millisecond}},
 		}},
-		spec{text: "filesystem server writes a file", failed: "mcp-filesystem made 1 syscall outside its baseline", result: &harnessResult{
-			Agent: "mcp-filesystem", Mode: "check", Verdict: "violation", Arch: "x86_64", Duration: time.Second,
-			Violations: []resultViolation{
-				{Arch: "x86_64", Syscall: "openat2", Count: 2, PID: 4300, Exe: "/usr/bin/node", Comm: "node",
+		spec{text: "filesystem server writes a file", failed: "mcp-filesystem made 1 syscall outside its baseline", result: &harness.Result{
+			Agent: "mcp-filesystem", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
+			Violations: harness.Violations{
+				{Arch: scmp.X86_64, Syscall: "openat2", Count: 2, PID: 4300, Exe: "/usr/bin/node", Comm: "node",
 					File: "/repo/suites/baselines/mcp-filesystem.yaml", Line: 12},
 			},
-			Unused: []resultFinding{{Arch: "x86_64", Syscall: "flock", File: "../baselines/mcp-filesystem.yaml", Line: 9}},
+			Unused: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "flock", File: "../baselines/mcp-filesystem.yaml", Line: 9}},
 		}},
-		spec{text: "memory server stores an entity", result: &harnessResult{Agent: "mcp-memory", Mode: "check", Verdict: "clean",
-			Arch: "x86_64", Duration: 700 * time.Millisecond}},
+		spec{text: "memory server stores an entity", result: &harness.Result{Agent: "mcp-memory", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
+			Arch: scmp.X86_64, Duration: 700 * time.Millisecond}},
 	)
 	if r.Verdict() != VerdictViolation {
 		t.Errorf("verdict %q, want violation", r.Verdict())
@@ -107,11 +115,11 @@ func TestRenderViolations(t *testing.T) {
 
 func TestRenderInconclusiveRun(t *testing.T) {
 	r := render(t, "inconclusive",
-		spec{text: "filesystem server lists a directory", failed: "run inconclusive: audit events lost", result: &harnessResult{
-			Agent: "mcp-filesystem", Mode: "check", Verdict: "inconclusive", Arch: "aarch64", Duration: 3 * time.Second,
-			Inconclusive: "audit events lost during the run", Loss: "ENOBUFS 2, serial gaps 17 (341 records), kernel lost 0"}},
-		spec{text: "memory server stores an entity", result: &harnessResult{Agent: "mcp-memory", Mode: "check", Verdict: "clean",
-			Arch: "aarch64", Duration: 900 * time.Millisecond}},
+		spec{text: "filesystem server lists a directory", failed: "run inconclusive: audit events lost", result: &harness.Result{
+			Agent: "mcp-filesystem", Mode: baseline.ModeCheck, Verdict: harness.VerdictInconclusive, Arch: scmp.AArch64, Duration: 3 * time.Second,
+			Inconclusive: "audit events lost during the run", Loss: auditlog.Loss{ENOBUFS: 2, SerialGaps: 17}}},
+		spec{text: "memory server stores an entity", result: &harness.Result{Agent: "mcp-memory", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
+			Arch: scmp.AArch64, Duration: 900 * time.Millisecond}},
 		spec{leafType: types.NodeTypeSynchronizedBeforeSuite, failed: "npm ci failed: exit status 1"},
 	)
 	if r.Verdict() != VerdictInconclusive {
@@ -131,5 +139,37 @@ func TestLoadRejectsEmptyInput(t *testing.T) {
 	path := writeGinkgoReport(t, fixtureSuite, spec{text: "passes without a result"})
 	if _, err := Load(LoadOptions{}, path); err == nil || !strings.Contains(err.Error(), ErrNoResults.Error()) {
 		t.Errorf("Load of a report without results: err = %v, want %v", err, ErrNoResults)
+	}
+}
+
+// TestResultFileAndGinkgoReportAgree: a result file (check --format json)
+// and the same result attached to a Ginkgo spec give the same findings.
+func TestResultFileAndGinkgoReportAgree(t *testing.T) {
+	res := &harness.Result{Agent: "python-agent", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.AArch64,
+		Violations: harness.Violations{{Arch: scmp.AArch64, Syscall: "unshare", Count: 1, Risk: baseline.RiskNamespace,
+			PID: 7, Exe: "/usr/bin/python3.12", Comm: "python3", File: "/repo/suites/baselines/python-agent.yaml", Line: 8}}}
+	data, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "result.json")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts := LoadOptions{Root: fixtureRoot}
+	fromFile, err := Load(opts, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromGinkgo, err := Load(opts, writeGinkgoReport(t, fixtureSuite, spec{text: "python agent", result: res}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := fromFile.Annotations(), fromGinkgo.Annotations()
+	if len(a) != 1 || len(b) != 1 || a[0] != b[0] {
+		t.Fatalf("result file: %v\nGinkgo report: %v", a, b)
+	}
+	if want := "file=suites/baselines/python-agent.yaml,line=8,"; !strings.Contains(a[0].String(), want) {
+		t.Errorf("%s: want %s", a[0], want)
 	}
 }

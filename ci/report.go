@@ -4,6 +4,9 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/harness"
 )
 
 // Verdict is the outcome of one run, as the harness decided it.
@@ -48,10 +51,10 @@ type Run struct {
 	Arch         string
 	Verdict      Verdict
 	Inconclusive string // why no verdict could be reached
-	Loss         string // the loss counters, as auditlog prints them; "" for none
+	Loss         auditlog.Loss
 	New          []NewSyscall
 	Stale        []Stale
-	Leaked       []Leak
+	Leaked       []harness.Leak
 	ExitStatus   int
 	Signal       string
 	TimedOut     bool
@@ -80,13 +83,6 @@ type Stale struct {
 	Risk    string
 	File    string
 	Line    int
-}
-
-// Leak is a process left over when the agent's tree should have been gone.
-type Leak struct {
-	PID   int
-	Exe   string
-	Lived time.Duration
 }
 
 // SpecFailure is a failed spec without a sysgate result.

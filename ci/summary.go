@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/harness"
 )
 
 // row is one line of the summary table: every run of one agent on one arch.
@@ -16,7 +19,7 @@ type row struct {
 	Runs        int
 	New, Risky  int
 	Stale       int
-	Loss        []string
+	Loss        auditlog.Loss
 	Duration    time.Duration
 }
 
@@ -43,9 +46,7 @@ func (r *Report) rows() []row {
 		if run.Verdict.rank() > rw.Verdict.rank() {
 			rw.Verdict = run.Verdict
 		}
-		if run.Loss != "" {
-			rw.Loss = append(rw.Loss, run.Loss)
-		}
+		rw.Loss = rw.Loss.Add(run.Loss)
 		rw.Duration += run.Duration
 	}
 	for _, n := range r.newRows() {
@@ -149,7 +150,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		b.WriteString("|---|---|---|--:|--:|--:|--:|---|--:|\n")
 		for _, rw := range r.rows() {
 			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %s | %s |\n", cell(rw.Agent), cell(orDash(rw.Arch)),
-				verdictLabel(rw.Verdict), rw.Runs, rw.New, rw.Risky, rw.Stale, cell(orDash(strings.Join(rw.Loss, "; "))), duration(rw.Duration))
+				verdictLabel(rw.Verdict), rw.Runs, rw.New, rw.Risky, rw.Stale, lossCounters(rw.Loss), duration(rw.Duration))
 		}
 		b.WriteString("\n")
 	}
@@ -171,7 +172,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		b.WriteString("| Agent | Arch | Spec | Reason | Lost events |\n|---|---|---|---|---|\n")
 		for _, run := range inconclusive {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(run.Agent), cell(orDash(run.Arch)), cell(orDash(run.Spec)),
-				cell(orDash(run.Inconclusive)), cell(orDash(run.Loss)))
+				cell(orDash(run.Inconclusive)), lossCounters(run.Loss))
 		}
 		b.WriteString("\n")
 	}
@@ -187,7 +188,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		b.WriteString("### Leaked processes\n\nStill running after the agent exited; killed at the end of the run.\n\n")
 		b.WriteString("| Agent | Arch | Process | Lived |\n|---|---|---|--:|\n")
 		for _, l := range leaks {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(l.agent), cell(orDash(l.arch)), cell(process(l.PID, l.Exe, "")), duration(l.Lived))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(l.agent), cell(orDash(l.arch)), cell(process(l.PID, l.Exe, l.Comm)), duration(l.Lived))
 		}
 		b.WriteString("\n")
 	}
@@ -214,7 +215,7 @@ func (r *Report) inconclusiveRuns() []Run {
 
 type agentLeak struct {
 	agent, arch string
-	Leak
+	harness.Leak
 }
 
 func (r *Report) leaks() []agentLeak {
@@ -257,4 +258,13 @@ func duration(d time.Duration) string {
 		return d.Round(time.Millisecond).String()
 	}
 	return d.Round(100 * time.Millisecond).String()
+}
+
+// lossCounters is the short form of the three loss counters for a table
+// cell; the annotations carry auditlog's full explanation.
+func lossCounters(l auditlog.Loss) string {
+	if !l.Any() {
+		return "-"
+	}
+	return fmt.Sprintf("ENOBUFS %d, serial gaps %d, kernel lost %d", l.ENOBUFS, l.SerialGaps, l.KernelLost)
 }
