@@ -118,7 +118,8 @@ func lockRuns(exclusive bool) error {
 		how = auditnl.LockShared
 	}
 	if how >= 0 {
-		if err := auditnl.Flock(procState.runsLock, how); err != nil {
+		err := withIntent(exclusive, func() error { return auditnl.Flock(procState.runsLock, how) })
+		if err != nil {
 			if fresh {
 				procState.runsLock.Close()
 				procState.runsLock = nil
@@ -137,11 +138,41 @@ func lockRuns(exclusive bool) error {
 	return nil
 }
 
+// withIntent makes runs.lock writer-preferring: flock has no fairness, so
+// a steady overlap of shared holders could starve ExclusiveKernel. A
+// would-be exclusive holder takes intent.lock exclusively (and keeps it
+// until release); new shared holders pass through intent.lock shared and
+// so queue behind it.
+func withIntent(exclusive bool, lock func() error) error {
+	f, err := openLock("intent.lock")
+	if err != nil {
+		return err
+	}
+	how := auditnl.LockShared
+	if exclusive {
+		how = auditnl.LockExclusive
+	}
+	if err := auditnl.Flock(f, how); err != nil {
+		f.Close()
+		return err
+	}
+	err = lock()
+	if exclusive && err == nil {
+		procState.intentLock = f
+		return nil
+	}
+	return errors.Join(err, f.Close())
+}
+
 func unlockRuns(exclusive bool) error {
 	procState.mu.Lock()
 	defer procState.mu.Unlock()
 	if exclusive {
 		procState.exclusive = false
+		if f := procState.intentLock; f != nil {
+			procState.intentLock = nil
+			defer f.Close()
+		}
 	} else {
 		procState.shared--
 	}

@@ -15,10 +15,17 @@ import (
 type gapTracker struct {
 	mu      sync.Mutex
 	grace   time.Duration
-	max     uint64               // highest serial seen; 0 before the first record
-	pending map[uint64]time.Time // missing serial -> when the gap was seen
-	lost    uint64               // serials declared lost
-	changed chan struct{}        // closed and replaced whenever pending shrinks
+	max     uint64              // highest serial seen; 0 before the first record
+	pending map[uint64]struct{} // serials still missing
+	queue   []gapRange          // the gaps in serial (and so detection) order
+	lost    uint64              // serials declared lost
+	changed chan struct{}       // closed and replaced whenever pending shrinks
+}
+
+// gapRange is one run of missing serials and when it was seen.
+type gapRange struct {
+	lo, hi uint64
+	seen   time.Time
 }
 
 // A jump this large is not reordering: count it lost at once instead of
@@ -26,7 +33,7 @@ type gapTracker struct {
 const maxPendingGap = 1 << 16
 
 func newGapTracker(grace time.Duration) *gapTracker {
-	return &gapTracker{grace: grace, pending: map[uint64]time.Time{}, changed: make(chan struct{})}
+	return &gapTracker{grace: grace, pending: map[uint64]struct{}{}, changed: make(chan struct{})}
 }
 
 // observe records serial s, seen at now. The caller holds mu.
@@ -37,10 +44,11 @@ func (g *gapTracker) observe(s uint64, now time.Time) {
 	case s > g.max:
 		if missing := s - g.max - 1; missing > maxPendingGap {
 			g.lost += missing
-		} else {
+		} else if missing > 0 {
 			for m := g.max + 1; m < s; m++ {
-				g.pending[m] = now
+				g.pending[m] = struct{}{}
 			}
+			g.queue = append(g.queue, gapRange{g.max + 1, s - 1, now})
 		}
 		g.max = s
 	case s < g.max:
@@ -51,14 +59,19 @@ func (g *gapTracker) observe(s uint64, now time.Time) {
 	}
 }
 
-// expire declares pending serials older than grace lost. The caller holds mu.
+// expire declares serials missing for longer than grace lost. The caller
+// holds mu.
 func (g *gapTracker) expire(now time.Time) {
 	n := 0
-	for s, seen := range g.pending {
-		if now.Sub(seen) >= g.grace {
-			delete(g.pending, s)
-			n++
+	for len(g.queue) > 0 && now.Sub(g.queue[0].seen) >= g.grace {
+		r := g.queue[0]
+		for m := r.lo; m <= r.hi; m++ {
+			if _, ok := g.pending[m]; ok {
+				delete(g.pending, m)
+				n++
+			}
 		}
+		g.queue = g.queue[1:]
 	}
 	if n > 0 {
 		g.lost += uint64(n)
@@ -76,22 +89,27 @@ func (g *gapTracker) signal() {
 func (g *gapTracker) settledBelow(s uint64) (bool, <-chan struct{}) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	for m := range g.pending {
-		if m < s {
-			return false, g.changed
+	for len(g.queue) > 0 {
+		r := &g.queue[0]
+		for r.lo <= r.hi {
+			if _, ok := g.pending[r.lo]; ok {
+				break
+			}
+			r.lo++
 		}
+		if r.lo <= r.hi {
+			break
+		}
+		g.queue = g.queue[1:]
 	}
-	return true, nil
+	if len(g.queue) == 0 || g.queue[0].lo >= s {
+		return true, nil
+	}
+	return false, g.changed
 }
 
 func (g *gapTracker) lostCount() uint64 {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.lost
-}
-
-func (g *gapTracker) hasPending() bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return len(g.pending) > 0
 }

@@ -22,7 +22,11 @@ import (
 const childEnv = "SYSGATE_AUDITLOG_TEST_CHILD"
 
 func TestMain(m *testing.M) {
-	if n := os.Getenv(childEnv); n != "" {
+	switch n := os.Getenv(childEnv); n {
+	case "":
+	case "crash-exclusive":
+		crashHoldingExclusive()
+	default:
 		os.Unsetenv(childEnv)
 		loggedChild(n)
 	}
@@ -114,4 +118,44 @@ func testContext(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// crashHoldingExclusive takes ExclusiveKernel, changes the backlog and
+// dies without releasing: the next locker must restore the settings.
+func crashHoldingExclusive() {
+	if _, err := ExclusiveKernel(); err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	var snap kernelSnapshot
+	if _, err := readJSON(stateFile("exclusive.json"), &snap); err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	fmt.Printf("%d %d\n", snap.BacklogLimit, snap.BacklogWaitTime)
+	if err := SetBacklog(1234, 7); err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	os.Exit(0)
+}
+
+// loggedRun is one child run observed through a subscription.
+type loggedRun struct {
+	child *child
+	evs   []*SeccompEvent
+	loss  Loss
+	err   error // from Subscription.Close
+}
+
+// runLogged runs a child making n logged getppid calls, subscribed to its
+// session on s, and closes the subscription.
+func runLogged(t *testing.T, s *Stream, n int) loggedRun {
+	t.Helper()
+	c := startChild(t, n)
+	var got collector
+	sub := s.Subscribe(c.ses, got.add)
+	c.run(t)
+	loss, err := sub.Close(testContext(t))
+	return loggedRun{child: c, evs: got.events(), loss: loss, err: err}
 }

@@ -19,7 +19,7 @@ import (
 // a 60 s wait) freeze a logging process for exactly 60 s on this kernel;
 // a wait of 0 drops records at the source.
 const (
-	TunedBacklogLimit    = 8192
+	TunedBacklogLimit    = 65536
 	TunedBacklogWaitTime = 1 // jiffies
 )
 
@@ -51,11 +51,12 @@ type holder struct {
 }
 
 var procState struct {
-	mu        sync.Mutex
-	tuners    int      // AcquireTuning holds in this process
-	runsLock  *os.File // open /run/sysgate/runs.lock while any hold exists
-	shared    int      // shared holds on runs.lock (one per tuning holder)
-	exclusive bool
+	mu         sync.Mutex
+	tuners     int      // AcquireTuning holds in this process
+	runsLock   *os.File // open /run/sysgate/runs.lock while any hold exists
+	shared     int      // shared holds on runs.lock (one per tuning holder)
+	exclusive  bool
+	intentLock *os.File // intent.lock, held exclusively with exclusive
 }
 
 // exclusiveMu serialises ExclusiveKernel users inside one process.
@@ -251,21 +252,4 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// tunersElsewhere reports whether another live process holds the tuning
-// (tests compare settings before and after only when none does).
-func tunersElsewhere() bool {
-	var st tuningState
-	found, err := readJSON(stateFile("tuning.json"), &st)
-	if err != nil || !found {
-		return false
-	}
-	me, _ := self()
-	for _, h := range st.Holders {
-		if h != me && h.alive() {
-			return true
-		}
-	}
-	return false
 }

@@ -1,0 +1,107 @@
+package auditlog
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/sysgate/sysgate/internal/testutil"
+)
+
+func backlogOf(t *testing.T) savedBacklog {
+	t.Helper()
+	st, err := ReadStatus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return savedBacklog{st.BacklogLimit, st.BacklogWaitTime}
+}
+
+func TestTuningNestsAndRestores(t *testing.T) {
+	testutil.RequireAudit(t)
+	holdExclusive(t) // no other process's run may hold the tuning meanwhile
+	before := backlogOf(t)
+	rel1, err := AcquireTuning()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel2, err := AcquireTuning()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuned := backlogOf(t)
+	if tuned.BacklogLimit < TunedBacklogLimit || tuned.BacklogWaitTime != TunedBacklogWaitTime {
+		t.Errorf("tuned backlog %+v", tuned)
+	}
+	var st tuningState
+	if found, err := readJSON(stateFile("tuning.json"), &st); err != nil || !found || st.Saved != before || len(st.Holders) != 1 {
+		t.Errorf("state file %+v (found %v, %v); want saved %+v and one holder", st, found, err, before)
+	}
+	if err := rel1(); err != nil {
+		t.Fatal(err)
+	}
+	if got := backlogOf(t); got != tuned {
+		t.Errorf("first release restored %+v while a holder remains", got)
+	}
+	if err := rel2(); err != nil {
+		t.Fatal(err)
+	}
+	if got := backlogOf(t); got != before {
+		t.Errorf("after the last release %+v, want %+v", got, before)
+	}
+	if _, err := os.Stat(stateFile("tuning.json")); err == nil {
+		t.Errorf("state file left behind")
+	}
+}
+
+func TestTuningRecoversFromCrashedHolder(t *testing.T) {
+	testutil.RequireAudit(t)
+	holdExclusive(t)
+	before := backlogOf(t)
+	// A holder that died with the tuning applied: its state file names a
+	// process that no longer exists.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeJSON(stateFile("tuning.json"), tuningState{Saved: before, Holders: []holder{{PID: dead.Process.Pid, Start: 1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := SetBacklog(TunedBacklogLimit, TunedBacklogWaitTime); err != nil {
+		t.Fatal(err)
+	}
+	release, err := AcquireTuning()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st tuningState
+	if _, err := readJSON(stateFile("tuning.json"), &st); err != nil || st.Saved != before {
+		t.Errorf("saved %+v after recovery, want %+v (%v)", st.Saved, before, err)
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	if got := backlogOf(t); got != before {
+		t.Errorf("after recovery and release %+v, want %+v", got, before)
+	}
+}
+
+func TestExclusiveKernelRecoversFromCrashedHolder(t *testing.T) {
+	testutil.RequireAudit(t)
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), childEnv+"=crash-exclusive")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("child: %v", err)
+	}
+	var saved savedBacklog
+	if _, err := fmt.Sscan(string(out), &saved.BacklogLimit, &saved.BacklogWaitTime); err != nil {
+		t.Fatalf("child said %q: %v", out, err)
+	}
+	holdExclusive(t) // finds the child's snapshot and restores it
+	if got := backlogOf(t); got != saved || got.BacklogLimit == 1234 {
+		t.Errorf("after a crashed exclusive holder %+v, want its snapshot %+v", got, saved)
+	}
+}
