@@ -53,10 +53,7 @@ func escapeProperty(s string) string {
 // line where each new syscall belongs, a warning per inconclusive run or
 // failed spec, a notice on each stale baseline entry.
 func (r *Report) Annotations() []Annotation {
-	var out []Annotation
-	for _, n := range r.newRows() {
-		out = append(out, newSyscallAnnotation(n))
-	}
+	out := newSyscallAnnotations(r.newRows())
 	for _, run := range r.Runs {
 		if run.Verdict != VerdictInconclusive {
 			continue
@@ -80,19 +77,73 @@ func (r *Report) Annotations() []Annotation {
 	return out
 }
 
-func newSyscallAnnotation(n newRow) Annotation {
+// MaxErrorAnnotations is how many error annotations GitHub shows per
+// step; more are dropped silently, so the last one says how many more
+// there are.
+const MaxErrorAnnotations = 10
+
+// newSyscallAnnotations puts each risky syscall on its own annotation and
+// groups the others that belong at the same baseline line, then caps the
+// list at MaxErrorAnnotations.
+func newSyscallAnnotations(rows []newRow) []Annotation {
+	var groups [][]newRow
+	index := map[string]int{}
+	for _, n := range rows {
+		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d", n.Agent, n.Arch, n.File, n.Line)
+		if i, ok := index[key]; ok && n.Risk == "" {
+			groups[i] = append(groups[i], n)
+			continue
+		}
+		if n.Risk == "" {
+			index[key] = len(groups)
+		}
+		groups = append(groups, []newRow{n})
+	}
+	var out []Annotation
+	for i, g := range groups {
+		if i == MaxErrorAnnotations-1 && len(groups) > MaxErrorAnnotations {
+			rest := 0
+			for _, g := range groups[i:] {
+				rest += len(g)
+			}
+			out = append(out, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: %d more new syscalls", rest),
+				Message: "GitHub shows only " + fmt.Sprint(MaxErrorAnnotations) + " error annotations per step: the step summary lists every new syscall with the baseline line it belongs at."})
+			break
+		}
+		out = append(out, newSyscallAnnotation(g))
+	}
+	return out
+}
+
+// newSyscallAnnotation is the annotation of one risky syscall, or of the
+// syscalls of one agent that belong at the same baseline line.
+func newSyscallAnnotation(g []newRow) Annotation {
+	n := g[0]
 	kind := "new syscall"
 	if n.Risk != "" {
 		kind = "risky syscall"
 	}
+	names := make([]string, len(g))
+	for i, m := range g {
+		names[i] = m.Syscall
+	}
 	title := fmt.Sprintf("sysgate: %s %s (%s) by %s", kind, n.Syscall, n.Arch, n.Agent)
+	if len(g) > 1 {
+		title = fmt.Sprintf("sysgate: %d new syscalls (%s) by %s: %s", len(g), n.Arch, n.Agent, strings.Join(names, ", "))
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s made %s on %s %s, first by %s.", n.Agent, n.Syscall, n.Arch, times(n.Count), process(n.PID, n.Exe, n.Comm))
+	for i, m := range g {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "%s made %s on %s %s, first by %s.", m.Agent, m.Syscall, m.Arch, times(m.Count), process(m.PID, m.Exe, m.Comm))
+	}
 	if n.Risk != "" {
 		fmt.Fprintf(&b, "\nRisk: %s. A baseline entry for it needs a reason a reviewer accepts.", n.Risk)
 	}
 	if n.File != "" {
-		fmt.Fprintf(&b, "\nIf the agent should make it, add `%s` to the %s list here", n.Syscall, n.Arch)
+		list := "`" + strings.Join(names, "`, `") + "`"
+		fmt.Fprintf(&b, "\nIf the agent should make it, add %s to the %s list here", list, n.Arch)
 		if n.Risk != "" {
 			b.WriteString(" with its reason")
 		}

@@ -3,6 +3,7 @@ package ci
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -171,5 +172,34 @@ func TestResultFileAndGinkgoReportAgree(t *testing.T) {
 	}
 	if want := "file=suites/baselines/python-agent.yaml,line=8,"; !strings.Contains(a[0].String(), want) {
 		t.Errorf("%s: want %s", a[0], want)
+	}
+}
+
+// TestAnnotationsGroupAndCap: syscalls that belong at the same baseline
+// line share one annotation (risky ones keep their own), and past GitHub's
+// per-step limit the last annotation counts what the summary lists.
+func TestAnnotationsGroupAndCap(t *testing.T) {
+	res := &harness.Result{Agent: "sh", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64}
+	add := func(name string, line int, risk baseline.RiskClass) {
+		res.Violations = append(res.Violations, harness.Violation{Arch: scmp.X86_64, Syscall: name, Count: 1, Risk: risk,
+			PID: 1, Exe: "/bin/sh", File: "/repo/b.yaml", Line: line})
+	}
+	add("getuid", 5, "")
+	add("getgid", 5, "")
+	add("ptrace", 5, baseline.RiskProcessAccess)
+	a := FromResults(fixtureRoot, res).Annotations()
+	if len(a) != 2 || !strings.Contains(a[0].Title, "risky syscall ptrace") || !strings.Contains(a[1].Title, "2 new syscalls (x86_64) by sh: getgid, getuid") {
+		t.Fatalf("grouping: %v", a)
+	}
+	for i := range 12 {
+		add(fmt.Sprintf("name%02d", i), 10+i, "")
+	}
+	a = FromResults(fixtureRoot, res).Annotations()
+	if len(a) != MaxErrorAnnotations {
+		t.Fatalf("%d annotations, want %d: %v", len(a), MaxErrorAnnotations, a)
+	}
+	// 1 risky + 1 group + 7 single shown; the rest: 5 singles.
+	if last := a[len(a)-1]; last.Title != "sysgate: 5 more new syscalls" || last.File != "" {
+		t.Errorf("last annotation %v", last)
 	}
 }
