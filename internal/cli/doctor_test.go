@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/internal/testutil"
+)
+
+func TestDoctorPassesHere(t *testing.T) {
+	testutil.RequireAudit(t)
+	var out, errOut bytes.Buffer
+	code := (&Command{Stdout: &out, Stderr: &errOut}).Main([]string{"sysgate", "doctor"})
+	if code != ExitOK {
+		t.Fatalf("doctor exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	for _, want := range []string{"ok    actions_logged", "ok    CAP_AUDIT_READ", "ok    end to end", "ready:"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestDoctorPrintsTheFix(t *testing.T) {
+	fix := `sudo sysctl -w kernel.seccomp.actions_logged="kill_process log"`
+	fake := &auditlog.Error{Kind: auditlog.ErrActionNotLogged, Problem: "actions_logged lacks log", Fix: fix}
+	old := preflight
+	preflight = func() (*auditlog.PreflightReport, error) {
+		return &auditlog.PreflightReport{Checks: []auditlog.Check{
+			{Name: "seccomp", OK: true, Detail: "SECCOMP_RET_LOG available"},
+			{Name: "actions_logged", Detail: fake.Problem, Fix: fix, Err: fake},
+		}}, errors.Join(fake)
+	}
+	t.Cleanup(func() { preflight = old })
+	var out bytes.Buffer
+	code := (&Command{Stdout: &out}).Main([]string{"sysgate", "doctor"})
+	if code != ExitInconclusive {
+		t.Errorf("exit %d, want %d", code, ExitInconclusive)
+	}
+	want := "FAIL  actions_logged     actions_logged lacks log\n                         fix: " + fix + "\nnot ready: 1 check(s) failed"
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("output:\n%s\nwant it to contain:\n%s", out.String(), want)
+	}
+}
