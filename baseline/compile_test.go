@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -189,5 +190,42 @@ syscalls:
 		if got := runFilter(t, f, c.arch, number(t, c.arch, c.name)); got != c.want {
 			t.Errorf("%s %s -> %#x, want %#x", c.arch, c.name, got, c.want)
 		}
+	}
+}
+
+func TestCompileLayeredProfileWithForeignSection(t *testing.T) {
+	p, err := Load("testdata/agents/python-readonly.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Compile(p, ModeCheck, CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	native := scmp.Native()
+	if len(f.Arches) != 2 || f.Arches[0] != native {
+		t.Errorf("arches %v: want native first plus the profile's other arch", f.Arches)
+	}
+	// Allowed through the base, the agent's file and a group; refused
+	// (logged) elsewhere, and the aarch64 section allows only openat there.
+	for name, want := range map[string]uint32{"read": retAllow, "connect": retAllow, "rt_sigreturn": retAllow, "getuid": retLog} {
+		if native != scmp.X86_64 {
+			break
+		}
+		if got := runFilter(t, f, native, number(t, native, name)); got != want {
+			t.Errorf("%s -> %#x, want %#x", name, got, want)
+		}
+	}
+	if got := runFilter(t, f, scmp.AArch64, number(t, scmp.AArch64, "openat")); native == scmp.X86_64 && got != retAllow {
+		t.Errorf("aarch64 openat -> %#x, want ALLOW", got)
+	}
+	if got := runFilter(t, f, scmp.AArch64, number(t, scmp.AArch64, "read")); got != retLog {
+		t.Errorf("aarch64 read -> %#x, want LOG", got)
+	}
+	if _, err := Compile(p, ModeEnforce, CompileOptions{Action: ActionLog}); !errors.Is(err, ErrCompile) {
+		t.Errorf("enforce with a LOG default: %v", err)
+	}
+	if fp := f.SockFprog(); int(fp.Len) != len(f.Program) || fp.Filter != &f.Program[0] {
+		t.Errorf("SockFprog does not describe the program")
 	}
 }
