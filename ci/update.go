@@ -24,10 +24,15 @@ type UpdateOptions struct {
 	// observation of agent A updates the file whose agent key is A, or a
 	// file without an agent key named A.yaml (a runtime base).
 	Dir string
-	// Arches are the arches the observations must cover, exactly. Empty:
-	// the arches each file already has a section for (any, for a file
-	// with none).
+	// Arches are the arches the observations must cover, exactly (CI,
+	// where every arch's shard ran). Empty: each observed arch must have a
+	// section in the file already (any, for a file with none), and the
+	// sections of arches not observed stay as they are (a workstation
+	// records its own arch only).
 	Arches []scmp.Arch
+	// KeepUnseen keeps entries of an observed arch that no run made,
+	// instead of removing them as stale.
+	KeepUnseen bool
 	// Root makes paths in the result relative to the repository.
 	Root string
 	// Write rewrites the files; otherwise only the change is computed.
@@ -100,7 +105,7 @@ func PlanUpdate(obs map[string]*baseline.Observation, opts UpdateOptions) (*Upda
 	slices.SortFunc(u.Arches, func(a, b scmp.Arch) int { return strings.Compare(a.String(), b.String()) })
 	for _, agent := range agents {
 		f, o := targets[agent], obs[agent]
-		res, err := updateFile(f, o, opts.Write)
+		res, err := updateFile(f, o, opts)
 		if err != nil {
 			return nil, fmt.Errorf("update baseline of %s: %w", agent, err)
 		}
@@ -143,6 +148,9 @@ func archProblems(agent string, f *baselineFile, o *baseline.Observation, want [
 		if !expected[a] {
 			problems = append(problems, fmt.Sprintf("agent %q: observed on %s, which %s does not expect (pass --arch %s to add it)", agent, a, f.path, a))
 		}
+	}
+	if len(want) == 0 {
+		return problems
 	}
 	for _, a := range sortedArches(expected) {
 		if len(o.Syscalls[a]) == 0 {
@@ -214,10 +222,24 @@ func readBaselineDir(dir string) ([]*baselineFile, error) {
 // updateFile computes (and with write, saves) one file's new content. A
 // runtime base without an agent key keeps it that way: it belongs to no
 // agent, the observation only names which runtime it is.
-func updateFile(f *baselineFile, o *baseline.Observation, write bool) (*baseline.RecordResult, error) {
-	doc, res, err := baseline.FromObservation(f.path, o, baseline.RecordOptions{Agent: o.Agent})
-	if err != nil || !write {
-		return res, err
+func updateFile(f *baselineFile, o *baseline.Observation, opts UpdateOptions) (*baseline.RecordResult, error) {
+	doc, res, err := baseline.FromObservation(f.path, o, baseline.RecordOptions{Agent: o.Agent, Merge: opts.KeepUnseen})
+	if err != nil {
+		return nil, err
+	}
+	// An arch this update did not observe keeps its section as it is.
+	observed := map[scmp.Arch]bool{}
+	for _, a := range o.Arches() {
+		observed[a] = true
+	}
+	for _, sec := range f.doc.Syscalls {
+		if !observed[sec.Arch] && !opts.KeepUnseen {
+			doc.Syscalls = append(doc.Syscalls, sec)
+		}
+	}
+	res.Removed = slices.DeleteFunc(res.Removed, func(r baseline.Finding) bool { return !observed[r.Arch] })
+	if !opts.Write {
+		return res, nil
 	}
 	doc.Agent = f.doc.Agent
 	if err := baseline.Save(f.path, doc); err != nil {

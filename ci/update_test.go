@@ -127,7 +127,7 @@ func TestUpdateRefusesUnexpectedAgentAndArch(t *testing.T) {
 		"unknown agent":   {obs: append(updateShards(), shard("mcp-unknown", scmp.X86_64, 1, "read"))},
 		"unexpected arch": {obs: append(updateShards(), shard("node", scmp.I386, 1, "read"))},
 		"arch not given":  {obs: updateShards(), arches: []scmp.Arch{scmp.X86_64}},
-		"missing arch":    {obs: updateShards()[:3]},
+		"missing arch":    {obs: updateShards()[:3], arches: []scmp.Arch{scmp.X86_64, scmp.AArch64}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			root := copyBaselines(t)
@@ -145,5 +145,57 @@ func TestUpdateRefusesUnexpectedAgentAndArch(t *testing.T) {
 				t.Error("a refused update wrote a baseline file")
 			}
 		})
+	}
+}
+
+// TestUpdateOfOneArchKeepsTheOthers: a workstation records its own arch
+// only; without --arch the other arch's sections stay as they are.
+func TestUpdateOfOneArchKeepsTheOthers(t *testing.T) {
+	root := copyBaselines(t)
+	dir := filepath.Join(root, "baselines")
+	obs, err := MergeObservations(writeShards(t, updateShards()[:3]...)...) // x86_64 only
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := PlanUpdate(obs, UpdateOptions{Dir: dir, Root: root, Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range u.Files {
+		for _, r := range append(f.Added, f.Removed...) {
+			if r.Arch != scmp.X86_64 {
+				t.Errorf("%s: %s %s changed by an x86_64-only update", f.File, r.Arch, r.Syscall)
+			}
+		}
+	}
+	p, err := baseline.Load(filepath.Join(dir, "agents/mcp-filesystem.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"fsync", "write", "read"} {
+		if !p.Allows(scmp.AArch64, name) {
+			t.Errorf("aarch64 %s dropped by an x86_64-only update", name)
+		}
+	}
+	if !p.Allows(scmp.X86_64, "openat2") || p.Allows(scmp.X86_64, "getrandom") {
+		t.Error("the x86_64 lists were not rewritten from the observation")
+	}
+}
+
+func TestUpdateKeepUnseen(t *testing.T) {
+	root := copyBaselines(t)
+	dir := filepath.Join(root, "baselines")
+	obs, err := MergeObservations(writeShards(t, updateShards()...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := PlanUpdate(obs, UpdateOptions{Dir: dir, Root: root, KeepUnseen: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range u.Files {
+		if len(f.Removed) != 0 {
+			t.Errorf("%s: KeepUnseen removed %v", f.File, f.Removed)
+		}
 	}
 }

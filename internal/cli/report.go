@@ -134,9 +134,10 @@ func (c *Command) runReportPRBody(args []string) int {
 	fs := c.flagSet("report pr-body", "OBSERVATION.json...")
 	dir := fs.String("baselines", "", "directory of the baseline files to update (required)")
 	write := fs.Bool("write", false, "rewrite the baseline files (default: only print what would change)")
+	keep := fs.Bool("keep-unseen", false, "keep entries no run made instead of removing them as stale")
 	runURL := fs.String("run-url", "", "link to the workflow run that recorded the observations")
 	var arches archList
-	fs.Var(&arches, "arch", "an arch the observations must cover (repeatable or comma-separated; default: each file's own)")
+	fs.Var(&arches, "arch", "an arch the observations must cover, exactly (repeatable or comma-separated); default: update the observed arches, keep the others")
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
@@ -153,7 +154,7 @@ func (c *Command) runReportPRBody(args []string) int {
 		return c.errorf(ExitInconclusive, "%v", err)
 	}
 	root := ci.FindRoot(wd)
-	u, err := ci.PlanUpdate(obs, ci.UpdateOptions{Dir: *dir, Arches: arches, Root: root, Write: *write})
+	u, err := ci.PlanUpdate(obs, ci.UpdateOptions{Dir: *dir, Arches: arches, Root: root, Write: *write, KeepUnseen: *keep})
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)
 	}
