@@ -77,10 +77,7 @@ func updateShards() []*baseline.Observation {
 
 func TestBaselineUpdatePRBody(t *testing.T) {
 	root := copyBaselines(t)
-	obs, err := MergeObservations(writeShards(t, updateShards()...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	obs := mergeShards(t, updateShards()...)
 	u, err := PlanUpdate(obs, UpdateOptions{Dir: filepath.Join(root, "baselines"), Root: root, Write: true,
 		Arches: []scmp.Arch{scmp.X86_64, scmp.AArch64}})
 	if err != nil {
@@ -132,11 +129,7 @@ func TestUpdateRefusesUnexpectedAgentAndArch(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			root := copyBaselines(t)
 			before, _ := os.ReadFile(filepath.Join(root, "baselines/runtimes/node.yaml"))
-			obs, err := MergeObservations(writeShards(t, tc.obs...)...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = PlanUpdate(obs, UpdateOptions{Dir: filepath.Join(root, "baselines"), Root: root, Write: true, Arches: tc.arches})
+			_, err := PlanUpdate(mergeShards(t, tc.obs...), UpdateOptions{Dir: filepath.Join(root, "baselines"), Root: root, Write: true, Arches: tc.arches})
 			if !errors.Is(err, ErrUnexpected) {
 				t.Fatalf("err = %v, want ErrUnexpected", err)
 			}
@@ -153,10 +146,7 @@ func TestUpdateRefusesUnexpectedAgentAndArch(t *testing.T) {
 func TestUpdateOfOneArchKeepsTheOthers(t *testing.T) {
 	root := copyBaselines(t)
 	dir := filepath.Join(root, "baselines")
-	obs, err := MergeObservations(writeShards(t, updateShards()[:3]...)...) // x86_64 only
-	if err != nil {
-		t.Fatal(err)
-	}
+	obs := mergeShards(t, updateShards()[:3]...) // x86_64 only
 	u, err := PlanUpdate(obs, UpdateOptions{Dir: dir, Root: root, Write: true})
 	if err != nil {
 		t.Fatal(err)
@@ -185,11 +175,7 @@ func TestUpdateOfOneArchKeepsTheOthers(t *testing.T) {
 func TestUpdateKeepUnseen(t *testing.T) {
 	root := copyBaselines(t)
 	dir := filepath.Join(root, "baselines")
-	obs, err := MergeObservations(writeShards(t, updateShards()...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u, err := PlanUpdate(obs, UpdateOptions{Dir: dir, Root: root, KeepUnseen: true})
+	u, err := PlanUpdate(mergeShards(t, updateShards()...), UpdateOptions{Dir: dir, Root: root, KeepUnseen: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,4 +184,14 @@ func TestUpdateKeepUnseen(t *testing.T) {
 			t.Errorf("%s: KeepUnseen removed %v", f.File, f.Removed)
 		}
 	}
+}
+
+// mergeShards writes the shards' observation files and merges them.
+func mergeShards(t *testing.T, shards ...*baseline.Observation) map[string]*baseline.Observation {
+	t.Helper()
+	obs, err := MergeObservations(writeShards(t, shards...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obs
 }
