@@ -85,8 +85,11 @@ func parseSeccomp(data []byte, r *seccompRecord) error {
 		for len(rest) > 0 && (rest[0] == ' ' || rest[0] == 0 || rest[0] == '\n') {
 			rest = rest[1:]
 		}
-		eq := bytes.IndexByte(rest, '=')
-		if eq < 0 {
+		eq := 0
+		for eq < len(rest) && rest[eq] != '=' {
+			eq++
+		}
+		if eq == len(rest) {
 			break
 		}
 		key := rest[:eq]
@@ -100,9 +103,9 @@ func parseSeccomp(data []byte, r *seccompRecord) error {
 			}
 			val, rest, quoted = rest[1:1+end], rest[2+end:], true
 		} else {
-			end := bytes.IndexByte(rest, ' ')
-			if end < 0 {
-				end = len(rest)
+			end := 0
+			for end < len(rest) && rest[end] != ' ' {
+				end++
 			}
 			val, rest = rest[:end], rest[end:]
 		}
@@ -207,13 +210,19 @@ func unhex(c byte) (byte, bool) {
 // itself. A Parser is not safe for concurrent use.
 type Parser struct {
 	strs    map[string]string
-	names   map[nameKey]string
+	names   map[nameKey]resolved
 	scratch []byte
 }
 
 type nameKey struct {
+	auditArch uint32
+	nr        int
+}
+
+type resolved struct {
 	arch scmp.Arch
 	nr   int
+	name string
 }
 
 // Bound on the string cache: an agent spawning endless distinct binaries
@@ -222,7 +231,7 @@ const maxCachedStrings = 4096
 
 // NewParser returns an empty Parser.
 func NewParser() *Parser {
-	return &Parser{strs: map[string]string{}, names: map[nameKey]string{}}
+	return &Parser{strs: map[string]string{}, names: map[nameKey]resolved{}}
 }
 
 // Parse decodes one record of type typ. It returns ErrMalformed for a
@@ -239,7 +248,8 @@ func (p *Parser) Parse(typ uint16, data []byte) (*SeccompEvent, error) {
 }
 
 func (p *Parser) event(r *seccompRecord) *SeccompEvent {
-	arch, nr, _ := scmp.FromAudit(r.auditArch, r.nr)
+	sc := p.syscall(r.auditArch, r.nr)
+	arch, nr := sc.arch, sc.nr
 	return &SeccompEvent{
 		Serial:    r.serial,
 		Time:      r.time,
@@ -249,7 +259,7 @@ func (p *Parser) event(r *seccompRecord) *SeccompEvent {
 		Arch:      arch,
 		AuditArch: r.auditArch,
 		Number:    nr,
-		Name:      p.name(arch, nr),
+		Name:      sc.name,
 		Compat:    r.compat,
 		Comm:      p.text(r.comm),
 		Exe:       p.text(r.exe),
@@ -258,22 +268,22 @@ func (p *Parser) event(r *seccompRecord) *SeccompEvent {
 	}
 }
 
-func (p *Parser) name(arch scmp.Arch, nr int) string {
-	k := nameKey{arch, nr}
-	if s, ok := p.names[k]; ok {
-		return s
+// syscall resolves a record's arch and number, cached per pair.
+func (p *Parser) syscall(auditArch uint32, rawNr int) resolved {
+	k := nameKey{auditArch, rawNr}
+	if r, ok := p.names[k]; ok {
+		return r
 	}
-	var s string
-	if arch.Valid() {
-		s = scmp.NameOrNumber(arch, nr)
-	} else {
-		s = strconv.Itoa(nr)
+	arch, nr, ok := scmp.FromAudit(auditArch, rawNr)
+	r := resolved{arch: arch, nr: nr, name: strconv.Itoa(nr)}
+	if ok {
+		r.name = scmp.NameOrNumber(arch, nr)
 	}
 	if len(p.names) >= maxCachedStrings {
 		clear(p.names)
 	}
-	p.names[k] = s
-	return s
+	p.names[k] = r
+	return r
 }
 
 // text decodes an untrusted audit string: quoted text as is, otherwise

@@ -174,3 +174,22 @@ func FuzzParseSeccomp(f *testing.F) {
 		}
 	})
 }
+
+// Records of sessions nobody subscribed to cost a parse and no allocation.
+func BenchmarkDispatchUnknownSession(b *testing.B) {
+	recs := readRecords(b, "testdata/seccomp.log")
+	s := &Stream{bySes: map[uint32][]*Subscription{}, gaps: newGapTracker(time.Second), pid: -1}
+	s.barrier.init()
+	bt := &batch{}
+	for _, r := range recs {
+		off := len(bt.data)
+		bt.data = append(bt.data, r.data...)
+		bt.recs = append(bt.recs, rawRecord{typ: r.typ, off: uint32(off), end: uint32(len(bt.data))})
+	}
+	p := NewParser()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += len(recs) {
+		s.handle(p, bt)
+	}
+}
