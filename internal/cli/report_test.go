@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/onsi/ginkgo/v2/types"
+
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -88,5 +92,41 @@ func TestReportWithoutInputIsUsageError(t *testing.T) {
 	code, _, stderr := run(t, "report", "summary")
 	if code != ExitUsage || !strings.Contains(stderr, "no input") {
 		t.Fatalf("code %d stderr %s", code, stderr)
+	}
+}
+
+// ginkgoReport writes a Ginkgo JSON report with one spec that attached
+// res, as harness.Run does under Ginkgo.
+func ginkgoReport(t *testing.T, res *harness.Result) string {
+	t.Helper()
+	spec := types.SpecReport{LeafNodeText: "agent reads a file", LeafNodeType: types.NodeTypeIt, State: types.SpecStateFailed,
+		ReportEntries: types.ReportEntries{{Name: "sysgate " + res.Agent, Value: types.WrapEntryValue(res)}}}
+	data, err := json.Marshal([]types.Report{{SuitePath: t.TempDir(), SpecReports: types.SpecReports{spec}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "report.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestReportSummaryAndAnnotationsFromGinkgo(t *testing.T) {
+	res := &harness.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64,
+		Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "bpf", Count: 2, Risk: baseline.RiskKernelObserve,
+			PID: 9, Exe: "/usr/bin/python3", Comm: "python3", File: "/repo/b/py.yaml", Line: 4}}}
+	report := ginkgoReport(t, res)
+
+	code, stdout, stderr := run(t, "report", "summary", "--root", "/repo", "--ginkgo-json", report)
+	if code != ExitOK || !strings.Contains(stdout, "| py | x86_64 | ❌ violation |") || !strings.Contains(stdout, "`b/py.yaml:4`") {
+		t.Fatalf("summary: code %d\n%s\n%s", code, stdout, stderr)
+	}
+	if code, _, _ := run(t, "report", "summary", "--exit-code", "--ginkgo-json", report); code != ExitViolation {
+		t.Errorf("--exit-code on a violation: %d, want %d", code, ExitViolation)
+	}
+	code, stdout, _ = run(t, "report", "annotations", "--root", "/repo", report)
+	if code != ExitOK || !strings.HasPrefix(stdout, "::error file=b/py.yaml,line=4,title=sysgate%3A risky syscall bpf (x86_64) by py::") {
+		t.Fatalf("annotations: code %d\n%s", code, stdout)
 	}
 }
