@@ -2,13 +2,20 @@
 // from a baseline, tracks its whole process tree, and turns the kernel's
 // AUDIT_SECCOMP records into a verdict (a Result).
 //
-// The agent is started through a shim: the current binary re-executed with
-// SYSGATE_SHIM set, which this package's init() detects. Every binary that
-// imports harness can therefore launch agents: the sysgate CLI, go test
-// binaries and Ginkgo suites. The shim gives the agent a fresh audit
-// session id (loginuid), removes CAP_AUDIT_CONTROL so nothing in the tree
-// can leave that session, sets no_new_privs and loads the filter as its
-// very last step before execve, so none of its own syscalls are logged.
+// The agent's first process gives itself a fresh audit session id
+// (loginuid), reports it so the harness subscribes before anything can be
+// logged, removes CAP_AUDIT_CONTROL so nothing in the tree can leave that
+// session, optionally switches user, sets no_new_privs and loads the
+// precompiled filter with a raw seccomp(2) as its very last step before
+// execve, so none of its own syscalls are logged. Two launchers do this:
+//
+//   - vfork (default): a CLONE_VM|CLONE_VFORK child of this process that
+//     runs only raw syscalls (internal/proc/spawn.c); it costs about what a
+//     bare fork+exec costs;
+//   - reexec (SYSGATE_LAUNCHER=reexec): the current binary re-executed with
+//     SYSGATE_SHIM set, which this package's init() detects, so every
+//     binary importing harness can act as the shim; it pays for starting a
+//     second Go runtime (several ms).
 //
 // The run's processes are exactly the processes whose audit session id is
 // the run's: orphans and double-forked daemons included. After the agent

@@ -10,26 +10,52 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/sysgate/sysgate/internal/proc"
 )
 
 // ErrAgentStart is returned (wrapped) when the agent could not be started:
 // the command was not found, the shim could not set up the session, ...
 var ErrAgentStart = errors.New("agent could not be started")
 
-// shimProcess is a started shim, stopped before the go-ahead with its
-// audit session id known.
-type shimProcess struct {
-	cmd     *exec.Cmd
-	pidfd   int
-	ses     uint32
-	control *os.File      // config pipe, then the go-ahead byte
-	status  *bufio.Reader // "ses N", "error ...", EOF once the agent is exec'd
-	statusF *os.File
+// LauncherEnv picks how agents are started: "vfork" (the default: a
+// CLONE_VFORK child of this process running raw syscalls, no second Go
+// runtime) or "reexec" (this binary re-executed as the shim).
+const LauncherEnv = "SYSGATE_LAUNCHER"
+
+// launch starts the agent's child with the launcher LauncherEnv names.
+func launch(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
+	if os.Getenv(LauncherEnv) == "reexec" {
+		return startReexec(cfg, stdin, stdout, stderr)
+	}
+	return startVfork(cfg, stdin, stdout, stderr)
 }
 
-// startShim re-execs the current binary as the shim and waits until it
-// reports its fresh audit session id. The shim then waits for release.
-func startShim(cfg *shimConfig, stdin io.Reader, stdout, stderr io.Writer) (*shimProcess, error) {
+// agentProcess is a started agent, held before the go-ahead with its
+// fresh audit session id known, whichever launcher started it.
+type agentProcess struct {
+	ses   uint32
+	pid   int
+	pidfd int
+	// release lets the child drop privileges, load the filter and exec the
+	// agent; it returns once the agent runs, or the child's error.
+	release func() error
+	// wait reaps the agent and waits for its stdio copies.
+	wait func() (*os.ProcessState, error)
+	// abort kills and reaps the child; for a failed start.
+	abort func()
+}
+
+func (p *agentProcess) closePidfd() {
+	if p.pidfd >= 0 {
+		syscall.Close(p.pidfd)
+		p.pidfd = -1
+	}
+}
+
+// startReexec re-execs the current binary as the shim (see shim.go) and
+// waits until it reports its fresh audit session id.
+func startReexec(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
 	controlR, controlW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -40,8 +66,8 @@ func startShim(cfg *shimConfig, stdin io.Reader, stdout, stderr io.Writer) (*shi
 		controlW.Close()
 		return nil, err
 	}
-	s := &shimProcess{pidfd: -1, control: controlW, statusF: statusR, status: bufio.NewReader(statusR)}
-	s.cmd = &exec.Cmd{
+	p := &agentProcess{pidfd: -1}
+	cmd := &exec.Cmd{
 		Path: "/proc/self/exe",
 		Args: []string{"sysgate-shim"},
 		// The shim's own environment; the agent gets cfg.Env. No async
@@ -52,9 +78,9 @@ func startShim(cfg *shimConfig, stdin io.Reader, stdout, stderr io.Writer) (*shi
 		Stdout:      stdout,
 		Stderr:      stderr,
 		ExtraFiles:  []*os.File{controlR, statusW},
-		SysProcAttr: &syscall.SysProcAttr{PidFD: &s.pidfd},
+		SysProcAttr: &syscall.SysProcAttr{PidFD: &p.pidfd},
 	}
-	err = s.cmd.Start()
+	err = cmd.Start()
 	controlR.Close()
 	statusW.Close()
 	if err != nil {
@@ -62,21 +88,48 @@ func startShim(cfg *shimConfig, stdin io.Reader, stdout, stderr io.Writer) (*shi
 		statusR.Close()
 		return nil, fmt.Errorf("%w: start shim: %v", ErrAgentStart, err)
 	}
+	status := bufio.NewReader(statusR)
+	p.pid = cmd.Process.Pid
+	p.wait = func() (*os.ProcessState, error) {
+		err := cmd.Wait()
+		return cmd.ProcessState, err
+	}
+	p.abort = func() {
+		controlW.Close()
+		statusR.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		p.closePidfd()
+	}
+	p.release = func() error {
+		_, err := controlW.Write([]byte{'g'})
+		controlW.Close()
+		if err != nil {
+			p.abort()
+			return fmt.Errorf("%w: release shim: %v", ErrAgentStart, err)
+		}
+		line, rerr := status.ReadString('\n')
+		statusR.Close()
+		if rerr == io.EOF && line == "" {
+			return nil // the status pipe closed on exec
+		}
+		p.abort()
+		return shimError(line, rerr)
+	}
 	// The config may exceed a pipe's buffer; the shim reads it first thing.
 	werr := make(chan error, 1)
 	go func() { werr <- writeShimConfig(controlW, cfg) }()
-	line, rerr := s.status.ReadString('\n')
+	line, rerr := status.ReadString('\n')
 	if err := <-werr; err != nil && rerr == nil {
 		rerr = err
 	}
 	if v, ok := strings.CutPrefix(strings.TrimSpace(line), "ses "); ok && rerr == nil {
-		ses, err := strconv.ParseUint(v, 10, 32)
-		if err == nil {
-			s.ses = uint32(ses)
-			return s, nil
+		if ses, err := strconv.ParseUint(v, 10, 32); err == nil {
+			p.ses = uint32(ses)
+			return p, nil
 		}
 	}
-	s.abort()
+	p.abort()
 	return nil, shimError(line, rerr)
 }
 
@@ -88,38 +141,4 @@ func shimError(line string, err error) error {
 		err = fmt.Errorf("unexpected shim message %q", line)
 	}
 	return fmt.Errorf("%w: shim: %v", ErrAgentStart, err)
-}
-
-// release lets the shim drop privileges, load the filter and exec the
-// agent. It returns once the agent runs, or the shim's error.
-func (s *shimProcess) release() error {
-	_, err := s.control.Write([]byte{'g'})
-	s.control.Close()
-	if err != nil {
-		s.abort()
-		return fmt.Errorf("%w: release shim: %v", ErrAgentStart, err)
-	}
-	line, rerr := s.status.ReadString('\n')
-	s.statusF.Close()
-	if rerr == io.EOF && line == "" {
-		return nil // the status pipe closed on exec
-	}
-	s.abort()
-	return shimError(line, rerr)
-}
-
-// abort kills the shim (a no-op if it already exited) and reaps it.
-func (s *shimProcess) abort() {
-	s.control.Close()
-	s.statusF.Close()
-	_ = s.cmd.Process.Kill()
-	_ = s.cmd.Wait()
-	s.closePidfd()
-}
-
-func (s *shimProcess) closePidfd() {
-	if s.pidfd >= 0 {
-		syscall.Close(s.pidfd)
-		s.pidfd = -1
-	}
 }

@@ -1,12 +1,14 @@
 package harness
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sysgate/sysgate/internal/proc"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -23,22 +25,27 @@ func BenchmarkLaunchBare(b *testing.B) {
 	}
 }
 
-// BenchmarkLaunchShim is the same through the re-exec shim: new audit
-// session, capability drop, no_new_privs, filter, exec, wait.
-func BenchmarkLaunchShim(b *testing.B) {
+// BenchmarkLaunchReexec and BenchmarkLaunchVfork start /bin/true the way
+// a run does (new audit session, capability drop, no_new_privs, filter,
+// exec) and wait for it; the difference to BenchmarkLaunchBare is the
+// start-up overhead per launch.
+func BenchmarkLaunchReexec(b *testing.B) { benchLaunch(b, startReexec) }
+func BenchmarkLaunchVfork(b *testing.B)  { benchLaunch(b, startVfork) }
+
+func benchLaunch(b *testing.B, start func(*proc.AgentSetup, io.Reader, io.Writer, io.Writer) (*agentProcess, error)) {
 	testutil.RequireRoot(b)
-	cfg := &shimConfig{Path: "/bin/true", Args: []string{"/bin/true"}, Env: os.Environ(), Program: programBytes(allowAll)}
+	cfg := &proc.AgentSetup{Path: "/bin/true", Args: []string{"/bin/true"}, Env: os.Environ(), Program: allowAll}
 	for b.Loop() {
-		s, err := startShim(cfg, nil, nil, nil)
+		p, err := start(cfg, nil, nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := s.release(); err != nil {
+		if err := p.release(); err != nil {
 			b.Fatal(err)
 		}
-		if err := s.cmd.Wait(); err != nil {
+		if _, err := p.wait(); err != nil {
 			b.Fatal(err)
 		}
-		s.closePidfd()
+		p.closePidfd()
 	}
 }

@@ -9,8 +9,11 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/proc"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -52,11 +55,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	shimCfg, err := cfg.shimConfig(agent, filter, mode)
-	if err != nil {
-		return nil, err
-	}
-	shim, err := startShim(shimCfg, agent.Stdin, agent.Stdout, agent.Stderr)
+	shim, err := launch(cfg.agentSetup(agent, filter, mode), agent.Stdin, agent.Stdout, agent.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -71,8 +70,8 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		_, _ = sub.Close(closeCtx)
 		return nil, err
 	}
-	tree := superviseTree(ctx, shim.pidfd, shim.cmd.Process.Pid, shim.ses, cfg.timeout, cfg.grace)
-	waitErr := shim.cmd.Wait()
+	tree := superviseTree(ctx, shim.pidfd, shim.pid, shim.ses, cfg.timeout, cfg.grace)
+	state, waitErr := shim.wait()
 	duration := time.Since(started)
 
 	// The tree is gone: after the barrier every record it caused is in.
@@ -85,7 +84,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		Session: shim.ses, Loss: loss, Leaked: tree.Leaked, TimedOut: tree.TimedOut,
 		Started: started, Duration: duration, ExitStatus: -1,
 	}
-	r.setExit(shim.cmd.ProcessState, waitErr)
+	r.setExit(state, waitErr)
 	events.obs.Runs = 1
 	r.Observed = events.obs
 	r.Events, r.UnknownABI = events.events, events.unknownABI
@@ -204,7 +203,7 @@ func (c *runConfig) observationPath(agent string) string {
 	return ""
 }
 
-func (c *runConfig) shimConfig(agent Agent, filter *baseline.Filter, mode baseline.Mode) (*shimConfig, error) {
+func (c *runConfig) agentSetup(agent Agent, filter *baseline.Filter, mode baseline.Mode) *proc.AgentSetup {
 	env := agent.Env
 	if env == nil {
 		env = os.Environ()
@@ -213,12 +212,15 @@ func (c *runConfig) shimConfig(agent Agent, filter *baseline.Filter, mode baseli
 	if c.setUser {
 		loginUID = c.uid
 	}
-	return &shimConfig{
+	setup := &proc.AgentSetup{
 		Path: agent.Command[0], Args: agent.Command, Env: env, Dir: agent.Dir,
 		LoginUID: loginUID, SetUser: c.setUser, UID: c.uid, GID: c.gid,
-		Program: programBytes(filter.Program),
+		Program: filter.Program,
+	}
+	if mode == baseline.ModeEnforce {
 		// Enforce denials are ERRNO/KILL, not LOG: ask the kernel to log
 		// them too, so the result names what was refused.
-		LogFlag: mode == baseline.ModeEnforce,
-	}, nil
+		setup.SeccompFlags = unix.SECCOMP_FILTER_FLAG_LOG
+	}
+	return setup
 }

@@ -313,3 +313,23 @@ func TestConcurrentRunsGetOnlyTheirEvents(t *testing.T) {
 		}
 	}
 }
+
+func TestUserAndDirAndOutput(t *testing.T) {
+	eachLauncher(t, func(t *testing.T) {
+		dir, err := os.MkdirTemp("", "sysgate-agent-dir") // t.TempDir's parent is 0700
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		r := mustRun(t, Agent{Command: []string{"sh", "-c", "id -u; id -g; pwd; cat /proc/self/loginuid; echo; echo err >&2"},
+			Dir: dir, Stdout: &out, Stderr: &out}, WithUser(65534, 65534))
+		want := fmt.Sprintf("65534\n65534\n%s\n65534\nerr\n", dir)
+		if out.String() != want || r.ExitStatus != 0 {
+			t.Fatalf("output %q (exit %d); want %q", out.String(), r.ExitStatus, want)
+		}
+	})
+}

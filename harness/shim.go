@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -33,20 +31,6 @@ const (
 // capAuditControl is CAP_AUDIT_CONTROL: whoever holds it can rewrite its
 // loginuid and so leave the run's audit session.
 const capAuditControl = 30
-
-// shimConfig is what the parent sends the shim, length-prefixed JSON.
-type shimConfig struct {
-	Path     string
-	Args     []string
-	Env      []string
-	Dir      string
-	LoginUID uint32
-	SetUser  bool
-	UID, GID uint32
-	Groups   []uint32
-	Program  []byte // []unix.SockFilter in host byte order
-	LogFlag  bool   // SECCOMP_FILTER_FLAG_LOG: also log ERRNO/KILL actions
-}
 
 func init() {
 	if os.Getenv(shimEnv) == "" {
@@ -123,16 +107,11 @@ func runShim() int {
 	if err != nil {
 		return fail("agent environment", err)
 	}
-	prog := unsafe.Slice((*unix.SockFilter)(unsafe.Pointer(unsafe.SliceData(cfg.Program))), len(cfg.Program)/8)
-	var flags uintptr
-	if cfg.LogFlag {
-		flags = unix.SECCOMP_FILTER_FLAG_LOG
-	}
-	_, err = proc.ExecWithFilter(prog, flags, pathp, argv, envp)
+	_, err = proc.ExecWithFilter(cfg.Program, uintptr(cfg.SeccompFlags), pathp, argv, envp)
 	return fail("exec "+path, err)
 }
 
-func readShimConfig(r io.Reader) (*shimConfig, error) {
+func readShimConfig(r io.Reader) (*proc.AgentSetup, error) {
 	var size uint32
 	if err := binary.Read(r, binary.LittleEndian, &size); err != nil {
 		return nil, err
@@ -141,17 +120,17 @@ func readShimConfig(r io.Reader) (*shimConfig, error) {
 	if _, err := io.ReadFull(r, buf); err != nil {
 		return nil, err
 	}
-	cfg := new(shimConfig)
+	cfg := new(proc.AgentSetup)
 	if err := json.Unmarshal(buf, cfg); err != nil {
 		return nil, err
 	}
-	if len(cfg.Program)%8 != 0 || len(cfg.Program) == 0 || len(cfg.Args) == 0 {
+	if len(cfg.Program) == 0 || len(cfg.Args) == 0 {
 		return nil, errors.New("malformed config")
 	}
 	return cfg, nil
 }
 
-func writeShimConfig(w io.Writer, cfg *shimConfig) error {
+func writeShimConfig(w io.Writer, cfg *proc.AgentSetup) error {
 	buf, err := json.Marshal(cfg)
 	if err != nil {
 		return err
@@ -163,10 +142,6 @@ func writeShimConfig(w io.Writer, cfg *shimConfig) error {
 	return err
 }
 
-func programBytes(prog []unix.SockFilter) []byte {
-	return append([]byte(nil), unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(prog))), len(prog)*8)...)
-}
-
 // lookPath resolves file like execvp would, with the agent's PATH (not the
 // shim's) and after the chdir and user switch, so access checks are the
 // agent's own.
@@ -174,17 +149,7 @@ func lookPath(file string, env []string) (string, error) {
 	if strings.Contains(file, "/") {
 		return file, checkExecutable(file)
 	}
-	pathEnv := "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			pathEnv = v
-		}
-	}
-	for _, dir := range filepath.SplitList(pathEnv) {
-		if dir == "" {
-			dir = "."
-		}
-		candidate := filepath.Join(dir, file)
+	for _, candidate := range proc.CandidatePaths(file, env) {
 		if checkExecutable(candidate) == nil {
 			return candidate, nil
 		}

@@ -19,7 +19,7 @@ type treeRun struct {
 	ses     uint32
 	outcome treeOutcome
 	stdout  string
-	waitErr error
+	state   *os.ProcessState
 }
 
 // runTree launches args through the shim with a log-everything filter and
@@ -28,16 +28,16 @@ func runTree(t *testing.T, timeout, grace time.Duration, args ...string) treeRun
 	t.Helper()
 	testutil.RequireAudit(t)
 	var stdout bytes.Buffer
-	cfg := &shimConfig{Path: args[0], Args: args, Env: os.Environ(), LoginUID: uint32(os.Getuid()), Program: programBytes(proc.LogAllProgram)}
-	s, err := startShim(cfg, nil, &stdout, os.Stderr)
+	cfg := &proc.AgentSetup{Path: args[0], Args: args, Env: os.Environ(), LoginUID: uint32(os.Getuid()), Program: proc.LogAllProgram}
+	s, err := launch(cfg, nil, &stdout, os.Stderr)
 	if err != nil {
-		t.Fatalf("start shim: %v", err)
+		t.Fatalf("start: %v", err)
 	}
 	if err := s.release(); err != nil {
 		t.Fatalf("release: %v", err)
 	}
-	out := superviseTree(context.Background(), s.pidfd, s.cmd.Process.Pid, s.ses, timeout, grace)
-	werr := s.cmd.Wait()
+	out := superviseTree(context.Background(), s.pidfd, s.pid, s.ses, timeout, grace)
+	state, _ := s.wait()
 	s.closePidfd()
 	if out.Err != nil {
 		t.Fatalf("tracking: %v", out.Err)
@@ -45,10 +45,24 @@ func runTree(t *testing.T, timeout, grace time.Duration, args ...string) treeRun
 	if left, err := proc.SessionMembers(s.ses); err != nil || len(left) > 0 {
 		t.Fatalf("processes of session %d left after supervision: %+v (%v)", s.ses, left, err)
 	}
-	return treeRun{ses: s.ses, outcome: out, stdout: stdout.String(), waitErr: werr}
+	return treeRun{ses: s.ses, outcome: out, stdout: stdout.String(), state: state}
+}
+
+// eachLauncher runs test under both launchers.
+func eachLauncher(t *testing.T, test func(t *testing.T)) {
+	for _, l := range []string{"vfork", "reexec"} {
+		t.Run(l, func(t *testing.T) {
+			t.Setenv(LauncherEnv, l)
+			test(t)
+		})
+	}
 }
 
 func TestShimGivesAgentFreshSessionWithoutAuditControl(t *testing.T) {
+	eachLauncher(t, testFreshSessionWithoutAuditControl)
+}
+
+func testFreshSessionWithoutAuditControl(t *testing.T) {
 	r := runTree(t, 10*time.Second, time.Second, "/bin/sh", "-c",
 		`cat /proc/self/sessionid; echo; grep CapEff /proc/self/status; grep CapBnd /proc/self/status; `+
 			`if echo 0 2>/dev/null > /proc/self/loginuid; then echo rewrite=ok; else echo rewrite=denied; fi; cat /proc/self/sessionid`)
@@ -74,16 +88,20 @@ func TestShimGivesAgentFreshSessionWithoutAuditControl(t *testing.T) {
 }
 
 func TestShimReportsMissingCommand(t *testing.T) {
-	testutil.RequireAudit(t)
-	cfg := &shimConfig{Path: "sysgate-no-such-command", Args: []string{"sysgate-no-such-command"}, Env: os.Environ(), Program: programBytes(proc.LogAllProgram)}
-	s, err := startShim(cfg, nil, nil, nil)
-	if err != nil {
-		t.Fatalf("start shim: %v", err)
-	}
-	err = s.release()
-	if !errors.Is(err, ErrAgentStart) || !strings.Contains(err.Error(), "sysgate-no-such-command") {
-		t.Fatalf("release = %v; want ErrAgentStart naming the command", err)
-	}
+	eachLauncher(t, func(t *testing.T) {
+		testutil.RequireAudit(t)
+		for _, path := range []string{"sysgate-no-such-command", "/nonexistent/agent"} {
+			cfg := &proc.AgentSetup{Path: path, Args: []string{path}, Env: os.Environ(), Program: proc.LogAllProgram}
+			s, err := launch(cfg, nil, nil, nil)
+			if err != nil {
+				t.Fatalf("start: %v", err)
+			}
+			err = s.release()
+			if !errors.Is(err, ErrAgentStart) || !strings.Contains(err.Error(), path) {
+				t.Fatalf("release = %v; want ErrAgentStart for %s", err, path)
+			}
+		}
+	})
 }
 
 func TestTreeWaitsForOrphanToFinish(t *testing.T) {
@@ -127,7 +145,7 @@ func TestTreeTimeoutKillsWholeTree(t *testing.T) {
 			t.Errorf("leak %+v: cause", l)
 		}
 	}
-	if r.waitErr == nil || !strings.Contains(r.waitErr.Error(), "killed") {
-		t.Errorf("root exit %v; want killed", r.waitErr)
+	if r.state == nil || r.state.String() != "signal: killed" {
+		t.Errorf("root exit %v; want killed", r.state)
 	}
 }

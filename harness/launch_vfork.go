@@ -1,0 +1,122 @@
+package harness
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/internal/proc"
+)
+
+// startVfork starts the agent with proc.Spawn: a CLONE_VM|CLONE_VFORK
+// child that runs only raw syscalls (the same steps as the shim) and execs
+// the agent directly, without starting a second Go runtime.
+func startVfork(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
+	stdio, err := openStdio(stdin, stdout, stderr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: stdio: %v", ErrAgentStart, err)
+	}
+	controlR, controlW, err := os.Pipe()
+	if err != nil {
+		stdio.closeAll()
+		return nil, err
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		stdio.closeAll()
+		controlR.Close()
+		controlW.Close()
+		return nil, err
+	}
+	spawn := &proc.SpawnConfig{AgentSetup: *cfg,
+		Control: int(controlR.Fd()), Status: int(statusW.Fd()), DropCap: capAuditControl}
+	for i, f := range stdio.files {
+		spawn.Stdio[i] = int(f.Fd())
+	}
+	type spawned struct {
+		pid, pidfd int
+		err        error
+	}
+	done := make(chan spawned, 1)
+	go func() {
+		pid, pidfd, err := proc.Spawn(spawn)
+		// The child has exec'd or exited: drop our copies of its ends, so
+		// the status pipe reads EOF once the child's copy closed on exec.
+		controlR.Close()
+		statusW.Close()
+		stdio.started()
+		done <- spawned{pid, pidfd, err}
+	}()
+
+	p := &agentProcess{pid: -1, pidfd: -1}
+	var child spawned
+	reap := func() (*os.ProcessState, error) {
+		proc, err := os.FindProcess(child.pid)
+		if err != nil {
+			return nil, err
+		}
+		return proc.Wait()
+	}
+	p.abort = func() {
+		controlW.Close()
+		statusR.Close()
+		if child.pid > 0 {
+			_ = proc.PidfdSignal(child.pidfd, unix.SIGKILL)
+			_, _ = reap()
+		}
+		stdio.wait()
+		p.closePidfd()
+	}
+	finish := func() error {
+		child = <-done
+		if child.err != nil {
+			return child.err
+		}
+		p.pid, p.pidfd = child.pid, child.pidfd
+		return nil
+	}
+	p.wait = func() (*os.ProcessState, error) {
+		state, err := reap()
+		if serr := stdio.wait(); err == nil {
+			err = serr
+		}
+		return state, err
+	}
+	p.release = func() error {
+		_, werr := controlW.Write([]byte{'g'})
+		controlW.Close()
+		if err := finish(); err != nil {
+			statusR.Close()
+			return fmt.Errorf("%w: %w", ErrAgentStart, err)
+		}
+		st, err := proc.ReadSpawnStatus(statusR)
+		statusR.Close()
+		if err == io.EOF && werr == nil {
+			return nil // exec'd: the close-on-exec status pipe closed
+		}
+		p.abort()
+		if err == nil {
+			err = st.Err()
+		}
+		return fmt.Errorf("%w: %s: %w", ErrAgentStart, cfg.Path, err)
+	}
+
+	st, err := proc.ReadSpawnStatus(statusR)
+	if err == nil && st.Kind == proc.StatusSession {
+		p.ses = st.Ses
+		return p, nil
+	}
+	// The child failed before the handshake (or the clone did).
+	controlW.Close()
+	ferr := finish()
+	p.abort()
+	switch {
+	case ferr != nil:
+		err = ferr
+	case err == nil:
+		err = st.Err()
+	}
+	return nil, fmt.Errorf("%w: %s: %w", ErrAgentStart, cfg.Path, err)
+}

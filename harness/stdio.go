@@ -1,0 +1,122 @@
+package harness
+
+import (
+	"errors"
+	"io"
+	"os"
+	"sync"
+	"syscall"
+)
+
+// childStdio is the plumbing exec.Cmd would do for a child it does not
+// start itself: files for fds 0-2, pipes and copy goroutines for readers
+// and writers that are not files.
+type childStdio struct {
+	files     [3]*os.File
+	parentEnd []*os.File // closed once the child has them
+	copies    sync.WaitGroup
+	mu        sync.Mutex
+	err       error
+}
+
+func openStdio(in io.Reader, out, errw io.Writer) (*childStdio, error) {
+	s := &childStdio{}
+	var err error
+	if s.files[0], err = s.input(in); err != nil {
+		s.closeAll()
+		return nil, err
+	}
+	if s.files[1], err = s.output(out); err != nil {
+		s.closeAll()
+		return nil, err
+	}
+	if errw != nil && errw == out {
+		s.files[2] = s.files[1] // one pipe keeps the interleaving, as exec.Cmd does
+	} else if s.files[2], err = s.output(errw); err != nil {
+		s.closeAll()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *childStdio) input(r io.Reader) (*os.File, error) {
+	if f, ok := r.(*os.File); ok {
+		return f, nil
+	}
+	if r == nil {
+		return s.own(os.Open(os.DevNull))
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	s.parentEnd = append(s.parentEnd, pr)
+	s.copies.Add(1)
+	go func() {
+		defer s.copies.Done()
+		_, err := io.Copy(pw, r)
+		// The agent closing its stdin early is not an error of ours.
+		if errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
+			err = nil
+		}
+		s.record(err)
+		s.record(pw.Close())
+	}()
+	return pr, nil
+}
+
+func (s *childStdio) output(w io.Writer) (*os.File, error) {
+	if f, ok := w.(*os.File); ok {
+		return f, nil
+	}
+	if w == nil {
+		return s.own(os.OpenFile(os.DevNull, os.O_WRONLY, 0))
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	s.parentEnd = append(s.parentEnd, pw)
+	s.copies.Add(1)
+	go func() {
+		defer s.copies.Done()
+		_, err := io.Copy(w, pr)
+		s.record(err)
+		pr.Close()
+	}()
+	return pw, nil
+}
+
+func (s *childStdio) own(f *os.File, err error) (*os.File, error) {
+	if err == nil {
+		s.parentEnd = append(s.parentEnd, f)
+	}
+	return f, err
+}
+
+func (s *childStdio) record(err error) {
+	s.mu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.mu.Unlock()
+}
+
+// started closes the parent's copies of the child's ends.
+func (s *childStdio) started() { s.closeAll() }
+
+func (s *childStdio) closeAll() {
+	for _, f := range s.parentEnd {
+		f.Close()
+	}
+	s.parentEnd = nil
+}
+
+// wait returns once every copy finished: the agent's tree closed its
+// ends (it is gone) and the caller's reader reached EOF.
+func (s *childStdio) wait() error {
+	s.copies.Wait()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}

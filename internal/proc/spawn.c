@@ -1,0 +1,149 @@
+#define _GNU_SOURCE
+#include "spawn.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD 0x00001000
+#endif
+
+// The kernel's sigset is 8 bytes; glibc's sigset_t is larger.
+#define KERNEL_SIGSET_SIZE 8
+#define CHILD_STACK_SIZE (256 * 1024)
+
+// Everything in the child is a raw syscall: it shares the parent's memory
+// (CLONE_VM|CLONE_VFORK, on a stack of its own), so no malloc, no locks,
+// no glibc wrapper with process-wide effects (setuid's thread broadcast).
+
+static void report(int fd, int kind, int step, int err, uint32_t ses) {
+	struct sysgate_status st = {kind, step, err, ses};
+	syscall(SYS_write, fd, &st, sizeof st);
+}
+
+static __attribute__((noreturn)) void fail(const struct sysgate_spawn *s, int step, int err) {
+	report(s->status_fd, SYSGATE_STATUS_ERROR, step, err, 0);
+	syscall(SYS_exit_group, 127);
+	__builtin_unreachable();
+}
+
+static int drop_cap(int cap) {
+	if (syscall(SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0) != 0)
+		return -1;
+	syscall(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, cap, 0, 0);
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct data[2];
+	if (syscall(SYS_capget, &hdr, data) != 0)
+		return -1;
+	uint32_t bit = 1u << (cap % 32);
+	data[cap / 32].effective &= ~bit;
+	data[cap / 32].permitted &= ~bit;
+	data[cap / 32].inheritable &= ~bit;
+	return syscall(SYS_capset, &hdr, data);
+}
+
+static size_t cstrlen(const char *p) {
+	size_t n = 0;
+	while (p[n])
+		n++;
+	return n;
+}
+
+static __attribute__((noreturn)) void child(const struct sysgate_spawn *s, const sigset_t *oldmask) {
+	// Go's handlers live in the shared memory: back to defaults before any
+	// signal can be delivered here.
+	unsigned long dfl[4] = {0}; // kernel struct sigaction: SIG_DFL, no flags, empty mask
+	for (int sig = 1; sig <= 64; sig++) {
+		if (sig != SIGKILL && sig != SIGSTOP)
+			syscall(SYS_rt_sigaction, sig, dfl, NULL, KERNEL_SIGSET_SIZE);
+	}
+	for (int fd = 0; fd < 3; fd++) {
+		if (s->stdio[fd] != fd && syscall(SYS_dup3, s->stdio[fd], fd, 0) < 0)
+			fail(s, SYSGATE_STEP_STDIO, errno);
+		if (s->stdio[fd] == fd)
+			syscall(SYS_fcntl, fd, F_SETFD, 0);
+	}
+	int fd = syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/loginuid", O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || syscall(SYS_write, fd, s->loginuid, cstrlen(s->loginuid)) < 0)
+		fail(s, SYSGATE_STEP_LOGINUID, errno);
+	syscall(SYS_close, fd);
+	char buf[16];
+	fd = syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/sessionid", O_RDONLY | O_CLOEXEC);
+	long n = fd < 0 ? -1 : syscall(SYS_read, fd, buf, sizeof buf);
+	if (n <= 0)
+		fail(s, SYSGATE_STEP_SESSION, errno);
+	syscall(SYS_close, fd);
+	uint32_t ses = 0;
+	for (long i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
+		ses = ses * 10 + (uint32_t)(buf[i] - '0');
+	report(s->status_fd, SYSGATE_STATUS_SES, 0, 0, ses);
+	char go = 0;
+	if (syscall(SYS_read, s->control_fd, &go, 1) != 1 || go != 'g')
+		syscall(SYS_exit_group, 126); // the parent gave up
+	if (drop_cap(s->cap_drop) != 0)
+		fail(s, SYSGATE_STEP_CAPS, errno);
+	if (s->set_user) {
+		if (syscall(SYS_setgroups, s->ngroups, s->groups) != 0 ||
+		    syscall(SYS_setresgid, s->gid, s->gid, s->gid) != 0 ||
+		    syscall(SYS_setresuid, s->uid, s->uid, s->uid) != 0)
+			fail(s, SYSGATE_STEP_USER, errno);
+	}
+	if (s->dir && syscall(SYS_chdir, s->dir) != 0)
+		fail(s, SYSGATE_STEP_CHDIR, errno);
+	if (syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		fail(s, SYSGATE_STEP_NO_NEW_PRIVS, errno);
+	const char *path = NULL;
+	int err = ENOENT;
+	for (const char *const *p = s->paths; *p; p++) {
+		if (syscall(SYS_faccessat, AT_FDCWD, *p, X_OK) == 0) {
+			path = *p;
+			break;
+		}
+		if (errno != ENOENT && errno != ENOTDIR)
+			err = errno;
+	}
+	if (!path)
+		fail(s, SYSGATE_STEP_FIND, err);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, oldmask, NULL, KERNEL_SIGSET_SIZE);
+	// The filter is the last step: only the execve below is logged.
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, s->seccomp_flags, s->prog) != 0)
+		fail(s, SYSGATE_STEP_SECCOMP, errno);
+	syscall(SYS_execve, path, s->argv, s->envp);
+	fail(s, SYSGATE_STEP_EXEC, errno);
+}
+
+struct child_arg {
+	const struct sysgate_spawn *s;
+	sigset_t oldmask;
+};
+
+static int child_main(void *p) {
+	struct child_arg *a = p;
+	child(a->s, &a->oldmask);
+}
+
+int sysgate_spawn_run(const struct sysgate_spawn *s, int *pidfd) {
+	char *stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return -errno;
+	struct child_arg a = {.s = s};
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &a.oldmask);
+	// CLONE_VFORK: this thread sleeps until the child execs or exits; the
+	// rest of the Go runtime keeps running and answers the child.
+	int pid = clone(child_main, stack + CHILD_STACK_SIZE, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &a, pidfd);
+	int err = errno;
+	pthread_sigmask(SIG_SETMASK, &a.oldmask, NULL);
+	munmap(stack, CHILD_STACK_SIZE);
+	return pid < 0 ? -err : pid;
+}

@@ -1,0 +1,202 @@
+package proc
+
+/*
+#include <stdlib.h>
+#include "spawn.h"
+*/
+import "C"
+
+import (
+	"encoding/binary"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// AgentSetup is what the agent's first process sets up before it execs
+// the agent, whichever launcher runs it.
+type AgentSetup struct {
+	Path     string // as given; resolved against the agent's $PATH after chdir and user switch
+	Args     []string
+	Env      []string
+	Dir      string
+	LoginUID uint32 // written to loginuid: a fresh audit session
+	SetUser  bool
+	UID, GID uint32
+	Groups   []uint32
+	Program  []unix.SockFilter
+	// SeccompFlags are SECCOMP_FILTER_FLAG_* for seccomp(2).
+	SeccompFlags uint
+}
+
+// CandidatePaths lists where an exec of file looks, like execvp: file
+// itself when it has a slash, else each entry of $PATH in env.
+func CandidatePaths(file string, env []string) []string {
+	if strings.Contains(file, "/") {
+		return []string{file}
+	}
+	pathEnv := DefaultPath
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			pathEnv = v
+		}
+	}
+	var out []string
+	for _, dir := range filepath.SplitList(pathEnv) {
+		if dir == "" {
+			dir = "."
+		}
+		out = append(out, filepath.Join(dir, file))
+	}
+	return out
+}
+
+// DefaultPath is execvp's search path when the agent's env has no PATH.
+const DefaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+// SpawnConfig describes an agent for Spawn.
+type SpawnConfig struct {
+	AgentSetup
+	// Stdio become the child's fds 0, 1 and 2.
+	Stdio [3]int
+	// Control: the child reads one 'g' here before it drops privileges.
+	// Status: the child writes SpawnStatus records here; mark it
+	// close-on-exec, so EOF after the session record means exec worked.
+	Control, Status int
+	// DropCap is removed from every capability set of the child.
+	DropCap int
+}
+
+// SpawnStatus is one record the child writes on the status fd.
+type SpawnStatus struct {
+	Kind  int32 // StatusSession or StatusError
+	Step  int32 // which step failed
+	Errno int32
+	Ses   uint32
+}
+
+// Status kinds.
+const (
+	StatusSession = C.SYSGATE_STATUS_SES
+	StatusError   = C.SYSGATE_STATUS_ERROR
+)
+
+var spawnSteps = map[int32]string{
+	C.SYSGATE_STEP_STDIO: "set up stdio", C.SYSGATE_STEP_LOGINUID: "set loginuid",
+	C.SYSGATE_STEP_SESSION: "read session id", C.SYSGATE_STEP_GO_AHEAD: "wait for go-ahead",
+	C.SYSGATE_STEP_CAPS: "drop capability", C.SYSGATE_STEP_USER: "switch user",
+	C.SYSGATE_STEP_CHDIR: "chdir", C.SYSGATE_STEP_NO_NEW_PRIVS: "set no_new_privs",
+	C.SYSGATE_STEP_FIND: "find agent", C.SYSGATE_STEP_SECCOMP: "seccomp(SECCOMP_SET_MODE_FILTER)",
+	C.SYSGATE_STEP_EXEC: "execve",
+}
+
+// Err turns an error record into an error naming the step.
+func (s SpawnStatus) Err() error {
+	return os.NewSyscallError(spawnSteps[s.Step], syscall.Errno(s.Errno))
+}
+
+// ReadSpawnStatus reads one record; io.EOF when the child exec'd (or died)
+// without another report.
+func ReadSpawnStatus(r io.Reader) (SpawnStatus, error) {
+	var st SpawnStatus
+	err := binary.Read(r, binary.NativeEndian, &st)
+	if err == io.ErrUnexpectedEOF {
+		err = io.EOF
+	}
+	return st, err
+}
+
+// Spawn starts the child with clone(CLONE_VM|CLONE_VFORK) on a stack of
+// its own: the child writes cfg.LoginUID to its loginuid, reports its
+// session id on cfg.Status, waits for the go-ahead on cfg.Control, drops
+// cfg.DropCap, switches user, chdirs, sets no_new_privs, finds the
+// executable, and loads the filter as its last step before execve. Only
+// raw syscalls run in the child; it never runs Go code.
+//
+// Spawn blocks its OS thread until the child exec'd or exited, so the
+// caller runs it on a goroutine of its own and answers the child from
+// another. It holds syscall.ForkLock meanwhile.
+func Spawn(cfg *SpawnConfig) (pid, pidfd int, err error) {
+	if len(cfg.Program) == 0 || len(cfg.Args) == 0 {
+		return -1, -1, os.NewSyscallError("spawn", unix.EINVAL)
+	}
+	var mem cMemory
+	defer mem.free()
+	s := (*C.struct_sysgate_spawn)(mem.alloc(C.sizeof_struct_sysgate_spawn))
+	// The candidates are tried in the child, after its chdir and user
+	// switch, with access(X_OK): the agent's own view.
+	s.paths = (**C.char)(mem.strings(CandidatePaths(cfg.Path, cfg.Env)))
+	s.argv = (**C.char)(mem.strings(cfg.Args))
+	s.envp = (**C.char)(mem.strings(cfg.Env))
+	if cfg.Dir != "" {
+		s.dir = mem.cstring(cfg.Dir)
+	}
+	s.loginuid = mem.cstring(strconv.FormatUint(uint64(cfg.LoginUID), 10))
+	if cfg.SetUser {
+		s.set_user = 1
+		s.uid, s.gid = C.uint32_t(cfg.UID), C.uint32_t(cfg.GID)
+		if len(cfg.Groups) > 0 {
+			g := mem.alloc(uintptr(len(cfg.Groups)) * 4)
+			copy(unsafe.Slice((*uint32)(g), len(cfg.Groups)), cfg.Groups)
+			s.groups, s.ngroups = (*C.uint32_t)(g), C.int(len(cfg.Groups))
+		}
+	}
+	prog := mem.alloc(uintptr(len(cfg.Program)) * unsafe.Sizeof(unix.SockFilter{}))
+	copy(unsafe.Slice((*unix.SockFilter)(prog), len(cfg.Program)), cfg.Program)
+	fprog := (*unix.SockFprog)(mem.alloc(unsafe.Sizeof(unix.SockFprog{})))
+	fprog.Len, fprog.Filter = uint16(len(cfg.Program)), (*unix.SockFilter)(prog)
+	s.prog = unsafe.Pointer(fprog)
+	s.seccomp_flags = C.uint(cfg.SeccompFlags)
+	for i, fd := range cfg.Stdio {
+		s.stdio[i] = C.int(fd)
+	}
+	s.control_fd, s.status_fd, s.cap_drop = C.int(cfg.Control), C.int(cfg.Status), C.int(cfg.DropCap)
+
+	var cpidfd C.int = -1
+	syscall.ForkLock.Lock()
+	ret := C.sysgate_spawn_run(s, &cpidfd)
+	syscall.ForkLock.Unlock()
+	if ret < 0 {
+		return -1, -1, os.NewSyscallError("clone", syscall.Errno(-ret))
+	}
+	unix.CloseOnExec(int(cpidfd))
+	return int(ret), int(cpidfd), nil
+}
+
+// cMemory tracks C allocations the child reads: it shares our memory, and
+// cgo forbids handing C Go memory that holds Go pointers.
+type cMemory []unsafe.Pointer
+
+func (m *cMemory) alloc(n uintptr) unsafe.Pointer {
+	p := C.calloc(1, C.size_t(n))
+	*m = append(*m, p)
+	return p
+}
+
+func (m *cMemory) cstring(s string) *C.char {
+	p := C.CString(s)
+	*m = append(*m, unsafe.Pointer(p))
+	return p
+}
+
+// strings returns a NULL-terminated char* array.
+func (m *cMemory) strings(ss []string) unsafe.Pointer {
+	arr := m.alloc(uintptr(len(ss)+1) * unsafe.Sizeof(uintptr(0)))
+	ptrs := unsafe.Slice((**C.char)(arr), len(ss)+1)
+	for i, s := range ss {
+		ptrs[i] = m.cstring(s)
+	}
+	return arr
+}
+
+func (m *cMemory) free() {
+	for _, p := range *m {
+		C.free(p)
+	}
+}

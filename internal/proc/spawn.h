@@ -1,0 +1,49 @@
+// Spawning an agent without re-executing the Go binary: vfork, set up the
+// audit session, privileges and filter in the child with raw syscalls, exec.
+#include <stdint.h>
+
+struct sysgate_spawn {
+	const char *const *paths; // candidate executables, tried in order (NULL-terminated)
+	char *const *argv;
+	char *const *envp;
+	const char *dir;          // NULL: stay
+	const char *loginuid;     // decimal text written to /proc/thread-self/loginuid
+	int set_user;
+	uint32_t uid, gid;
+	const uint32_t *groups;
+	int ngroups;
+	const void *prog;         // struct sock_fprog
+	unsigned int seccomp_flags;
+	int stdio[3];             // become fds 0, 1, 2
+	int control_fd;           // the child reads the go-ahead byte here
+	int status_fd;            // the child reports here (close-on-exec)
+	int cap_drop;             // capability to remove from every set
+};
+
+// A report from the child on status_fd.
+struct sysgate_status {
+	int32_t kind;  // SYSGATE_STATUS_*
+	int32_t step;  // SYSGATE_STEP_* that failed
+	int32_t err;   // errno
+	uint32_t ses;  // the fresh audit session id
+};
+
+enum { SYSGATE_STATUS_SES = 1, SYSGATE_STATUS_ERROR = 2 };
+enum {
+	SYSGATE_STEP_STDIO = 1,
+	SYSGATE_STEP_LOGINUID,
+	SYSGATE_STEP_SESSION,
+	SYSGATE_STEP_GO_AHEAD,
+	SYSGATE_STEP_CAPS,
+	SYSGATE_STEP_USER,
+	SYSGATE_STEP_CHDIR,
+	SYSGATE_STEP_NO_NEW_PRIVS,
+	SYSGATE_STEP_FIND,
+	SYSGATE_STEP_SECCOMP,
+	SYSGATE_STEP_EXEC,
+};
+
+// sysgate_spawn_run starts the child (clone with CLONE_VM|CLONE_VFORK); it
+// returns the child's pid once the child has exec'd or exited, or -errno
+// if the clone failed. *pidfd receives a pidfd of the child.
+int sysgate_spawn_run(const struct sysgate_spawn *s, int *pidfd);
