@@ -158,6 +158,9 @@ func (r *Result) GomegaString() string {
 	return r.Summary()
 }
 
+// String is the Summary; Ginkgo shows it for the report entry.
+func (r *Result) String() string { return r.Summary() }
+
 // Summary is a few lines: agent, mode, verdict and why.
 func (r *Result) Summary() string {
 	var b strings.Builder
