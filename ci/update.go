@@ -136,8 +136,15 @@ func archProblems(agent string, f *baselineFile, o *baseline.Observation, want [
 		expected[a] = true
 	}
 	if len(want) == 0 {
+		// The arches of the whole stack: an agent file may leave an
+		// arch's list entirely to its runtime base.
 		for _, s := range f.doc.Syscalls {
 			expected[s.Arch] = true
+		}
+		if p, err := baseline.Load(f.path); err == nil {
+			for _, a := range p.Arches() {
+				expected[a] = true
+			}
 		}
 	}
 	if len(expected) == 0 {

@@ -195,3 +195,39 @@ func mergeShards(t *testing.T, shards ...*baseline.Observation) map[string]*base
 	}
 	return obs
 }
+
+// TestUpdateAcceptsArchOnlyInTheBase: an agent whose file has no aarch64
+// list of its own (its runtime base has one) may be observed on aarch64.
+func TestUpdateAcceptsArchOnlyInTheBase(t *testing.T) {
+	root := copyBaselines(t)
+	dir := filepath.Join(root, "baselines")
+	agent := filepath.Join(dir, "agents/mcp-filesystem.yaml")
+	doc, err := baseline.ParseDocument(agent, mustRead(t, agent))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.Syscalls = doc.Syscalls[1:] // drop aarch64: only node.yaml has it now
+	if doc.Syscalls[0].Arch != scmp.X86_64 {
+		t.Fatalf("fixture order changed: %v", doc.Syscalls[0].Arch)
+	}
+	if err := baseline.Save(agent, doc); err != nil {
+		t.Fatal(err)
+	}
+	obs := mergeShards(t, shard("mcp-filesystem", scmp.AArch64, 1, "close", "read", "openat2"))
+	u, err := PlanUpdate(obs, UpdateOptions{Dir: dir, Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(u.Files) != 1 || len(u.Files[0].Added) != 1 || u.Files[0].Added[0].Syscall != "openat2" {
+		t.Errorf("update: %+v", u.Files)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
