@@ -401,8 +401,11 @@ func (p *parser) entry(item *yaml.Node, arch scmp.Arch) (DocEntry, bool) {
 	e.Name = name
 	if _, known := scmp.Number(arch, name); !known {
 		msg := fmt.Sprintf("unknown syscall %q on %s", name, arch)
-		if hint := scmp.Closest(arch, name); hint != "" {
+		if hint := suggest(arch, name); hint != "" {
 			msg += fmt.Sprintf(", did you mean %q?", hint)
+		}
+		if elsewhere := archesWith(name); len(elsewhere) > 0 {
+			msg += fmt.Sprintf(" (known on %s)", strings.Join(elsewhere, ", "))
 		}
 		p.add(nameNode, KindSyscall, "%s", msg)
 		return e, false
@@ -444,4 +447,32 @@ func joinComments(a, b string) string {
 		return a
 	}
 	return a + "\n" + b
+}
+
+// archesWith lists the arches on which libseccomp knows name, for a hint
+// when a syscall sits under the wrong arch.
+func archesWith(name string) []string {
+	var out []string
+	for _, a := range scmp.ArchNames() {
+		arch, _ := scmp.ParseArch(a)
+		if _, ok := scmp.Number(arch, name); ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// suggest prefers the shortest known name that extends the unknown one
+// ("open" on aarch64 -> "openat"), then the closest by edit distance.
+func suggest(arch scmp.Arch, name string) string {
+	best := ""
+	for _, known := range scmp.Names(arch) {
+		if strings.HasPrefix(known, name) && (best == "" || len(known) < len(best)) {
+			best = known
+		}
+	}
+	if best != "" {
+		return best
+	}
+	return scmp.Closest(arch, name)
 }
