@@ -246,6 +246,20 @@ func TestHangingAgentTimesOut(t *testing.T) {
 	}
 }
 
+func TestContextDeadlineIsTimeout(t *testing.T) {
+	t.Parallel()
+	testutil.RequireAudit(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	r, err := Run(ctx, Agent{Command: []string{"sleep", "1000"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.TimedOut || r.Verdict != VerdictInconclusive || r.Signal != "killed" {
+		t.Fatalf("%s", r.Summary())
+	}
+}
+
 // A root agent cannot rewrite its loginuid, so it cannot leave the run's
 // session: its marker syscall after the attempt is still attributed.
 func TestRootAgentCannotLeaveSession(t *testing.T) {

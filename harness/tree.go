@@ -62,8 +62,7 @@ func superviseTree(ctx context.Context, rootPidfd, rootPID int, ses uint32, time
 		out.TimedOut = true
 		return killTree(ses, rootPID, CauseTimeout, out)
 	case ready[0] != 0:
-		out.Cancelled = true
-		return killTree(ses, rootPID, CauseCancelled, out)
+		return killTree(ses, rootPID, out.stopped(ctx), out)
 	}
 
 	graceEnd := time.Now().Add(grace)
@@ -89,11 +88,21 @@ func superviseTree(ctx context.Context, rootPidfd, rootPID int, ses uint32, time
 		case len(ready) == 0:
 			return killTree(ses, rootPID, CauseOutlived, out)
 		case ready[len(ready)-1] == len(fds):
-			out.Cancelled = true
-			return killTree(ses, rootPID, CauseCancelled, out)
+			return killTree(ses, rootPID, out.stopped(ctx), out)
 		}
 		// Someone exited; it may have forked first: scan again.
 	}
+}
+
+// stopped records why ctx ended the run: its deadline counts as the run's
+// timeout, anything else as a cancellation.
+func (o *treeOutcome) stopped(ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		o.TimedOut = true
+		return CauseTimeout
+	}
+	o.Cancelled = true
+	return CauseCancelled
 }
 
 // liveMembers scans /proc twice when the first scan finds nobody, so a
