@@ -161,6 +161,8 @@ func TestCompilePerArchSections(t *testing.T) {
 syscalls:
   i386:
     - getuid32
+  x32:
+    - gettid
   x86_64:
     - getppid
 `)
@@ -172,7 +174,7 @@ syscalls:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Arches) != 2 {
+	if len(f.Arches) != 3 {
 		t.Errorf("arches %v", f.Arches)
 	}
 	checks := []struct {
@@ -185,6 +187,9 @@ syscalls:
 		{scmp.I386, "getppid", retLog},    // only allowed on x86_64
 		{scmp.X86_64, "getuid", retLog},   // getuid32 is i386 only
 		{scmp.AArch64, "getppid", retLog}, // arch absent from filter
+		{scmp.X32, "gettid", retAllow},
+		{scmp.X32, "getppid", retLog},   // allowed on x86_64 only
+		{scmp.X86_64, "gettid", retLog}, // allowed on x32 only
 	}
 	for _, c := range checks {
 		if got := runFilter(t, f, c.arch, number(t, c.arch, c.name)); got != c.want {
