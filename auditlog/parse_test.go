@@ -153,8 +153,10 @@ func BenchmarkParseSeccomp(b *testing.B) {
 }
 
 func FuzzParseSeccomp(f *testing.F) {
-	for _, r := range readRecords(f, "testdata/seccomp.log") {
-		f.Add(r.data)
+	for _, file := range []string{"testdata/seccomp.log", "testdata/agents.log"} {
+		for _, r := range readRecords(f, file) {
+			f.Add(r.data)
+		}
 	}
 	f.Add([]byte("audit(1.1:1): ses=1 pid=1 comm=41 exe=\"\" arch=c000003e syscall=1"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -191,5 +193,31 @@ func BenchmarkDispatchUnknownSession(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i += len(recs) {
 		s.handle(p, bt)
+	}
+}
+
+// testdata/agents.log: 40 records captured with `sysgate audit tail --raw`
+// while the project's suites ran agents (Go, Python, a test binary) and
+// barrier sentinels fired.
+func TestParseAgentRecords(t *testing.T) {
+	p := NewParser()
+	names := map[string]bool{}
+	for _, r := range readRecords(t, "testdata/agents.log") {
+		ev, err := p.Parse(r.typ, r.data)
+		if err != nil {
+			t.Fatalf("parse %q: %v", r.data, err)
+		}
+		if ev.Arch != scmp.X86_64 || ev.Comm == "" || ev.Exe == "" || ev.PID == 0 {
+			t.Errorf("incomplete event %+v from %q", ev, r.data)
+		}
+		if want := "syscall=" + strconv.Itoa(ev.Number) + " "; !strings.Contains(string(r.data), want) {
+			t.Errorf("number %d not in %q", ev.Number, r.data)
+		}
+		names[ev.Name] = true
+	}
+	for _, want := range []string{"unshare", "getppid", "execve"} {
+		if !names[want] {
+			t.Errorf("no %s event among %v", want, names)
+		}
 	}
 }

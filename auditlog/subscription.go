@@ -74,7 +74,8 @@ func (sub *Subscription) Close(ctx context.Context) (Loss, error) {
 	end := s.counters()
 	loss := Loss{ENOBUFS: end.enobufs - sub.start.enobufs, SerialGaps: end.gaps - sub.start.gaps}
 	st, stErr := ReadStatus()
-	err = errors.Join(err, sub.statErr, stErr)
+	// A reader error (never seen in practice) may have cost records.
+	err = errors.Join(err, sub.statErr, stErr, s.Err())
 	if sub.statErr == nil && stErr == nil {
 		// uint32 arithmetic: a wrapped counter still gives the delta; a
 		// reset (auditctl --reset-lost) gives a huge one, failing closed.
