@@ -54,7 +54,7 @@ func escapeProperty(s string) string {
 // failed spec, a notice on each stale baseline entry.
 func (r *Report) Annotations() []Annotation {
 	out := newSyscallAnnotations(r.newRows())
-	for _, run := range r.Runs {
+	for _, run := range r.gateRuns() {
 		if run.Verdict != VerdictInconclusive {
 			continue
 		}

@@ -39,7 +39,7 @@ func Load(opts LoadOptions, paths ...string) (*Report, error) {
 		case bytes.HasPrefix(trimmed, []byte("[")):
 			err = r.addGinkgo(data, opts)
 		case bytes.HasPrefix(trimmed, []byte("{")):
-			err = r.addResult(data, "", "", opts)
+			_, err = r.addResult(data, "", "", opts)
 		default:
 			err = errors.New("neither a Ginkgo JSON report nor a sysgate result")
 		}
@@ -56,16 +56,17 @@ func Load(opts LoadOptions, paths ...string) (*Report, error) {
 
 // addResult decodes one Result's JSON. base is the directory relative
 // baseline paths in it are relative to ("" = the current directory).
-func (r *Report) addResult(data []byte, spec, base string, opts LoadOptions) error {
+// It returns the added run.
+func (r *Report) addResult(data []byte, spec, base string, opts LoadOptions) (*Run, error) {
 	var res harness.Result
 	if err := json.Unmarshal(data, &res); err != nil {
-		return fmt.Errorf("decode result: %w", err)
+		return nil, fmt.Errorf("decode result: %w", err)
 	}
 	if res.Agent == "" && res.Verdict == "" {
-		return errors.New("not a sysgate result (no agent, no verdict)")
+		return nil, errors.New("not a sysgate result (no agent, no verdict)")
 	}
 	r.addRun(FromResult(&res, spec, opts.HostArch), opts.Root, base)
-	return nil
+	return &r.Runs[len(r.Runs)-1], nil
 }
 
 // addRun adds a run with its baseline paths made relative to root.

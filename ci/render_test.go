@@ -47,9 +47,13 @@ func TestRenderCleanRun(t *testing.T) {
 			Arch: scmp.X86_64, Duration: 1200 * time.Millisecond}},
 		spec{text: "memory server stores an entity", result: &harness.Result{Agent: "mcp-memory", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
 			Arch: scmp.X86_64, Duration: 800 * time.Millisecond}},
+		// A bite: the spec passes because the gate caught the violation.
+		spec{text: "filesystem server is caught moving a file", result: &harness.Result{Agent: "mcp-filesystem-bite-move", Mode: baseline.ModeCheck,
+			Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: 500 * time.Millisecond,
+			Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "rename", Count: 1, PID: 3, Exe: "/usr/bin/node", File: "../baselines/mcp-filesystem.yaml", Line: 11}}}},
 	)
 	if r.Verdict() != VerdictClean {
-		t.Errorf("verdict %q, want clean", r.Verdict())
+		t.Errorf("verdict %q, want clean (a caught bite passes)", r.Verdict())
 	}
 	if a := r.Annotations(); len(a) != 0 {
 		t.Errorf("clean run annotated: %v", a)
@@ -162,7 +166,7 @@ func TestResultFileAndGinkgoReportAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromGinkgo, err := Load(opts, writeGinkgoReport(t, fixtureSuite, spec{text: "python agent", result: res}))
+	fromGinkgo, err := Load(opts, writeGinkgoReport(t, fixtureSuite, spec{text: "python agent", failed: "violation", result: res}))
 	if err != nil {
 		t.Fatal(err)
 	}

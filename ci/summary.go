@@ -33,7 +33,7 @@ type newRow struct {
 func (r *Report) rows() []row {
 	var rows []row
 	index := map[[2]string]int{}
-	for _, run := range r.Runs {
+	for _, run := range r.gateRuns() {
 		key := [2]string{run.Agent, run.Arch}
 		i, ok := index[key]
 		if !ok {
@@ -67,7 +67,7 @@ func (r *Report) rows() []row {
 func (r *Report) newRows() []newRow {
 	var out []newRow
 	index := map[[4]string]int{}
-	for _, run := range r.Runs {
+	for _, run := range r.gateRuns() {
 		for _, n := range run.New {
 			key := [4]string{run.Agent, run.Arch, n.Arch, n.Syscall}
 			if i, ok := index[key]; ok {
@@ -106,7 +106,7 @@ func (r *Report) staleRows() []staleRow {
 	runs := map[key]int{}
 	unused := map[key]map[Stale]int{}
 	var order []staleRow
-	for _, run := range r.Runs {
+	for _, run := range r.gateRuns() {
 		k := key{run.Agent, run.Arch}
 		runs[k]++
 		if unused[k] == nil {
@@ -192,6 +192,18 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
+	if expected := r.expectedRuns(); len(expected) > 0 {
+		b.WriteString("### Caught on purpose\n\nSpecs that make a syscall outside the baseline on purpose and pass because the gate caught it.\n\n")
+		b.WriteString("| Agent | Arch | Spec | Caught |\n|---|---|---|---|\n")
+		for _, run := range expected {
+			var names []string
+			for _, n := range run.New {
+				names = append(names, "`"+cell(n.Syscall)+"`")
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(run.Agent), cell(orDash(run.Arch)), cell(orDash(run.Spec)), orDash(strings.Join(names, ", ")))
+		}
+		b.WriteString("\n")
+	}
 	if len(r.Failures) > 0 {
 		b.WriteString("### Specs that failed without a result\n\n| Spec | State | Where | Message |\n|---|---|---|---|\n")
 		for _, f := range r.Failures {
@@ -205,8 +217,18 @@ func (r *Report) WriteSummary(w io.Writer) error {
 
 func (r *Report) inconclusiveRuns() []Run {
 	var out []Run
-	for _, run := range r.Runs {
+	for _, run := range r.gateRuns() {
 		if run.Verdict == VerdictInconclusive {
+			out = append(out, run)
+		}
+	}
+	return out
+}
+
+func (r *Report) expectedRuns() []Run {
+	var out []Run
+	for _, run := range r.Runs {
+		if run.Expected {
 			out = append(out, run)
 		}
 	}
@@ -220,7 +242,7 @@ type agentLeak struct {
 
 func (r *Report) leaks() []agentLeak {
 	var out []agentLeak
-	for _, run := range r.Runs {
+	for _, run := range r.gateRuns() {
 		for _, l := range run.Leaked {
 			out = append(out, agentLeak{run.Agent, run.Arch, l})
 		}
