@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -106,4 +107,43 @@ func FuzzReasonRoundTrip(f *testing.F) {
 			t.Fatalf("valid reason %q changed to %q", reason, got)
 		}
 	})
+}
+
+// FuzzDecodeObservation: observation files come from CI artifacts, so
+// their parser gets the same treatment: no panic, and what it accepts
+// survives a write and a read unchanged.
+func FuzzDecodeObservation(f *testing.F) {
+	f.Add([]byte(`{"agent":"a","runs":2,"syscalls":{"x86_64":{"read":3,"1000":1},"aarch64":{"openat":1}}}`))
+	f.Add([]byte(`{"agent":"a,b","runs":0,"syscalls":{}}`))
+	f.Add([]byte(`{"syscalls":{"i386":null}}`))
+	f.Add([]byte(`{"runs":-1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		o, err := DecodeObservation(data)
+		if err != nil {
+			return
+		}
+		out, err := json.Marshal(o)
+		if err != nil {
+			t.Fatalf("accepted observation does not encode: %v", err)
+		}
+		back, err := DecodeObservation(out)
+		if err != nil {
+			t.Fatalf("written observation does not decode: %v\n%s", err, out)
+		}
+		if !reflect.DeepEqual(normalized(o), normalized(back)) {
+			t.Fatalf("round trip changed the observation:\n%+v\n%+v", o, back)
+		}
+	})
+}
+
+// normalized drops empty per-arch maps, which JSON cannot tell from null.
+func normalized(o *Observation) *Observation {
+	c := NewObservation(o.Agent)
+	c.Runs = o.Runs
+	for arch, m := range o.Syscalls {
+		for name, n := range m {
+			c.Add(arch, name, n)
+		}
+	}
+	return c
 }

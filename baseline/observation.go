@@ -155,7 +155,29 @@ func DecodeObservation(data []byte) (*Observation, error) {
 	if o.Syscalls == nil {
 		o.Syscalls = map[scmp.Arch]map[string]uint64{}
 	}
+	if o.Runs < 0 {
+		return nil, fmt.Errorf("observation: negative runs %d", o.Runs)
+	}
+	for arch, m := range o.Syscalls {
+		for name := range m {
+			if _, known := scmp.Number(arch, name); !known && !isDecimal(name) {
+				return nil, fmt.Errorf("observation: %q is neither a %s syscall nor a syscall number", name, arch)
+			}
+		}
+	}
 	return o, nil
+}
+
+func isDecimal(s string) bool {
+	if s == "" || len(s) > 10 {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // WriteObservation writes o as indented JSON through a temporary file and

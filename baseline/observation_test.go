@@ -119,7 +119,13 @@ func TestObservationJSONRoundTripAndAtomicWrite(t *testing.T) {
 	if !reflect.DeepEqual(back, o) {
 		t.Errorf("round trip: %+v vs %+v", back, o)
 	}
-	for _, bad := range []string{`{"agent":"a","runs":1,"syscalls":{"amd64":{"read":1}}}`, `{"agent":"a","extra":1}`} {
+	for _, bad := range []string{
+		`{"agent":"a","runs":1,"syscalls":{"amd64":{"read":1}}}`,
+		`{"agent":"a","extra":1}`,
+		`{"agent":"a","runs":-1}`,
+		`{"agent":"a","syscalls":{"x86_64":{"no such call":1}}}`,
+		`{"agent":"a","syscalls":{"aarch64":{"open":1}}}`,
+	} {
 		if _, err := DecodeObservation([]byte(bad)); err == nil {
 			t.Errorf("accepted %s", bad)
 		}
