@@ -1,6 +1,71 @@
 #!/usr/bin/env bash
-# The main job: runs the embedded Ginkgo suites against the committed baselines.
+# make security-test: the embedded suites (suites/python, suites/mcp,
+# suites/goagent) run real agents under the gate against the baselines
+# committed in suites/baselines, in parallel Ginkgo processes.
+#
+# make baseline-update (--record): the same specs in record mode
+# (SYSGATE_RECORD=1, bite specs left out), every spec run RECORD_RUNS times
+# with the observations merged, then the baseline files rewritten in place
+# (canonical layout, sorted, reasons kept) and the changes printed.
+#
+# Needs root and a kernel with audit and seccomp LOG (see `sysgate doctor`).
+# Environment: SYSGATE_PROCS (Ginkgo processes, default: Ginkgo's -p),
+# SYSGATE_SUITE_TIMEOUT (default 5m), RECORD_RUNS (default 3),
+# GINKGO_ARGS (extra flags, e.g. --label-filter=agent:python -v).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-echo "sysgate security-test: the suites are not built yet (see issue 5)" >&2
-exit 3
+
+record=0
+for arg in "$@"; do
+	case "$arg" in
+	--record) record=1 ;;
+	*) echo "usage: scripts/security-test.sh [--record]" >&2; exit 2 ;;
+	esac
+done
+
+start=$(date +%s%N)
+report_time() {
+	local status=$? end
+	end=$(date +%s%N)
+	printf 'sysgate security-test: %s in %d.%01ds\n' \
+		"$([ "$status" = 0 ] && echo passed || echo "FAILED (exit $status)")" \
+		$(((end - start) / 1000000000)) $(((end - start) / 100000000 % 10))
+}
+trap report_time EXIT
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "security-test: needs root (the gate loads seccomp filters and reads audit records): sudo make security-test" >&2
+	exit 3
+fi
+scripts/deps.sh --suites
+
+suites=(./suites/python ./suites/mcp ./suites/goagent)
+procs=(-p)
+if [ -n "${SYSGATE_PROCS:-}" ]; then procs=(--procs="$SYSGATE_PROCS"); fi
+mkdir -p out
+flags=(
+	"${procs[@]}" --randomize-all --fail-on-empty --keep-going
+	--timeout="${SYSGATE_SUITE_TIMEOUT:-5m}" --poll-progress-after=60s
+	--output-dir=out
+)
+# shellcheck disable=SC2206 # GINKGO_ARGS is a list of flags on purpose
+extra=(${GINKGO_ARGS:-})
+ginkgo=(go run github.com/onsi/ginkgo/v2/ginkgo)
+export CI="${CI:-true}" # a skipped privileged spec is a failure here
+
+if [ "$record" = 0 ]; then
+	"${ginkgo[@]}" "${flags[@]}" --json-report=security-test.json "${extra[@]}" "${suites[@]}"
+	exit 0
+fi
+
+runs=${RECORD_RUNS:-3}
+obs="${SYSGATE_OBSERVATIONS:-$PWD/out/observations}"
+rm -rf "$obs" && mkdir -p "$obs"
+echo "baseline-update: recording every spec $runs times"
+SYSGATE_RECORD=1 SYSGATE_OBSERVATIONS="$obs" "${ginkgo[@]}" "${flags[@]}" \
+	--json-report=baseline-update.json --label-filter='!bite' --repeat=$((runs - 1)) \
+	"${extra[@]}" "${suites[@]}"
+go run ./suites/internal/cmd/writebaselines -observations "$obs" -baselines suites/baselines
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+	git --no-pager diff --stat -- suites/baselines
+fi

@@ -3,10 +3,11 @@
 // runtime instead of an interpreter, so its syscall profile differs from
 // python3's and node's. The suites build it with CGO_ENABLED=0.
 //
-//	goagent -workspace DIR -scenario files|exec|http|files+unshare [-url URL]
+//	goagent -workspace DIR -scenario none|files|exec|http|files+unshare [-url URL]
 //
 // Scenarios:
 //
+//	none           nothing: the Go runtime alone (the runtime base)
 //	files          list and read the workspace, write a report
 //	exec           files, then run `git status` and `sh -c` as subprocesses
 //	http           GET -url from a loopback server and save the body
@@ -37,7 +38,7 @@ type step struct {
 
 func main() {
 	workspace := flag.String("workspace", "", "directory the agent works in")
-	scenario := flag.String("scenario", "", "files, exec, http or files+unshare")
+	scenario := flag.String("scenario", "", "none, files, exec, http or files+unshare")
 	url := flag.String("url", "", "URL for the http scenario")
 	flag.Parse()
 	if *workspace == "" {
@@ -73,6 +74,8 @@ func plan(ws, scenario, url string) ([]step, error) {
 		}},
 	}
 	switch scenario {
+	case "none":
+		return nil, nil
 	case "files":
 		return files, nil
 	case "exec":

@@ -1,0 +1,38 @@
+package goagent_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/suites/internal/fixture"
+)
+
+func TestGoAgent(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Go agent under the gate")
+}
+
+// goagent is the static agent binary, built once on process 1.
+var goagent string
+
+var _ = SynchronizedBeforeSuite(func() []byte {
+	testutil.RequireAudit(GinkgoT())
+	dir, err := os.MkdirTemp("", "sysgate-goagent-")
+	Expect(err).NotTo(HaveOccurred())
+	bin, err := fixture.BuildGoAgent(dir)
+	Expect(err).NotTo(HaveOccurred())
+	return []byte(bin)
+}, func(data []byte) {
+	goagent = string(data)
+})
+
+var _ = SynchronizedAfterSuite(func() {}, func() {
+	if goagent != "" {
+		Expect(os.RemoveAll(filepath.Dir(goagent))).To(Succeed())
+	}
+})

@@ -1,0 +1,148 @@
+package gate
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/suites/internal/fixture"
+	"github.com/sysgate/sysgate/suites/internal/mcp"
+)
+
+// RunTimeout bounds one agent run; the slowest (an MCP server) takes about
+// a second.
+const RunTimeout = 60 * time.Second
+
+// Spec names what runs and which committed baseline gates it.
+type Spec struct {
+	// Baseline is the agent's file under suites/baselines without
+	// ".yaml", e.g. "python/read-only". Its extends pull in the runtime
+	// base.
+	Baseline string
+	// Agent is the name in reports; default Baseline with "/" as "-"
+	// ("python-read-only"), the agent name in the baseline file. A bite
+	// spec names its changed task here.
+	Agent   string
+	Command []string
+	Dir     string
+	Env     []string // nil: fixture.AgentEnv(Dir)
+}
+
+// BaselinePath is the spec's committed baseline file.
+func (s Spec) BaselinePath() string { return fixture.Baseline(s.Baseline + ".yaml") }
+
+func (s Spec) agent() harness.Agent {
+	env := s.Env
+	if env == nil {
+		env = fixture.AgentEnv(s.Dir)
+	}
+	name := s.Agent
+	if name == "" {
+		name = strings.ReplaceAll(s.Baseline, "/", "-")
+	}
+	return harness.Agent{Name: name, Command: s.Command, Dir: s.Dir, Env: env}
+}
+
+// options checks against the spec's baseline. In record mode Run merges
+// the observation into $SYSGATE_OBSERVATIONS/<agent>.json, which
+// `make baseline-update` writes back into the file whose agent key matches.
+func (s Spec) options() []harness.Option {
+	GinkgoHelper()
+	opts := []harness.Option{harness.WithTimeout(RunTimeout)}
+	if _, err := os.Stat(s.BaselinePath()); err == nil {
+		opts = append(opts, harness.WithBaselines(s.BaselinePath()))
+	} else {
+		// Only record mode may run without the file: it is about to write it.
+		Expect(harness.Recording()).To(BeTrue(), "no baseline %s: run `make baseline-update` to record it", s.BaselinePath())
+	}
+	return opts
+}
+
+// Run runs the spec's command to completion under the gate and returns a
+// conclusive result with the agent's output checked for success.
+func Run(ctx context.Context, s Spec) *harness.Result {
+	GinkgoHelper()
+	var stdout, stderr mcp.Buffer
+	agent := s.agent()
+	agent.Stdout, agent.Stderr = &stdout, &stderr
+	result, err := harness.Run(ctx, agent, s.options()...)
+	Expect(err).NotTo(HaveOccurred())
+	AddReportEntry(s.Baseline+" output", stdout.String()+stderr.String(), ReportEntryVisibilityFailureOrVerbose)
+	Expect(result.Conclusive()).To(BeTrue(), "run of %s was inconclusive: %s", s.Baseline, result.Inconclusive)
+	Expect(result.ExitStatus).To(Equal(0), "agent %s failed:\n%s%s", s.Baseline, stdout.String(), stderr.String())
+	Expect(result.Leaked).To(BeEmpty(), "processes outlived %s", s.Baseline)
+	return result
+}
+
+// RunMCP starts the spec's command as a stdio MCP server under the gate,
+// lets drive talk to it through an initialized client, then closes the
+// client (the server exits on end of stdin) and returns the result.
+func RunMCP(ctx context.Context, s Spec, drive func(context.Context, *mcp.Client)) *harness.Result {
+	GinkgoHelper()
+	stdinR, stdinW := io.Pipe()
+	stdoutR, stdoutW := io.Pipe()
+	var stderr mcp.Buffer
+	agent := s.agent()
+	agent.Stdin, agent.Stdout, agent.Stderr = stdinR, stdoutW, &stderr
+	opts := s.options()
+
+	type outcome struct {
+		result *harness.Result
+		err    error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		defer GinkgoRecover()
+		r, err := harness.Run(ctx, agent, opts...)
+		// The server is gone: end the client's stdout and unblock any write.
+		_ = stdoutW.Close()
+		_ = stdinR.Close()
+		done <- outcome{r, err}
+	}()
+	client := mcp.NewClient(stdinW, stdoutR)
+	var out outcome
+	func() {
+		// However drive ends (a failed assertion panics through here), the
+		// server is told to exit and the run is waited for.
+		defer func() {
+			closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			_ = client.Close(closeCtx)
+			out = <-done
+		}()
+		_, err := client.Initialize(ctx, mcp.Implementation{Name: "sysgate-suites", Version: "1"})
+		Expect(err).NotTo(HaveOccurred(), "initialize %s; server stderr:\n%s", s.Baseline, stderr.String())
+		drive(ctx, client)
+	}()
+	Expect(out.err).NotTo(HaveOccurred())
+	AddReportEntry(s.Baseline+" stderr", stderr.String(), ReportEntryVisibilityFailureOrVerbose)
+	Expect(out.result.Conclusive()).To(BeTrue(), "run of %s was inconclusive: %s", s.Baseline, out.result.Inconclusive)
+	Expect(out.result.ExitStatus).To(Equal(0), "server %s failed:\n%s", s.Baseline, stderr.String())
+	Expect(out.result.Leaked).To(BeEmpty(), "processes outlived %s", s.Baseline)
+	return out.result
+}
+
+// ViolationNames lists the syscalls of a result's violations, for bite
+// specs that must name what was new.
+func ViolationNames(r *harness.Result) []string {
+	var names []string
+	for _, v := range r.Violations {
+		names = append(names, v.Syscall)
+	}
+	return names
+}
+
+// SkipWhenRecording skips a bite spec in record mode: a violation must never
+// be learned into a baseline. security-test.sh --record filters them out by
+// label already; this covers a plain SYSGATE_RECORD=1 go test.
+func SkipWhenRecording() {
+	if harness.Recording() {
+		Skip("bite specs prove the gate in check mode; record mode only learns baselines")
+	}
+}

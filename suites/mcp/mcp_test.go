@@ -1,0 +1,119 @@
+package mcp_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/suites/internal/fixture"
+	"github.com/sysgate/sysgate/suites/internal/gate"
+	"github.com/sysgate/sysgate/suites/internal/labels"
+	"github.com/sysgate/sysgate/suites/internal/mcp"
+)
+
+// call is one tools/call that must succeed.
+func call(ctx context.Context, c *mcp.Client, tool string, args map[string]any) string {
+	GinkgoHelper()
+	res, err := c.CallTool(ctx, tool, args)
+	Expect(err).NotTo(HaveOccurred())
+	return res.Text()
+}
+
+func toolNames(ctx context.Context, c *mcp.Client) []string {
+	GinkgoHelper()
+	tools, err := c.ListTools(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	var names []string
+	for _, t := range tools {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
+	var workspace string
+
+	BeforeEach(func() {
+		workspace = gate.NewWorkspace()
+	})
+
+	It("run on a node that stays within the node runtime base", labels.Runtime, func(ctx SpecContext) {
+		node := servers[fixture.ServerFilesystem][0]
+		result := gate.Run(ctx, gate.Spec{
+			Baseline: "runtimes/node",
+			Command:  []string{node, "-e", "require('fs').readdirSync('.')"},
+			Dir:      workspace,
+		})
+		Expect(result).To(harness.StayWithinBaseline())
+	})
+
+	Describe("@modelcontextprotocol/server-filesystem", labels.Agent("mcp-filesystem"), func() {
+		var spec gate.Spec
+
+		BeforeEach(func() {
+			spec = gate.Spec{
+				Baseline: "mcp/filesystem",
+				Command:  append(slices.Clone(servers[fixture.ServerFilesystem]), workspace),
+				Dir:      workspace,
+			}
+		})
+
+		It("stays within its baseline reading, listing, searching and writing in its allowed directory", func(ctx SpecContext) {
+			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcp.Client) {
+				Expect(toolNames(ctx, c)).To(ContainElements("read_text_file", "write_file", "list_directory", "search_files"))
+				Expect(call(ctx, c, "read_text_file", map[string]any{"path": filepath.Join(workspace, "README.md")})).To(HavePrefix("# demo"))
+				Expect(call(ctx, c, "list_directory", map[string]any{"path": workspace})).To(ContainSubstring("[DIR] src"))
+				Expect(call(ctx, c, "search_files", map[string]any{"path": workspace, "pattern": "**/*.py"})).To(ContainSubstring("app.py"))
+				call(ctx, c, "write_file", map[string]any{"path": filepath.Join(workspace, "summary.md"), "content": "# Summary\n"})
+			})
+			Expect(result).To(harness.StayWithinBaseline())
+			Expect(os.ReadFile(filepath.Join(workspace, "summary.md"))).To(BeEquivalentTo("# Summary\n"))
+		})
+
+		It("fails the gate when asked to move a file", labels.Bite, func(ctx SpecContext) {
+			gate.SkipWhenRecording()
+			spec.Agent = "mcp-filesystem-bite-move"
+			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcp.Client) {
+				call(ctx, c, "read_text_file", map[string]any{"path": filepath.Join(workspace, "notes.txt")})
+				call(ctx, c, "move_file", map[string]any{
+					"source":      filepath.Join(workspace, "notes.txt"),
+					"destination": filepath.Join(workspace, "notes-moved.txt"),
+				})
+			})
+			Expect(result).NotTo(harness.StayWithinBaseline())
+			Expect(gate.ViolationNames(result)).To(ContainElement(BeElementOf("rename", "renameat", "renameat2")))
+			Expect(filepath.Join(workspace, "notes-moved.txt")).To(BeARegularFile())
+		})
+	})
+
+	Describe("@modelcontextprotocol/server-memory", labels.Agent("mcp-memory"), func() {
+		It("stays within its baseline building and reading a knowledge graph", func(ctx SpecContext) {
+			store := filepath.Join(workspace, "memory.jsonl")
+			spec := gate.Spec{
+				Baseline: "mcp/memory",
+				Command:  servers[fixture.ServerMemory],
+				Dir:      workspace,
+				Env:      append(fixture.AgentEnv(workspace), "MEMORY_FILE_PATH="+store),
+			}
+			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcp.Client) {
+				Expect(toolNames(ctx, c)).To(ContainElements("create_entities", "read_graph"))
+				call(ctx, c, "create_entities", map[string]any{"entities": []map[string]any{
+					{"name": "sysgate", "entityType": "project", "observations": []string{"gates syscalls"}},
+					{"name": "seccomp", "entityType": "kernel feature", "observations": []string{"filters syscalls"}},
+				}})
+				call(ctx, c, "create_relations", map[string]any{"relations": []map[string]any{
+					{"from": "sysgate", "to": "seccomp", "relationType": "uses"},
+				}})
+				Expect(call(ctx, c, "read_graph", nil)).To(And(ContainSubstring("gates syscalls"), ContainSubstring("uses")))
+				Expect(call(ctx, c, "search_nodes", map[string]any{"query": "kernel"})).To(ContainSubstring("seccomp"))
+			})
+			Expect(result).To(harness.StayWithinBaseline())
+			Expect(os.ReadFile(store)).To(ContainSubstring(`"sysgate"`))
+		})
+	})
+})

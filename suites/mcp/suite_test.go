@@ -1,0 +1,37 @@
+package mcp_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/suites/internal/fixture"
+)
+
+func TestMCPServers(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "MCP servers from npm under the gate")
+}
+
+// servers maps a pinned package to the command line that starts it.
+var servers map[string][]string
+
+var _ = SynchronizedBeforeSuite(func() []byte {
+	testutil.RequireAudit(GinkgoT())
+	// make security-test runs npm ci first (scripts/deps.sh --suites); a
+	// plain go test needs `make deps-suites` once.
+	found := map[string][]string{}
+	for _, name := range []string{fixture.ServerFilesystem, fixture.ServerMemory} {
+		argv, err := fixture.NodeServer(name)
+		Expect(err).NotTo(HaveOccurred())
+		found[name] = argv
+	}
+	data, err := json.Marshal(found)
+	Expect(err).NotTo(HaveOccurred())
+	return data
+}, func(data []byte) {
+	Expect(json.Unmarshal(data, &servers)).To(Succeed())
+})

@@ -1,0 +1,29 @@
+package python_test
+
+import (
+	"strings"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/suites/internal/fixture"
+)
+
+func TestPythonAgent(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Python agent under the gate")
+}
+
+// agent is the Python agent's command line, found once on process 1.
+var agent []string
+
+var _ = SynchronizedBeforeSuite(func() []byte {
+	testutil.RequireAudit(GinkgoT())
+	argv, err := fixture.PythonAgent()
+	Expect(err).NotTo(HaveOccurred())
+	return []byte(strings.Join(argv, "\x00"))
+}, func(data []byte) {
+	agent = strings.Split(string(data), "\x00")
+})
