@@ -207,3 +207,21 @@ func TestAnnotationsGroupAndCap(t *testing.T) {
 		t.Errorf("last annotation %v", last)
 	}
 }
+
+// TestRecordModeRunIsNotAViolation: in record mode new syscalls are what
+// the update adds; a shard's summary says so instead of failing.
+func TestRecordModeRunIsNotAViolation(t *testing.T) {
+	res := &harness.Result{Agent: "py", Mode: baseline.ModeRecord, Verdict: harness.VerdictViolation, Arch: scmp.X86_64,
+		Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "statx", Count: 1, PID: 2, Exe: "/usr/bin/python3"}}}
+	r, err := Load(LoadOptions{}, writeGinkgoReport(t, fixtureSuite, spec{text: "records", result: res}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := r.WriteSummary(&b); err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict() != VerdictRecorded || !strings.Contains(b.String(), "| py | x86_64 | 📝 recorded, new syscalls |") || strings.Contains(b.String(), "Caught on purpose") {
+		t.Errorf("verdict %q\n%s", r.Verdict(), b.String())
+	}
+}

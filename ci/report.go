@@ -18,13 +18,18 @@ const (
 	VerdictClean        Verdict = "clean"
 	VerdictInconclusive Verdict = "inconclusive"
 	VerdictViolation    Verdict = "violation"
+	// VerdictRecorded is a record-mode run that saw syscalls its baseline
+	// does not list yet: what a baseline update adds, not a failure.
+	VerdictRecorded Verdict = "recorded"
 )
 
 func (v Verdict) rank() int {
 	switch v {
 	case VerdictViolation:
-		return 3
+		return 4
 	case VerdictInconclusive:
+		return 3
+	case VerdictRecorded:
 		return 2
 	case VerdictClean:
 		return 1

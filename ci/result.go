@@ -1,6 +1,7 @@
 package ci
 
 import (
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -23,6 +24,9 @@ func FromResult(r *harness.Result, spec, hostArch string) Run {
 	}
 	if r.Mode != 0 {
 		run.Mode = r.Mode.String()
+	}
+	if r.Mode == baseline.ModeRecord && r.Verdict == harness.VerdictViolation {
+		run.Verdict = VerdictRecorded
 	}
 	if r.Arch.Valid() {
 		run.Arch = r.Arch.String()

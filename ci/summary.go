@@ -136,6 +136,8 @@ func verdictLabel(v Verdict) string {
 		return "❌ violation"
 	case VerdictInconclusive:
 		return "⚠️ inconclusive"
+	case VerdictRecorded:
+		return "📝 recorded, new syscalls"
 	}
 	return "❔ " + orDash(string(v))
 }
