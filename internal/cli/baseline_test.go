@@ -158,6 +158,9 @@ func TestExportOCI(t *testing.T) {
 	if !bytes.Contains(data, []byte(`"defaultAction": "SCMP_ACT_KILL_PROCESS"`)) {
 		t.Errorf("kill profile:\n%s", data)
 	}
+	if code, _, errOut := run(t, "export", "oci", "-b", td+"unreviewed.yaml"); code != ExitOK || !strings.Contains(errOut, "unreviewed.yaml:8: warning: unshare is risky") {
+		t.Errorf("unreviewed export: code %d stderr %q", code, errOut)
+	}
 	if code, _, _ := run(t, "export", "oci", "-b", td+"agent.yaml", "--default-action", "trap"); code != ExitUsage {
 		t.Errorf("bad action: code %d", code)
 	}

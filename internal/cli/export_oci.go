@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"fmt"
+
 	"github.com/sysgate/sysgate/baseline"
 )
 
@@ -29,6 +31,12 @@ func (c *Command) runExportOCI(args []string) int {
 	if err != nil {
 		c.printFindings(err)
 		return ExitUsage
+	}
+	// An exported profile ships to production: say what is unreviewed.
+	for _, w := range p.Warnings() {
+		if w.Kind == baseline.KindUnreviewed {
+			fmt.Fprintln(c.Stderr, w)
+		}
 	}
 	data, err := baseline.ExportOCI(p, baseline.OCIOptions{Default: def})
 	if err != nil {
