@@ -56,12 +56,18 @@ func (p *agentProcess) closePidfd() {
 // startReexec re-execs the current binary as the shim (see shim.go) and
 // waits until it reports its fresh audit session id.
 func startReexec(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
+	stdio, err := openStdio(stdin, stdout, stderr)
+	if err != nil {
+		return nil, fmt.Errorf("%w: stdio: %v", ErrAgentStart, err)
+	}
 	controlR, controlW, err := os.Pipe()
 	if err != nil {
+		stdio.closeAll()
 		return nil, err
 	}
 	statusR, statusW, err := os.Pipe()
 	if err != nil {
+		stdio.closeAll()
 		controlR.Close()
 		controlW.Close()
 		return nil, err
@@ -73,25 +79,32 @@ func startReexec(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer
 		// The shim's own environment; the agent gets cfg.Env. No async
 		// preemption signals and no GC while the shim runs: a signal
 		// handled after the filter is loaded would show up in the result.
-		Env:         []string{shimEnv + "=1", "GODEBUG=asyncpreemptoff=1", "GOGC=off", "GOMAXPROCS=1"},
-		Stdin:       stdin,
-		Stdout:      stdout,
-		Stderr:      stderr,
+		Env: []string{shimEnv + "=1", "GODEBUG=asyncpreemptoff=1", "GOGC=off", "GOMAXPROCS=1"},
+		// Files only: exec.Cmd's own copying would make Wait wait for a
+		// stdin reader that may never end.
+		Stdin:       stdio.files[0],
+		Stdout:      stdio.files[1],
+		Stderr:      stdio.files[2],
 		ExtraFiles:  []*os.File{controlR, statusW},
 		SysProcAttr: &syscall.SysProcAttr{PidFD: &p.pidfd},
 	}
 	err = cmd.Start()
 	controlR.Close()
 	statusW.Close()
+	stdio.started()
 	if err != nil {
 		controlW.Close()
 		statusR.Close()
+		stdio.wait()
 		return nil, fmt.Errorf("%w: start shim: %v", ErrAgentStart, err)
 	}
 	status := bufio.NewReader(statusR)
 	p.pid = cmd.Process.Pid
 	p.wait = func() (*os.ProcessState, error) {
 		err := cmd.Wait()
+		if serr := stdio.wait(); err == nil {
+			err = serr
+		}
 		return cmd.ProcessState, err
 	}
 	p.abort = func() {
@@ -99,6 +112,7 @@ func startReexec(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer
 		statusR.Close()
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
+		stdio.wait()
 		p.closePidfd()
 	}
 	p.release = func() error {

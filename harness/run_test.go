@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -326,6 +327,27 @@ func TestConcurrentRunsGetOnlyTheirEvents(t *testing.T) {
 			t.Errorf("run %d got the unrelated process's events", i)
 		}
 	}
+}
+
+// A stdin reader that never ends must not hold the run up once the
+// agent's tree is gone; data it does deliver reaches the agent.
+func TestEndlessStdinDoesNotBlock(t *testing.T) {
+	eachLauncher(t, func(t *testing.T) {
+		stdinR, stdinW := io.Pipe()
+		defer stdinW.Close()
+		go stdinW.Write([]byte("hello\n"))
+		var out strings.Builder
+		done := make(chan *Result, 1)
+		go func() { done <- mustRun(t, Agent{Command: []string{"head", "-n1"}, Stdin: stdinR, Stdout: &out}) }()
+		select {
+		case r := <-done:
+			if r.ExitStatus != 0 || out.String() != "hello\n" {
+				t.Fatalf("exit %d output %q", r.ExitStatus, out.String())
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("Run blocked on a stdin reader that never ends")
+		}
+	})
 }
 
 func TestUserAndDirAndOutput(t *testing.T) {

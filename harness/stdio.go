@@ -13,8 +13,9 @@ import (
 // and writers that are not files.
 type childStdio struct {
 	files     [3]*os.File
-	parentEnd []*os.File // closed once the child has them
-	copies    sync.WaitGroup
+	parentEnd []*os.File     // closed once the child has them
+	stdinW    *os.File       // our end of the stdin pipe, closed by wait
+	copies    sync.WaitGroup // output copies only
 	mu        sync.Mutex
 	err       error
 }
@@ -51,16 +52,17 @@ func (s *childStdio) input(r io.Reader) (*os.File, error) {
 		return nil, err
 	}
 	s.parentEnd = append(s.parentEnd, pr)
-	s.copies.Add(1)
+	s.stdinW = pw
+	// Not waited for: once the tree is gone nobody reads it, and the
+	// caller's reader may never end. wait closes pw; the copy then stops
+	// at its next write.
 	go func() {
-		defer s.copies.Done()
 		_, err := io.Copy(pw, r)
 		// The agent closing its stdin early is not an error of ours.
-		if errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
-			err = nil
+		if err != nil && !errors.Is(err, os.ErrClosed) && !errors.Is(err, syscall.EPIPE) {
+			s.record(err)
 		}
-		s.record(err)
-		s.record(pw.Close())
+		pw.Close()
 	}()
 	return pr, nil
 }
@@ -112,9 +114,12 @@ func (s *childStdio) closeAll() {
 	s.parentEnd = nil
 }
 
-// wait returns once every copy finished: the agent's tree closed its
-// ends (it is gone) and the caller's reader reached EOF.
+// wait returns once the output copies finished (the agent's tree closed
+// its ends: it is gone) and stops feeding stdin.
 func (s *childStdio) wait() error {
+	if s.stdinW != nil {
+		s.stdinW.Close()
+	}
 	s.copies.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
