@@ -41,3 +41,24 @@ func sortedAgents[V any](m map[string]V) []string {
 	slices.Sort(agents)
 	return agents
 }
+
+// Observations returns what the report's conclusive runs observed, merged
+// per agent. Bites (violations a passing spec asserted) are left out: they
+// must never reach a baseline.
+func (r *Report) Observations() (map[string]*baseline.Observation, error) {
+	out := map[string]*baseline.Observation{}
+	for _, run := range r.Runs {
+		if run.Expected || run.Verdict == VerdictInconclusive || run.Observed == nil {
+			continue
+		}
+		m := out[run.Agent]
+		if m == nil {
+			m = baseline.NewObservation(run.Agent)
+			out[run.Agent] = m
+		}
+		if err := m.Merge(run.Observed); err != nil {
+			return nil, fmt.Errorf("observations of %s: %w", run.Agent, err)
+		}
+	}
+	return out, nil
+}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/scmp"
 )
 
 func mergedJSON(t *testing.T, paths ...string) string {
@@ -107,5 +109,37 @@ func TestMergeRefusesMixedAgentFile(t *testing.T) {
 	paths := writeShards(t, baseline.NewObservation("a"), mixed)
 	if _, err := MergeObservations(paths...); !errors.Is(err, baseline.ErrAgentMismatch) {
 		t.Errorf("merging a mixed-agent file: err = %v, want ErrAgentMismatch", err)
+	}
+}
+
+func TestReportObservationsLeaveOutBitesAndInconclusiveRuns(t *testing.T) {
+	obs := func(agent string, names ...string) *baseline.Observation {
+		o := baseline.NewObservation(agent)
+		o.Runs = 1
+		for _, n := range names {
+			o.Add(scmp.X86_64, n, 1)
+		}
+		return o
+	}
+	r, err := Load(LoadOptions{}, writeGinkgoReport(t, fixtureSuite,
+		spec{text: "a", failed: "violation", result: &harness.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation,
+			Arch: scmp.X86_64, Observed: obs("py", "statx")}},
+		spec{text: "b", result: &harness.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
+			Arch: scmp.X86_64, Observed: obs("py")}},
+		spec{text: "bite", result: &harness.Result{Agent: "py-bite", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation,
+			Arch: scmp.X86_64, Observed: obs("py-bite", "unshare")}},
+		spec{text: "lossy", failed: "lost", result: &harness.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: harness.VerdictInconclusive,
+			Arch: scmp.X86_64, Observed: obs("py", "ptrace")}},
+	))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := r.Observations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m) != 1 || m["py"] == nil || m["py"].Runs != 2 || m["py"].Count(scmp.X86_64, "statx") != 1 || m["py"].Count(scmp.X86_64, "ptrace") != 0 {
+		data, _ := json.Marshal(m)
+		t.Errorf("observations: %s", data)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -63,10 +64,13 @@ type Run struct {
 	New          []NewSyscall
 	Stale        []Stale
 	Leaked       []harness.Leak
-	ExitStatus   int
-	Signal       string
-	TimedOut     bool
-	Duration     time.Duration
+	// Observed is what the run saw: everything in record mode, only the
+	// syscalls outside the baseline in check and enforce mode.
+	Observed   *baseline.Observation
+	ExitStatus int
+	Signal     string
+	TimedOut   bool
+	Duration   time.Duration
 }
 
 // NewSyscall is a syscall the run made that its baselines do not allow.

@@ -16,6 +16,7 @@ func FromResult(r *harness.Result, spec, hostArch string) Run {
 		Inconclusive: r.Inconclusive,
 		Loss:         r.Loss,
 		Leaked:       r.Leaked,
+		Observed:     r.Observed,
 		ExitStatus:   r.ExitStatus,
 		Signal:       r.Signal,
 		TimedOut:     r.TimedOut,

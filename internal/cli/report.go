@@ -3,10 +3,12 @@ package cli
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -14,6 +16,7 @@ import (
 func init() {
 	register("report annotations", "print GitHub annotations for the new syscalls in Ginkgo JSON reports or result files", (*Command).runReportAnnotations)
 	register("report summary", "print the markdown summary CI writes to the step summary (also for terminals)", (*Command).runReportSummary)
+	register("report observations", "write what the runs in Ginkgo JSON reports or result files observed, one <agent>.json per agent", (*Command).runReportObservations)
 }
 
 // listFlag is a repeatable string flag.
@@ -72,21 +75,46 @@ func verdictCode(v ci.Verdict) int {
 }
 
 func (c *Command) runReportAnnotations(args []string) int {
-	return c.runReport("report annotations", args, func(r *ci.Report) error { return r.WriteAnnotations(c.Stdout) })
+	return c.runReport("report annotations", args, nil, func(r *ci.Report) error { return r.WriteAnnotations(c.Stdout) })
 }
 
 func (c *Command) runReportSummary(args []string) int {
-	return c.runReport("report summary", args, func(r *ci.Report) error { return r.WriteSummary(c.Stdout) })
+	return c.runReport("report summary", args, nil, func(r *ci.Report) error { return r.WriteSummary(c.Stdout) })
+}
+
+func (c *Command) runReportObservations(args []string) int {
+	var dir *string
+	return c.runReport("report observations", args, func(fs *flag.FlagSet) {
+		dir = fs.String("o", "out/observations", "directory to write <agent>.json files to")
+	}, func(r *ci.Report) error {
+		obs, err := r.Observations()
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(*dir, 0o755); err != nil {
+			return err
+		}
+		for agent, o := range obs {
+			if err := baseline.WriteObservation(filepath.Join(*dir, agent+".json"), o); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(c.Stderr, "wrote %d observation files to %s\n", len(obs), *dir)
+		return nil
+	})
 }
 
 // runReport parses the common flags, loads the inputs and renders them.
 // The exit code is 0 once rendered, unless --exit-code asks for the
 // verdict's (1 violation, 3 inconclusive): in CI the test step already
 // failed, and the report step should still show its output.
-func (c *Command) runReport(path string, args []string, render func(*ci.Report) error) int {
+func (c *Command) runReport(path string, args []string, flags func(*flag.FlagSet), render func(*ci.Report) error) int {
 	fs := c.flagSet(path, "[FILE...]")
 	var in reportInputs
 	in.register(fs)
+	if flags != nil {
+		flags(fs)
+	}
 	exitCode := fs.Bool("exit-code", false, "exit 1 on a violation and 3 on an inconclusive run")
 	if code, ok := c.parse(fs, args); !ok {
 		return code

@@ -130,3 +130,22 @@ func TestReportSummaryAndAnnotationsFromGinkgo(t *testing.T) {
 		t.Fatalf("annotations: code %d\n%s", code, stdout)
 	}
 }
+
+func TestReportObservationsWritesPerAgentFiles(t *testing.T) {
+	o := baseline.NewObservation("py")
+	o.Runs = 1
+	o.Add(scmp.X86_64, "bpf", 2)
+	res := &harness.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Observed: o}
+	dir := filepath.Join(t.TempDir(), "obs")
+	code, _, stderr := run(t, "report", "observations", "-o", dir, "--ginkgo-json", ginkgoReport(t, res))
+	if code != ExitOK {
+		t.Fatalf("code %d: %s", code, stderr)
+	}
+	got, err := baseline.ReadObservation(filepath.Join(dir, "py.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Count(scmp.X86_64, "bpf") != 2 || got.Runs != 1 {
+		t.Errorf("py.json: %+v", got)
+	}
+}
