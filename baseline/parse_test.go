@@ -231,6 +231,18 @@ func TestLoadStackErrors(t *testing.T) {
 	if e, _ := p.Lookup(scmp.X86_64, "read"); e.File != filepath.Join(dir, "base.yaml") {
 		t.Errorf("first file should win: %+v", e)
 	}
+	// The same file named relative and absolute is one file.
+	wd, _ := os.Getwd()
+	rel, err := filepath.Rel(wd, filepath.Join(dir, "base.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadStack(rel, filepath.Join(dir, "dup.yaml")); !errors.Is(err, ErrInvalid) {
+		t.Errorf("dup.yaml's duplicate of base.yaml must still be found: %v", err)
+	}
+	if p, err := LoadStack(rel, filepath.Join(dir, "base.yaml")); err != nil || len(p.Docs) != 1 {
+		t.Errorf("one file named twice: %v, %+v", err, p)
+	}
 	if _, err := Load(filepath.Join(dir, "absent.yaml")); err == nil || errors.Is(err, ErrInvalid) {
 		t.Errorf("missing top file: %v (want an I/O error, not ErrInvalid)", err)
 	}

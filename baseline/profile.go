@@ -188,7 +188,7 @@ func (p *Profile) Files() []string {
 
 // loader reads each file once (by cleaned path) and keeps every error.
 type loader struct {
-	docs map[string]*Document // by cleaned path; nil value = failed
+	docs map[string]*Document // by fileKey; nil value = failed
 	errs ErrorList
 }
 
@@ -201,12 +201,12 @@ func (l *loader) readTop(path string) (*Document, error) {
 }
 
 func (l *loader) parse(path string, data []byte) *Document {
-	if d, ok := l.docs[path]; ok {
+	if d, ok := l.docs[fileKey(path)]; ok {
 		return d
 	}
 	d, errs := parseDocument(path, data)
 	l.errs = append(l.errs, errs...)
-	l.docs[path] = d
+	l.docs[fileKey(path)] = d
 	return d
 }
 
@@ -234,13 +234,13 @@ func (l *loader) stack(doc *Document, chain []*Document) []*Document {
 		if filepath.IsAbs(ref.Path) {
 			target = filepath.Clean(ref.Path)
 		}
-		base, ok := l.docs[target]
+		base, ok := l.docs[fileKey(target)]
 		if !ok {
 			data, err := os.ReadFile(target)
 			if err != nil {
 				l.errs = append(l.errs, &Error{File: doc.Path, Line: ref.Line,
 					Message: fmt.Sprintf("extends %s: cannot read %s: %v", ref.Path, target, unwrapPath(err)), Kind: KindExtends})
-				l.docs[target] = nil
+				l.docs[fileKey(target)] = nil
 				continue
 			}
 			base = l.parse(target, data)
@@ -255,6 +255,16 @@ func (l *loader) stack(doc *Document, chain []*Document) []*Document {
 		}
 	}
 	return append(out, doc)
+}
+
+// fileKey identifies a file however it was named (relative, absolute,
+// through extends), so each is read and counted once; messages keep the
+// path as the user wrote it.
+func fileKey(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return filepath.Clean(path)
 }
 
 func unwrapPath(err error) error {
