@@ -42,13 +42,19 @@ func sortedAgents[V any](m map[string]V) []string {
 	return agents
 }
 
-// Observations returns what the report's conclusive runs observed, merged
-// per agent. Bites (violations a passing spec asserted) are left out: they
-// must never reach a baseline.
-func (r *Report) Observations() (map[string]*baseline.Observation, error) {
+// Observations returns what the report's conclusive record-mode runs
+// observed, merged per agent. With checkRuns it takes check and enforce
+// runs too: their observations hold only the syscalls outside the
+// baseline, so a baseline update from them must keep unseen entries
+// (UpdateOptions.KeepUnseen). Bites (violations a passing spec asserted)
+// are always left out: they must never reach a baseline.
+func (r *Report) Observations(checkRuns bool) (map[string]*baseline.Observation, error) {
 	out := map[string]*baseline.Observation{}
 	for _, run := range r.Runs {
 		if run.Expected || run.Verdict == VerdictInconclusive || run.Observed == nil {
+			continue
+		}
+		if run.Mode != baseline.ModeRecord.String() && !checkRuns {
 			continue
 		}
 		m := out[run.Agent]

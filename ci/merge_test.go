@@ -134,7 +134,10 @@ func TestReportObservationsLeaveOutBitesAndInconclusiveRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := r.Observations()
+	if m, err := r.Observations(false); err != nil || len(m) != 0 {
+		t.Errorf("check runs taken without checkRuns: %v %v", m, err)
+	}
+	m, err := r.Observations(true)
 	if err != nil {
 		t.Fatal(err)
 	}

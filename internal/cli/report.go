@@ -84,10 +84,12 @@ func (c *Command) runReportSummary(args []string) int {
 
 func (c *Command) runReportObservations(args []string) int {
 	var dir *string
+	var checkRuns *bool
 	return c.runReport("report observations", args, func(fs *flag.FlagSet) {
 		dir = fs.String("o", "out/observations", "directory to write <agent>.json files to")
+		checkRuns = fs.Bool("check-runs", false, "take check/enforce runs too: only their new syscalls (update baselines from them with pr-body --keep-unseen)")
 	}, func(r *ci.Report) error {
-		obs, err := r.Observations()
+		obs, err := r.Observations(*checkRuns)
 		if err != nil {
 			return err
 		}

@@ -137,7 +137,7 @@ func TestReportObservationsWritesPerAgentFiles(t *testing.T) {
 	o.Add(scmp.X86_64, "bpf", 2)
 	res := &harness.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Observed: o}
 	dir := filepath.Join(t.TempDir(), "obs")
-	code, _, stderr := run(t, "report", "observations", "-o", dir, "--ginkgo-json", ginkgoReport(t, res))
+	code, _, stderr := run(t, "report", "observations", "--check-runs", "-o", dir, "--ginkgo-json", ginkgoReport(t, res))
 	if code != ExitOK {
 		t.Fatalf("code %d: %s", code, stderr)
 	}
