@@ -62,8 +62,9 @@ func hasErrors(errs ErrorList) bool {
 	return false
 }
 
-// parseDocument returns the document (nil when it cannot be read at all)
-// and every error and warning found.
+// parseDocument returns the document (nil when it cannot be read at all;
+// only its valid part when there are errors) and every error and warning
+// found.
 func parseDocument(path string, data []byte) (*Document, ErrorList) {
 	p := &parser{path: path}
 	root, ok := p.decode(data)
@@ -82,7 +83,10 @@ func parseDocument(path string, data []byte) (*Document, ErrorList) {
 	}
 	p.topLevel(doc, top)
 	if hasErrors(p.errs) {
-		return nil, p.errs
+		// The valid part still goes back, so the loader can follow its
+		// extends and report every problem of the stack in one pass.
+		doc.normalize()
+		return doc, p.errs
 	}
 	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 {
 		p.add(nil, KindEmpty, "empty baseline: no syscalls, extends or groups")
