@@ -54,6 +54,7 @@ func escapeProperty(s string) string {
 // failed spec, a notice on each stale baseline entry.
 func (r *Report) Annotations() []Annotation {
 	out := newSyscallAnnotations(r.newRows())
+	var warnings, notices []Annotation
 	for _, run := range r.gateRuns() {
 		if run.Verdict != VerdictInconclusive {
 			continue
@@ -63,28 +64,29 @@ func (r *Report) Annotations() []Annotation {
 			msg += "\n" + run.Loss.String()
 		}
 		msg += "\nA run that lost audit events is never reported clean. Re-run the job; if it repeats, see `sysgate doctor`."
-		out = append(out, Annotation{Level: "warning", Title: fmt.Sprintf("sysgate: %s inconclusive (%s)", run.Agent, orDash(run.Arch)), Message: msg})
+		warnings = append(warnings, Annotation{Level: "warning", Title: fmt.Sprintf("sysgate: %s inconclusive (%s)", run.Agent, orDash(run.Arch)), Message: msg})
 	}
 	for _, f := range r.Failures {
-		out = append(out, Annotation{Level: "warning", Title: "sysgate: spec failed without a result: " + f.Spec,
+		warnings = append(warnings, Annotation{Level: "warning", Title: "sysgate: spec failed without a result: " + f.Spec,
 			Message: fmt.Sprintf("%s at %s: %s", f.State, f.Location, f.Message)})
 	}
 	for _, s := range r.staleRows() {
-		out = append(out, Annotation{Level: "notice", File: s.File, Line: s.Line,
+		notices = append(notices, Annotation{Level: "notice", File: s.File, Line: s.Line,
 			Title:   fmt.Sprintf("sysgate: %s (%s) unused by %s", s.Syscall, s.Arch, s.Agent),
 			Message: fmt.Sprintf("No run of %s made %s on %s. If that is expected (an error path), move it to a group with a reason; otherwise `make baseline-update` proposes removing it.", s.Agent, s.Syscall, s.Arch)})
 	}
-	return out
+	out = append(out, capped(warnings, "warning", "inconclusive runs or failed specs")...)
+	return append(out, capped(notices, "notice", "unused baseline entries")...)
 }
 
-// MaxErrorAnnotations is how many error annotations GitHub shows per
+// MaxAnnotations is how many annotations of one level GitHub shows per
 // step; more are dropped silently, so the last one says how many more
 // there are.
-const MaxErrorAnnotations = 10
+const MaxAnnotations = 10
 
 // newSyscallAnnotations puts each risky syscall on its own annotation and
 // groups the others that belong at the same baseline line, then caps the
-// list at MaxErrorAnnotations.
+// list at MaxAnnotations.
 func newSyscallAnnotations(rows []newRow) []Annotation {
 	var groups [][]newRow
 	index := map[string]int{}
@@ -101,18 +103,32 @@ func newSyscallAnnotations(rows []newRow) []Annotation {
 	}
 	var out []Annotation
 	for i, g := range groups {
-		if i == MaxErrorAnnotations-1 && len(groups) > MaxErrorAnnotations {
+		if i == MaxAnnotations-1 && len(groups) > MaxAnnotations {
 			rest := 0
 			for _, g := range groups[i:] {
 				rest += len(g)
 			}
-			out = append(out, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: %d more new syscalls", rest),
-				Message: "GitHub shows only " + fmt.Sprint(MaxErrorAnnotations) + " error annotations per step: the step summary lists every new syscall with the baseline line it belongs at."})
+			out = append(out, overflow("error", fmt.Sprintf("%d more new syscalls", rest)))
 			break
 		}
 		out = append(out, newSyscallAnnotation(g))
 	}
 	return out
+}
+
+// capped keeps the first MaxAnnotations of list, the last one saying how
+// many more there are.
+func capped(list []Annotation, level, what string) []Annotation {
+	if len(list) <= MaxAnnotations {
+		return list
+	}
+	rest := len(list) - (MaxAnnotations - 1)
+	return append(list[:MaxAnnotations-1:MaxAnnotations-1], overflow(level, fmt.Sprintf("%d more %s", rest, what)))
+}
+
+func overflow(level, what string) Annotation {
+	return Annotation{Level: level, Title: "sysgate: " + what,
+		Message: fmt.Sprintf("GitHub shows only %d %s annotations per step: the step summary lists them all.", MaxAnnotations, level)}
 }
 
 // newSyscallAnnotation is the annotation of one risky syscall, or of the

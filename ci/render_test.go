@@ -199,8 +199,8 @@ func TestAnnotationsGroupAndCap(t *testing.T) {
 		add(fmt.Sprintf("name%02d", i), 10+i, "")
 	}
 	a = FromResults(fixtureRoot, res).Annotations()
-	if len(a) != MaxErrorAnnotations {
-		t.Fatalf("%d annotations, want %d: %v", len(a), MaxErrorAnnotations, a)
+	if len(a) != MaxAnnotations {
+		t.Fatalf("%d annotations, want %d: %v", len(a), MaxAnnotations, a)
 	}
 	// 1 risky + 1 group + 7 single shown; the rest: 5 singles.
 	if last := a[len(a)-1]; last.Title != "sysgate: 5 more new syscalls" || last.File != "" {
@@ -223,5 +223,16 @@ func TestRecordModeRunIsNotAViolation(t *testing.T) {
 	}
 	if r.Verdict() != VerdictRecorded || !strings.Contains(b.String(), "| py | x86_64 | 📝 recorded, new syscalls |") || strings.Contains(b.String(), "Caught on purpose") {
 		t.Errorf("verdict %q\n%s", r.Verdict(), b.String())
+	}
+}
+
+func TestNoticesAreCapped(t *testing.T) {
+	res := &harness.Result{Agent: "sh", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean, Arch: scmp.X86_64}
+	for i := range 15 {
+		res.Unused = append(res.Unused, baseline.Finding{Arch: scmp.X86_64, Syscall: fmt.Sprintf("s%02d", i), File: "/repo/b.yaml", Line: i + 1})
+	}
+	a := FromResults(fixtureRoot, res).Annotations()
+	if len(a) != MaxAnnotations || a[len(a)-1].Title != "sysgate: 6 more unused baseline entries" || a[len(a)-1].Level != "notice" {
+		t.Fatalf("%d annotations, last %v", len(a), a[len(a)-1])
 	}
 }
