@@ -3,7 +3,10 @@ package auditlog
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -86,5 +89,30 @@ func TestActionsLoggedWithoutLogIsExplained(t *testing.T) {
 	err = s.Barrier(context.Background())
 	if !errors.Is(err, ErrActionNotLogged) || !errors.Is(err, ErrBarrierTimeout) {
 		t.Errorf("barrier error %v, want ErrActionNotLogged and ErrBarrierTimeout", err)
+	}
+}
+
+// In a container (a new user or network namespace) audit delivers
+// nothing; Preflight must say so, matching ErrNamespace.
+func TestPreflightInContainerNamespaces(t *testing.T) {
+	testutil.RequireAudit(t)
+	for name, attr := range map[string]*syscall.SysProcAttr{
+		"netns":  {Cloneflags: syscall.CLONE_NEWNET},
+		"userns": {Cloneflags: syscall.CLONE_NEWUSER, UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1}}, GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), childEnv+"=preflight")
+			cmd.SysProcAttr = attr
+			cmd.Stderr = os.Stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("child: %v", err)
+			}
+			t.Logf("%s", out)
+			if !strings.HasPrefix(string(out), "namespace=true\n") || !strings.Contains(string(out), "run on the host or a VM runner") {
+				t.Errorf("preflight in a new %s said:\n%s", name, out)
+			}
+		})
 	}
 }

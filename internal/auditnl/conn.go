@@ -99,7 +99,8 @@ func (c *Conn) RcvBuf() (int, error) {
 }
 
 // ENOBUFS returns how many times a receive reported that the kernel dropped
-// messages because the socket buffer was full.
+// messages because the socket buffer was full. The kernel reports an
+// overrun once however many messages it dropped, so this counts episodes.
 func (c *Conn) ENOBUFS() uint64 { return c.enobufs.Load() }
 
 // Send implements libaudit.NetlinkSender.
@@ -199,8 +200,9 @@ func (c *Conn) wait(d time.Duration) error {
 	}
 }
 
-// Close closes the socket. A Receive blocked in another goroutine returns
-// at its ReadTimeout.
+// Close closes the socket. It must not race with a Receive in another
+// goroutine (the fd number could be reused under it): a reader should
+// notice a stop flag at its ReadTimeout, return, and only then Close.
 func (c *Conn) Close() error {
 	if c.closed.Swap(true) {
 		return nil
