@@ -145,14 +145,11 @@ func (r *Result) decide(tree treeOutcome, closeErr error) {
 	if tree.Cancelled {
 		reasons = append(reasons, fmt.Errorf("run cancelled; %d processes killed", len(tree.Leaked)+1))
 	}
-	if r.UnknownABI > 0 {
-		// Not a reason for doubt: such a call is outside every baseline.
-		r.Verdict = VerdictViolation
-	}
 	switch {
 	case len(reasons) > 0:
 		r.Verdict, r.Inconclusive = VerdictInconclusive, errors.Join(reasons...).Error()
 	case len(r.Violations) > 0 || r.UnknownABI > 0:
+		// A call of an ABI sysgate cannot name is outside every baseline.
 		r.Verdict = VerdictViolation
 	case tree.TimedOut:
 		r.Verdict = VerdictInconclusive

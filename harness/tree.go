@@ -75,7 +75,7 @@ func superviseTree(ctx context.Context, rootPidfd, rootPID int, ses uint32, time
 		if len(members) == 0 {
 			return out
 		}
-		fds := openPidfds(members)
+		fds := openPidfds(members, ses)
 		if len(fds) == 0 {
 			continue // all exited between scan and open: scan again
 		}
@@ -135,8 +135,8 @@ func killTree(ses uint32, rootPID int, cause string, out treeOutcome) treeOutcom
 		}
 		var fds []int
 		for _, m := range members {
-			fd, err := proc.PidfdOpen(m.PID)
-			if err != nil {
+			fd, ok := openMember(m.PID, ses)
+			if !ok {
 				continue // gone already
 			}
 			if err := proc.PidfdSignal(fd, unix.SIGKILL); err != nil && !errors.Is(err, unix.ESRCH) {
@@ -168,14 +168,33 @@ func waitAllExited(fds []int, deadline time.Time) {
 	}
 }
 
-func openPidfds(members []proc.Info) []int {
+func openPidfds(members []proc.Info, ses uint32) []int {
 	fds := make([]int, 0, len(members))
 	for _, m := range members {
-		if fd, err := proc.PidfdOpen(m.PID); err == nil {
+		if fd, ok := openMember(m.PID, ses); ok {
 			fds = append(fds, fd)
 		}
 	}
 	return fds
+}
+
+// openMember opens a pidfd for pid if it is still a live process of
+// session ses. A member seen in a scan may have exited and its pid been
+// reused since: the session is read again after the open, and the pidfd's
+// process must still be alive after that read, so the /proc entry read
+// was the pidfd's own process and never an unrelated one we would kill.
+func openMember(pid int, ses uint32) (int, bool) {
+	fd, err := proc.PidfdOpen(pid)
+	if err != nil {
+		return -1, false
+	}
+	s, err := proc.ReadSession(pid)
+	exited, eerr := proc.PidfdExited(fd)
+	if err != nil || s != ses || eerr != nil || exited {
+		unix.Close(fd)
+		return -1, false
+	}
+	return fd, true
 }
 
 func closeAll(fds []int) {

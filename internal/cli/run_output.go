@@ -34,7 +34,11 @@ func writeJSON(w io.Writer, r *harness.Result) error {
 // writeText prints the verdict, a table of the syscalls outside the
 // baseline, the leaked processes and how the agent ended.
 func writeText(w io.Writer, r *harness.Result) {
-	fmt.Fprintf(w, "sysgate %s %s: %s", r.Mode, r.Agent, strings.ToUpper(string(r.Verdict)))
+	verdict := strings.ToUpper(string(r.Verdict))
+	if r.Mode == baseline.ModeRecord && r.Conclusive() {
+		verdict = "RECORDED" // beyond the extended bases is what record writes, not a failure
+	}
+	fmt.Fprintf(w, "sysgate %s %s: %s", r.Mode, r.Agent, verdict)
 	if r.Inconclusive != "" {
 		fmt.Fprintf(w, " (%s)", r.Inconclusive)
 	}
@@ -46,7 +50,11 @@ func writeText(w io.Writer, r *harness.Result) {
 		}
 	}
 	if len(r.Violations) > 0 {
-		fmt.Fprintf(w, "\nOutside the baseline:\n")
+		if r.Mode == baseline.ModeRecord {
+			fmt.Fprintf(w, "\nBeyond the extended baselines:\n")
+		} else {
+			fmt.Fprintf(w, "\nOutside the baseline:\n")
+		}
 		tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 		fmt.Fprintln(tw, "  ARCH\tSYSCALL\tNR\tCOUNT\tRISK\tFIRST MADE BY\tADD AT")
 		for _, v := range r.Violations {
