@@ -82,6 +82,7 @@ func parseDocument(path string, data []byte) (*Document, ErrorList) {
 		return nil, p.errs
 	}
 	p.topLevel(doc, top)
+	p.crossDuplicates(doc)
 	if hasErrors(p.errs) {
 		// The valid part still goes back, so the loader can follow its
 		// extends and report every problem of the stack in one pass.
@@ -479,4 +480,34 @@ func suggest(arch scmp.Arch, name string) string {
 		return best
 	}
 	return scmp.Closest(arch, name)
+}
+
+// crossDuplicates reports a syscall listed both in the syscalls list and a
+// group, or in two groups, of one file (duplicates within one list are
+// found while reading it).
+func (p *parser) crossDuplicates(doc *Document) {
+	type where struct {
+		list string
+		line int
+	}
+	seen := map[scmp.Arch]map[string]where{}
+	check := func(list string, sections []Section) {
+		for _, sec := range sections {
+			if seen[sec.Arch] == nil {
+				seen[sec.Arch] = map[string]where{}
+			}
+			for _, e := range sec.Entries {
+				if first, dup := seen[sec.Arch][e.Name]; dup {
+					p.errs = append(p.errs, &Error{File: p.path, Line: e.Line, Col: e.Col, Kind: KindDuplicate,
+						Message: fmt.Sprintf("%s on %s is already listed in %s (line %d)", e.Name, sec.Arch, first.list, first.line)})
+					continue
+				}
+				seen[sec.Arch][e.Name] = where{list, e.Line}
+			}
+		}
+	}
+	check("syscalls", doc.Syscalls)
+	for _, g := range doc.Groups {
+		check("group "+g.Name, g.Syscalls)
+	}
 }

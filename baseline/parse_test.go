@@ -100,6 +100,7 @@ func TestParseErrors(t *testing.T) {
 		{"alias", "version: 1\nsyscalls:\n  x86_64: &a [read]\n  i386: *a\n", 0, KindSyntax, "aliases"},
 		{"two documents", "version: 1\nsyscalls: {x86_64: [read]}\n---\nversion: 1\n", 3, KindSyntax, "one YAML document"},
 		{"not a mapping", "- read\n", 1, KindSchema, "mapping"},
+		{"list and group", "version: 1\nsyscalls:\n  x86_64: [read]\ngroups:\n  g:\n    reason: r\n    syscalls:\n      x86_64:\n        - read\n", 9, KindDuplicate, "already listed in syscalls (line 3)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -310,8 +310,8 @@ func (l *loader) checkDuplicates(stack []*Document) {
 			}
 			for _, e := range sec.Entries {
 				if first, dup := m[e.Name]; dup {
-					if first.file == d.Path && first.line == e.Line {
-						continue
+					if first.file == d.Path {
+						continue // within one file: reported by its parser
 					}
 					l.addOnce(&Error{File: d.Path, Line: e.Line, Kind: KindDuplicate,
 						Message: fmt.Sprintf("%s on %s is already allowed by %s:%d", e.Name, sec.Arch, first.file, first.line)})

@@ -99,6 +99,7 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 		return nil, nil, err
 	}
 	res := &RecordResult{}
+	doc.Groups = dropProvided(doc.Groups, base, path, res)
 	inGroup := func(arch scmp.Arch, name string) bool {
 		for _, g := range doc.Groups {
 			if sec := sectionFor(&g.Syscalls, arch, false); sec != nil && sec.has(name) {
@@ -158,6 +159,34 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 		return nil, nil, fmt.Errorf("record baseline %s: generated file does not validate: %w", path, err)
 	}
 	return doc, res, nil
+}
+
+// dropProvided removes group entries a base now allows (a stack may list
+// a syscall once), and groups left empty, reporting them as removed.
+func dropProvided(groups []Group, base *Profile, path string, res *RecordResult) []Group {
+	var kept []Group
+	for _, g := range groups {
+		var sections []Section
+		for _, sec := range g.Syscalls {
+			var entries []DocEntry
+			for _, e := range sec.Entries {
+				if base.Allows(sec.Arch, e.Name) {
+					res.Removed = append(res.Removed, Finding{Arch: sec.Arch, Syscall: e.Name, Risk: Risk(e.Name), File: path, Line: e.Line})
+					continue
+				}
+				entries = append(entries, e)
+			}
+			if len(entries) > 0 {
+				sec.Entries = entries
+				sections = append(sections, sec)
+			}
+		}
+		if len(sections) > 0 {
+			g.Syscalls = sections
+			kept = append(kept, g)
+		}
+	}
+	return kept
 }
 
 func readExisting(path string) (*Document, error) {

@@ -126,3 +126,42 @@ groups:
 		t.Errorf("recorded agent b into agent a's file")
 	}
 }
+
+func TestWriteRecordedDropsWhatABaseNowAllows(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "base.yaml", "version: 1\nsyscalls:\n  x86_64: [read, rt_sigreturn, tgkill]\n")
+	path := writeFile(t, dir, "a.yaml", `version: 1
+agent: a
+syscalls:
+  x86_64:
+    - read
+    - write
+groups:
+  signals:
+    reason: signal paths
+    syscalls:
+      x86_64:
+        - rt_sigreturn
+  errors:
+    reason: error paths
+    syscalls:
+      x86_64:
+        - exit
+        - tgkill
+`)
+	o := obs("a", 1, map[scmp.Arch]map[string]uint64{scmp.X86_64: {"read": 1, "write": 1}})
+	res, err := WriteRecorded(path, o, RecordOptions{Extends: []string{"base.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err != nil {
+		t.Fatalf("written stack does not load: %v", err)
+	}
+	data, _ := os.ReadFile(path)
+	if strings.Contains(string(data), "signals") || strings.Contains(string(data), "rt_sigreturn") || strings.Contains(string(data), "tgkill") || !strings.Contains(string(data), "        - exit\n") {
+		t.Errorf("groups not pruned against the base:\n%s", data)
+	}
+	if len(res.Removed) != 3 { // read, rt_sigreturn, tgkill
+		t.Errorf("removed %+v", res.Removed)
+	}
+}
