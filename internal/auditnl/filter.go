@@ -52,7 +52,9 @@ func LogOneSyscall(auditArch uint32, nr int, matchArg bool, arg0 uint32) Filter 
 // after setting no_new_privs on that thread. The caller must have locked
 // the goroutine to its thread and should let the thread die afterwards
 // (return without runtime.UnlockOSThread), so the filter never serves
-// other goroutines.
+// other goroutines. Root could load it without no_new_privs (it has
+// CAP_SYS_ADMIN; checked on this kernel), but the flag costs nothing on a
+// thread about to die and lets a process without CAP_SYS_ADMIN do it.
 func InstallThreadFilter(prog Filter) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return os.NewSyscallError("prctl(PR_SET_NO_NEW_PRIVS)", err)
