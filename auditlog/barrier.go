@@ -93,6 +93,11 @@ func (s *Stream) BarrierSerial(ctx context.Context) (uint64, error) {
 	return 0, err
 }
 
+// SetSentinelSuppressed is for fault tests: while on, barrier sentinels
+// never make their marker syscall, so barriers (and Subscription.Close)
+// time out and runs come out inconclusive. It works on Shared() too.
+func (s *Stream) SetSentinelSuppressed(on bool) { s.suppressSentinel.Store(on) }
+
 func (s *Stream) launchSentinel() error {
 	b := &s.barrier
 	b.mu.Lock()
@@ -102,7 +107,7 @@ func (s *Stream) launchSentinel() error {
 	b.mu.Unlock()
 	name := markerPrefix + strconv.FormatUint(uint64(s.id), 36) + "." + strconv.FormatUint(gen, 36)
 	errc := make(chan error, 1)
-	go fireSentinel(name, !s.opts.SuppressSentinel, errc)
+	go fireSentinel(name, !s.suppressSentinel.Load(), errc)
 	if err := <-errc; err != nil {
 		return fmt.Errorf("audit barrier sentinel: %w", err)
 	}

@@ -77,6 +77,10 @@ func TestSuppressedSentinelTimesOut(t *testing.T) {
 	if _, err := sub.Close(context.Background()); !errors.Is(err, ErrBarrierTimeout) {
 		t.Errorf("close: %v, want ErrBarrierTimeout (the run is inconclusive)", err)
 	}
+	s.SetSentinelSuppressed(false)
+	if err := s.Barrier(context.Background()); err != nil {
+		t.Errorf("barrier after unblocking: %v", err)
+	}
 }
 
 func TestClosedStream(t *testing.T) {

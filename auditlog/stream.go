@@ -30,7 +30,7 @@ type Options struct {
 	// and capturing test data.
 	Raw func(typ uint16, data []byte)
 	// SuppressSentinel is test-only: sentinels are launched but never make
-	// their marker syscall, so barriers time out.
+	// their marker syscall, so barriers time out (see SetSentinelSuppressed).
 	SuppressSentinel bool
 }
 
@@ -69,11 +69,12 @@ type Stream struct {
 	bySes    map[uint32][]*Subscription
 	all      []*Subscription
 
-	gaps      *gapTracker
-	barrier   barrierState
-	malformed atomic.Uint64
-	records   atomic.Uint64
-	closeOnce sync.Once
+	gaps             *gapTracker
+	suppressSentinel atomic.Bool
+	barrier          barrierState
+	malformed        atomic.Uint64
+	records          atomic.Uint64
+	closeOnce        sync.Once
 }
 
 var streamIDs atomic.Uint32
@@ -100,6 +101,7 @@ func Open(opts Options) (*Stream, error) {
 		gaps:       newGapTracker(opts.GapGrace),
 	}
 	s.barrier.init()
+	s.suppressSentinel.Store(opts.SuppressSentinel)
 	go s.read()
 	go s.dispatch()
 	return s, nil
