@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"unsafe"
 
 	seccomp "github.com/seccomp/libseccomp-golang"
@@ -29,7 +30,10 @@ type CompileOptions struct {
 
 // Filter is a compiled seccomp filter.
 type Filter struct {
-	Mode    Mode
+	Mode Mode
+	// Tree reports libseccomp's binary-tree layout (the default; older
+	// libseccomp without it gets the linear layout, which is as correct).
+	Tree    bool
 	Arches  []scmp.Arch       // native first, then the profile's other arches
 	Program []unix.SockFilter // ready for seccomp(SECCOMP_SET_MODE_FILTER)
 }
@@ -60,6 +64,9 @@ func Compile(p *Profile, mode Mode, opts CompileOptions) (*Filter, error) {
 	defaultAction, badArch, err := actions(mode, opts)
 	if err != nil {
 		return nil, err
+	}
+	if !opts.Linear && !treeSupported() {
+		opts.Linear = true
 	}
 	native := scmp.Native()
 	if !native.Valid() {
@@ -97,8 +104,19 @@ func Compile(p *Profile, mode Mode, opts CompileOptions) (*Filter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %w", ErrCompile, mode, err)
 	}
-	return &Filter{Mode: mode, Arches: arches, Program: prog}, nil
+	return &Filter{Mode: mode, Tree: !opts.Linear, Arches: arches, Program: prog}, nil
 }
+
+// treeSupported probes once whether libseccomp can build a binary tree
+// (SCMP_FLTATR_CTL_OPTIMIZE, libseccomp >= 2.5).
+var treeSupported = sync.OnceValue(func() bool {
+	f, err := seccomp.NewFilter(seccomp.ActLog)
+	if err != nil {
+		return false
+	}
+	defer f.Release()
+	return f.SetOptimize(2) == nil
+})
 
 func actions(mode Mode, opts CompileOptions) (def, badArch seccomp.ScmpAction, err error) {
 	switch mode {

@@ -118,6 +118,9 @@ func TestCompileModes(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.mode, err)
 		}
+		if f.Tree == c.opts.Linear {
+			t.Errorf("%s %+v: Tree = %v", c.mode, c.opts, f.Tree)
+		}
 		if got := runFilter(t, f, native, number(t, native, "getppid")); got != c.allowed {
 			t.Errorf("%s %+v: getppid -> %#x, want %#x", c.mode, c.opts, got, c.allowed)
 		}
