@@ -201,6 +201,11 @@ func (p *parser) topLevel(doc *Document, top *yaml.Node) {
 				p.warn(key, KindFormat, "comment above %q is not kept by `sysgate baseline fmt`; move it into a reason", key.Value)
 			}
 		}
+		if key.LineComment != "" {
+			p.dropComments(key)
+		} else if val.Kind == yaml.ScalarNode {
+			p.dropComments(val)
+		}
 		switch key.Value {
 		case "version":
 			p.version(doc, val)
