@@ -61,6 +61,11 @@ func TestBaselineValidate(t *testing.T) {
 	if code, _, _ := run(t, "baseline", "validate", "--strict", td+"unreviewed.yaml"); code != ExitUsage {
 		t.Errorf("--strict: code %d", code)
 	}
+	code, out, _ = run(t, "baseline", "validate", "--format", "github", td+"invalid.yaml", td+"unreviewed.yaml")
+	if code != ExitUsage {
+		t.Errorf("--format github: code %d", code)
+	}
+	goldenFile(t, "validate-github.out", out)
 	if code, _, errOut := run(t, "baseline", "validate", td+"absent.yaml"); code != ExitUsage || !strings.Contains(errOut, "absent.yaml") {
 		t.Errorf("missing file: code %d err %q", code, errOut)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/ci"
 )
 
 func init() {
@@ -14,8 +15,13 @@ func init() {
 func (c *Command) runBaselineValidate(args []string) int {
 	fs := c.flagSet("baseline validate", "FILE...")
 	strict := fs.Bool("strict", false, "treat warnings (unreviewed reasons, comments fmt drops) as errors")
+	format := fs.String("format", "text", "text, or github (workflow commands that annotate the lines in a pull request)")
 	if code, ok := c.parseFileArgs(fs, args); !ok {
 		return code
+	}
+	if *format != "text" && *format != "github" {
+		fs.Usage()
+		return ExitUsage
 	}
 	code := ExitOK
 	for _, path := range fs.Args() {
@@ -29,11 +35,24 @@ func (c *Command) runBaselineValidate(args []string) int {
 			findings = p.Warnings()
 		}
 		for _, f := range findings {
-			fmt.Fprintln(c.Stdout, f)
-			if !f.Warning || *strict {
+			failed := !f.Warning || *strict
+			if failed {
 				code = ExitUsage
 			}
+			if *format == "github" {
+				fmt.Fprintln(c.Stdout, findingAnnotation(f, failed))
+				continue
+			}
+			fmt.Fprintln(c.Stdout, f)
 		}
 	}
 	return code
+}
+
+func findingAnnotation(f *baseline.Error, failed bool) ci.Annotation {
+	level := "warning"
+	if failed {
+		level = "error"
+	}
+	return ci.Annotation{Level: level, File: f.File, Line: f.Line, Title: "sysgate baseline " + f.Kind, Message: f.Message}
 }
