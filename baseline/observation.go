@@ -16,8 +16,8 @@ import (
 // libseccomp cannot name it. Its JSON form is stable (sorted keys), so
 // observation files diff well and shards merge in any order.
 type Observation struct {
-	// Agent names what was observed. Agents merged with AllowMixed are
-	// joined, sorted, with ",".
+	// Agent names what was observed. Agents merged with MergeAllowMixed
+	// are joined, sorted, with ",".
 	Agent    string                          `json:"agent"`
 	Runs     int                             `json:"runs"`
 	Syscalls map[scmp.Arch]map[string]uint64 `json:"syscalls"`
@@ -118,8 +118,8 @@ func mergeAgents(a, b string, allowMixed bool) (string, error) {
 	return strings.Join(names, ","), nil
 }
 
-// MarshalJSON writes the observation with a trailing newline-free, stable
-// layout; nil maps become {}.
+// MarshalJSON writes "syscalls" as {} rather than null for an empty
+// observation, so readers in other languages need no special case.
 func (o *Observation) MarshalJSON() ([]byte, error) {
 	type plain Observation
 	c := plain(*o)
