@@ -13,9 +13,10 @@ import (
 // RecordOptions say how record mode writes an agent's baseline.
 type RecordOptions struct {
 	Agent string
-	// Extends are written into the file as given, relative to its
-	// directory. Syscalls the extends stack allows are left out. Empty:
-	// keep an existing file's extends.
+	// Extends name the base files as a user does on a command line:
+	// relative to the working directory, or absolute. The file records
+	// them relative to its own directory. Syscalls the stack allows are
+	// left out. Empty: keep an existing file's extends.
 	Extends []string
 	// Merge keeps entries of an existing file that this observation did
 	// not see (shards, several runs). Without it the syscalls list becomes
@@ -91,7 +92,11 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 	if len(opts.Extends) > 0 {
 		doc.Extends = nil
 		for _, e := range opts.Extends {
-			doc.Extends = append(doc.Extends, Ref{Path: e})
+			rel, err := relativeTo(path, e)
+			if err != nil {
+				return nil, nil, fmt.Errorf("record baseline %s: extends %s: %w", path, e, err)
+			}
+			doc.Extends = append(doc.Extends, Ref{Path: rel})
 		}
 	}
 	base, err := loadBases(path, doc.Extends)
@@ -187,6 +192,25 @@ func dropProvided(groups []Group, base *Profile, path string, res *RecordResult)
 		}
 	}
 	return kept
+}
+
+// relativeTo rewrites base (relative to the working directory) as the
+// extends entry of the file at path: relative to that file's directory,
+// with forward slashes so the file reads the same on every machine.
+func relativeTo(path, base string) (string, error) {
+	absBase, err := filepath.Abs(base)
+	if err != nil {
+		return "", err
+	}
+	absDir, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(absDir, absBase)
+	if err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(rel), nil
 }
 
 func readExisting(path string) (*Document, error) {

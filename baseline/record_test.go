@@ -18,7 +18,9 @@ func TestWriteRecordedLeavesOutBasesAndValidates(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := obs("a", 2, map[scmp.Arch]map[string]uint64{scmp.X86_64: {"read": 9, "close": 1, "write": 2, "mount": 1, "1000": 1, "openat": 3}})
-	res, err := WriteRecorded(path, o, RecordOptions{Extends: []string{"../runtimes/base.yaml"}})
+	// Extends are named as on a command line (here absolute); the file
+	// records them relative to itself.
+	res, err := WriteRecorded(path, o, RecordOptions{Extends: []string{filepath.Join(dir, "runtimes", "base.yaml")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +152,12 @@ groups:
         - tgkill
 `)
 	o := obs("a", 1, map[scmp.Arch]map[string]uint64{scmp.X86_64: {"read": 1, "write": 1}})
-	res, err := WriteRecorded(path, o, RecordOptions{Extends: []string{"base.yaml"}})
+	wd, _ := os.Getwd()
+	rel, err := filepath.Rel(wd, filepath.Join(dir, "base.yaml")) // relative to the working directory
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := WriteRecorded(path, o, RecordOptions{Extends: []string{rel}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,6 +165,9 @@ groups:
 		t.Fatalf("written stack does not load: %v", err)
 	}
 	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), "extends:\n  - base.yaml\n") {
+		t.Errorf("extends not written relative to the file:\n%s", data)
+	}
 	if strings.Contains(string(data), "signals") || strings.Contains(string(data), "rt_sigreturn") || strings.Contains(string(data), "tgkill") || !strings.Contains(string(data), "        - exit\n") {
 		t.Errorf("groups not pruned against the base:\n%s", data)
 	}
