@@ -1,13 +1,16 @@
 package harness
 
 import (
+	"context"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/proc"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
@@ -47,5 +50,29 @@ func benchLaunch(b *testing.B, start func(*proc.AgentSetup, io.Reader, io.Writer
 			b.Fatal(err)
 		}
 		p.closePidfd()
+	}
+}
+
+// BenchmarkRunCheckTrue is a whole check-mode Run of /bin/true against its
+// own baseline: compile, tuning, subscribe, launch, tree wait, barrier.
+func BenchmarkRunCheckTrue(b *testing.B) {
+	testutil.RequireAudit(b)
+	r, err := Run(context.Background(), Agent{Command: []string{"/bin/true"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "true.yaml")
+	if _, err := baseline.WriteRecorded(path, r.Observed, baseline.RecordOptions{Agent: "true"}); err != nil {
+		b.Fatal(err)
+	}
+	profile, err := baseline.Load(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		r, err := Run(context.Background(), Agent{Command: []string{"/bin/true"}}, WithProfile(profile))
+		if err != nil || r.Verdict != VerdictClean {
+			b.Fatalf("%v %v", r, err)
+		}
 	}
 }

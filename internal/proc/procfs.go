@@ -37,15 +37,24 @@ func (i Info) Lived() time.Duration {
 	return max(0, time.Duration(ts.Nano())-i.Start)
 }
 
-// ReadSession returns /proc/pid/sessionid.
+// ReadSession returns /proc/pid/sessionid. It is called for every process
+// on the machine several times per run, so it makes just open, read and
+// close: os.ReadFile would add fstat, a second read and poller calls.
 func ReadSession(pid int) (uint32, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/sessionid")
+	path := "/proc/" + strconv.Itoa(pid) + "/sessionid"
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return 0, err
+		return 0, &os.PathError{Op: "open", Path: path, Err: err}
 	}
-	v, err := strconv.ParseUint(string(bytes.TrimSpace(b)), 10, 32)
+	var buf [16]byte
+	n, err := unix.Read(fd, buf[:])
+	unix.Close(fd)
 	if err != nil {
-		return 0, fmt.Errorf("read /proc/%d/sessionid: %w", pid, err)
+		return 0, &os.PathError{Op: "read", Path: path, Err: err}
+	}
+	v, err := strconv.ParseUint(string(bytes.TrimSpace(buf[:max(n, 0)])), 10, 32)
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", path, err)
 	}
 	return uint32(v), nil
 }

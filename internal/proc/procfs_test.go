@@ -1,0 +1,48 @@
+package proc
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestReadInfoOfSelf(t *testing.T) {
+	info, err := ReadInfo(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, _ := os.Executable()
+	if info.Exe != exe || info.State != 'R' || info.Zombie() || info.Start <= 0 {
+		t.Errorf("info %+v; want exe %s, running", info, exe)
+	}
+	if lived := info.Lived(); lived <= 0 || lived > time.Hour {
+		t.Errorf("lived %v", lived)
+	}
+	ses, err := SessionID()
+	if err != nil || ses != info.Session {
+		t.Errorf("thread session %d (%v), process session %d", ses, err, info.Session)
+	}
+}
+
+func TestReadSessionOfMissingProcess(t *testing.T) {
+	// pid_max is at most 2^22: this pid never exists.
+	if _, err := ReadSession(1 << 23); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("err %v; want not exist", err)
+	}
+}
+
+func TestCandidatePaths(t *testing.T) {
+	env := []string{"HOME=/root", "PATH=/a:/b/c::"}
+	if got := CandidatePaths("tool", env); !slices.Equal(got, []string{"/a/tool", "/b/c/tool", "tool", "tool"}) {
+		t.Errorf("got %q", got)
+	}
+	if got := CandidatePaths("./bin/tool", env); !slices.Equal(got, []string{"./bin/tool"}) {
+		t.Errorf("got %q", got)
+	}
+	if got := CandidatePaths("sh", nil); !slices.Contains(got, "/bin/sh") {
+		t.Errorf("default PATH: %q", got)
+	}
+}
