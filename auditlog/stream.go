@@ -79,7 +79,8 @@ type Stream struct {
 
 var streamIDs atomic.Uint32
 
-const readTimeout = 200 * time.Millisecond
+// readTimeout bounds how long Close waits for the reader to notice.
+const readTimeout = 50 * time.Millisecond
 
 // Open starts a new stream with its own socket. Most callers want Shared.
 func Open(opts Options) (*Stream, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -89,5 +90,19 @@ func TestAuditTailRejectsBadSession(t *testing.T) {
 	code := (&Command{Stderr: &errOut}).Main([]string{"sysgate", "audit", "tail", "--ses", "x"})
 	if code != ExitUsage || !strings.Contains(errOut.String(), "--ses") {
 		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+func TestAuditTailRawSessionFilter(t *testing.T) {
+	// The other stream's sentinel thread belongs to this process, so its
+	// record carries this process's audit session.
+	b, err := os.ReadFile("/proc/self/sessionid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ses := strings.TrimSpace(string(b))
+	got := tailUntilRecord(t, "--raw", "--ses", ses)
+	if !strings.HasPrefix(got, "1326 audit(") || !strings.Contains(got, " ses="+ses+" ") || !strings.Contains(got, `comm="sgb`) {
+		t.Errorf("raw output %q: want this process's sentinel record (ses=%s)", got, ses)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -43,5 +44,25 @@ func TestDoctorPrintsTheFix(t *testing.T) {
 	want := "FAIL  actions_logged     actions_logged lacks log\n                         fix: " + fix + "\nnot ready: 1 check(s) failed"
 	if !strings.Contains(out.String(), want) {
 		t.Errorf("output:\n%s\nwant it to contain:\n%s", out.String(), want)
+	}
+}
+
+func TestDoctorJSON(t *testing.T) {
+	old := preflight
+	preflight = func() (*auditlog.PreflightReport, error) {
+		return &auditlog.PreflightReport{Checks: []auditlog.Check{{Name: "seccomp", OK: true, Detail: "SECCOMP_RET_LOG available"}},
+			Status: &auditlog.Status{BacklogLimit: 64, BacklogWaitTime: 15000}}, nil
+	}
+	t.Cleanup(func() { preflight = old })
+	var out bytes.Buffer
+	if code := (&Command{Stdout: &out}).Main([]string{"sysgate", "doctor", "--format", "json"}); code != ExitOK {
+		t.Fatalf("exit %d", code)
+	}
+	var got auditlog.PreflightReport
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("%s: %v", out.String(), err)
+	}
+	if len(got.Checks) != 1 || !got.Checks[0].OK || got.Status == nil || got.Status.BacklogWaitTime != 15000 {
+		t.Errorf("round trip: %+v", got)
 	}
 }
