@@ -84,6 +84,17 @@ func restoreKernel(s kernelSnapshot) error {
 // that died without releasing. The caller holds runs.lock, so that holder
 // is gone.
 func recoverExclusive() error {
+	if _, err := os.Stat(stateFile("exclusive.json")); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	// Several processes can take runs.lock shared at once and find the
+	// file; under tuning.lock only the first restores, before any of them
+	// tunes, so a late restore never undoes a run's tuning.
+	unlock, err := lockTuningFile()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	var snap kernelSnapshot
 	found, err := readJSON(stateFile("exclusive.json"), &snap)
 	if err != nil || !found {

@@ -152,15 +152,11 @@ func restoreTuning(st *tuningState, c *control) error {
 // read from tuning.json, after dropping dead holders (and restoring the
 // saved values if no live holder remains: a crash leftover).
 func withTuningLock(fn func(*tuningState, *control) error) error {
-	f, err := openLock("tuning.lock")
+	unlock, err := lockTuningFile()
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	if err := auditnl.Flock(f, auditnl.LockExclusive); err != nil {
-		return fmt.Errorf("lock %s: %w", f.Name(), err)
-	}
-	defer auditnl.Flock(f, auditnl.LockUnlock)
+	defer unlock()
 	c, err := dialControl()
 	if err != nil {
 		return err
@@ -182,6 +178,19 @@ func withTuningLock(fn func(*tuningState, *control) error) error {
 		}
 	}
 	return fn(&st, c)
+}
+
+// lockTuningFile takes tuning.lock exclusively; closing the file drops it.
+func lockTuningFile() (unlock func() error, err error) {
+	f, err := openLock("tuning.lock")
+	if err != nil {
+		return nil, err
+	}
+	if err := auditnl.Flock(f, auditnl.LockExclusive); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+	}
+	return f.Close, nil
 }
 
 func (h holder) alive() bool {
