@@ -21,13 +21,20 @@ func TestGinkgoSuite(t *testing.T) {
 
 var _ = Describe("a run inside a spec", func() {
 	It("attaches its Result to the spec report", func(ctx SpecContext) {
-		r, err := Run(ctx, Agent{Name: "true", Command: []string{"/bin/true"}})
-		Expect(err).NotTo(HaveOccurred())
+		var r *Result
+		for range lossAttempts { // see lossAttempts
+			var err error
+			r, err = Run(ctx, Agent{Name: "true", Command: []string{"/bin/true"}})
+			Expect(err).NotTo(HaveOccurred())
+			if !r.Loss.Any() {
+				break
+			}
+		}
 		Expect(r).To(StayWithinBaseline())
 		Expect(r).To(HaveObserved("execve"))
 		Expect(r.Err()).To(Succeed())
 
-		var entry *types.ReportEntry
+		var entry *types.ReportEntry // the last one: the run asserted on
 		for _, e := range CurrentSpecReport().ReportEntries {
 			if e.Name == ReportEntryName {
 				entry = &e

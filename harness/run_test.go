@@ -53,19 +53,31 @@ func agentPath(t *testing.T) string {
 	return path
 }
 
+// lossAttempts bounds how often a test repeats a run that lost audit
+// records. Loss is a machine-wide condition (the kernel's lost counter
+// counts drops of every process, and a loaded box can overflow the
+// backlog); the harness reports it as inconclusive, which its own tests
+// of that (auditlog's) cover. Here it only means: try again.
+const lossAttempts = 3
+
 func mustRun(t *testing.T, agent Agent, opts ...Option) *Result {
 	t.Helper()
 	testutil.RequireAudit(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	r, err := Run(ctx, agent, opts...)
-	if err != nil {
-		t.Fatalf("run %v: %v", agent.Command, err)
+	for attempt := 1; ; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		r, err := Run(ctx, agent, opts...)
+		cancel()
+		if err != nil {
+			t.Fatalf("run %v: %v", agent.Command, err)
+		}
+		if left, err := proc.SessionMembers(r.Session); err != nil || len(left) > 0 {
+			t.Fatalf("processes of session %d left after the run: %+v (%v)", r.Session, left, err)
+		}
+		if !r.Loss.Any() || attempt == lossAttempts {
+			return r
+		}
+		t.Logf("attempt %d of %v lost audit records (%s); running it again", attempt, agent.Command, r.Loss)
 	}
-	if left, err := proc.SessionMembers(r.Session); err != nil || len(left) > 0 {
-		t.Fatalf("processes of session %d left after the run: %+v (%v)", r.Session, left, err)
-	}
-	return r
 }
 
 // trueBaseline records /bin/true and writes its baseline file.
@@ -284,8 +296,29 @@ func TestConcurrentRunsGetOnlyTheirEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { noisy.Process.Kill(); noisy.Wait() }()
+	defer func() {
+		// The outsider must have been logging all along, or it proved nothing.
+		status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", noisy.Process.Pid))
+		if err != nil || !strings.Contains(string(status), "Seccomp:\t2") {
+			t.Errorf("the noisy process is not running under its LOG filter: %v\n%s", err, status)
+		}
+	}()
 
-	const runs, calls = 8, 200
+	for attempt := 1; ; attempt++ {
+		results := concurrentRuns(t, agent)
+		lost := slices.ContainsFunc(results, func(r *Result) bool { return r != nil && r.Loss.Any() })
+		if !lost || attempt == lossAttempts {
+			checkConcurrentRuns(t, results)
+			return
+		}
+		t.Logf("attempt %d lost audit records; running the batch again", attempt)
+	}
+}
+
+const concurrentCount, concurrentCalls = 8, 200
+
+func concurrentRuns(t *testing.T, agent string) []*Result {
+	const runs, calls = concurrentCount, concurrentCalls
 	results := make([]*Result, runs)
 	var wg sync.WaitGroup
 	for i := range runs {
@@ -306,6 +339,11 @@ func TestConcurrentRunsGetOnlyTheirEvents(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	return results
+}
+
+func checkConcurrentRuns(t *testing.T, results []*Result) {
+	const runs, calls = concurrentCount, concurrentCalls
 	if t.Failed() {
 		return
 	}
