@@ -102,10 +102,19 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 		}
 		dir = strings.Join(files, " ")
 	}
+	var changedFiles []string
+	for _, f := range u.Files {
+		if f.Changed() {
+			changedFiles = append(changedFiles, f.File)
+		}
+	}
 	b.WriteString("### Reproduce locally\n\n```sh\n")
-	b.WriteString("make baseline-update        # record every suite as root and rewrite the baselines\n")
+	b.WriteString("sudo make baseline-update   # record every suite as root and rewrite the baselines\n")
 	fmt.Fprintf(&b, "git diff -- %s\n", dir)
-	b.WriteString("make security-test          # the gate against the updated baselines\n```\n")
+	if len(changedFiles) > 0 {
+		fmt.Fprintf(&b, "bin/sysgate baseline validate --strict %s   # fails until every risky entry has a real reason\n", strings.Join(changedFiles, " "))
+	}
+	b.WriteString("sudo make security-test     # the gate against the updated baselines\n```\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

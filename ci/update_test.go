@@ -104,6 +104,16 @@ func TestBaselineUpdatePRBody(t *testing.T) {
 	if d := baseline.Diff(p, obs["mcp-filesystem"]); len(d.New) != 0 {
 		t.Errorf("after the update, still new: %+v", d.New)
 	}
+	// The placeholder reason of a risky entry is flagged until reviewed.
+	unreviewed := 0
+	for _, w := range p.Warnings() {
+		if w.Kind == baseline.KindUnreviewed {
+			unreviewed++
+		}
+	}
+	if unreviewed != 2 { // ptrace in the agent file, io_uring_setup in node.yaml
+		t.Errorf("%d unreviewed warnings, want 2: %v", unreviewed, p.Warnings())
+	}
 	// A second update from the same observations changes nothing.
 	again, err := PlanUpdate(obs, UpdateOptions{Dir: filepath.Join(root, "baselines"), Root: root, Write: true})
 	if err != nil {
