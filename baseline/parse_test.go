@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -101,6 +102,15 @@ func TestParseErrors(t *testing.T) {
 		{"alias", "version: 1\nsyscalls:\n  x86_64: &a [read]\n  i386: *a\n", 0, KindSyntax, "aliases"},
 		{"two documents", "version: 1\nsyscalls: {x86_64: [read]}\n---\nversion: 1\n", 3, KindSyntax, "one YAML document"},
 		{"not a mapping", "- read\n", 1, KindSchema, "mapping"},
+		{"group unknown key", "version: 1\ngroups:\n  g:\n    reason: r\n    why: x\n    syscalls:\n      x86_64: [read]\n", 5, KindSchema, `unknown key "why" in group "g"`},
+		{"group bad name", "version: 1\ngroups:\n  g h:\n    reason: r\n    syscalls:\n      x86_64: [read]\n", 3, KindSchema, `group name "g h"`},
+		{"group twice", "version: 1\ngroups:\n  g:\n    reason: r\n    syscalls: {x86_64: [read]}\n  g:\n    reason: r\n    syscalls: {x86_64: [write]}\n", 6, KindDuplicate, `group "g" defined twice`},
+		{"group not a mapping", "version: 1\ngroups:\n  g: [read]\n", 3, KindSchema, `must have a reason and syscalls`},
+		{"group without syscalls", "version: 1\ngroups:\n  g:\n    reason: r\n", 3, KindEmpty, `has no syscalls`},
+		{"bad agent", "version: 1\nagent: my agent\nsyscalls: {x86_64: [read]}\n", 2, KindSchema, `agent name "my agent"`},
+		{"extends not a list", "version: 1\nextends: base.yaml\n", 2, KindSchema, "extends must be a list"},
+		{"key twice", "version: 1\nversion: 1\nsyscalls: {x86_64: [read]}\n", 2, KindDuplicate, `key "version" given twice`},
+		{"empty arch list", "version: 1\nsyscalls:\n  x86_64: []\n", 3, KindEmpty, "has no syscalls"},
 		{"list and group", "version: 1\nsyscalls:\n  x86_64: [read]\ngroups:\n  g:\n    reason: r\n    syscalls:\n      x86_64:\n        - read\n", 9, KindDuplicate, "already listed in syscalls (line 3)"},
 	}
 	for _, c := range cases {
@@ -254,5 +264,28 @@ func TestLoadStackErrors(t *testing.T) {
 	}
 	if _, err := Load(filepath.Join(dir, "absent.yaml")); err == nil || errors.Is(err, ErrInvalid) {
 		t.Errorf("missing top file: %v (want an I/O error, not ErrInvalid)", err)
+	}
+}
+
+func TestErrorValues(t *testing.T) {
+	_, err := ParseDocument("f.yaml", []byte("version: 1\nsyscalls:\n  x86_64: [reed, opnat]\n"))
+	want := "f.yaml:3: unknown syscall \"reed\" on x86_64, did you mean \"read\"? [syscall]\n" +
+		"f.yaml:3: unknown syscall \"opnat\" on x86_64, did you mean \"openat\"? [syscall]"
+	if err == nil || err.Error() != want {
+		t.Errorf("list prints\n%v\nwant\n%s", err, want)
+	}
+	var one *Error
+	if !errors.As(err, &one) || one.Col != 12 {
+		t.Errorf("errors.As through the list: %#v", one)
+	}
+	wrapped := fmt.Errorf("load: %w", one)
+	if !errors.Is(wrapped, ErrInvalid) || errors.Is(wrapped, ErrAgentMismatch) {
+		t.Errorf("a single Error must match ErrInvalid only")
+	}
+	if got := (&Error{File: "f.yaml", Message: "empty", Kind: KindEmpty}).Error(); got != "f.yaml: empty [empty]" {
+		t.Errorf("line-less error prints %q", got)
+	}
+	if Errors(errors.New("other")) != nil {
+		t.Errorf("Errors of a foreign error")
 	}
 }
