@@ -16,6 +16,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -30,7 +31,7 @@ func main() {
 	baseDir := flag.String("baselines", "suites/baselines", "directory of the committed baselines")
 	merge := flag.Bool("merge", true, "keep baseline entries this recording did not see")
 	flag.Parse()
-	if err := run(*obsDir, *baseDir, *merge); err != nil {
+	if err := run(os.Stdout, *obsDir, *baseDir, *merge); err != nil {
 		fmt.Fprintln(os.Stderr, "writebaselines:", err)
 		os.Exit(1)
 	}
@@ -42,7 +43,7 @@ type target struct {
 	base bool
 }
 
-func run(obsDir, baseDir string, merge bool) error {
+func run(w io.Writer, obsDir, baseDir string, merge bool) error {
 	files, err := baselineFiles(baseDir)
 	if err != nil {
 		return err
@@ -79,10 +80,10 @@ func run(obsDir, baseDir string, merge bool) error {
 		if err != nil {
 			return err
 		}
-		changed += report(j.path, j.obs.Runs, res)
+		changed += report(w, j.path, j.obs.Runs, res)
 	}
 	if changed == 0 {
-		fmt.Println("baselines unchanged")
+		fmt.Fprintln(w, "baselines unchanged")
 	}
 	return nil
 }
@@ -121,20 +122,20 @@ func baselineFiles(dir string) (map[string]target, error) {
 }
 
 // report prints one file's changes and returns how many lines changed.
-func report(path string, runs int, res *baseline.RecordResult) int {
+func report(w io.Writer, path string, runs int, res *baseline.RecordResult) int {
 	n := len(res.Added) + len(res.Removed)
 	if n == 0 && len(res.Skipped) == 0 {
 		return 0
 	}
-	fmt.Printf("%s (%d runs recorded):\n", path, runs)
+	fmt.Fprintf(w, "%s (%d runs recorded):\n", path, runs)
 	for _, f := range res.Added {
-		fmt.Printf("  + %-8s %s%s\n", f.Arch, f.Syscall, risk(f))
+		fmt.Fprintf(w, "  + %-8s %s%s\n", f.Arch, f.Syscall, risk(f))
 	}
 	for _, f := range res.Removed {
-		fmt.Printf("  - %-8s %s%s\n", f.Arch, f.Syscall, risk(f))
+		fmt.Fprintf(w, "  - %-8s %s%s\n", f.Arch, f.Syscall, risk(f))
 	}
 	for _, f := range res.Skipped {
-		fmt.Printf("  ! %-8s %s: libseccomp cannot name it, so it stays a violation\n", f.Arch, f.Syscall)
+		fmt.Fprintf(w, "  ! %-8s %s: libseccomp cannot name it, so it stays a violation\n", f.Arch, f.Syscall)
 	}
 	return n
 }
