@@ -193,3 +193,24 @@ func WriteObservation(path string, o *Observation) error {
 	}
 	return nil
 }
+
+// String lists the observation compactly, one arch per line:
+// "x86_64: close×1 openat×3 read×12".
+func (o *Observation) String() string {
+	if o == nil {
+		return "<no observation>"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "observation of %q, %d runs", o.Agent, o.Runs)
+	for _, arch := range o.Arches() {
+		fmt.Fprintf(&b, "\n  %s:", arch)
+		for _, name := range o.Names(arch) {
+			fmt.Fprintf(&b, " %s×%d", name, o.Count(arch, name))
+		}
+	}
+	return b.String()
+}
+
+// GomegaString keeps Gomega from dumping the nested maps when a matcher
+// prints an observation.
+func (o *Observation) GomegaString() string { return o.String() }

@@ -135,3 +135,11 @@ func TestObservationJSONRoundTripAndAtomicWrite(t *testing.T) {
 		t.Errorf("empty observation encodes as %s", empty)
 	}
 }
+
+func TestObservationString(t *testing.T) {
+	o := obs("agent", 2, map[scmp.Arch]map[string]uint64{scmp.X86_64: {"read": 12, "close": 1}, scmp.AArch64: {"openat": 3}})
+	want := "observation of \"agent\", 2 runs\n  aarch64: openat×3\n  x86_64: close×1 read×12"
+	if got := o.GomegaString(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
