@@ -204,6 +204,9 @@ func TestLoadStackExtends(t *testing.T) {
 	if p.Allows(scmp.AArch64, "read") || !p.Allows(scmp.AArch64, "openat") {
 		t.Errorf("sections leak across arches")
 	}
+	if got := p.GomegaString(); got != "baseline testdata/agents/python-readonly.yaml (+1 extended): aarch64 1, x86_64 32" {
+		t.Errorf("profile prints as %q", got)
+	}
 	if p.Agent() != "python-readonly" {
 		t.Errorf("agent %q", p.Agent())
 	}

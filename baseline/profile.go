@@ -337,3 +337,29 @@ func (l *loader) addOnce(e *Error) {
 	}
 	l.errs = append(l.errs, e)
 }
+
+// String names the files and counts the allowed syscalls per arch:
+// "baseline agents/a.yaml (+1 extended): aarch64 1, x86_64 31".
+func (p *Profile) String() string {
+	if p == nil {
+		return "<no baseline>"
+	}
+	var named []string
+	for _, d := range p.Docs {
+		if p.direct[d.Path] {
+			named = append(named, d.Path)
+		}
+	}
+	s := "baseline " + strings.Join(named, ", ")
+	if extended := len(p.Docs) - len(named); extended > 0 {
+		s += fmt.Sprintf(" (+%d extended)", extended)
+	}
+	var counts []string
+	for _, arch := range p.Arches() {
+		counts = append(counts, fmt.Sprintf("%s %d", arch, len(p.entries[arch])))
+	}
+	return s + ": " + strings.Join(counts, ", ")
+}
+
+// GomegaString keeps Gomega from dumping every parsed document.
+func (p *Profile) GomegaString() string { return p.String() }
