@@ -60,6 +60,24 @@ func (c *control) setBacklog(limit, wait uint32) error {
 	return nil
 }
 
+func (c *control) setEnabled(on bool) error {
+	if err := c.client.SetEnabled(on, libaudit.WaitForReply); err != nil {
+		return fmt.Errorf("set audit enabled=%v: %w", on, classifySocketErr(err))
+	}
+	return nil
+}
+
+// SetEnabled turns audit on or off (tests holding ExclusiveKernel, whose
+// release restores the previous value).
+func SetEnabled(on bool) error {
+	c, err := dialControl()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return c.setEnabled(on)
+}
+
 func (c *control) setRateLimit(limit uint32) error {
 	if err := c.client.SetRateLimit(limit, libaudit.WaitForReply); err != nil {
 		return fmt.Errorf("set audit rate_limit=%d: %w", limit, classifySocketErr(err))

@@ -18,6 +18,7 @@ type kernelSnapshot struct {
 	BacklogLimit    uint32 `json:"backlog_limit"`
 	BacklogWaitTime uint32 `json:"backlog_wait_time"`
 	RateLimit       uint32 `json:"rate_limit"`
+	Enabled         uint32 `json:"enabled"`
 	ActionsLogged   string `json:"actions_logged"`
 }
 
@@ -25,10 +26,10 @@ type kernelSnapshot struct {
 // the machine holds AcquireTuning, and keeps new ones waiting, so a test
 // may force global faults (actions_logged without log,
 // backlog_wait_time=0, a rate limit) without disturbing other processes'
-// runs. The audit backlog settings, rate limit and actions_logged are
-// snapshotted first and restored by release. Only one holder per process
-// at a time; runs of this process that hold AcquireTuning are not
-// excluded (they are the test's own business).
+// runs. The audit backlog settings, rate limit, enabled flag and
+// actions_logged are snapshotted first and restored by release. Only one
+// holder per process at a time; runs of this process that hold
+// AcquireTuning are not excluded (they are the test's own business).
 func ExclusiveKernel() (release func() error, err error) {
 	exclusiveMu.Lock()
 	if err := lockRuns(true); err != nil {
@@ -68,7 +69,7 @@ func snapshotKernel() (kernelSnapshot, error) {
 	if err != nil {
 		return kernelSnapshot{}, err
 	}
-	return kernelSnapshot{st.BacklogLimit, st.BacklogWaitTime, st.RateLimit, logged}, nil
+	return kernelSnapshot{st.BacklogLimit, st.BacklogWaitTime, st.RateLimit, st.Enabled, logged}, nil
 }
 
 func restoreKernel(s kernelSnapshot) error {
@@ -77,7 +78,11 @@ func restoreKernel(s kernelSnapshot) error {
 		return err
 	}
 	defer c.Close()
-	return errors.Join(c.setBacklog(s.BacklogLimit, s.BacklogWaitTime), c.setRateLimit(s.RateLimit), SetActionsLogged(s.ActionsLogged))
+	errs := []error{c.setBacklog(s.BacklogLimit, s.BacklogWaitTime), c.setRateLimit(s.RateLimit), SetActionsLogged(s.ActionsLogged)}
+	if s.Enabled <= 1 { // 2 is locked until reboot: nothing to restore
+		errs = append(errs, c.setEnabled(s.Enabled == 1))
+	}
+	return errors.Join(errs...)
 }
 
 // recoverExclusive restores a snapshot left by an ExclusiveKernel holder
