@@ -10,6 +10,7 @@ import (
 
 	"github.com/sysgate/sysgate/internal/testutil"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
+	"github.com/sysgate/sysgate/suites/internal/gate"
 )
 
 func TestGoAgent(t *testing.T) {
@@ -31,7 +32,7 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	goagent = string(data)
 })
 
-var _ = SynchronizedAfterSuite(func() {}, func() {
+var _ = SynchronizedAfterSuite(gate.ExpectNoLeftovers, func() {
 	if goagent != "" {
 		Expect(os.RemoveAll(filepath.Dir(goagent))).To(Succeed())
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sysgate/sysgate/internal/testutil"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
+	"github.com/sysgate/sysgate/suites/internal/gate"
 )
 
 func TestMCPServers(t *testing.T) {
@@ -35,3 +36,5 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 }, func(data []byte) {
 	Expect(json.Unmarshal(data, &servers)).To(Succeed())
 })
+
+var _ = SynchronizedAfterSuite(gate.ExpectNoLeftovers, func() {})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sysgate/sysgate/internal/testutil"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
+	"github.com/sysgate/sysgate/suites/internal/gate"
 )
 
 func TestPythonAgent(t *testing.T) {
@@ -27,3 +28,5 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 }, func(data []byte) {
 	agent = strings.Split(string(data), "\x00")
 })
+
+var _ = SynchronizedAfterSuite(gate.ExpectNoLeftovers, func() {})

@@ -1,10 +1,15 @@
 package gate
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -23,13 +28,47 @@ func Loopback(body string) string {
 	return srv.Listener.Addr().String()
 }
 
+// workspaceRoot holds every workspace of this test process, so that
+// ExpectNoLeftovers can tell its agents' processes by their working
+// directory.
+var workspaceRoot = sync.OnceValues(func() (string, error) {
+	return os.MkdirTemp("", fmt.Sprintf("sysgate-suites-%d-", os.Getpid()))
+})
+
 // NewWorkspace creates the running spec's workspace (fixture.NewWorkspace
-// in a temporary directory, removed when the spec ends) and returns its
-// real path: the filesystem MCP server compares resolved paths.
+// in a new directory, removed when the spec ends) and returns its real
+// path: the filesystem MCP server compares resolved paths.
 func NewWorkspace() string {
 	GinkgoHelper()
-	dir, err := filepath.EvalSymlinks(GinkgoT().TempDir())
+	root, err := workspaceRoot()
+	Expect(err).NotTo(HaveOccurred())
+	dir, err := os.MkdirTemp(root, "workspace-")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.RemoveAll, dir)
+	dir, err = filepath.EvalSymlinks(dir)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(fixture.NewWorkspace(dir)).To(Succeed())
 	return dir
+}
+
+// ExpectNoLeftovers fails if a process still works in one of this test
+// process's workspaces (every agent runs there), then removes them. The
+// harness kills and reports what outlives a run; this is the suite-level
+// backstop, for SynchronizedAfterSuite on every process.
+func ExpectNoLeftovers() {
+	GinkgoHelper()
+	root, err := workspaceRoot()
+	Expect(err).NotTo(HaveOccurred())
+	cwds, err := filepath.Glob("/proc/[0-9]*/cwd")
+	Expect(err).NotTo(HaveOccurred())
+	var left []string
+	for _, link := range cwds {
+		cwd, err := os.Readlink(link)
+		if err == nil && strings.HasPrefix(cwd, root) {
+			cmdline, _ := os.ReadFile(filepath.Join(filepath.Dir(link), "cmdline"))
+			left = append(left, fmt.Sprintf("%s: %s", filepath.Base(filepath.Dir(link)), bytes.ReplaceAll(cmdline, []byte{0}, []byte(" "))))
+		}
+	}
+	Expect(left).To(BeEmpty(), "processes left in the suite's workspaces (pid: command)")
+	Expect(os.RemoveAll(root)).To(Succeed())
 }
