@@ -30,6 +30,10 @@ type Document struct {
 	Syscalls []Section // sorted by arch name
 	Groups   []Group   // sorted by name
 
+	// Warnings found while parsing: unreviewed reasons, comments Format
+	// does not keep.
+	Warnings []*Error
+
 	// Positions for Diff's insertion hints: the line of the "syscalls:"
 	// key (0 when absent), the line of "groups:" (0 when absent) and the
 	// last line of the file.

@@ -43,13 +43,14 @@ func (p *parser) warn(n *yaml.Node, kind, format string, args ...any) {
 
 // ParseDocument parses and validates one baseline file's content. path is
 // used in messages only. The error is an ErrorList (matching ErrInvalid)
-// holding every problem found; warnings are returned in the same list only
-// when there are errors too — use Warnings for the rest.
+// holding every problem found, warnings included; without errors the
+// warnings are in Document.Warnings.
 func ParseDocument(path string, data []byte) (*Document, error) {
 	doc, errs := parseDocument(path, data)
 	if hasErrors(errs) {
 		return nil, errs.sorted()
 	}
+	doc.Warnings = errs.sorted()
 	return doc, nil
 }
 

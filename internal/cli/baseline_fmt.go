@@ -34,8 +34,20 @@ func (c *Command) runBaselineFmt(args []string) int {
 			code = ExitUsage
 			continue
 		}
+		lost := 0
+		for _, w := range doc.Warnings {
+			if w.Kind == baseline.KindFormat {
+				fmt.Fprintln(c.Stderr, w)
+				lost++
+			}
+		}
 		out := doc.Format()
 		changed := !bytes.Equal(out, data)
+		if *write && lost > 0 {
+			// gofmt never loses a comment; neither does fmt -w.
+			code = c.errorf(ExitUsage, "fmt: %s not rewritten: %d comment(s) would be lost; move them above an entry or into a reason", path, lost)
+			continue
+		}
 		if *list && changed {
 			fmt.Fprintln(c.Stdout, path)
 			if !*write && code == ExitOK {

@@ -102,6 +102,15 @@ func TestBaselineFmt(t *testing.T) {
 	if code, out, _ := run(t, "baseline", "fmt", "-l", path); code != ExitOK || out != "" {
 		t.Errorf("-l after -w: code %d out %q", code, out)
 	}
+	commented := filepath.Join(dir, "commented.yaml")
+	src = []byte("version: 1\nsyscalls: # the list\n  x86_64:\n    - read\n")
+	if err := os.WriteFile(commented, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := run(t, "baseline", "fmt", "-w", commented)
+	if got, _ := os.ReadFile(commented); code != ExitUsage || string(got) != string(src) || !strings.Contains(errOut, "commented.yaml:2: warning: comment") {
+		t.Errorf("fmt -w must not drop a comment: code %d stderr %q file %q", code, errOut, got)
+	}
 	if code, out, _ := run(t, "baseline", "fmt", td+"invalid.yaml"); code != ExitUsage || !strings.Contains(out, "invalid.yaml:7: unknown syscall") {
 		t.Errorf("fmt of an invalid file: code %d out %q", code, out)
 	}
