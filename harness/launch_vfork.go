@@ -31,7 +31,7 @@ func startVfork(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer)
 		return nil, err
 	}
 	spawn := &proc.SpawnConfig{AgentSetup: *cfg,
-		Control: int(controlR.Fd()), Status: int(statusW.Fd()), DropCap: capAuditControl}
+		Control: int(controlR.Fd()), ControlPeer: int(controlW.Fd()), Status: int(statusW.Fd()), DropCap: capAuditControl}
 	for i, f := range stdio.files {
 		spawn.Stdio[i] = int(f.Fd())
 	}
@@ -59,8 +59,22 @@ func startVfork(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer)
 		}
 		return proc.Wait()
 	}
+	var finished bool
+	var finishErr error
+	finish := func() error { // idempotent: Spawn's result is read once
+		if !finished {
+			finished = true
+			child = <-done
+			finishErr = child.err
+			if finishErr == nil {
+				p.pid, p.pidfd = child.pid, child.pidfd
+			}
+		}
+		return finishErr
+	}
 	p.abort = func() {
-		controlW.Close()
+		controlW.Close() // before the go-ahead, the child exits on EOF
+		_ = finish()
 		statusR.Close()
 		if child.pid > 0 {
 			_ = proc.PidfdSignal(child.pidfd, unix.SIGKILL)
@@ -68,14 +82,6 @@ func startVfork(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer)
 		}
 		stdio.wait()
 		p.closePidfd()
-	}
-	finish := func() error {
-		child = <-done
-		if child.err != nil {
-			return child.err
-		}
-		p.pid, p.pidfd = child.pid, child.pidfd
-		return nil
 	}
 	p.wait = func() (*os.ProcessState, error) {
 		state, err := reap()
@@ -109,7 +115,6 @@ func startVfork(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer)
 		return p, nil
 	}
 	// The child failed before the handshake (or the clone did).
-	controlW.Close()
 	ferr := finish()
 	p.abort()
 	switch {

@@ -55,15 +55,35 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := reapAbandonedRuns(); err != nil {
+		return nil, err
+	}
 	shim, err := launch(cfg.agentSetup(agent, filter, mode), agent.Stdin, agent.Stdout, agent.Stderr)
 	if err != nil {
 		return nil, err
 	}
 	defer shim.closePidfd()
+	// Claimed before the go-ahead: an agent that runs has a claim, so a
+	// killed harness's tree is reaped by the next Run.
+	unclaim, err := claimSession(shim.ses)
+	if err != nil {
+		shim.abort()
+		return nil, err
+	}
+	defer unclaim()
 
+	// Until release, the child waits for us (and, with the vfork launcher,
+	// holds syscall.ForkLock): never leave it waiting.
+	releasing := false
+	defer func() {
+		if !releasing {
+			shim.abort()
+		}
+	}()
 	events := newCollector(agent.Name, cfg.progress)
 	sub := stream.Subscribe(shim.ses, events.add)
 	started := time.Now()
+	releasing = true
 	if err := shim.release(); err != nil {
 		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), barrierTimeout)
 		defer cancel()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -148,4 +149,31 @@ func TestTreeTimeoutKillsWholeTree(t *testing.T) {
 	if r.state == nil || r.state.String() != "signal: killed" {
 		t.Errorf("root exit %v; want killed", r.state)
 	}
+}
+
+// A child abandoned before its go-ahead must exit and free the process's
+// fork lock (the vfork launcher holds it until the child execs or exits).
+func TestAbortBeforeRelease(t *testing.T) {
+	eachLauncher(t, func(t *testing.T) {
+		testutil.RequireAudit(t)
+		cfg := &proc.AgentSetup{Path: "/bin/true", Args: []string{"/bin/true"}, Env: os.Environ(), Program: proc.LogAllProgram}
+		s, err := launch(cfg, nil, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.abort()
+		done := make(chan error, 1)
+		go func() { done <- exec.Command("/bin/true").Run() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("fork lock still held after abort")
+		}
+		if left, err := proc.SessionMembers(s.ses); err != nil || len(left) > 0 {
+			t.Fatalf("aborted child still there: %+v %v", left, err)
+		}
+	})
 }
