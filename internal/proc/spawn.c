@@ -66,6 +66,12 @@ static __attribute__((noreturn)) void child(const struct sysgate_spawn *s, const
 		if (sig != SIGKILL && sig != SIGSTOP)
 			syscall(SYS_rt_sigaction, sig, dfl, NULL, KERNEL_SIGSET_SIZE);
 	}
+	// The fd table is a copy of the parent's: drop our copy of the
+	// go-ahead pipe's write end, or a parent killed before the go-ahead
+	// leaves this child reading forever (holding the parent's open files,
+	// /run/sysgate/runs.lock among them).
+	if (s->control_peer_fd > 2)
+		syscall(SYS_close, s->control_peer_fd);
 	for (int fd = 0; fd < 3; fd++) {
 		if (s->stdio[fd] != fd && syscall(SYS_dup3, s->stdio[fd], fd, 0) < 0)
 			fail(s, SYSGATE_STEP_STDIO, errno);

@@ -69,6 +69,10 @@ type SpawnConfig struct {
 	// Status: the child writes SpawnStatus records here; mark it
 	// close-on-exec, so EOF after the session record means exec worked.
 	Control, Status int
+	// ControlPeer is the parent's write end of Control: the child closes
+	// its copy first, so it sees EOF (and exits) if the parent dies
+	// before the go-ahead. 0 (or any fd <= 2): none.
+	ControlPeer int
 	// DropCap is removed from every capability set of the child.
 	DropCap int
 }
@@ -157,6 +161,7 @@ func Spawn(cfg *SpawnConfig) (pid, pidfd int, err error) {
 		s.stdio[i] = C.int(fd)
 	}
 	s.control_fd, s.status_fd, s.cap_drop = C.int(cfg.Control), C.int(cfg.Status), C.int(cfg.DropCap)
+	s.control_peer_fd = C.int(cfg.ControlPeer)
 
 	var cpidfd C.int = -1
 	syscall.ForkLock.Lock()

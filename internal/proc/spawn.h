@@ -16,6 +16,7 @@ struct sysgate_spawn {
 	unsigned int seccomp_flags;
 	int stdio[3];             // become fds 0, 1, 2
 	int control_fd;           // the child reads the go-ahead byte here
+	int control_peer_fd;      // the parent's write end of control_fd, closed first (<= 2: none)
 	int status_fd;            // the child reports here (close-on-exec)
 	int cap_drop;             // capability to remove from every set
 };
