@@ -1,0 +1,94 @@
+package faults_test
+
+import (
+	"context"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/cli"
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// violationsOf lists a result's violations as "arch syscall".
+func violationsOf(r *harness.Result) []string {
+	var out []string
+	for _, v := range r.Violations {
+		out = append(out, v.Arch.String()+" "+v.Syscall)
+	}
+	return out
+}
+
+var _ = Describe("an agent escaping the gate", RequiresAudit, Escape, func() {
+	BeforeEach(func() {
+		requireAudit()
+	})
+
+	// expectCaught checks `check` of the escape: exit 1, exactly the one
+	// escape syscall reported (and named in the text output), a clean
+	// agent exit, nothing left running.
+	expectCaught := func(ctx context.Context, mode string, flags []string, want string) *harness.Result {
+		GinkgoHelper()
+		base := recordBaseline(ctx, mode, flags...)
+		o := sysgate(ctx, checkArgs(base, mode, flags)...)
+		Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)
+		r := o.Result()
+		Expect(r.Verdict).To(Equal(harness.VerdictViolation))
+		Expect(r.Mode).To(Equal(baseline.ModeCheck))
+		Expect(violationsOf(r)).To(ConsistOf(want), "%s", o)
+		Expect(r.ExitStatus).To(Equal(0), "the agent's escape did not run as meant: %s", o)
+		Expect(r.Leaked).To(BeEmpty())
+		// The text a user reads names the syscall and the baseline line.
+		text := sysgate(ctx, "check", "-b", base, "--", bin.Agent, mode, "escape")
+		Expect(text.Code).To(Equal(cli.ExitViolation), "%s", text)
+		Expect(text.Stdout).To(ContainSubstring("VIOLATION"))
+		Expect(text.Stdout).To(ContainSubstring(strings.Fields(want)[1]))
+		return r
+	}
+
+	native := scmp.Native().String()
+
+	It("reports a double-forked setsid daemon's syscall made after the agent exited", func(ctx SpecContext) {
+		r := expectCaught(ctx, "daemon", nil, native+" sysinfo")
+		// Only the daemon made a logged call, after the root had exited
+		// (it waits for EOF on a pipe only the root held).
+		Expect(r.Processes).To(HaveLen(1))
+		Expect(r.Violations[0].PID).To(Equal(r.Processes[0].PID))
+	})
+
+	It("reports a syscall made by a thread, not a process", func(ctx SpecContext) {
+		expectCaught(ctx, "thread", nil, native+" sysinfo")
+	})
+
+	It("reports a syscall of a static binary started with vfork+exec", func(ctx SpecContext) {
+		r := expectCaught(ctx, "vfork", nil, native+" sysinfo")
+		Expect(r.Violations[0].Comm).To(Equal("exe"), "made by the exec'd /proc/self/exe")
+	})
+
+	It("reports an int $0x80 call as an i386 violation instead of letting it through or killing the agent", func(ctx SpecContext) {
+		r := expectCaught(ctx, "int80", nil, "i386 getpid")
+		Expect(r.Violations[0].Number).To(Equal(20))
+		Expect(r.Signal).To(BeEmpty())
+	})
+
+	It("reports a seccomp(2) filter that hides later syscalls as a risky violation", func(ctx SpecContext) {
+		// The agent's ERRNO filter outranks the gate's LOG, so its sysinfo
+		// never reaches the log: installing the filter is what must fail.
+		r := expectCaught(ctx, "seccomp", nil, native+" seccomp")
+		Expect(r.Violations[0].Risk.Risky()).To(BeTrue())
+		Expect(r.Saw("sysinfo")).To(BeFalse(), "the hidden call cannot be seen; only the hiding can")
+	})
+
+	It("keeps an unprivileged agent that rewrites its loginuid in the run (denied)", func(ctx SpecContext) {
+		// Exit 0 of the agent means its write got EPERM; its next syscall
+		// is still attributed to the run.
+		expectCaught(ctx, "loginuid", []string{"--user", "65534:65534"}, native+" sysinfo")
+	})
+
+	It("keeps a root agent that rewrites its loginuid in the run (CAP_AUDIT_CONTROL dropped: denied too)", func(ctx SpecContext) {
+		expectCaught(ctx, "loginuid", nil, native+" sysinfo")
+	})
+})

@@ -1,0 +1,173 @@
+package faults_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/cli"
+	"github.com/sysgate/sysgate/internal/testutil"
+)
+
+// outcome is one sysgate invocation: its exit code and what it printed.
+type outcome struct {
+	Code           int
+	Stdout, Stderr string
+}
+
+// Output is everything the user saw, for reason-text assertions.
+func (o outcome) Output() string { return o.Stdout + o.Stderr }
+
+func (o outcome) String() string {
+	return fmt.Sprintf("exit %d\n--- stdout\n%s--- stderr\n%s", o.Code, o.Stdout, o.Stderr)
+}
+
+// Result decodes `check --format json` output.
+func (o outcome) Result() *harness.Result {
+	GinkgoHelper()
+	var r harness.Result
+	Expect(json.Unmarshal([]byte(o.Stdout), &r)).To(Succeed(), "not a JSON result:\n%s", o)
+	return &r
+}
+
+// sysgate runs the built CLI to completion.
+func sysgate(ctx context.Context, args ...string) outcome {
+	GinkgoHelper()
+	cmd := exec.CommandContext(ctx, bin.Sysgate, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		Fail(fmt.Sprintf("run sysgate %v: %v", args, err))
+	}
+	return outcome{Code: cmd.ProcessState.ExitCode(), Stdout: stdout.String(), Stderr: stderr.String()}
+}
+
+// sysgateInProcess runs the CLI's Main in this process: for faults forced
+// under ExclusiveKernel, which a separate sysgate process would wait for.
+func sysgateInProcess(args ...string) outcome {
+	var stdout, stderr bytes.Buffer
+	c := &cli.Command{Stdout: &stdout, Stderr: &stderr}
+	code := c.Main(append([]string{"sysgate"}, args...))
+	return outcome{Code: code, Stdout: stdout.String(), Stderr: stderr.String()}
+}
+
+// requireAudit gates a privileged spec: a skip under CI=true fails.
+func requireAudit() {
+	GinkgoHelper()
+	testutil.RequireAudit(GinkgoT())
+}
+
+// recordBaseline records `agent MODE benign` (with the extra run flags,
+// e.g. --user) and returns the baseline file: everything the mode does
+// except its escape.
+func recordBaseline(ctx context.Context, mode string, flags ...string) string {
+	GinkgoHelper()
+	path := filepath.Join(GinkgoT().TempDir(), mode+".yaml")
+	args := append([]string{"record", "-o", path}, flags...)
+	args = append(args, "--", bin.Agent, mode, "benign", filepath.Join(GinkgoT().TempDir(), "pids"))
+	o := sysgate(ctx, args...)
+	Expect(o.Code).To(Equal(cli.ExitOK), "record %s: %s", mode, o)
+	Expect(os.Chmod(filepath.Dir(path), 0o755)).To(Succeed())
+	return path
+}
+
+// checkArgs is `check --format json -b base FLAGS -- agent MODE escape ARGS`.
+func checkArgs(base, mode string, flags []string, args ...string) []string {
+	a := append([]string{"check", "--format", "json", "-b", base}, flags...)
+	a = append(a, "--", bin.Agent, mode, "escape")
+	return append(a, args...)
+}
+
+// withKernelFault holds ExclusiveKernel and AcquireTuning (so the runs
+// inside see the tuned backlog unless force changes it), applies force,
+// runs fn, and checks that the audit settings are back as they were once
+// the tuning is released. Other processes' runs wait meanwhile.
+func withKernelFault(force func(), fn func()) {
+	GinkgoHelper()
+	release, err := auditlog.ExclusiveKernel()
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(release)
+	before, err := auditlog.ReadStatus()
+	Expect(err).NotTo(HaveOccurred())
+	logged, err := auditlog.ReadActionsLogged()
+	Expect(err).NotTo(HaveOccurred())
+	untune, err := auditlog.AcquireTuning()
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() {
+		Expect(untune()).To(Succeed())
+		Expect(auditlog.SetActionsLogged(logged)).To(Succeed())
+		after, err := auditlog.ReadStatus()
+		Expect(err).NotTo(HaveOccurred())
+		Expect([]uint32{after.BacklogLimit, after.BacklogWaitTime}).To(Equal([]uint32{before.BacklogLimit, before.BacklogWaitTime}),
+			"audit backlog settings not restored")
+	})
+	force()
+	fn()
+}
+
+// pidsFrom reads "PID PID" written by the linger mode.
+func pidsFrom(path string) []int {
+	GinkgoHelper()
+	var a, b int
+	data, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	_, err = fmt.Sscan(string(data), &a, &b)
+	Expect(err).NotTo(HaveOccurred(), "pid file %q", data)
+	return []int{a, b}
+}
+
+// alive returns the pids of pids that still run (zombies count as gone).
+func alive(pids []int) []int {
+	var out []int
+	for _, pid := range pids {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		if i := strings.LastIndexByte(string(data), ')'); i > 0 && len(data) > i+2 && data[i+2] == 'Z' {
+			continue
+		}
+		out = append(out, pid)
+	}
+	return out
+}
+
+// killLeftovers is the spec's own safety net: nothing it started may
+// outlive it, whatever sysgate did.
+func killLeftovers(pidFile string) {
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		return
+	}
+	var a, b int
+	if _, err := fmt.Sscan(string(data), &a, &b); err != nil {
+		return
+	}
+	for _, pid := range alive([]int{a, b}) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+}
+
+// waitForFile polls until path has content (the agent reached a point).
+func waitForFile(path string) {
+	GinkgoHelper()
+	Eventually(func() (int, error) {
+		data, err := os.ReadFile(path)
+		return len(data), err
+	}).WithTimeout(30 * time.Second).WithPolling(10 * time.Millisecond).Should(BeNumerically(">", 0))
+}

@@ -1,0 +1,79 @@
+package faults_test
+
+import (
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/sysgate/sysgate/internal/cli"
+)
+
+// writeFile writes a file into dir and returns its path.
+func writeFile(dir, name, content string, mode os.FileMode) string {
+	GinkgoHelper()
+	path := filepath.Join(dir, name)
+	Expect(os.WriteFile(path, []byte(content), mode)).To(Succeed())
+	return path
+}
+
+var _ = Describe("bad input", RequiresAudit, BadInput, func() {
+	var dir string
+
+	BeforeEach(func() {
+		requireAudit()
+		dir = GinkgoT().TempDir()
+	})
+
+	// A bad baseline is refused before anything runs: exit 2 and
+	// "file:line: message [kind]".
+	DescribeTable("a baseline that cannot be loaded: exit 2 naming the file and line",
+		func(ctx SpecContext, files map[string]string, want ...string) {
+			for name, content := range files {
+				writeFile(dir, name, content, 0o644)
+			}
+			o := sysgate(ctx, "check", "-b", filepath.Join(dir, "a.yaml"), "--", bin.Agent, "loop", "escape", "1")
+			Expect(o.Code).To(Equal(cli.ExitUsage), "%s", o)
+			for _, w := range want {
+				Expect(o.Stderr).To(ContainSubstring(w), "%s", o)
+			}
+			Expect(o.Stdout).To(BeEmpty(), "no verdict may be printed")
+		},
+		Entry("malformed YAML", map[string]string{"a.yaml": "version: 1\nsyscalls:\n  x86_64: [read\n"}, "a.yaml:"),
+		Entry("an unknown syscall, with a suggestion", map[string]string{
+			"a.yaml": "version: 1\nagent: a\nsyscalls:\n  x86_64:\n    - read\n    - getppidd\n",
+		}, "a.yaml:6:", "getppidd", "getppid"),
+		Entry("an extends cycle", map[string]string{
+			"a.yaml": "version: 1\nagent: a\nextends:\n  - b.yaml\nsyscalls:\n  x86_64:\n    - read\n",
+			"b.yaml": "version: 1\nextends:\n  - a.yaml\nsyscalls:\n  x86_64:\n    - write\n",
+		}, "extends cycle", "a.yaml", "b.yaml"),
+		Entry("a missing extends base", map[string]string{
+			"a.yaml": "version: 1\nagent: a\nextends:\n  - gone.yaml\nsyscalls:\n  x86_64:\n    - read\n",
+		}, "a.yaml:4:", "gone.yaml"),
+	)
+
+	It("refuses a missing baseline file, naming it", func(ctx SpecContext) {
+		o := sysgate(ctx, "check", "-b", filepath.Join(dir, "gone.yaml"), "--", bin.Agent, "loop", "escape", "1")
+		// Exit 3 today (the open error is not a baseline.ErrInvalid), where
+		// a missing extends base is exit 2: either way no verdict.
+		Expect(o.Code).To(BeElementOf(cli.ExitUsage, cli.ExitInconclusive), "%s", o)
+		Expect(o.Stderr).To(ContainSubstring("gone.yaml: no such file or directory"))
+		Expect(o.Stdout).To(BeEmpty(), "no verdict may be printed")
+	})
+
+	DescribeTable("an agent that cannot be started: exit 3 naming the cause",
+		func(ctx SpecContext, command func() string, want string) {
+			base := writeFile(dir, "a.yaml", "version: 1\nagent: a\nsyscalls:\n  x86_64:\n    - read\n", 0o644)
+			o := sysgate(ctx, "check", "-b", base, "--", command())
+			Expect(o.Code).To(Equal(cli.ExitInconclusive), "%s", o)
+			Expect(o.Stderr).To(ContainSubstring(want), "%s", o)
+			Expect(o.Stdout).To(BeEmpty(), "no verdict may be printed")
+		},
+		Entry("a missing binary", func() string { return filepath.Join(dir, "no-such-agent") }, "no such file or directory"),
+		Entry("a command not on PATH", func() string { return "sysgate-no-such-command" }, "no such file or directory"),
+		Entry("a file that is not executable", func() string {
+			return writeFile(dir, "agent.sh", "#!/bin/sh\nexit 0\n", 0o644)
+		}, "permission denied"),
+	)
+})

@@ -1,0 +1,156 @@
+package faults_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	libaudit "github.com/elastic/go-libaudit/v2"
+	"github.com/elastic/go-libaudit/v2/rule"
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/cli"
+)
+
+// expectInconclusive checks a `check --format json` outcome: exit 3, an
+// inconclusive verdict, and a reason containing each of why.
+func expectInconclusive(o outcome, why ...string) *harness.Result {
+	GinkgoHelper()
+	GinkgoWriter.Printf("%s\n", o)
+	Expect(o.Code).To(Equal(cli.ExitInconclusive), "%s", o)
+	r := o.Result()
+	Expect(r.Verdict).To(Equal(harness.VerdictInconclusive))
+	for _, w := range why {
+		Expect(r.Inconclusive).To(ContainSubstring(w), "%s", o)
+	}
+	return r
+}
+
+var _ = Describe("audit records that never reach sysgate", RequiresAudit, Loss, func() {
+	var base string
+
+	BeforeEach(func(ctx SpecContext) {
+		requireAudit()
+		base = recordBaseline(ctx, "loop")
+	})
+
+	It("is inconclusive when the kernel drops records at the source (backlog_limit 16, backlog_wait_time 0)", ExclusiveKernel, func() {
+		withKernelFault(func() {
+			Expect(auditlog.SetBacklog(16, 0)).To(Succeed())
+		}, func() {
+			o := sysgateInProcess(checkArgs(base, "loop", nil, "200000")...)
+			r := expectInconclusive(o, "dropped by the kernel", "backlog_limit")
+			Expect(r.Loss.KernelLost).To(BeNumerically(">", 0))
+			Expect(r.Observed.Count(r.Arch, "getppid")).To(BeNumerically("<", 200000))
+		})
+	})
+
+	It("is inconclusive when the audit socket overflows while sysgate's reader stalls", func(ctx SpecContext) {
+		// The reader is stopped (SIGSTOP, as a starved CI runner would
+		// stop it) while the agent logs more records than the 128 MiB
+		// receive buffer holds. (auditlog's own tests force a tiny buffer
+		// through Options.RcvBuf; this is the same overflow end to end.)
+		cmd := exec.CommandContext(ctx, bin.Sysgate, checkArgs(base, "loop", nil, "250000")...)
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		Expect(cmd.Start()).To(Succeed())
+		DeferCleanup(func() { _ = cmd.Process.Signal(syscall.SIGCONT) })
+		agent := waitForAgent(cmd.Process.Pid, bin.Agent)
+		Expect(cmd.Process.Signal(syscall.SIGSTOP)).To(Succeed())
+		// Until the agent has made all its calls (it is a zombie then).
+		Eventually(func() []int { return alive([]int{agent}) }).WithTimeout(2 * time.Minute).WithPolling(20 * time.Millisecond).Should(BeEmpty())
+		Expect(cmd.Process.Signal(syscall.SIGCONT)).To(Succeed())
+		err := cmd.Wait()
+		o := outcome{Code: cmd.ProcessState.ExitCode(), Stdout: stdout.String(), Stderr: stderr.String()}
+		Expect(err).To(HaveOccurred(), "%s", o)
+		r := expectInconclusive(o, "ENOBUFS", "serial number gaps")
+		Expect(r.Loss.ENOBUFS).To(BeNumerically(">", 0))
+	})
+
+	It("is inconclusive, naming actions_logged, when seccomp's log action is not logged", ExclusiveKernel, func() {
+		withKernelFault(func() {
+			logged, err := auditlog.ReadActionsLogged()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(auditlog.SetActionsLogged(strings.TrimSpace(strings.ReplaceAll(" "+logged+" ", " log ", " ")))).To(Succeed())
+		}, func() {
+			// The agent makes 1000 calls outside its baseline; none is
+			// logged, so without the barrier this would look clean.
+			o := sysgateInProcess(checkArgs(base, "loop", nil, "1000")...)
+			r := expectInconclusive(o, "actions_logged", "barrier")
+			Expect(r.Events).To(BeZero())
+			text := sysgateInProcess("check", "-b", base, "--", bin.Agent, "loop", "escape", "1000")
+			Expect(text.Code).To(Equal(cli.ExitInconclusive))
+			Expect(text.Output()).To(ContainSubstring("INCONCLUSIVE"))
+			Expect(text.Output()).To(ContainSubstring("actions_logged"))
+			doctor := sysgateInProcess("doctor")
+			Expect(doctor.Code).To(Equal(cli.ExitInconclusive), "%s", doctor)
+			Expect(doctor.Output()).To(ContainSubstring("actions_logged"))
+		})
+	})
+
+	It("is inconclusive when the barrier never completes (its sentinel's records are filtered out)", func(ctx SpecContext) {
+		// An audit exclude rule for the sysgate binary drops the records of
+		// the barrier's sentinel thread (a thread of sysgate) and nothing
+		// else: the agent's own records still arrive.
+		excludeSeccompRecordsOf(bin.Sysgate)
+		o := sysgate(ctx, checkArgs(base, "loop", nil, "10")...)
+		r := expectInconclusive(o, "barrier", "no sentinel record")
+		Expect(r.Observed.Count(r.Arch, "getppid")).To(BeEquivalentTo(10), "the agent's records still arrive")
+	})
+})
+
+// waitForAgent returns the pid of the child of pid that runs exe (the
+// launcher's child before its exec does not count).
+func waitForAgent(pid int, exe string) int {
+	GinkgoHelper()
+	var agent int
+	Eventually(func() error {
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if err != nil {
+			return err
+		}
+		for _, t := range tasks {
+			data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
+			for _, f := range strings.Fields(string(data)) {
+				child, err := strconv.Atoi(f)
+				if err != nil {
+					return err
+				}
+				if path, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", child)); path == exe {
+					agent = child
+					return nil
+				}
+			}
+		}
+		return fmt.Errorf("no child of %d runs %s yet", pid, exe)
+	}).WithTimeout(30 * time.Second).WithPolling(time.Millisecond).Should(Succeed())
+	return agent
+}
+
+// excludeSeccompRecordsOf adds the audit rule
+// "-a always,exclude -F msgtype=1326 -F exe=PATH" for the running spec.
+func excludeSeccompRecordsOf(path string) {
+	GinkgoHelper()
+	wire, err := rule.Build(&rule.SyscallRule{
+		Type: rule.AppendSyscallRuleType, List: "exclude", Action: "always",
+		Filters: []rule.FilterSpec{
+			{Type: rule.ValueFilterType, LHS: "msgtype", Comparator: "=", RHS: "1326"},
+			{Type: rule.ValueFilterType, LHS: "exe", Comparator: "=", RHS: path},
+		},
+	})
+	Expect(err).NotTo(HaveOccurred())
+	client, err := libaudit.NewAuditClient(nil)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(client.Close)
+	Expect(client.AddRule(wire)).To(Succeed())
+	DeferCleanup(func() {
+		Expect(client.DeleteRule(wire)).To(Succeed())
+	})
+}

@@ -1,0 +1,51 @@
+package faults_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+)
+
+func TestFaults(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "sysgate fault injection")
+}
+
+// paths are built once by the first Ginkgo process and shared with all.
+type paths struct {
+	Sysgate string // the CLI under test
+	Agent   string // testdata/agent.c, static
+}
+
+var bin paths
+
+var _ = SynchronizedBeforeSuite(func() []byte {
+	dir, err := os.MkdirTemp("", "sysgate-faults")
+	Expect(err).NotTo(HaveOccurred())
+	// World-readable: specs run the agent as nobody too.
+	Expect(os.Chmod(dir, 0o755)).To(Succeed())
+	DeferCleanup(os.RemoveAll, dir)
+	p := paths{Sysgate: filepath.Join(dir, "sysgate"), Agent: filepath.Join(dir, "agent")}
+	build := exec.Command("go", "build", "-o", p.Sysgate, "./cmd/sysgate")
+	build.Dir = moduleRoot()
+	out, err := build.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "go build sysgate: %s", out)
+	out, err = exec.Command("gcc", "-static", "-O1", "-pthread", "-o", p.Agent, "testdata/agent.c").CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "gcc -static agent.c: %s", out)
+	data, err := json.Marshal(p)
+	Expect(err).NotTo(HaveOccurred())
+	return data
+}, func(data []byte) {
+	Expect(json.Unmarshal(data, &bin)).To(Succeed())
+})
+
+func moduleRoot() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}

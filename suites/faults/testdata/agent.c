@@ -1,0 +1,174 @@
+// The fault suite's agent: one escape attempt per mode. Built static, so
+// "vfork+exec of a static binary" execs this very file again.
+//
+//   agent MODE benign|escape [ARGS]
+//
+// "benign" runs the same machinery as "escape" without the escape syscall,
+// so a baseline recorded from it holds everything but that one call: a
+// check of "escape" must then report exactly the escape (sysinfo, or
+// seccomp for the hiding mode). Exit status 0 means the mode ran as meant.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int escape;
+
+// The new syscall every escape makes (raw, so libc adds nothing around it).
+static void new_syscall(void) {
+	struct sysinfo si;
+	if (escape)
+		syscall(SYS_sysinfo, &si);
+}
+
+static void pause_ms(long ms) {
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	nanosleep(&ts, 0);
+}
+
+static void *thread_main(void *arg) {
+	(void)arg;
+	new_syscall();
+	// Outlive the main thread's pthread_join call, so it always waits on
+	// a futex (in both modes).
+	pause_ms(20);
+	return 0;
+}
+
+// A SECCOMP_RET_ERRNO filter for sysinfo: it outranks LOG, and ERRNO is
+// not logged without SECCOMP_FILTER_FLAG_LOG, so the call vanishes.
+static struct sock_filter hide_sysinfo[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sysinfo, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+static struct sock_fprog hide_prog = {4, hide_sysinfo};
+
+int main(int argc, char **argv) {
+	if (argc < 3)
+		return 2;
+	const char *mode = argv[1];
+	escape = !strcmp(argv[2], "escape");
+
+	if (!strcmp(mode, "leaf")) { // exec'd by vfork mode
+		new_syscall();
+		return 0;
+	}
+	if (!strcmp(mode, "daemon")) {
+		// Double fork + setsid; the daemon makes its call only after the
+		// agent's root has exited, with stdio closed like a real daemon.
+		// The daemon reads a pipe whose write end the root holds: EOF
+		// means the root has exited (a zombie has closed its files).
+		int p[2];
+		if (pipe(p))
+			return 1;
+		pid_t mid = fork();
+		if (mid < 0)
+			return 1;
+		if (mid == 0) {
+			setsid();
+			if (fork() != 0)
+				_exit(0);
+			close(p[1]);
+			close(0), close(1), close(2);
+			char c;
+			while (read(p[0], &c, 1) > 0)
+				;
+			new_syscall();
+			_exit(0);
+		}
+		close(p[0]);
+		return waitpid(mid, 0, 0) == mid ? 0 : 1;
+	}
+	if (!strcmp(mode, "thread")) {
+		pthread_t t;
+		if (pthread_create(&t, 0, thread_main, 0))
+			return 1;
+		return pthread_join(t, 0) ? 1 : 0;
+	}
+	if (!strcmp(mode, "vfork")) {
+		pid_t pid = vfork();
+		if (pid == 0) {
+			char *args[] = {"/proc/self/exe", "leaf", argv[2], 0};
+			execv(args[0], args);
+			_exit(127);
+		}
+		int st;
+		return waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+	}
+	if (!strcmp(mode, "int80")) {
+		// i386 getpid (20) through the compat entry of a 64-bit process.
+		long ret = getpid();
+		if (escape)
+			__asm__ volatile("int $0x80" : "=a"(ret) : "a"(20L) : "memory");
+		return ret == getpid() ? 0 : 1;
+	}
+	if (!strcmp(mode, "seccomp")) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+			return 1;
+		if (escape && syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &hide_prog))
+			return 1;
+		struct sysinfo si;
+		long r = syscall(SYS_sysinfo, &si);
+		// escape: hidden and refused; benign: a plain call
+		return escape ? !(r < 0 && errno == EPERM) : r != 0;
+	}
+	if (!strcmp(mode, "loginuid")) {
+		// Try to leave the run's audit session; the escape writes the
+		// loginuid, benign writes the same byte to /dev/null.
+		int fd = open(escape ? "/proc/thread-self/loginuid" : "/dev/null", O_WRONLY);
+		if (fd < 0)
+			return 3;
+		ssize_t n = write(fd, "0", 1);
+		int denied = n < 0 && errno == EPERM;
+		close(fd);
+		new_syscall();
+		if (escape)
+			return denied ? 0 : 4; // 4: the rewrite worked
+		return n == 1 ? 0 : 1;
+	}
+	if (!strcmp(mode, "loop")) {
+		// N logged calls (getppid) for the loss faults.
+		long n = escape && argc > 3 ? atol(argv[3]) : 0;
+		for (long i = 0; i < n; i++)
+			syscall(SYS_getppid);
+		return 0;
+	}
+	if (!strcmp(mode, "linger")) {
+		// Writes its pid and a child's to argv[3], then both sleep (for
+		// the killed-harness fault). benign writes and exits.
+		pid_t child = fork();
+		if (child == 0) {
+			for (;;)
+				pause_ms(1000);
+		}
+		FILE *f = fopen(argv[3], "w");
+		if (!f)
+			return 1;
+		fprintf(f, "%d %d\n", getpid(), child);
+		fclose(f);
+		pause_ms(1); // benign sleeps too: the baseline knows the sleep
+		if (!escape) {
+			kill(child, SIGKILL);
+			waitpid(child, 0, 0);
+			return 0;
+		}
+		for (;;)
+			pause_ms(1000);
+	}
+	return 2;
+}
