@@ -63,7 +63,7 @@ func TestLossString(t *testing.T) {
 // socket: the subscription must report it, never a clean run.
 func TestTinyBufferIsInconclusive(t *testing.T) {
 	testutil.RequireAudit(t)
-	holdTuning(t)
+	holdQuietKernel(t)
 	s, err := Open(Options{RcvBuf: 1024, GapGrace: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

@@ -1,15 +1,11 @@
 package auditlog
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/sysgate/sysgate/internal/auditnl"
@@ -22,12 +18,6 @@ const (
 	TunedBacklogLimit    = 65536
 	TunedBacklogWaitTime = 1 // jiffies
 )
-
-// StateDir holds the lock and state files shared by every sysgate process
-// on the machine. A variable so tests can point it elsewhere.
-var StateDir = "/run/sysgate"
-
-func stateFile(name string) string { return filepath.Join(StateDir, name) }
 
 // tuningState is /run/sysgate/tuning.json: the values to restore and the
 // processes holding the tuning. It is written before any setting changes,
@@ -49,18 +39,6 @@ type holder struct {
 	PID   int    `json:"pid"`
 	Start uint64 `json:"start"`
 }
-
-var procState struct {
-	mu         sync.Mutex
-	tuners     int      // AcquireTuning holds in this process
-	runsLock   *os.File // open /run/sysgate/runs.lock while any hold exists
-	shared     int      // shared holds on runs.lock (one per tuning holder)
-	exclusive  bool
-	intentLock *os.File // intent.lock, held exclusively with exclusive
-}
-
-// exclusiveMu serialises ExclusiveKernel users inside one process.
-var exclusiveMu sync.Mutex
 
 // AcquireTuning raises backlog_limit to at least TunedBacklogLimit and sets
 // backlog_wait_time to TunedBacklogWaitTime for as long as any holder on
@@ -196,69 +174,4 @@ func lockTuningFile() (unlock func() error, err error) {
 func (h holder) alive() bool {
 	start, err := processStart(h.PID)
 	return err == nil && start == h.Start
-}
-
-// processStart returns a process's start time in clock ticks since boot
-// (field 22 of /proc/PID/stat).
-func processStart(pid int) (uint64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, err
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("parse /proc/%d/stat", pid)
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return 0, fmt.Errorf("parse /proc/%d/stat: %d fields", pid, len(f))
-	}
-	return strconv.ParseUint(f[19], 10, 64)
-}
-
-func openLock(name string) (*os.File, error) {
-	if err := os.MkdirAll(StateDir, 0o755); err != nil {
-		return nil, err
-	}
-	return os.OpenFile(stateFile(name), os.O_RDWR|os.O_CREATE, 0o644)
-}
-
-func readJSON(path string, v any) (found bool, err error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		return false, fmt.Errorf("read %s: %w", path, err)
-	}
-	return true, nil
-}
-
-// writeJSON replaces path atomically (temp file, fsync, rename).
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(b, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

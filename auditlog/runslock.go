@@ -1,0 +1,115 @@
+package auditlog
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/sysgate/sysgate/internal/auditnl"
+)
+
+// procState is this process's share of the machine-wide locks.
+var procState struct {
+	mu         sync.Mutex
+	tuners     int      // AcquireTuning holds in this process
+	runsLock   *os.File // open /run/sysgate/runs.lock while any hold exists
+	shared     int      // shared holds on runs.lock (one per tuning holder)
+	exclusive  bool
+	intentLock *os.File // intent.lock, held exclusively with exclusive
+}
+
+// exclusiveMu serialises ExclusiveKernel users inside one process.
+var exclusiveMu sync.Mutex
+
+// lockRuns takes (or shares) this process's hold on runs.lock.
+func lockRuns(exclusive bool) error {
+	procState.mu.Lock()
+	defer procState.mu.Unlock()
+	fresh := procState.runsLock == nil
+	if fresh {
+		f, err := openLock("runs.lock")
+		if err != nil {
+			return err
+		}
+		procState.runsLock = f
+	}
+	how := -1
+	switch {
+	case exclusive:
+		how = auditnl.LockExclusive
+	case fresh:
+		how = auditnl.LockShared
+	}
+	if how >= 0 {
+		err := withIntent(exclusive, func() error { return auditnl.Flock(procState.runsLock, how) })
+		if err != nil {
+			if fresh {
+				procState.runsLock.Close()
+				procState.runsLock = nil
+			}
+			return fmt.Errorf("lock %s: %w", stateFile("runs.lock"), err)
+		}
+		if err := recoverExclusive(); err != nil {
+			return err
+		}
+	}
+	if exclusive {
+		procState.exclusive = true
+	} else {
+		procState.shared++
+	}
+	return nil
+}
+
+// withIntent makes runs.lock writer-preferring: flock has no fairness, so
+// a steady overlap of shared holders could starve ExclusiveKernel. A
+// would-be exclusive holder takes intent.lock exclusively (and keeps it
+// until release); new shared holders pass through intent.lock shared and
+// so queue behind it.
+func withIntent(exclusive bool, lock func() error) error {
+	f, err := openLock("intent.lock")
+	if err != nil {
+		return err
+	}
+	how := auditnl.LockShared
+	if exclusive {
+		how = auditnl.LockExclusive
+	}
+	if err := auditnl.Flock(f, how); err != nil {
+		f.Close()
+		return err
+	}
+	err = lock()
+	if exclusive && err == nil {
+		procState.intentLock = f
+		return nil
+	}
+	return errors.Join(err, f.Close())
+}
+
+func unlockRuns(exclusive bool) error {
+	procState.mu.Lock()
+	defer procState.mu.Unlock()
+	if exclusive {
+		procState.exclusive = false
+		if f := procState.intentLock; f != nil {
+			procState.intentLock = nil
+			defer f.Close()
+		}
+	} else {
+		procState.shared--
+	}
+	f := procState.runsLock
+	switch {
+	case procState.exclusive:
+		return nil
+	case procState.shared > 0:
+		if exclusive {
+			return auditnl.Flock(f, auditnl.LockShared)
+		}
+		return nil
+	}
+	procState.runsLock = nil
+	return errors.Join(auditnl.Flock(f, auditnl.LockUnlock), f.Close())
+}
