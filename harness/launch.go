@@ -18,6 +18,10 @@ import (
 // the command was not found, the shim could not set up the session, ...
 var ErrAgentStart = errors.New("agent could not be started")
 
+// ErrPrivileges is returned (wrapped) when sysgate lacks the privileges a
+// run needs.
+var ErrPrivileges = errors.New("insufficient privileges")
+
 // LauncherEnv picks how agents are started: "vfork" (the default: a
 // CLONE_VFORK child of this process running raw syscalls, no second Go
 // runtime) or "reexec" (this binary re-executed as the shim).

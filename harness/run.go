@@ -37,6 +37,9 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if agent.Name == "" {
 		agent.Name = filepath.Base(agent.Command[0])
 	}
+	if ok, err := proc.HasCapability(capAuditControl); err != nil || !ok {
+		return nil, fmt.Errorf("%w: CAP_AUDIT_CONTROL is needed to give the agent its own audit session (run as root; `sysgate doctor` checks the rest)", ErrPrivileges)
+	}
 	profile, err := cfg.loadProfile()
 	if err != nil {
 		return nil, err

@@ -2,17 +2,21 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
@@ -406,4 +410,31 @@ func TestUserAndDirAndOutput(t *testing.T) {
 			t.Fatalf("output %q (exit %d); want %q", out.String(), r.ExitStatus, want)
 		}
 	})
+}
+
+func TestRunNeedsAuditControl(t *testing.T) {
+	testutil.RequireRoot(t)
+	// Lower CAP_AUDIT_CONTROL from this thread's effective set only (it
+	// stays permitted, so it can be raised again), on a thread of its own.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		t.Fatal(err)
+	}
+	saved := data
+	data[0].Effective &^= 1 << capAuditControl
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := unix.Capset(&hdr, &saved[0]); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	_, err := Run(context.Background(), Agent{Command: []string{"/bin/true"}})
+	if !errors.Is(err, ErrPrivileges) {
+		t.Fatalf("err %v; want ErrPrivileges", err)
+	}
 }
