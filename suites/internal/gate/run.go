@@ -73,11 +73,19 @@ func Run(ctx context.Context, s Spec) *harness.Result {
 	agent.Stdout, agent.Stderr = &stdout, &stderr
 	result, err := harness.Run(ctx, agent, s.options()...)
 	Expect(err).NotTo(HaveOccurred())
-	AddReportEntry(s.Baseline+" output", stdout.String()+stderr.String(), ReportEntryVisibilityFailureOrVerbose)
-	Expect(result.Conclusive()).To(BeTrue(), "run of %s was inconclusive: %s", s.Baseline, result.Inconclusive)
-	Expect(result.ExitStatus).To(Equal(0), "agent %s failed:\n%s%s", s.Baseline, stdout.String(), stderr.String())
-	Expect(result.Leaked).To(BeEmpty(), "processes outlived %s", s.Baseline)
+	s.expectCompleted(result, stdout.String()+stderr.String())
 	return result
+}
+
+// expectCompleted checks what every spec needs before it can judge the
+// syscalls: a conclusive run of an agent that did its task and left no
+// process behind. output goes into the report for failures.
+func (s Spec) expectCompleted(r *harness.Result, output string) {
+	GinkgoHelper()
+	AddReportEntry(s.Baseline+" output", output, ReportEntryVisibilityFailureOrVerbose)
+	Expect(r.Conclusive()).To(BeTrue(), "run of %s was inconclusive: %s", s.Baseline, r.Inconclusive)
+	Expect(r.ExitStatus).To(Equal(0), "agent %s failed:\n%s", s.Baseline, output)
+	Expect(r.Leaked).To(BeEmpty(), "processes outlived %s", s.Baseline)
 }
 
 // RunMCP starts the spec's command as a stdio MCP server under the gate,
@@ -121,10 +129,7 @@ func RunMCP(ctx context.Context, s Spec, drive func(context.Context, *mcp.Client
 		drive(ctx, client)
 	}()
 	Expect(out.err).NotTo(HaveOccurred())
-	AddReportEntry(s.Baseline+" stderr", stderr.String(), ReportEntryVisibilityFailureOrVerbose)
-	Expect(out.result.Conclusive()).To(BeTrue(), "run of %s was inconclusive: %s", s.Baseline, out.result.Inconclusive)
-	Expect(out.result.ExitStatus).To(Equal(0), "server %s failed:\n%s", s.Baseline, stderr.String())
-	Expect(out.result.Leaked).To(BeEmpty(), "processes outlived %s", s.Baseline)
+	s.expectCompleted(out.result, stderr.String())
 	return out.result
 }
 
