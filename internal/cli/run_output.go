@@ -62,15 +62,18 @@ func writeText(w io.Writer, r *harness.Result) {
 				v.Arch, v.Syscall, v.Number, v.Count, dash(string(v.Risk)), v.Exe, v.Comm, v.PID, position(v.File, v.Line))
 		}
 		tw.Flush()
-		if r.Mode != baseline.ModeRecord {
-			fmt.Fprintf(w, "\n%s\n", harness.UpdateHint)
-		}
 	}
 	if r.UnknownABI > 0 {
 		fmt.Fprintf(w, "  %d syscalls of an ABI sysgate cannot name\n", r.UnknownABI)
 	}
-	for _, l := range r.Leaked {
-		fmt.Fprintf(w, "  killed %s (%s, pid %d) after %v: %s\n", l.Exe, l.Comm, l.PID, l.Lived.Round(time.Millisecond), l.Cause)
+	if len(r.Leaked) > 0 {
+		fmt.Fprintf(w, "\nKilled by sysgate:\n")
+		for _, l := range r.Leaked {
+			fmt.Fprintf(w, "  %s (%s, pid %d) after %v: %s\n", l.Exe, l.Comm, l.PID, l.Lived.Round(time.Millisecond), l.Cause)
+		}
+	}
+	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord {
+		fmt.Fprintf(w, "\n%s\n", harness.UpdateHint)
 	}
 }
 
@@ -105,16 +108,17 @@ func writeGitHub(w io.Writer, r *harness.Result) error {
 		fmt.Fprintf(w, "::error title=sysgate inconclusive::%s: %s\n", r.Agent, escapeData(r.Inconclusive))
 	}
 	for _, v := range r.Violations {
-		where := ""
+		var props []string
 		if v.File != "" {
-			where = fmt.Sprintf(" file=%s,line=%d,", escapeProperty(v.File), v.Line)
+			props = append(props, "file="+escapeProperty(v.File), fmt.Sprintf("line=%d", v.Line))
 		}
+		props = append(props, "title="+escapeProperty("sysgate: new syscall "+v.Syscall))
 		risk := ""
 		if v.Risk.Risky() {
 			risk = fmt.Sprintf(" (risky: %s)", v.Risk)
 		}
-		fmt.Fprintf(w, "::error%stitle=sysgate: new syscall %s::%s %s%s made by %s (%s); add it to the baseline with a reason or run make baseline-update\n",
-			strings.TrimSuffix(where, ","), escapeProperty(v.Syscall), v.Arch, v.Syscall, risk, escapeData(v.Exe), escapeData(v.Comm))
+		fmt.Fprintf(w, "::error %s::%s %s%s made by %s (%s); add it to the baseline with a reason or run make baseline-update\n",
+			strings.Join(props, ","), v.Arch, v.Syscall, risk, escapeData(v.Exe), escapeData(v.Comm))
 	}
 	return nil
 }
