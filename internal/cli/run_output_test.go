@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,21 +12,11 @@ import (
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
+// runGolden compares with testdata/run/NAME through the package's golden
+// helper (baseline_test.go), rewritten with -update.
 func runGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "run", name)
-	if updateGolden() {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update once)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs; got:\n%s", path, got)
-	}
+	goldenFile(t, filepath.Join("..", "run", name), got)
 }
 
 // fixtureResult is a check run with one of everything a report shows.
