@@ -22,12 +22,14 @@ int main(int argc, char **argv) {
 	if (argc < 2)
 		return 2;
 	const char *mode = argv[1];
+#if defined(__x86_64__)
 	if (!strcmp(mode, "int80")) {
 		// i386 getpid (20) through the compat entry of a 64-bit process.
 		long ret;
 		__asm__ volatile("int $0x80" : "=a"(ret) : "a"(20L) : "memory");
 		return ret == getpid() ? 0 : 1;
 	}
+#endif
 	if (!strcmp(mode, "hide")) {
 		// Try to hide: own filters through seccomp(2) and prctl, and ptrace.
 		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &allow_prog) != 0)
