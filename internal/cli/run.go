@@ -123,7 +123,7 @@ func (c *Command) runRecord(args []string) int {
 	var extends listFlag
 	var merge bool
 	fs.StringVar(&out, "o", "", "baseline file to write (required)")
-	fs.Var(&extends, "extends", "baseline the written file extends (a runtime base); repeatable")
+	fs.Var(&extends, "extends", "baseline the written file extends (a runtime base; the file records it relative to itself); repeatable")
 	fs.StringVar(&obsPath, "observation", "", "also write the observation (syscalls with counts) as JSON here")
 	fs.BoolVar(&merge, "merge", false, "add to an existing baseline and observation instead of replacing them")
 	if code, ok := c.parse(fs, args); !ok {

@@ -103,3 +103,42 @@ func TestRunVerbErrors(t *testing.T) {
 		t.Errorf("enforce of sh against the true baseline: code %d\n%s", code, stdout)
 	}
 }
+
+// A runtime base plus an agent file that extends it: record writes only
+// what the base lacks, --merge keeps earlier entries, and check takes the
+// agent file as it is.
+func TestRecordExtendsAndMerge(t *testing.T) {
+	testutil.RequireAudit(t)
+	dir := t.TempDir()
+	base, agent := filepath.Join(dir, "base.yaml"), filepath.Join(dir, "agent.yaml")
+	if code, _, stderr := runAgentVerb(t, "record", "-o", base, "--agent", "base", "--", "/bin/true"); code != ExitOK {
+		t.Fatalf("record base: %d %s", code, stderr)
+	}
+	code, _, stderr := runAgentVerb(t, "record", "-o", agent, "--agent", "agent", "--extends", base, "--", "sh", "-c", "exit 0")
+	if code != ExitOK {
+		t.Fatalf("record agent: %d %s", code, stderr)
+	}
+	data, err := os.ReadFile(agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	if !strings.Contains(text, "base.yaml") || strings.Contains(text, "- execve") {
+		t.Errorf("agent file should extend base.yaml and leave its syscalls out:\n%s", text)
+	}
+	// A second, different run merged in: the first run's entries stay.
+	code, _, stderr = runAgentVerb(t, "record", "-o", agent, "--agent", "agent", "--merge", "--", "sh", "-c", "ls / >/dev/null")
+	if code != ExitOK {
+		t.Fatalf("record --merge: %d %s", code, stderr)
+	}
+	merged, _ := os.ReadFile(agent)
+	if !strings.Contains(string(merged), "- getdents64") || !strings.Contains(string(merged), "base.yaml") {
+		t.Errorf("merged file lost something:\n%s", merged)
+	}
+	for _, cmd := range [][]string{{"sh", "-c", "exit 0"}, {"sh", "-c", "ls / >/dev/null"}, {"/bin/true"}} {
+		code, stdout, stderr := runAgentVerb(t, append([]string{"check", "-b", agent, "--"}, cmd...)...)
+		if code != ExitOK {
+			t.Errorf("check %v: %d\n%s%s", cmd, code, stdout, stderr)
+		}
+	}
+}
