@@ -64,6 +64,7 @@ func (c *collector) events() []*SeccompEvent {
 
 func TestBarrierLatency(t *testing.T) {
 	s := sharedForTest(t)
+	holdTuning(t) // like a run: no fault-forcing test (ExclusiveKernel) elsewhere meanwhile
 	ctx := testContext(t)
 	const n = 21
 	var took []time.Duration
@@ -84,6 +85,7 @@ func TestBarrierLatency(t *testing.T) {
 
 func TestConcurrentBarriers(t *testing.T) {
 	s := sharedForTest(t)
+	holdTuning(t) // like a run: no fault-forcing test (ExclusiveKernel) elsewhere meanwhile
 	ctx := testContext(t)
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)

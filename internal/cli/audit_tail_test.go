@@ -35,6 +35,22 @@ func (s *safeBuffer) String() string {
 	return s.b.String()
 }
 
+// holdRunLock takes the audit tuning like a run does, so no fault-forcing
+// test elsewhere (auditlog.ExclusiveKernel) removes "log" from
+// actions_logged or drops records while this test needs them.
+func holdRunLock(t *testing.T) {
+	t.Helper()
+	release, err := auditlog.AcquireTuning()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := release(); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
 // tailLines runs `sysgate audit tail args... --count 20` and makes logged
 // syscalls (barriers of a second stream: a sentinel thread logs getppid)
 // until the tail has printed 20 lines and exited. Other activity on the
@@ -42,6 +58,7 @@ func (s *safeBuffer) String() string {
 func tailLines(t *testing.T, args ...string) []string {
 	t.Helper()
 	testutil.RequireAudit(t)
+	holdRunLock(t)
 	other, err := auditlog.Open(auditlog.Options{})
 	if err != nil {
 		t.Fatal(err)

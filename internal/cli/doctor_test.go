@@ -13,6 +13,7 @@ import (
 
 func TestDoctorPassesHere(t *testing.T) {
 	testutil.RequireAudit(t)
+	holdRunLock(t)
 	var out, errOut bytes.Buffer
 	code := (&Command{Stdout: &out, Stderr: &errOut}).Main([]string{"sysgate", "doctor"})
 	if code != ExitOK {
