@@ -122,6 +122,26 @@ var sentinelFilter = sync.OnceValue(func() auditnl.Filter {
 // unlocks it: the runtime then ends the thread, and its filter with it.
 func fireSentinel(name string, fire bool, errc chan<- error) {
 	runtime.LockOSThread()
+	if auditnl.OnMainThread() {
+		// The runtime parks the main thread forever instead of ending
+		// it, and its name is the process's. While the main thread is
+		// locked to this goroutine a new goroutine must run elsewhere.
+		moved := make(chan struct{})
+		go func() {
+			runtime.LockOSThread()
+			close(moved)
+			fireOnThisThread(name, fire, errc)
+		}()
+		<-moved
+		runtime.UnlockOSThread()
+		return
+	}
+	fireOnThisThread(name, fire, errc)
+}
+
+// fireOnThisThread runs on a locked thread that is not the main thread
+// and returns without unlocking it.
+func fireOnThisThread(name string, fire bool, errc chan<- error) {
 	if err := auditnl.SetThreadName(name); err != nil {
 		errc <- err
 		return

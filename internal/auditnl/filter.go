@@ -78,6 +78,10 @@ func SetThreadName(name string) error {
 	return os.NewSyscallError("prctl(PR_SET_NAME)", err)
 }
 
+// OnMainThread reports whether the calling goroutine runs on the
+// process's main thread (tid == pid).
+func OnMainThread() bool { return unix.Gettid() == unix.Getpid() }
+
 // Getppid makes the getppid syscall with a first argument the kernel
 // ignores but a filter can match.
 func Getppid(arg0 uint32) {
