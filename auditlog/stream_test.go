@@ -71,6 +71,14 @@ func TestBarrierLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	threads := func() int {
+		tasks, err := os.ReadDir("/proc/self/task")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(tasks)
+	}
+	threadsBefore := threads()
 	const n = 21
 	var took []time.Duration
 	for i := 0; i < n; i++ {
@@ -82,9 +90,13 @@ func TestBarrierLatency(t *testing.T) {
 	}
 	slices.Sort(took)
 	median, worst := took[n/2], took[n-1]
-	t.Logf("barrier: median %v, worst %v over %d", median, worst, n)
+	t.Logf("barrier: median %v, worst %v over %d; threads %d before, %d after", median, worst, n, threadsBefore, threads())
 	if median > 50*time.Millisecond {
 		t.Errorf("barrier median %v, target 50ms", median)
+	}
+	// Each sentinel's thread ends with it.
+	if after := threads(); after > threadsBefore+4 {
+		t.Errorf("%d threads after %d barriers, %d before", after, n, threadsBefore)
 	}
 	// Sentinels never run (and so never rename or park) the main thread.
 	if now, err := os.ReadFile("/proc/self/comm"); err != nil || string(now) != string(comm) {
