@@ -441,3 +441,27 @@ func TestRunNeedsAuditControl(t *testing.T) {
 		t.Fatalf("err %v; want ErrPrivileges", err)
 	}
 }
+
+// SYSGATE_RECORD=1 turns a checking spec into a recording one: the run
+// records, merges its observation into the file, and the matcher passes.
+func TestRecordEnvSwitchesChecksToRecording(t *testing.T) {
+	path := trueBaseline(t)
+	obs := filepath.Join(t.TempDir(), "obs.json")
+	t.Setenv(RecordEnv, "1")
+	for range 2 {
+		r := mustRun(t, Agent{Name: "sh", Command: []string{"sh", "-c", "exit 0"}}, WithBaselines(path), WithObservationFile(obs))
+		if r.Mode != baseline.ModeRecord || !r.Saw("execve") || !r.Saw("rt_sigaction") {
+			t.Fatalf("%s", r.Summary())
+		}
+		if ok, err := StayWithinBaseline().Match(r); !ok || err != nil {
+			t.Fatalf("record mode must pass the matcher: %v %v", ok, err)
+		}
+		if ok, _ := StayWithinBaseline(path).Match(r); !ok {
+			t.Fatal("record mode must pass the matcher with files too")
+		}
+	}
+	o, err := baseline.ReadObservation(obs)
+	if err != nil || o.Runs != 2 || o.Agent != "sh" || o.Count(scmp.Native(), "execve") != 2 {
+		t.Fatalf("observation %+v, %v", o, err)
+	}
+}
