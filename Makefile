@@ -8,7 +8,7 @@ BIN     := bin/sysgate
 
 export CGO_ENABLED := 1
 
-.PHONY: all deps deps-suites deps-bench build test unit security-test baseline-update bench lint fuzz clean
+.PHONY: all deps deps-suites deps-bench build test unit security-test baseline-update bench stress lint fuzz clean
 
 all: build
 
@@ -42,6 +42,10 @@ baseline-update: deps-suites
 
 bench: deps-bench
 	@scripts/bench.sh
+
+# The parallel stress alone (make bench runs it too).
+stress: deps-suites
+	@scripts/stress.sh
 
 FUZZTIME ?= 30s
 fuzz: deps

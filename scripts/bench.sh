@@ -1,6 +1,23 @@
 #!/usr/bin/env bash
-# make bench: benchmarks side by side with a bare run and strace -f.
+# make bench: sysgate measured side by side with bare runs and strace -f in
+# one invocation (bench/: medians and ratios in one table), then the
+# parallel stress (scripts/stress.sh). Needs root, audit, seccomp LOG,
+# make deps-bench (strace, node servers). Numbers are reported, never
+# judged: nothing here fails on a timing.
+#   BENCH_REPS (5)  BENCH_LAUNCHES (200)  BENCH_STRESS (1: run the stress)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-echo "sysgate bench: not built yet (see issue 7)" >&2
-exit 3
+if [ "$(id -u)" != 0 ]; then
+	echo "bench: needs root (sudo make bench)" >&2
+	exit 3
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/sysgate" ./cmd/sysgate
+go build -o "$tmp/bench" ./bench
+"$tmp/bench" -reps "${BENCH_REPS:-5}" -launches "${BENCH_LAUNCHES:-200}" -sysgate "$tmp/sysgate"
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "${BENCH_STRESS:-1}" = 1 ]; then
+	echo
+	scripts/stress.sh
+fi

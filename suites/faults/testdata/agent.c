@@ -148,6 +148,21 @@ int main(int argc, char **argv) {
 			syscall(SYS_getppid);
 		return 0;
 	}
+	if (!strcmp(mode, "noise")) {
+		// Outside any run: log every syscall under our own filter and make
+		// argv[3] getppid calls per millisecond until killed (the stress
+		// suite's unrelated noise).
+		static struct sock_filter log_all[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_LOG)};
+		static struct sock_fprog log_prog = {1, log_all};
+		long per_ms = argc > 3 ? atol(argv[3]) : 10;
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &log_prog))
+			return 1;
+		for (;;) {
+			for (long i = 0; i < per_ms; i++)
+				syscall(SYS_getppid);
+			pause_ms(1);
+		}
+	}
 	if (!strcmp(mode, "linger")) {
 		// Writes its pid and a child's to argv[3], then both sleep (for
 		// the killed-harness fault). benign writes and exits.

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/baseline"
+)
+
+// loaderArg makes this binary load a check-mode filter compiled from a
+// baseline and exec a command under it, without the harness:
+//
+//	bench -exec-filtered linear|tree BASELINE -- CMD [ARGS...]
+//
+// so the linear and binary-tree filters are compared with nothing else
+// different.
+const loaderArg = "-exec-filtered"
+
+func loaderPrefix(order, baselinePath string) []string {
+	return []string{self(), loaderArg, order, baselinePath, "--"}
+}
+
+// execFiltered never returns on success.
+func execFiltered(args []string) error {
+	if len(args) < 4 || args[2] != "--" {
+		return fmt.Errorf("usage: %s linear|tree BASELINE -- CMD [ARGS...]", loaderArg)
+	}
+	order, path, command := args[0], args[1], args[3:]
+	p, err := baseline.LoadStack(path)
+	if err != nil {
+		return err
+	}
+	f, err := baseline.Compile(p, baseline.ModeCheck, baseline.CompileOptions{Linear: order == "linear"})
+	if err != nil {
+		return err
+	}
+	exe, err := exec.LookPath(command[0])
+	if err != nil {
+		return err
+	}
+	env := os.Environ()
+	// The filter goes on this thread only, right before execve replaces
+	// the process with this thread alone.
+	runtime.LockOSThread()
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return os.NewSyscallError("prctl", err)
+	}
+	if _, _, e := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(f.SockFprog()))); e != 0 {
+		return os.NewSyscallError("seccomp", e)
+	}
+	return syscall.Exec(exe, command, env)
+}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == loaderArg {
+		err := execFiltered(os.Args[2:])
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(126)
+	}
+	reps := flag.Int("reps", 5, "repetitions of each measurement (medians are printed)")
+	launches := flag.Int("launches", 200, "launches of /bin/true for the start-up figures")
+	mcpCalls := flag.Int("mcp-calls", 1000, "tool calls the MCP server answers per run")
+	microN := flag.Int("micro", 1_000_000, "syscalls per microbenchmark run")
+	cliPath := flag.String("sysgate", "", "sysgate CLI binary, for its peak RSS (skipped when empty)")
+	flag.Parse()
+	if err := run(context.Background(), config{*reps, *launches, *mcpCalls, *microN, *cliPath}); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	reps, launches, mcpCalls, microN int
+	cli                              string
+}
+
+func run(ctx context.Context, cfg config) error {
+	dir, err := os.MkdirTemp("", "sysgate-bench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	printMachine()
+
+	w, err := setup(dir, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("\nrecording baselines for the check runs ...\n")
+	bases := map[string]string{}
+	for _, wl := range []workload{w.python, w.mcp, w.getppid, w.read, w.trueCmd} {
+		extends := ""
+		if wl.perCall {
+			// The microbenchmark gets a realistic allow-list: the Python
+			// agent's (a runtime's worth of syscalls) plus its own.
+			extends = bases[w.python.name]
+		}
+		path, err := recordBaseline(ctx, dir, wl, extends)
+		if err != nil {
+			return err
+		}
+		bases[wl.name] = path
+	}
+	if err := checkOverhead(ctx, cfg, []workload{w.getppid, w.read, w.mcp, w.python}, bases); err != nil {
+		return err
+	}
+	if err := recordVsStrace(ctx, cfg, []workload{w.getppid100k, w.python, w.mcp}); err != nil {
+		return err
+	}
+	if err := startup(ctx, cfg, w.trueCmd, bases[w.trueCmd.name]); err != nil {
+		return err
+	}
+	if cfg.cli != "" {
+		return peakRSS(ctx, cfg, dir, w.getppid, bases[w.getppid.name])
+	}
+	return nil
+}
+
+type workloads struct {
+	getppid, read, getppid100k, mcp, python, trueCmd workload
+}
+
+func setup(dir string, cfg config) (workloads, error) {
+	var w workloads
+	root, err := moduleRoot()
+	if err != nil {
+		return w, err
+	}
+	micro := filepath.Join(dir, "micro")
+	if out, err := exec.Command("gcc", "-static", "-O2", "-o", micro, filepath.Join(root, "bench", "testdata", "micro.c")).CombinedOutput(); err != nil {
+		return w, fmt.Errorf("gcc micro.c: %v: %s", err, out)
+	}
+	ws := filepath.Join(dir, "workspace")
+	if err := newWorkspace(ws); err != nil {
+		return w, err
+	}
+	env := []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + ws, "LANG=C.UTF-8",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}
+	n := strconv.Itoa(cfg.microN)
+	w.getppid = workload{name: "getppid x" + n, command: []string{micro, "getppid", n}, perCall: true, env: env}
+	w.read = workload{name: "read(/dev/zero) x" + n, command: []string{micro, "read", n}, perCall: true, env: env}
+	w.getppid100k = workload{name: "getppid x100000", command: []string{micro, "getppid", "100000"}, env: env}
+	w.trueCmd = workload{name: "/bin/true", command: []string{"/bin/true"}, env: env}
+	py, err := exec.Command("python3", "-I", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		return w, fmt.Errorf("python3: %w", err)
+	}
+	w.python = workload{name: "python agent read-only", dir: ws, env: env, command: []string{strings.TrimSpace(string(py)), "-I", "-B",
+		filepath.Join(root, "suites", "agents", "python", "agent.py"), "--workspace", ws, "--scenario", "read-only"}}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		return w, err
+	}
+	server := filepath.Join(root, "suites", "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js")
+	if _, err := os.Stat(server); err != nil {
+		return w, fmt.Errorf("%w (run: make deps-suites)", err)
+	}
+	w.mcp = workload{name: fmt.Sprintf("mcp-filesystem %d calls", cfg.mcpCalls), command: []string{node, server, ws}, dir: ws, env: env, mcpCalls: cfg.mcpCalls}
+	return w, nil
+}
+
+// recordBaseline records wl twice (merged, to catch rarely made calls)
+// into a baseline file, optionally extending another.
+func recordBaseline(ctx context.Context, dir string, wl workload, extends string) (string, error) {
+	path := filepath.Join(dir, fmt.Sprintf("b%d.yaml", time.Now().UnixNano()))
+	if wl.perCall {
+		// The same syscalls in fewer loops: record mode logs every one.
+		wl.command = append(wl.command[:len(wl.command)-1:len(wl.command)-1], "1000")
+	}
+	for i := 0; i < 2; i++ {
+		_, r, err := wl.runGated(ctx, harness.WithMode(baseline.ModeRecord))
+		if err != nil {
+			return "", fmt.Errorf("record %s: %w", wl.name, err)
+		}
+		if !r.Conclusive() {
+			return "", fmt.Errorf("record %s: inconclusive: %s", wl.name, r.Inconclusive)
+		}
+		r.Observed.Agent = "bench" // one agent key for every workload's file
+		opts := baseline.RecordOptions{Agent: "bench", Merge: i > 0}
+		if extends != "" {
+			opts.Extends = []string{extends}
+		}
+		if _, err := baseline.WriteRecorded(path, r.Observed, opts); err != nil {
+			return "", err
+		}
+	}
+	return path, nil
+}
+
+func printMachine() {
+	fmt.Printf("sysgate bench, %s\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	if b, err := exec.Command("uname", "-srm").Output(); err == nil {
+		fmt.Printf("kernel: %s", b)
+	}
+	if b, err := exec.Command("sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2; nproc; grep MemTotal /proc/meminfo").Output(); err == nil {
+		fmt.Printf("cpu/cores/mem: %s", b)
+	}
+	printLoad("at start")
+}
+
+func printLoad(when string) {
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Printf("load average %s: %s", when, b)
+	}
+}
+
+// moduleRoot is the source tree this binary was built from.
+func moduleRoot() (string, error) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", fmt.Errorf("no caller information")
+	}
+	return filepath.Dir(filepath.Dir(file)), nil
+}
+
+// newWorkspace is a small git project for the agents to work on.
+func newWorkspace(dir string) error {
+	files := map[string]string{
+		"README.md":  "# demo\n\nA small project the agents work on.\n",
+		"src/app.py": "def main():\n    print('hello')\n",
+		"notes.txt":  "line one\nline two\n",
+	}
+	for name, content := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=b", "-c", "user.email=b@example.invalid", "commit", "-q", "-m", "init"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("git %v: %w: %s", args, err, out)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
+)
+
+func table() *tabwriter.Writer {
+	return tabwriter.NewWriter(os.Stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
+}
+
+// checkOverhead: bare vs the harness in check mode vs the profile's filter
+// loaded directly in binary-tree and linear order, interleaved per rep.
+func checkOverhead(ctx context.Context, cfg config, ws []workload, bases map[string]string) error {
+	fmt.Printf("\n== check-mode overhead (median of %d; every syscall in the baseline, nothing logged)\n", cfg.reps)
+	tw := table()
+	fmt.Fprintln(tw, "workload\tunit\tbare\tsysgate check\tratio\tfilter: tree\tratio\tfilter: linear\tratio\tviolations\t")
+	for _, w := range ws {
+		var bare, gated, tree, linear samples
+		violations := 0
+		for i := 0; i < cfg.reps; i++ {
+			m, err := w.runPlain(ctx)
+			if err != nil {
+				return err
+			}
+			bare = append(bare, w.value(m))
+			m, r, err := w.runGated(ctx, harness.WithBaselines(bases[w.name]), harness.WithMode(baseline.ModeCheck))
+			if err != nil {
+				return err
+			}
+			if !r.Conclusive() {
+				return fmt.Errorf("check %s: inconclusive: %s", w.name, r.Inconclusive)
+			}
+			violations = max(violations, len(r.Violations))
+			gated = append(gated, w.value(m))
+			for _, order := range []string{"tree", "linear"} {
+				m, err := w.runPlain(ctx, loaderPrefix(order, bases[w.name])...)
+				if err != nil {
+					return err
+				}
+				if order == "tree" {
+					tree = append(tree, w.value(m))
+				} else {
+					linear = append(linear, w.value(m))
+				}
+			}
+		}
+		b := bare.median()
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%s\t%.1f\t%s\t%.1f\t%s\t%d\t\n", w.name, w.unit(), b,
+			gated.median(), ratio(gated.median(), b), tree.median(), ratio(tree.median(), b),
+			linear.median(), ratio(linear.median(), b), violations)
+	}
+	return tw.Flush()
+}
+
+// recordVsStrace: record mode through the harness against strace -f.
+func recordVsStrace(ctx context.Context, cfg config, ws []workload) error {
+	if _, err := exec.LookPath("strace"); err != nil {
+		fmt.Printf("\n== record mode vs strace: skipped (no strace: make deps-bench)\n")
+		return nil
+	}
+	fmt.Printf("\n== record mode vs strace -f -o /dev/null (median of %d wall times)\n", cfg.reps)
+	tw := table()
+	fmt.Fprintln(tw, "workload\tbare ms\tsysgate record ms\tevents\tevents/s\tlossless\tstrace -f ms\tstrace/record\trecord/bare\t")
+	for _, w := range ws {
+		var bare, rec, st, rate samples
+		var events uint64
+		lossless := true
+		for i := 0; i < cfg.reps; i++ {
+			m, err := w.runPlain(ctx)
+			if err != nil {
+				return err
+			}
+			bare = append(bare, ms(m.wall))
+			m, r, err := w.runGated(ctx, harness.WithMode(baseline.ModeRecord))
+			if err != nil {
+				return err
+			}
+			lossless = lossless && r.Conclusive() && !r.Loss.Any()
+			events = r.Events
+			rec = append(rec, ms(m.wall))
+			rate = append(rate, float64(r.Events)/r.Duration.Seconds())
+			m, err = w.runPlain(ctx, "strace", "-f", "-o", "/dev/null")
+			if err != nil {
+				return err
+			}
+			st = append(st, ms(m.wall))
+		}
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%d\t%.0f\t%v\t%.1f\t%s\t%s\t\n", w.name, bare.median(), rec.median(), events,
+			rate.median(), lossless, st.median(), ratio(st.median(), rec.median()), ratio(rec.median(), bare.median()))
+	}
+	return tw.Flush()
+}
+
+// startup: per-launch cost of a gated /bin/true against a bare one, and
+// the barrier on its own.
+func startup(ctx context.Context, cfg config, w workload, base string) error {
+	fmt.Printf("\n== start-up (median of %d launches)\n", cfg.launches)
+	var bare, gated, held, barrier, compile samples
+	stream, err := auditlog.Shared()
+	if err != nil {
+		return err
+	}
+	check := func() (float64, error) {
+		m, r, err := w.runGated(ctx, harness.WithBaselines(base), harness.WithMode(baseline.ModeCheck))
+		if err != nil {
+			return 0, err
+		}
+		if r.Verdict != harness.VerdictClean {
+			return 0, fmt.Errorf("check /bin/true: %s", r.Summary())
+		}
+		return ms(m.wall), nil
+	}
+	for i := 0; i < cfg.launches; i++ {
+		m, err := w.runPlain(ctx)
+		if err != nil {
+			return err
+		}
+		bare = append(bare, ms(m.wall))
+		g, err := check()
+		if err != nil {
+			return err
+		}
+		gated = append(gated, g)
+		// Again with the audit tuning already held, as when other runs of
+		// a suite are in flight: no kernel settings change per run.
+		release, err := auditlog.AcquireTuning()
+		if err != nil {
+			return err
+		}
+		g, err = check()
+		if rerr := release(); err == nil {
+			err = rerr
+		}
+		if err != nil {
+			return err
+		}
+		held = append(held, g)
+		start := time.Now()
+		p, err := baseline.LoadStack(base)
+		if err == nil {
+			_, err = baseline.Compile(p, baseline.ModeCheck, baseline.CompileOptions{})
+		}
+		if err != nil {
+			return err
+		}
+		compile = append(compile, ms(time.Since(start)))
+		start = time.Now()
+		if err := stream.Barrier(ctx); err != nil {
+			return err
+		}
+		barrier = append(barrier, ms(time.Since(start)))
+	}
+	tw := table()
+	fmt.Fprintln(tw, "what\tms\t")
+	fmt.Fprintf(tw, "bare fork+exec+wait of /bin/true\t%.3f\t\n", bare.median())
+	fmt.Fprintf(tw, "harness.Run of /bin/true (check, clean)\t%.3f\t\n", gated.median())
+	fmt.Fprintf(tw, "harness.Run of /bin/true, audit tuning already held\t%.3f\t\n", held.median())
+	fmt.Fprintf(tw, "end-of-run barrier alone\t%.3f\t\n", barrier.median())
+	fmt.Fprintf(tw, "load + compile the baseline alone (every check run does it)\t%.3f\t\n", compile.median())
+	fmt.Fprintf(tw, "overhead per launch, barrier included\t%.3f\t\n", gated.median()-bare.median())
+	fmt.Fprintf(tw, "overhead per launch, barrier excluded\t%.3f\t\n", gated.median()-bare.median()-barrier.median())
+	fmt.Fprintf(tw, "overhead per launch, tuning held, barrier included\t%.3f\t\n", held.median()-bare.median())
+	return tw.Flush()
+}
+
+// peakRSS runs the CLI recording and checking the microbenchmark and
+// reports its peak RSS (the agent is a small static binary, so the
+// rusage maximum is sysgate's).
+func peakRSS(ctx context.Context, cfg config, dir string, w workload, base string) error {
+	fmt.Printf("\n== sysgate CLI peak RSS\n")
+	tw := table()
+	fmt.Fprintln(tw, "run\tpeak RSS MiB\tevents\t")
+	for _, mode := range []string{"record", "check"} {
+		args := []string{mode, "-o", dir + "/rss.yaml"}
+		if mode == "check" {
+			args = []string{mode, "-b", base}
+		}
+		args = append(append(args, "--"), w.command...)
+		cmd := exec.CommandContext(ctx, cfg.cli, args...)
+		var out strings.Builder
+		cmd.Stderr, cmd.Stdout = &out, &out
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("sysgate %s: %v: %s", mode, err, out.String())
+		}
+		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		events := "-"
+		if i := strings.Index(out.String(), " logged syscalls"); i > 0 {
+			f := strings.Fields(out.String()[:i])
+			events = f[len(f)-1]
+		}
+		fmt.Fprintf(tw, "sysgate %s %s\t%.1f\t%s\t\n", mode, strings.Join(w.command[1:], " "), float64(ru.Maxrss)/1024, events)
+	}
+	return tw.Flush()
+}
