@@ -85,12 +85,28 @@ func (c *collector) processes() []Process {
 func (c *collector) violations(news []baseline.Finding) []Violation {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]Violation, 0, len(news))
+	return attribute(news, c.first)
+}
+
+// firstCalls returns a copy of who made each syscall first.
+func (c *collector) firstCalls() map[syscallKey]firstCall {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[syscallKey]firstCall, len(c.first))
+	for k, v := range c.first {
+		out[k] = v
+	}
+	return out
+}
+
+// attribute builds violations from findings and first calls, sorted.
+func attribute(news []baseline.Finding, first map[syscallKey]firstCall) Violations {
+	out := make(Violations, 0, len(news))
 	for _, f := range news {
-		first := c.first[syscallKey{f.Arch, f.Syscall}]
+		call := first[syscallKey{f.Arch, f.Syscall}]
 		out = append(out, Violation{
-			Arch: f.Arch, Syscall: f.Syscall, Number: first.number, Count: f.Count,
-			Risk: riskOf(f.Syscall), PID: first.pid, Exe: first.exe, Comm: first.comm,
+			Arch: f.Arch, Syscall: f.Syscall, Number: call.number, Count: f.Count,
+			Risk: riskOf(f.Syscall), PID: call.pid, Exe: call.exe, Comm: call.comm,
 			File: f.File, Line: f.Line,
 		})
 	}

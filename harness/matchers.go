@@ -109,19 +109,17 @@ func riskyCount(vs Violations) int {
 }
 
 // violationsAgainst diffs r's observation against p, attributing each new
-// syscall through the result's violations or processes.
+// syscall to the process that made it first (known to results from Run;
+// a result decoded from JSON knows it only for its own violations).
 func violationsAgainst(p *baseline.Profile, r *Result) Violations {
-	known := map[syscallKey]Violation{}
-	for _, v := range r.Violations {
-		known[syscallKey{v.Arch, v.Syscall}] = v
+	first := r.firstCalls
+	if first == nil {
+		first = map[syscallKey]firstCall{}
+		for _, v := range r.Violations {
+			first[syscallKey{v.Arch, v.Syscall}] = firstCall{number: v.Number, pid: v.PID, exe: v.Exe, comm: v.Comm}
+		}
 	}
-	var out Violations
-	for _, f := range baseline.Diff(p, r.Observed).New {
-		v := known[syscallKey{f.Arch, f.Syscall}]
-		v.Arch, v.Syscall, v.Count, v.Risk, v.File, v.Line = f.Arch, f.Syscall, f.Count, riskOf(f.Syscall), f.File, f.Line
-		out = append(out, v)
-	}
-	return out
+	return attribute(baseline.Diff(p, r.Observed).New, first)
 }
 
 // HaveObserved succeeds when a *Result logged the syscall name (on any

@@ -59,6 +59,8 @@ type Result struct {
 	TimedOut     bool                  `json:"timed_out"`
 	Started      time.Time             `json:"started"`
 	Duration     time.Duration         `json:"duration"` // nanoseconds
+
+	firstCalls map[syscallKey]firstCall // who made each observed syscall first
 }
 
 // Violation is one syscall outside the baseline, with the first process

@@ -112,6 +112,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	r.Observed = events.obs
 	r.Events, r.UnknownABI = events.events, events.unknownABI
 	r.Processes = events.processes()
+	r.firstCalls = events.firstCalls()
 	if profile != nil {
 		diff := baseline.Diff(profile, r.Observed)
 		r.Violations = events.violations(diff.New)

@@ -98,6 +98,15 @@ func trueBaseline(t *testing.T) string {
 	return path
 }
 
+func mustLoad(t *testing.T, path string) *baseline.Profile {
+	t.Helper()
+	p, err := baseline.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func violation(r *Result, arch scmp.Arch, name string) (Violation, bool) {
 	for _, v := range r.Violations {
 		if v.Arch == arch && v.Syscall == name {
@@ -458,6 +467,13 @@ func TestRecordEnvSwitchesChecksToRecording(t *testing.T) {
 		}
 		if ok, _ := StayWithinBaseline(path).Match(r); !ok {
 			t.Fatal("record mode must pass the matcher with files too")
+		}
+		// Outside record mode the same result fails against the files,
+		// and names the shell as the first to make rt_sigaction.
+		vs := violationsAgainst(mustLoad(t, path), r)
+		v, ok := violation(&Result{Violations: vs}, scmp.Native(), "rt_sigaction")
+		if !ok || v.Comm != "sh" || v.PID == 0 || v.Number == 0 {
+			t.Fatalf("rt_sigaction attributed to %+v (%v)", v, vs)
 		}
 	}
 	o, err := baseline.ReadObservation(obs)
