@@ -92,14 +92,20 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 	})
 
 	Describe("@modelcontextprotocol/server-memory", labels.Agent("mcp-memory"), func() {
-		It("stays within its baseline building and reading a knowledge graph", func(ctx SpecContext) {
-			store := filepath.Join(workspace, "memory.jsonl")
-			spec := gate.Spec{
+		var spec gate.Spec
+		var store string
+
+		BeforeEach(func() {
+			store = filepath.Join(workspace, "memory.jsonl")
+			spec = gate.Spec{
 				Baseline: "mcp/memory",
 				Command:  servers[fixture.ServerMemory],
 				Dir:      workspace,
 				Env:      append(fixture.AgentEnv(workspace), "MEMORY_FILE_PATH="+store),
 			}
+		})
+
+		It("stays within its baseline building and reading a knowledge graph", func(ctx SpecContext) {
 			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcp.Client) {
 				Expect(toolNames(ctx, c)).To(ContainElements("create_entities", "read_graph"))
 				call(ctx, c, "create_entities", map[string]any{"entities": []map[string]any{
@@ -114,6 +120,23 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 			})
 			Expect(result).To(harness.StayWithinBaseline())
 			Expect(os.ReadFile(store)).To(ContainSubstring(`"sysgate"`))
+		})
+
+		// The same server with a compromised dependency, simulated by a
+		// module node preloads: it runs a shell command on start.
+		It("fails the gate when a compromised dependency spawns a shell", labels.Bite, func(ctx SpecContext) {
+			gate.SkipWhenRecording()
+			preload := filepath.Join(GinkgoT().TempDir(), "preload.cjs")
+			Expect(os.WriteFile(preload, []byte("require('child_process').execFileSync('/bin/sh', ['-c', 'id > /dev/null']);\n"), 0o644)).To(Succeed())
+			spec.Agent = "mcp-memory-bite-spawn"
+			spec.Env = append(spec.Env, "NODE_OPTIONS=--require "+preload)
+			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcp.Client) {
+				Expect(call(ctx, c, "read_graph", nil)).To(ContainSubstring("entities"))
+			})
+			Expect(result).NotTo(harness.StayWithinBaseline())
+			// node forks, the shell waits for id
+			Expect(gate.ViolationNames(result)).To(ContainElements("clone", "wait4"))
+			Expect(result.Processes).To(ContainElement(HaveField("Exe", HaveSuffix("/id"))))
 		})
 	})
 })
