@@ -20,7 +20,9 @@
 // The run's processes are exactly the processes whose audit session id is
 // the run's: orphans and double-forked daemons included. After the agent
 // exits the harness waits a grace period for them, then kills and reports
-// what is left (Result.Leaked).
+// what is left (Result.Leaked). Each run claims its session under
+// /run/sysgate/sessions; if a harness dies mid-run, the next Run on the
+// machine kills that orphaned tree.
 //
 // Needs root (CAP_AUDIT_CONTROL, CAP_SETPCAP, CAP_AUDIT_READ) on a kernel
 // with audit and seccomp's LOG action. A Result is conclusive only when its
