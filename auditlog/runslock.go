@@ -41,12 +41,22 @@ func lockRuns(exclusive bool) error {
 	case fresh:
 		how = auditnl.LockShared
 	}
+	if exclusive && !fresh {
+		// Drop this process's shared hold first: waiting for intent.lock
+		// while holding runs.lock would deadlock against another process
+		// that holds intent.lock and waits for runs.lock.
+		if err := auditnl.Flock(procState.runsLock, auditnl.LockUnlock); err != nil {
+			return err
+		}
+	}
 	if how >= 0 {
 		err := withIntent(exclusive, func() error { return auditnl.Flock(procState.runsLock, how) })
 		if err != nil {
 			if fresh {
 				procState.runsLock.Close()
 				procState.runsLock = nil
+			} else if procState.shared > 0 {
+				err = errors.Join(err, auditnl.Flock(procState.runsLock, auditnl.LockShared))
 			}
 			return fmt.Errorf("lock %s: %w", stateFile("runs.lock"), err)
 		}

@@ -105,3 +105,31 @@ func TestExclusiveKernelRecoversFromCrashedHolder(t *testing.T) {
 		t.Errorf("after a crashed exclusive holder %+v, want its snapshot %+v", got, saved)
 	}
 }
+
+// A process that holds the tuning (a run) and then asks for the exclusive
+// lock converts its hold instead of waiting for itself.
+func TestExclusiveWhileHoldingTuning(t *testing.T) {
+	testutil.RequireAudit(t)
+	holdTuning(t)
+	done := make(chan error, 1)
+	go func() {
+		release, err := ExclusiveKernel()
+		if err == nil {
+			err = release()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-testContext(t).Done():
+		t.Fatal("ExclusiveKernel while holding AcquireTuning did not return in 30 s")
+	}
+	// The tuning hold is still shared and working: a barrier passes.
+	s := sharedForTest(t)
+	if err := s.Barrier(testContext(t)); err != nil {
+		t.Fatal(err)
+	}
+}
