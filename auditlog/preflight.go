@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -122,6 +123,7 @@ func Preflight() (*PreflightReport, error) {
 			backlog += fmt.Sprintf("; runs set %d/%d while active and restore these afterwards", TunedBacklogLimit, TunedBacklogWaitTime)
 		}
 		add(Check{Name: "backlog", OK: true, Detail: backlog})
+		add(tuningCheck())
 		if st.PID != 0 {
 			add(Check{Name: "audit daemon", OK: true, Warn: true,
 				Detail: fmt.Sprintf("pid %d receives the unicast stream; sysgate reads the multicast copy and never takes it over", st.PID)})
@@ -183,4 +185,33 @@ func actionNotLogged() error {
 	}
 	return &Error{Kind: ErrActionNotLogged, Problem: fmt.Sprintf("kernel.seccomp.actions_logged is %q: logged syscalls produce no audit records", logged),
 		Fix: actionsLoggedFix(logged)}
+}
+
+// tuningCheck reports who holds the run tuning (/run/sysgate/tuning.json)
+// and whether a crashed holder left settings for the next run to restore.
+func tuningCheck() Check {
+	const name = "run tuning"
+	var st tuningState
+	found, err := readJSON(stateFile("tuning.json"), &st)
+	switch {
+	case err != nil:
+		return Check{Name: name, OK: true, Warn: true, Detail: err.Error(), Fix: "remove the file if no sysgate runs; the next run then starts fresh"}
+	case !found:
+		return Check{Name: name, OK: true, Detail: "no run active"}
+	}
+	var live, dead []string
+	for _, h := range st.Holders {
+		if h.alive() {
+			live = append(live, strconv.Itoa(h.PID))
+		} else {
+			dead = append(dead, strconv.Itoa(h.PID))
+		}
+	}
+	if len(live) == 0 {
+		return Check{Name: name, OK: true, Warn: true,
+			Detail: fmt.Sprintf("left by crashed sysgate pid %s; the next run restores backlog_limit=%d backlog_wait_time=%d",
+				strings.Join(dead, ","), st.Saved.BacklogLimit, st.Saved.BacklogWaitTime)}
+	}
+	return Check{Name: name, OK: true, Detail: fmt.Sprintf("held by running sysgate pid %s (saved %d/%d)",
+		strings.Join(live, ","), st.Saved.BacklogLimit, st.Saved.BacklogWaitTime)}
 }
