@@ -23,7 +23,9 @@ type Options struct {
 	BarrierTimeout  time.Duration
 	BarrierAttempts int
 	// GapGrace is how long a missing serial may stay missing (records can
-	// be queued slightly out of order) before it counts as lost; default 1 s.
+	// be queued out of order: the serial is taken when a record starts, and
+	// the task can be preempted before it is queued) before it counts as
+	// lost; default 5 s. Only a real loss waits that long in Close.
 	GapGrace time.Duration
 	// Raw, if set, sees every record of every type (the dispatch goroutine
 	// calls it; data is only valid during the call). For audit tail --raw
@@ -45,7 +47,7 @@ func (o *Options) defaults() {
 		o.BarrierAttempts = 3
 	}
 	if o.GapGrace <= 0 {
-		o.GapGrace = time.Second
+		o.GapGrace = 5 * time.Second
 	}
 }
 
