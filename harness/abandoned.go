@@ -46,7 +46,14 @@ func claimSession(ses uint32) (release func(), err error) {
 	}
 	path := filepath.Join(sessionsDir(), strconv.FormatUint(uint64(ses), 10))
 	data := fmt.Sprintf("%d %d\n", me.PID, int64(me.Start))
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+	// Written aside and renamed: concurrent Runs read every claim, and
+	// must never see a half-written one.
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(data), 0o644); err != nil {
+		return nil, fmt.Errorf("claim audit session %d: %w", ses, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
 		return nil, fmt.Errorf("claim audit session %d: %w", ses, err)
 	}
 	return func() { _ = os.Remove(path) }, nil
