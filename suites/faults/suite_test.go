@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -44,6 +45,31 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 }, func(data []byte) {
 	Expect(json.Unmarshal(data, &bin)).To(Succeed())
 })
+
+// The leak check: no process of the suite's agent may outlive the suite,
+// whatever a spec or sysgate did.
+var _ = SynchronizedAfterSuite(func() {
+	if bin.Agent == "" {
+		return
+	}
+	Expect(processesRunning(bin.Agent)).To(BeEmpty(), "agent processes left running after the suite")
+}, func() {})
+
+// processesRunning lists the live processes whose executable is exe.
+func processesRunning(exe string) []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if path, _ := os.Readlink("/proc/" + e.Name() + "/exe"); path == exe && len(alive([]int{pid})) == 1 {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
 
 func moduleRoot() string {
 	_, file, _, _ := runtime.Caller(0)
