@@ -481,3 +481,21 @@ func TestRecordEnvSwitchesChecksToRecording(t *testing.T) {
 		t.Fatalf("observation %+v, %v", o, err)
 	}
 }
+
+// Enforce mode denies what the baseline lacks and still reports it: with
+// ERRNO the agent sees EPERM/ENOSYS-like failures and goes on, with KILL
+// the kernel kills it at the first such call.
+func TestEnforceReportsDenials(t *testing.T) {
+	t.Parallel()
+	path := trueBaseline(t)
+	agent := agentPath(t)
+	r := mustRun(t, Agent{Command: []string{agent, "marker", "1000", "2"}}, WithBaselines(path), WithMode(baseline.ModeEnforce))
+	if v, ok := violation(r, scmp.Native(), "1000"); !ok || v.Count != 2 || r.ExitStatus != 0 {
+		t.Errorf("errno: %s (exit %d)", r.Summary(), r.ExitStatus)
+	}
+	r = mustRun(t, Agent{Command: []string{agent, "marker", "1000", "2"}}, WithBaselines(path),
+		WithMode(baseline.ModeEnforce), WithEnforceAction(baseline.ActionKill))
+	if v, ok := violation(r, scmp.Native(), "1000"); !ok || v.Count != 1 || r.Signal != "bad system call" {
+		t.Errorf("kill: %s (signal %q)", r.Summary(), r.Signal)
+	}
+}
