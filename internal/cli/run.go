@@ -181,9 +181,10 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	var f runFlags
 	f.register(fs)
 	var baselines listFlag
-	var format, action string
+	var format, action, resultPath string
 	fs.Var(&baselines, "b", "baseline file; repeatable, layered in order (required)")
 	fs.StringVar(&format, "format", "text", "output: text, json (the full Result) or github (annotations)")
+	fs.StringVar(&resultPath, "result", "", "also write the Result as JSON to this file (for `sysgate report --result`)")
 	if mode == baseline.ModeEnforce {
 		fs.StringVar(&action, "action", "errno", "what a syscall outside the baselines gets: errno (EPERM) or kill")
 	}
@@ -216,6 +217,11 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	}
 	if err := write(c.Stdout, r); err != nil {
 		return c.errorf(ExitInconclusive, "write result: %v", err)
+	}
+	if resultPath != "" {
+		if err := writeResultFile(resultPath, r); err != nil {
+			return c.errorf(ExitInconclusive, "write result: %v", err)
+		}
 	}
 	switch r.Verdict {
 	case harness.VerdictClean:

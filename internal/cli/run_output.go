@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -29,6 +30,24 @@ func writeJSON(w io.Writer, r *harness.Result) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// writeResultFile writes the Result JSON through a temporary file and a
+// rename, so a report step never reads half a file.
+func writeResultFile(path string, r *harness.Result) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".sysgate-result-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := writeJSON(tmp, r); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 // writeText prints the verdict, a table of the syscalls outside the

@@ -69,7 +69,11 @@ func TestCheckReportsOrphanSocket(t *testing.T) {
 	if !found {
 		t.Errorf("json result lacks the socket violation: %+v", r.Violations)
 	}
-	code, stdout, _ = runAgentVerb(t, "check", "-b", path, "--format", "github", "--", "sh", "-c", cmd)
+	resultFile := filepath.Join(t.TempDir(), "result.json")
+	code, stdout, _ = runAgentVerb(t, "check", "-b", path, "--format", "github", "--result", resultFile, "--", "sh", "-c", cmd)
+	if data, err := os.ReadFile(resultFile); err != nil || json.Unmarshal(data, &r) != nil || r.Verdict != harness.VerdictViolation {
+		t.Errorf("--result file: %v verdict %q", err, r.Verdict)
+	}
 	if code != ExitViolation || !strings.Contains(stdout, "::error file="+path+",line=") {
 		t.Errorf("github: code %d\n%s", code, stdout)
 	}
