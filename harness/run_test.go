@@ -131,7 +131,10 @@ func TestRecordThenCheckTrueIsClean(t *testing.T) {
 // seccomp) must not reach the result: recording /bin/true sees exactly
 // one process whose first logged call is the execve of the agent.
 func TestShimSyscallsStayOutOfResult(t *testing.T) {
-	t.Parallel()
+	eachLauncher(t, testShimSyscallsStayOutOfResult)
+}
+
+func testShimSyscallsStayOutOfResult(t *testing.T) {
 	var mu sync.Mutex
 	var order []string
 	r := mustRun(t, Agent{Command: []string{"/bin/true"}}, WithProgress(func(ev *auditlog.SeccompEvent) {
@@ -292,14 +295,15 @@ func TestContextDeadlineIsTimeout(t *testing.T) {
 // A root agent cannot rewrite its loginuid, so it cannot leave the run's
 // session: its marker syscall after the attempt is still attributed.
 func TestRootAgentCannotLeaveSession(t *testing.T) {
-	t.Parallel()
-	r := mustRun(t, Agent{Command: []string{agentPath(t), "loginuid", "1003"}})
-	if r.ExitStatus != 0 {
-		t.Fatalf("loginuid write was not denied with EPERM (exit %d)", r.ExitStatus)
-	}
-	if r.Observed.Count(scmp.Native(), "1003") != 1 {
-		t.Fatalf("marker after the attempt not attributed: %s", r.Summary())
-	}
+	eachLauncher(t, func(t *testing.T) {
+		r := mustRun(t, Agent{Command: []string{agentPath(t), "loginuid", "1003"}})
+		if r.ExitStatus != 0 {
+			t.Fatalf("loginuid write was not denied with EPERM (exit %d)", r.ExitStatus)
+		}
+		if r.Observed.Count(scmp.Native(), "1003") != 1 {
+			t.Fatalf("marker after the attempt not attributed: %s", r.Summary())
+		}
+	})
 }
 
 // Eight runs at once, and a LOG-filtered process outside any run making
