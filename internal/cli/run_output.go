@@ -1,11 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -32,22 +32,14 @@ func writeJSON(w io.Writer, r *harness.Result) error {
 	return enc.Encode(r)
 }
 
-// writeResultFile writes the Result JSON through a temporary file and a
-// rename, so a report step never reads half a file.
+// writeResultFile writes the Result JSON atomically, so a report step
+// never reads half a file.
 func writeResultFile(path string, r *harness.Result) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".sysgate-result-*")
-	if err != nil {
+	var b bytes.Buffer
+	if err := writeJSON(&b, r); err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if err := writeJSON(tmp, r); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return baseline.WriteFileAtomic(path, b.Bytes())
 }
 
 // writeText prints the verdict, a table of the syscalls outside the
