@@ -32,7 +32,12 @@ func Loopback(body string) string {
 // ExpectNoLeftovers can tell its agents' processes by their working
 // directory.
 var workspaceRoot = sync.OnceValues(func() (string, error) {
-	return os.MkdirTemp("", fmt.Sprintf("sysgate-suites-%d-", os.Getpid()))
+	dir, err := os.MkdirTemp("", fmt.Sprintf("sysgate-suites-%d-", os.Getpid()))
+	if err != nil {
+		return "", err
+	}
+	// Resolved, as the kernel reports a working directory.
+	return filepath.EvalSymlinks(dir)
 })
 
 // NewWorkspace creates the running spec's workspace (fixture.NewWorkspace
@@ -49,6 +54,24 @@ func NewWorkspace() string {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(fixture.NewWorkspace(dir)).To(Succeed())
 	return dir
+}
+
+// resetWorkspace puts a workspace made by NewWorkspace back into its
+// first state, for a run that must start over. Other directories are left
+// alone.
+func resetWorkspace(dir string) {
+	GinkgoHelper()
+	root, err := workspaceRoot()
+	Expect(err).NotTo(HaveOccurred())
+	if rel, err := filepath.Rel(root, dir); err != nil || strings.HasPrefix(rel, "..") || rel == "." {
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	Expect(err).NotTo(HaveOccurred())
+	for _, e := range entries {
+		Expect(os.RemoveAll(filepath.Join(dir, e.Name()))).To(Succeed())
+	}
+	Expect(fixture.NewWorkspace(dir)).To(Succeed())
 }
 
 // ExpectNoLeftovers fails if a process still works in one of this test
