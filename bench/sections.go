@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -24,16 +25,18 @@ func table() *tabwriter.Writer {
 func checkOverhead(ctx context.Context, cfg config, ws []workload, bases map[string]string) error {
 	fmt.Printf("\n== check-mode overhead (median of %d; every syscall in the baseline, nothing logged)\n", cfg.reps)
 	tw := table()
-	fmt.Fprintln(tw, "workload\tunit\tbare\tsysgate check\tratio\tfilter: tree\tratio\tfilter: linear\tratio\tviolations\t")
+	var cpu []string
+	fmt.Fprintln(tw, "workload\tunit\tbare\tsysgate check\tratio\tfilter: tree\tratio\tfilter: linear\tratio\tlogged in check (all reps)\t")
 	for _, w := range ws {
-		var bare, gated, tree, linear samples
-		violations := 0
+		var bare, gated, tree, linear, bareCPU, treeCPU, linearCPU samples
+		violations := map[string]uint64{} // calls outside the recorded baseline: each one logged
 		for i := 0; i < cfg.reps; i++ {
 			m, err := w.runPlain(ctx)
 			if err != nil {
 				return err
 			}
 			bare = append(bare, w.value(m))
+			bareCPU = append(bareCPU, ms(m.cpu))
 			m, r, err := w.runGated(ctx, harness.WithBaselines(bases[w.name]), harness.WithMode(baseline.ModeCheck))
 			if err != nil {
 				return err
@@ -41,7 +44,9 @@ func checkOverhead(ctx context.Context, cfg config, ws []workload, bases map[str
 			if !r.Conclusive() {
 				return fmt.Errorf("check %s: inconclusive: %s", w.name, r.Inconclusive)
 			}
-			violations = max(violations, len(r.Violations))
+			for _, v := range r.Violations {
+				violations[v.Syscall] += v.Count
+			}
 			gated = append(gated, w.value(m))
 			for _, order := range []string{"tree", "linear"} {
 				m, err := w.runPlain(ctx, loaderPrefix(order, bases[w.name])...)
@@ -49,16 +54,29 @@ func checkOverhead(ctx context.Context, cfg config, ws []workload, bases map[str
 					return err
 				}
 				if order == "tree" {
-					tree = append(tree, w.value(m))
+					tree, treeCPU = append(tree, w.value(m)), append(treeCPU, ms(m.cpu))
 				} else {
-					linear = append(linear, w.value(m))
+					linear, linearCPU = append(linear, w.value(m)), append(linearCPU, ms(m.cpu))
 				}
 			}
 		}
 		b := bare.median()
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%s\t%.1f\t%s\t%.1f\t%s\t%d\t\n", w.name, w.unit(), b,
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%s\t%.1f\t%s\t%.1f\t%s\t%s\t\n", w.name, w.unit(), b,
 			gated.median(), ratio(gated.median(), b), tree.median(), ratio(tree.median(), b),
-			linear.median(), ratio(linear.median(), b), violations)
+			linear.median(), ratio(linear.median(), b), countList(violations))
+		cpu = append(cpu, fmt.Sprintf("%s\t%.1f\t%.1f\t%s\t%.1f\t%s\t", w.name, bareCPU.median(), treeCPU.median(),
+			ratio(treeCPU.median(), bareCPU.median()), linearCPU.median(), ratio(linearCPU.median(), bareCPU.median())))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// CPU time is less disturbed by other load than wall time; the
+	// harness's check loads the same binary-tree filter as "filter: tree".
+	fmt.Printf("\nCPU time (user+sys) of the workload's processes, median ms:\n")
+	tw = table()
+	fmt.Fprintln(tw, "workload\tbare\tfilter: tree\tratio\tfilter: linear\tratio\t")
+	for _, line := range cpu {
+		fmt.Fprintln(tw, line)
 	}
 	return tw.Flush()
 }
@@ -202,4 +220,24 @@ func peakRSS(ctx context.Context, cfg config, dir string, w workload, base strin
 		fmt.Fprintf(tw, "sysgate %s %s\t%.1f\t%s\t\n", mode, strings.Join(w.command[1:], " "), float64(ru.Maxrss)/1024, events)
 	}
 	return tw.Flush()
+}
+
+// countList prints {name: count} sorted by name, "-" when empty.
+func countList(m map[string]uint64) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	names := make([]string, 0, len(m))
+	for n := range m {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, "%s:%d", n, m[n])
+	}
+	return b.String()
 }

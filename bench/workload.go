@@ -32,6 +32,14 @@ type workload struct {
 type measurement struct {
 	wall    time.Duration
 	perCall float64
+	cpu     time.Duration // user+sys of the command and its reaped children (plain runs only)
+}
+
+func cpuOf(ps *os.ProcessState) time.Duration {
+	if ps == nil {
+		return 0
+	}
+	return ps.UserTime() + ps.SystemTime()
 }
 
 // value is what the table compares: ns/call or wall milliseconds.
@@ -75,13 +83,13 @@ func (w workload) runPlain(ctx context.Context, prefix ...string) (measurement, 
 		if err := errors.Join(derr, werr); err != nil {
 			return measurement{}, fmt.Errorf("%s: %w: %s", w.name, err, stderr.String())
 		}
-		return measurement{wall: time.Since(start)}, nil
+		return measurement{wall: time.Since(start), cpu: cpuOf(cmd.ProcessState)}, nil
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
 	err := cmd.Run()
-	m := measurement{wall: time.Since(start)}
+	m := measurement{wall: time.Since(start), cpu: cpuOf(cmd.ProcessState)}
 	if err != nil {
 		return m, fmt.Errorf("%s: %w: %s", w.name, err, stderr.String())
 	}
