@@ -153,7 +153,7 @@ func BenchmarkParseSeccomp(b *testing.B) {
 }
 
 func FuzzParseSeccomp(f *testing.F) {
-	for _, file := range []string{"testdata/seccomp.log", "testdata/agents.log"} {
+	for _, file := range []string{"testdata/seccomp.log", "testdata/agents.log", "testdata/x32.log"} {
 		for _, r := range readRecords(f, file) {
 			f.Add(r.data)
 		}
@@ -219,5 +219,24 @@ func TestParseAgentRecords(t *testing.T) {
 		if !names[want] {
 			t.Errorf("no %s event among %v", want, names)
 		}
+	}
+}
+
+// testdata/x32.log: a 64-bit C program calling syscall(0x40000000|110)
+// under a LOG-all filter (this kernel runs seccomp before rejecting an
+// x32 call, so the record names the x32 ABI), then exit_group.
+func TestParseX32Record(t *testing.T) {
+	recs := readRecords(t, "testdata/x32.log")
+	p := NewParser()
+	ev, err := p.Parse(recs[0].typ, recs[0].data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.Arch != scmp.X32 || ev.AuditArch != 0xc000003e || ev.Number != 0x40000000|110 || ev.Name != "getppid" || ev.Compat {
+		t.Errorf("x32 getppid parsed as %+v", ev)
+	}
+	exit, err := p.Parse(recs[1].typ, recs[1].data)
+	if err != nil || exit.Arch != scmp.X86_64 || exit.Name != "exit_group" {
+		t.Errorf("exit_group parsed as %+v, %v", exit, err)
 	}
 }
