@@ -3,7 +3,7 @@
 // ratios (make bench; scripts/bench.sh builds what it needs):
 //
 //   - check-mode overhead: a 1M getppid / read(/dev/zero) microbenchmark
-//     (ns per call inside the loop), the MCP filesystem server answering
+//     (ns per call: the fastest of 20 timed chunks of the loop), the MCP filesystem server answering
 //     1,000 tool calls and the Python agent's scripted task (wall time);
 //     each under the harness (check), and under the same profile compiled
 //     with libseccomp's binary tree and in linear order (loaded directly,
