@@ -27,7 +27,7 @@ func TestPreflightPassesHere(t *testing.T) {
 			t.Errorf("check %s failed: %s", c.Name, c.Detail)
 		}
 	}
-	for _, want := range []string{"actions_logged", "CAP_AUDIT_READ", "user namespace", "rate limit", "backlog", "run tuning", "audit daemon", "end to end"} {
+	for _, want := range []string{"actions_logged", "CAP_AUDIT_READ", "user namespace", "rate limit", "backlog", "run tuning", "audit daemon", "receive buffer", "end to end"} {
 		if !names[want] {
 			t.Errorf("no %q check in %+v", want, r.Checks)
 		}

@@ -69,7 +69,13 @@ func Dial(cfg Config) (*Conn, error) {
 
 func (c *Conn) setup(cfg Config) error {
 	if cfg.RcvBuf > 0 {
-		if err := unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, cfg.RcvBuf); err != nil {
+		err := unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, cfg.RcvBuf)
+		if errors.Is(err, unix.EPERM) {
+			// Without CAP_NET_ADMIN the size is capped by net.core.rmem_max;
+			// overruns are still detected (ENOBUFS, serial gaps).
+			err = unix.SetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_RCVBUF, cfg.RcvBuf)
+		}
+		if err != nil {
 			return os.NewSyscallError("setsockopt(SO_RCVBUFFORCE)", err)
 		}
 	}
