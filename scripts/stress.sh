@@ -14,7 +14,7 @@ SYSGATE_STRESS_LOG=$log go run github.com/onsi/ginkgo/v2/ginkgo -p --procs="$pro
 	--repeat="$repeat" --no-color --succinct ./suites/stress || status=$?
 python3 - "$log" <<'PY'
 import json, sys
-t = {"Runs": 0, "Events": 0, "Misattributed": 0, "Lost": 0, "Stalls": 0, "MaxMillis": 0}
+t = {"Runs": 0, "Events": 0, "Misattributed": 0, "Lost": 0, "SilentLoss": 0, "Stalls": 0, "MaxMillis": 0}
 specs = 0
 for line in open(sys.argv[1]):
     d = json.loads(line)
@@ -22,7 +22,8 @@ for line in open(sys.argv[1]):
     for k in t:
         t[k] = max(t[k], d[k]) if k == "MaxMillis" else t[k] + d[k]
 print(f"stress totals over {specs} spec runs: {t['Runs']} gated runs, {t['Events']} events, "
-      f"{t['Misattributed']} misattributed, {t['Lost']} with loss, {t['Stalls']} stalls, "
+      f"{t['Misattributed']} misattributed, {t['Lost']} with loss (inconclusive), {t['SilentLoss']} with unnoticed loss, "
+      f"{t['Stalls']} stalls, "
       f"slowest run {t['MaxMillis']} ms")
 PY
 exit $status
