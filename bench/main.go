@@ -161,6 +161,24 @@ func printMachine() {
 		fmt.Printf("cpu/cores/mem: %s", b)
 	}
 	printLoad("at start")
+	fmt.Printf("other audit multicast readers on the machine: %d (each logged record is copied to every one)\n", auditListeners())
+}
+
+// auditListeners counts NETLINK_AUDIT sockets in a multicast group
+// (/proc/net/netlink: protocol 9, non-zero groups).
+func auditListeners() int {
+	data, err := os.ReadFile("/proc/net/netlink")
+	if err != nil {
+		return -1
+	}
+	n := 0
+	for _, line := range strings.Split(string(data), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) > 3 && f[1] == "9" && strings.Trim(f[3], "0") != "" {
+			n++
+		}
+	}
+	return n
 }
 
 func printLoad(when string) {
