@@ -22,6 +22,16 @@
 // environment for `sysgate doctor` and returns errors matching
 // ErrNotSupported, ErrPermission, ErrNamespace or ErrActionNotLogged.
 //
+// Conclusive means: Subscription.Close returned a nil error and a Loss
+// with Any() false. Every other outcome (an error from Open, Shared,
+// AcquireTuning or Close, or any loss) leaves the run inconclusive; the
+// error or Loss.String() says why. Loss is counted per socket and machine,
+// not per run, so a loss marks every run open at the time.
+//
+// Tests that need records but are not runs hold AcquireTuning (so a
+// fault-forcing test elsewhere waits); tests that force faults or make
+// bursts large enough to overflow the kernel queue hold ExclusiveKernel.
+//
 // Needs: root, or CAP_AUDIT_READ (reading) and CAP_AUDIT_CONTROL (tuning),
 // in the initial user and network namespace; kernel.seccomp.actions_logged
 // must contain "log". The parser needs no privileges.
