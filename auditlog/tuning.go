@@ -13,7 +13,9 @@ import (
 
 // Kernel audit settings while a run is active. The defaults (64 records,
 // a 60 s wait) freeze a logging process for exactly 60 s on this kernel;
-// a wait of 0 drops records at the source.
+// a wait of 0 drops records at the source. The queue peaked at 11,613 to
+// 23,576 records during 100k-syscall runs here (kauditd delivers to every
+// multicast listener in turn), so 8192 dropped records under load.
 const (
 	TunedBacklogLimit    = 65536
 	TunedBacklogWaitTime = 1 // jiffies
