@@ -22,9 +22,11 @@ type Subscription struct {
 }
 
 // Subscribe delivers every event of audit session ses to fn, in record
-// order, from the stream's dispatch goroutine: fn must be quick and must
-// not call Close. The loss counters are snapshotted now, so subscribe
-// before the tagged process starts.
+// order, from the stream's dispatch goroutine: fn must be quick (a slow fn
+// backs up the socket until the kernel drops records, which then shows as
+// loss) and must not call Subscribe, Close or Barrier on the same stream
+// (they wait for the dispatch goroutine). The loss counters are
+// snapshotted now, so subscribe before the tagged process starts.
 func (s *Stream) Subscribe(ses uint32, fn func(*SeccompEvent)) *Subscription {
 	return s.subscribe(ses, false, fn)
 }
