@@ -250,3 +250,29 @@ func watchBacklog(t *testing.T) func() uint32 {
 		return peak.Load()
 	}
 }
+
+// BenchmarkLoggedSyscall measures one logged getppid end to end: the
+// child's syscall, the kernel record, the socket, parsing and delivery to
+// a subscriber (b.N records from one child, including its start).
+func BenchmarkLoggedSyscall(b *testing.B) {
+	testutil.RequireAudit(b)
+	s, err := Shared()
+	if err != nil {
+		b.Fatal(err)
+	}
+	release, err := AcquireTuning()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer release()
+	c := startChild(b, b.N)
+	var n atomic.Int64
+	sub := s.Subscribe(c.ses, func(*SeccompEvent) { n.Add(1) })
+	b.ResetTimer()
+	c.run(b)
+	loss, err := sub.Close(context.Background())
+	b.StopTimer()
+	if err != nil || loss.Any() || n.Load() != int64(b.N) {
+		b.Fatalf("%d of %d events, loss %v, err %v", n.Load(), b.N, loss, err)
+	}
+}
