@@ -93,7 +93,7 @@ func runConcurrently(ctx SpecContext, spec, n, calls int) tally {
 // record appends the tally to $SYSGATE_STRESS_LOG (one JSON line per
 // spec; scripts/stress.sh totals them) and to the spec report.
 func record(t tally) {
-	AddReportEntry("stress tally", fmt.Sprintf("%+v", t))
+	AddReportEntry("stress tally", fmt.Sprintf("%+v", t), ReportEntryVisibilityFailureOrVerbose)
 	path := os.Getenv("SYSGATE_STRESS_LOG")
 	if path == "" {
 		return

@@ -142,10 +142,17 @@ int main(int argc, char **argv) {
 		return n == 1 ? 0 : 1;
 	}
 	if (!strcmp(mode, "loop")) {
-		// N logged calls (getppid) for the loss faults.
+		// N logged calls (getppid) for the loss faults; with a fourth
+		// argument, at most that many per millisecond, so a flood meant
+		// for one reader does not also overrun the kernel's backlog for
+		// every other run on the machine.
 		long n = escape && argc > 3 ? atol(argv[3]) : 0;
-		for (long i = 0; i < n; i++)
+		long per_ms = argc > 4 ? atol(argv[4]) : 0;
+		for (long i = 0; i < n; i++) {
 			syscall(SYS_getppid);
+			if (per_ms > 0 && i % per_ms == per_ms - 1)
+				pause_ms(1);
+		}
 		return 0;
 	}
 	if (!strcmp(mode, "noise")) {
