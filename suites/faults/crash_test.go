@@ -2,6 +2,8 @@ package faults_test
 
 import (
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,7 +31,7 @@ type tuningState struct {
 func readTuning() (st tuningState, found bool) {
 	GinkgoHelper()
 	data, err := os.ReadFile(filepath.Join(auditlog.StateDir, "tuning.json"))
-	if os.IsNotExist(err) {
+	if errors.Is(err, fs.ErrNotExist) {
 		return st, false
 	}
 	Expect(err).NotTo(HaveOccurred())
