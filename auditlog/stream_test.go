@@ -91,9 +91,8 @@ func TestBarrierLatency(t *testing.T) {
 	slices.Sort(took)
 	median, worst := took[n/2], took[n-1]
 	t.Logf("barrier: median %v, worst %v over %d; threads %d before, %d after", median, worst, n, threadsBefore, threads())
-	if median > 50*time.Millisecond {
-		t.Errorf("barrier median %v, target 50ms", median)
-	}
+	// The 50 ms target is checked by make bench, not here: timing
+	// thresholds do not belong in pass/fail tests on a shared machine.
 	// Each sentinel's thread ends with it.
 	if after := threads(); after > threadsBefore+4 {
 		t.Errorf("%d threads after %d barriers, %d before", after, n, threadsBefore)

@@ -54,8 +54,13 @@ ginkgo=(go run github.com/onsi/ginkgo/v2/ginkgo)
 export CI="${CI:-true}" # a skipped privileged spec is a failure here
 
 if [ "$record" = 0 ]; then
-	"${ginkgo[@]}" "${flags[@]}" --json-report=security-test.json "${extra[@]}" "${suites[@]}"
-	exit 0
+	status=0
+	"${ginkgo[@]}" "${flags[@]}" --json-report=security-test.json "${extra[@]}" "${suites[@]}" || status=$?
+	# The same summary CI writes to $GITHUB_STEP_SUMMARY.
+	if [ -f out/security-test.json ]; then
+		go run ./cmd/sysgate report summary --ginkgo-json out/security-test.json || true
+	fi
+	exit "$status"
 fi
 
 runs=${RECORD_RUNS:-3}
@@ -65,7 +70,13 @@ echo "baseline-update: recording every spec $runs times"
 SYSGATE_RECORD=1 SYSGATE_OBSERVATIONS="$obs" "${ginkgo[@]}" "${flags[@]}" \
 	--json-report=baseline-update.json --label-filter='!bite' --repeat=$((runs - 1)) \
 	"${extra[@]}" "${suites[@]}"
-go run ./suites/internal/cmd/writebaselines -observations "$obs" -baselines suites/baselines
+# The same writer the baseline-update workflow runs (sysgate report pr-body).
+# Locally entries no run made are kept (--keep-unseen), so a second update
+# changes nothing; PRUNE=1 drops them, as the workflow's pull request does.
+keep=(--keep-unseen)
+if [ "${PRUNE:-0}" = 1 ]; then keep=(); fi
+go run ./cmd/sysgate report pr-body --write "${keep[@]}" --baselines suites/baselines "$obs"/*.json >out/baseline-update.md
+echo "baseline-update: pull-request body in out/baseline-update.md"
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	git --no-pager diff --stat -- suites/baselines
 fi
