@@ -208,7 +208,8 @@ func peakRSS(ctx context.Context, cfg config, dir string, w workload, base strin
 		cmd := exec.CommandContext(ctx, cfg.cli, args...)
 		var out strings.Builder
 		cmd.Stderr, cmd.Stdout = &out, &out
-		if err := cmd.Run(); err != nil {
+		err := cmd.Run()
+		if cmd.ProcessState == nil || (err != nil && cmd.ProcessState.ExitCode() != 3) {
 			return fmt.Errorf("sysgate %s: %v: %s", mode, err, out.String())
 		}
 		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
@@ -216,6 +217,11 @@ func peakRSS(ctx context.Context, cfg config, dir string, w workload, base strin
 		if i := strings.Index(out.String(), " logged syscalls"); i > 0 {
 			f := strings.Fields(out.String()[:i])
 			events = f[len(f)-1]
+		}
+		if cmd.ProcessState.ExitCode() == 3 {
+			// Reported, not hidden: the CLI could not keep up and said so.
+			_, why, _ := strings.Cut(out.String(), "INCONCLUSIVE")
+			events += " (INCONCLUSIVE: " + firstLine(why) + ")"
 		}
 		fmt.Fprintf(tw, "sysgate %s %s\t%.1f\t%s\t\n", mode, strings.Join(w.command[1:], " "), float64(ru.Maxrss)/1024, events)
 	}
@@ -240,4 +246,12 @@ func countList(m map[string]uint64) string {
 		fmt.Fprintf(&b, "%s:%d", n, m[n])
 	}
 	return b.String()
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "("))
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSuffix(s, ")")
 }
