@@ -203,6 +203,13 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)
 	}
+	// A baseline that cannot be read is bad input (exit 2), like one that
+	// does not parse, not an environment problem.
+	for _, b := range baselines {
+		if _, err := os.Stat(b); err != nil {
+			return c.errorf(ExitUsage, "baseline %s: %v", b, err)
+		}
+	}
 	opts = append(opts, harness.WithBaselines(baselines...), harness.WithMode(mode))
 	if action != "" {
 		a, err := baseline.ParseAction(action)
