@@ -55,9 +55,8 @@ var _ = Describe("bad input", RequiresAudit, BadInput, func() {
 
 	It("refuses a missing baseline file, naming it", func(ctx SpecContext) {
 		o := sysgate(ctx, "check", "-b", filepath.Join(dir, "gone.yaml"), "--", bin.Agent, "loop", "escape", "1")
-		// Exit 3 today (the open error is not a baseline.ErrInvalid), where
-		// a missing extends base is exit 2: either way no verdict.
-		Expect(o.Code).To(BeElementOf(cli.ExitUsage, cli.ExitInconclusive), "%s", o)
+		// Bad input, like a missing extends base: exit 2, no verdict.
+		Expect(o.Code).To(Equal(cli.ExitUsage), "%s", o)
 		Expect(o.Stderr).To(ContainSubstring("gone.yaml: no such file or directory"))
 		Expect(o.Stdout).To(BeEmpty(), "no verdict may be printed")
 	})
