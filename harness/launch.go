@@ -60,20 +60,8 @@ func (p *agentProcess) closePidfd() {
 // startReexec re-execs the current binary as the shim (see shim.go) and
 // waits until it reports its fresh audit session id.
 func startReexec(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
-	stdio, err := openStdio(stdin, stdout, stderr)
+	stdio, controlR, controlW, statusR, statusW, err := openLaunchPipes(stdin, stdout, stderr)
 	if err != nil {
-		return nil, fmt.Errorf("%w: stdio: %v", ErrAgentStart, err)
-	}
-	controlR, controlW, err := os.Pipe()
-	if err != nil {
-		stdio.closeAll()
-		return nil, err
-	}
-	statusR, statusW, err := os.Pipe()
-	if err != nil {
-		stdio.closeAll()
-		controlR.Close()
-		controlW.Close()
 		return nil, err
 	}
 	p := &agentProcess{pidfd: -1}

@@ -14,20 +14,8 @@ import (
 // child that runs only raw syscalls (the same steps as the shim) and execs
 // the agent directly, without starting a second Go runtime.
 func startVfork(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
-	stdio, err := openStdio(stdin, stdout, stderr)
+	stdio, controlR, controlW, statusR, statusW, err := openLaunchPipes(stdin, stdout, stderr)
 	if err != nil {
-		return nil, fmt.Errorf("%w: stdio: %v", ErrAgentStart, err)
-	}
-	controlR, controlW, err := os.Pipe()
-	if err != nil {
-		stdio.closeAll()
-		return nil, err
-	}
-	statusR, statusW, err := os.Pipe()
-	if err != nil {
-		stdio.closeAll()
-		controlR.Close()
-		controlW.Close()
 		return nil, err
 	}
 	spawn := &proc.SpawnConfig{AgentSetup: *cfg,

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -124,4 +125,26 @@ func (s *childStdio) wait() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
+}
+
+// openLaunchPipes opens what every launcher hands its child: the agent's
+// stdio, the go-ahead pipe (control) and the status pipe.
+func openLaunchPipes(stdin io.Reader, stdout, stderr io.Writer) (stdio *childStdio, controlR, controlW, statusR, statusW *os.File, err error) {
+	stdio, err = openStdio(stdin, stdout, stderr)
+	if err != nil {
+		return nil, nil, nil, nil, nil, fmt.Errorf("%w: stdio: %v", ErrAgentStart, err)
+	}
+	controlR, controlW, err = os.Pipe()
+	if err != nil {
+		stdio.closeAll()
+		return nil, nil, nil, nil, nil, err
+	}
+	statusR, statusW, err = os.Pipe()
+	if err != nil {
+		stdio.closeAll()
+		controlR.Close()
+		controlW.Close()
+		return nil, nil, nil, nil, nil, err
+	}
+	return stdio, controlR, controlW, statusR, statusW, nil
 }
