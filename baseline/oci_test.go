@@ -3,29 +3,15 @@ package baseline
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata")
+	goldenfile "github.com/sysgate/sysgate/internal/golden"
+)
 
 // golden compares got with testdata/name, rewriting it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := "testdata/" + name
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update once)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file; got:\n%s", path, got)
-	}
+	goldenfile.Check(t, "testdata/"+name, got)
 }
 
 // The runtime spec's LinuxSeccomp as runc, crun, containerd and Podman
