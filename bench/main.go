@@ -14,6 +14,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/testutil"
 )
 
 func main() {
@@ -106,11 +107,11 @@ func setup(dir string, cfg config) (workloads, error) {
 	w.read = workload{name: "read(/dev/zero) x" + n, command: []string{micro, "read", n}, perCall: true, env: env}
 	w.getppid100k = workload{name: "getppid x100000", command: []string{micro, "getppid", "100000"}, env: env}
 	w.trueCmd = workload{name: "/bin/true", command: []string{"/bin/true"}, env: env}
-	py, err := exec.Command("python3", "-I", "-c", "import sys; print(sys.executable)").Output()
+	py, err := testutil.PythonExecutable()
 	if err != nil {
-		return w, fmt.Errorf("python3: %w", err)
+		return w, err
 	}
-	w.python = workload{name: "python agent read-only", dir: ws, env: env, command: []string{strings.TrimSpace(string(py)), "-I", "-B",
+	w.python = workload{name: "python agent read-only", dir: ws, env: env, command: []string{py, "-I", "-B",
 		filepath.Join(root, "suites", "agents", "python", "agent.py"), "--workspace", ws, "--scenario", "read-only"}}
 	node, err := exec.LookPath("node")
 	if err != nil {

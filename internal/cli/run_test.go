@@ -52,12 +52,15 @@ func TestCheckReportsOrphanSocket(t *testing.T) {
 	if code, _, stderr := runAgentVerb(t, "record", "-o", path, "--", "/bin/true"); code != ExitOK {
 		t.Fatalf("record: %d %s", code, stderr)
 	}
-	cmd := `ls / >/dev/null; (python3 -c "import socket; socket.socket()" &)`
-	code, stdout, stderr := runAgentVerb(t, "check", "-b", path, "--", "sh", "-c", cmd)
+	// The real interpreter, not a version manager's shim, whose bash makes
+	// syscalls of its own (socket among them, without HOME).
+	py := testutil.Python(t)
+	cmd := `ls / >/dev/null; ("$0" -c "import socket; socket.socket()" &)`
+	code, stdout, stderr := runAgentVerb(t, "check", "-b", path, "--", "sh", "-c", cmd, py)
 	if code != ExitViolation || !strings.Contains(stdout, "socket") || !strings.Contains(stdout, "python") {
 		t.Fatalf("check: code %d\n%s%s", code, stdout, stderr)
 	}
-	code, stdout, _ = runAgentVerb(t, "check", "-b", path, "--format", "json", "--", "sh", "-c", cmd)
+	code, stdout, _ = runAgentVerb(t, "check", "-b", path, "--format", "json", "--", "sh", "-c", cmd, py)
 	var r harness.Result
 	if err := json.Unmarshal([]byte(stdout), &r); err != nil || code != ExitViolation {
 		t.Fatalf("json: code %d, %v\n%s", code, err, stdout)
@@ -70,7 +73,7 @@ func TestCheckReportsOrphanSocket(t *testing.T) {
 		t.Errorf("json result lacks the socket violation: %+v", r.Violations)
 	}
 	resultFile := filepath.Join(t.TempDir(), "result.json")
-	code, stdout, _ = runAgentVerb(t, "check", "-b", path, "--format", "github", "--result", resultFile, "--", "sh", "-c", cmd)
+	code, stdout, _ = runAgentVerb(t, "check", "-b", path, "--format", "github", "--result", resultFile, "--", "sh", "-c", cmd, py)
 	if data, err := os.ReadFile(resultFile); err != nil || json.Unmarshal(data, &r) != nil || r.Verdict != harness.VerdictViolation {
 		t.Errorf("--result file: %v verdict %q", err, r.Verdict)
 	}
