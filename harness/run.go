@@ -40,12 +40,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if ok, err := proc.HasCapability(capAuditControl); err != nil || !ok {
 		return nil, fmt.Errorf("%w: CAP_AUDIT_CONTROL is needed to give the agent its own audit session (run as root; `sysgate doctor` checks the rest)", ErrPrivileges)
 	}
-	profile, err := cfg.loadProfile()
-	if err != nil {
-		return nil, err
-	}
-	mode := cfg.resolveMode(profile)
-	filter, err := baseline.Compile(profile, mode, baseline.CompileOptions{Action: cfg.action})
+	profile, mode, filter, err := cfg.loadCompiled()
 	if err != nil {
 		return nil, err
 	}
@@ -194,11 +189,16 @@ func (r *Result) setExit(state *os.ProcessState, waitErr error) {
 	}
 }
 
-func (c *runConfig) loadProfile() (*baseline.Profile, error) {
+// loadCompiled loads the baselines (or takes the given profile), picks the
+// mode and compiles the filter; files are cached (see profileCache).
+func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *baseline.Filter, error) {
+	opts := baseline.CompileOptions{Action: c.action}
 	if len(c.baselines) > 0 {
-		return baseline.LoadStack(c.baselines...)
+		return loadCompiled(c.baselines, c.resolveMode, opts)
 	}
-	return c.profile, nil
+	mode := c.resolveMode(c.profile)
+	filter, err := baseline.Compile(c.profile, mode, opts)
+	return c.profile, mode, filter, err
 }
 
 func (c *runConfig) resolveMode(p *baseline.Profile) baseline.Mode {

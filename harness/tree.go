@@ -105,12 +105,19 @@ func (o *treeOutcome) stopped(ctx context.Context) string {
 	return CauseCancelled
 }
 
-// liveMembers scans /proc twice when the first scan finds nobody, so a
-// process that forked and exited during one directory walk is still seen.
+// liveMembers scans /proc for the session's processes. A walk that finds
+// nobody is trusted only if no pid was allocated while it ran (so no
+// process appeared behind the walk's position); otherwise it walks again,
+// so a process that forked and exited during the first walk is still seen
+// through its child.
 func liveMembers(ses uint32) ([]proc.Info, error) {
+	before, berr := proc.LastPID()
 	members, err := proc.SessionMembers(ses)
 	if err != nil || len(members) > 0 {
 		return members, err
+	}
+	if after, aerr := proc.LastPID(); berr == nil && aerr == nil && after == before {
+		return nil, nil
 	}
 	return proc.SessionMembers(ses)
 }

@@ -135,3 +135,33 @@ func threadsAlive(pid int) bool {
 	tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
 	return err == nil && len(tasks) > 1
 }
+
+// LastPID returns the pid most recently allocated in this pid namespace
+// (the last field of /proc/loadavg). A process created anywhere below it,
+// in a child pid namespace too, moves it: two equal readings around a scan
+// of /proc mean no process was created during the scan.
+func LastPID() (int, error) {
+	fd, err := unix.Open("/proc/loadavg", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0, &os.PathError{Op: "open", Path: "/proc/loadavg", Err: err}
+	}
+	var buf [128]byte
+	n, err := unix.Read(fd, buf[:])
+	unix.Close(fd)
+	if err != nil {
+		return 0, &os.PathError{Op: "read", Path: "/proc/loadavg", Err: err}
+	}
+	return parseLastPID(buf[:max(n, 0)])
+}
+
+func parseLastPID(b []byte) (int, error) {
+	f := bytes.Fields(b)
+	if len(f) != 5 {
+		return 0, fmt.Errorf("/proc/loadavg: unexpected %q", b)
+	}
+	pid, err := strconv.Atoi(string(f[4]))
+	if err != nil || pid < 0 {
+		return 0, fmt.Errorf("/proc/loadavg: unexpected last pid %q", f[4])
+	}
+	return pid, nil
+}

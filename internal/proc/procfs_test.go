@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"slices"
 	"testing"
 	"time"
@@ -44,5 +45,34 @@ func TestCandidatePaths(t *testing.T) {
 	}
 	if got := CandidatePaths("sh", nil); !slices.Contains(got, "/bin/sh") {
 		t.Errorf("default PATH: %q", got)
+	}
+}
+
+func TestParseLastPID(t *testing.T) {
+	if pid, err := parseLastPID([]byte("0.00 0.01 0.05 1/123 4567\n")); err != nil || pid != 4567 {
+		t.Errorf("got %d, %v; want 4567", pid, err)
+	}
+	for _, bad := range []string{"", "0.00 0.01 0.05 1/123", "0.00 0.01 0.05 1/123 x", "0.00 0.01 0.05 1/123 -4"} {
+		if _, err := parseLastPID([]byte(bad)); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+func TestLastPIDMovesWithAFork(t *testing.T) {
+	before, err := LastPID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/true")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	after, err := LastPID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after == before {
+		t.Errorf("last pid stayed %d across the start of pid %d", before, cmd.Process.Pid)
 	}
 }
