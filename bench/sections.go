@@ -185,7 +185,7 @@ func startup(ctx context.Context, cfg config, w workload, base string) error {
 	fmt.Fprintf(tw, "harness.Run of /bin/true (check, clean)\t%.3f\t\n", gated.median())
 	fmt.Fprintf(tw, "harness.Run of /bin/true, audit tuning already held\t%.3f\t\n", held.median())
 	fmt.Fprintf(tw, "end-of-run barrier alone\t%.3f\t\n", barrier.median())
-	fmt.Fprintf(tw, "load + compile the baseline alone (every check run does it)\t%.3f\t\n", compile.median())
+	fmt.Fprintf(tw, "load + compile the baseline alone (a process's first run of a file; later runs reuse it)\t%.3f\t\n", compile.median())
 	fmt.Fprintf(tw, "overhead per launch, barrier included\t%.3f\t\n", gated.median()-bare.median())
 	fmt.Fprintf(tw, "overhead per launch, barrier excluded\t%.3f\t\n", gated.median()-bare.median()-barrier.median())
 	fmt.Fprintf(tw, "overhead per launch, tuning held, barrier included\t%.3f\t\n", held.median()-bare.median())
