@@ -84,10 +84,13 @@ var streamIDs atomic.Uint32
 // readTimeout bounds how long Close waits for the reader to notice.
 const readTimeout = 50 * time.Millisecond
 
+// recvBatch is how many datagrams one recvmmsg(2) may take off the socket.
+const recvBatch = 64
+
 // Open starts a new stream with its own socket. Most callers want Shared.
 func Open(opts Options) (*Stream, error) {
 	opts.defaults()
-	conn, err := auditnl.Dial(auditnl.Config{Groups: auditnl.GroupReadLog, RcvBuf: opts.RcvBuf, ReadTimeout: readTimeout})
+	conn, err := auditnl.Dial(auditnl.Config{Groups: auditnl.GroupReadLog, RcvBuf: opts.RcvBuf, ReadTimeout: readTimeout, Batch: recvBatch})
 	if err != nil {
 		return nil, fmt.Errorf("open audit multicast socket: %w", classifySocketErr(err))
 	}

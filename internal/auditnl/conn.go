@@ -36,6 +36,11 @@ type Config struct {
 	// into waits of up to this long: the kernel answers AUDIT_GET from a
 	// worker thread, and libaudit's own retry sleeps 50 ms per miss.
 	ReplyWait time.Duration
+	// Batch, when > 1, makes the socket read up to this many datagrams per
+	// recvmmsg(2) and hand them out one per Receive: a reader that keeps
+	// up with a flood of records then makes one syscall per batch instead
+	// of one per record.
+	Batch int
 }
 
 // Conn is a NETLINK_AUDIT socket that go-libaudit's AuditClient can drive
@@ -45,7 +50,8 @@ type Conn struct {
 	fd        int
 	portID    uint32
 	seq       atomic.Uint32
-	buf       []byte
+	buf       []byte // the datagram Receive returns: c.ring's current slot, or its own
+	ring      *mmsgRing
 	replyWait time.Duration
 	enobufs   atomic.Uint64
 	closed    atomic.Bool
@@ -59,7 +65,12 @@ func Dial(cfg Config) (*Conn, error) {
 	if err != nil {
 		return nil, os.NewSyscallError("socket(NETLINK_AUDIT)", err)
 	}
-	c := &Conn{fd: fd, buf: make([]byte, MaxMessage), replyWait: cfg.ReplyWait}
+	c := &Conn{fd: fd, replyWait: cfg.ReplyWait}
+	if cfg.Batch > 1 {
+		c.ring = newRing(cfg.Batch)
+	} else {
+		c.buf = make([]byte, MaxMessage)
+	}
 	if err := c.setup(cfg); err != nil {
 		unix.Close(fd)
 		return nil, err
@@ -163,6 +174,9 @@ func (c *Conn) ReceiveRaw(nonBlocking bool) (int, error) {
 		}
 		flags = unix.MSG_DONTWAIT
 	}
+	if c.ring != nil {
+		return c.receiveBatched(flags)
+	}
 	for {
 		n, from, err := unix.Recvfrom(c.fd, c.buf, flags)
 		switch {
@@ -187,7 +201,7 @@ func (c *Conn) ReceiveRaw(nonBlocking bool) (int, error) {
 	}
 }
 
-// Buffer returns the receive buffer ReceiveRaw fills.
+// Buffer returns the datagram the last ReceiveRaw returned.
 func (c *Conn) Buffer() []byte { return c.buf }
 
 func (c *Conn) wait(d time.Duration) error {
