@@ -179,17 +179,11 @@ func (c *Conn) ReceiveRaw(nonBlocking bool) (int, error) {
 	}
 	for {
 		n, from, err := unix.Recvfrom(c.fd, c.buf, flags)
-		switch {
-		case errors.Is(err, unix.EINTR):
+		if errors.Is(err, unix.EINTR) {
 			continue
-		case errors.Is(err, unix.ENOBUFS):
-			c.enobufs.Add(1)
-			return 0, os.NewSyscallError("recvfrom(NETLINK_AUDIT)", err)
-		case err != nil:
-			if c.closed.Load() {
-				return 0, ErrClosed
-			}
-			return 0, os.NewSyscallError("recvfrom(NETLINK_AUDIT)", err)
+		}
+		if err != nil {
+			return 0, c.receiveErr("recvfrom", err)
 		}
 		if nl, ok := from.(*unix.SockaddrNetlink); !ok || nl.Pid != 0 {
 			continue // not from the kernel: ignore, never trust
@@ -199,6 +193,17 @@ func (c *Conn) ReceiveRaw(nonBlocking bool) (int, error) {
 		}
 		return n, nil
 	}
+}
+
+// receiveErr counts an overrun (ENOBUFS) and wraps a receive error; after
+// Close it is ErrClosed.
+func (c *Conn) receiveErr(call string, err error) error {
+	if errors.Is(err, unix.ENOBUFS) {
+		c.enobufs.Add(1)
+	} else if c.closed.Load() {
+		return ErrClosed
+	}
+	return os.NewSyscallError(call+"(NETLINK_AUDIT)", err)
 }
 
 // Buffer returns the datagram the last ReceiveRaw returned.

@@ -1,9 +1,7 @@
 package auditnl
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"syscall"
 	"unsafe"
 
@@ -69,16 +67,8 @@ func (c *Conn) receiveBatched(flags int) (int, error) {
 	r := c.ring
 	for {
 		if r.next >= r.count {
-			err := r.fill(c.fd, flags)
-			switch {
-			case errors.Is(err, unix.ENOBUFS):
-				c.enobufs.Add(1)
-				return 0, os.NewSyscallError("recvmmsg(NETLINK_AUDIT)", err)
-			case err != nil:
-				if c.closed.Load() {
-					return 0, ErrClosed
-				}
-				return 0, os.NewSyscallError("recvmmsg(NETLINK_AUDIT)", err)
+			if err := r.fill(c.fd, flags); err != nil {
+				return 0, c.receiveErr("recvmmsg", err)
 			}
 		}
 		i := r.next
