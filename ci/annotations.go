@@ -2,6 +2,7 @@ package ci
 
 import (
 	"fmt"
+	"github.com/sysgate/sysgate/harness"
 	"io"
 	"strings"
 )
@@ -152,7 +153,7 @@ func newSyscallAnnotation(g []newRow) Annotation {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "%s made %s on %s %s, first by %s.", m.Agent, m.Syscall, m.Arch, times(m.Count), process(m.PID, m.Exe, m.Comm))
+		fmt.Fprintf(&b, "%s made %s on %s %s, first by %s%s.", m.Agent, m.Syscall, m.Arch, times(m.Count), process(m.PID, m.Exe, m.Comm), alsoBy(m.Also, m.More))
 	}
 	if n.Risk != "" {
 		fmt.Fprintf(&b, "\nRisk: %s. A baseline entry for it needs a reason a reviewer accepts.", n.Risk)
@@ -202,6 +203,31 @@ func process(pid int, exe, comm string) string {
 		name += fmt.Sprintf(" pid %d", pid)
 	}
 	return name
+}
+
+// alsoBy is "; also by X pid 1 (2 times), Y pid 3 (once) and 2 more
+// programs", or "" when one program made the syscall.
+func alsoBy(also []harness.Caller, more int) string {
+	if len(also) == 0 {
+		return ""
+	}
+	parts := make([]string, len(also))
+	for i, c := range also {
+		parts[i] = fmt.Sprintf("%s (%s)", process(c.PID, c.Exe, c.Comm), times(c.Count))
+	}
+	s := "; also by " + strings.Join(parts, ", ")
+	if more > 0 {
+		s += " and " + programs(more, "more")
+	}
+	return s
+}
+
+// programs is "1 other program" or "3 other programs".
+func programs(n int, adj string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 %s program", adj)
+	}
+	return fmt.Sprintf("%d %s programs", n, adj)
 }
 
 func orDash(s string) string {

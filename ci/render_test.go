@@ -65,7 +65,8 @@ func TestRenderViolations(t *testing.T) {
 		spec{text: "filesystem server reads a file", failed: "mcp-filesystem made 2 syscalls outside its baseline", result: &harness.Result{
 			Agent: "mcp-filesystem", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: 2 * time.Second,
 			Violations: harness.Violations{
-				{Arch: scmp.X86_64, Syscall: "ptrace", Count: 1, Risk: baseline.RiskProcessAccess, PID: 4242, Exe: "/usr/bin/node", Comm: "node",
+				{Arch: scmp.X86_64, Syscall: "ptrace", Count: 4, Risk: baseline.RiskProcessAccess, PID: 4242, Exe: "/usr/bin/node", Comm: "node",
+					Also: []harness.Caller{{PID: 4243, Exe: "/usr/bin/gdb", Comm: "gdb", Count: 2}}, More: 1,
 					File: "../baselines/mcp-filesystem.yaml", Line: 17},
 				{Arch: scmp.X86_64, Syscall: "openat2", Count: 3, PID: 4250, Exe: "/opt/tools/a,b:c%d", Comm: "helper",
 					File: "../baselines/mcp-filesystem.yaml", Line: 12},

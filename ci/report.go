@@ -82,6 +82,9 @@ type NewSyscall struct {
 	PID     int
 	Exe     string
 	Comm    string
+	// Also and More: the other programs that made it (harness.Violation).
+	Also []harness.Caller
+	More int
 	// File and Line: the baseline file and the line where the syscall's
 	// entry would be inserted.
 	File string

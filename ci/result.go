@@ -34,7 +34,7 @@ func FromResult(r *harness.Result, spec, hostArch string) Run {
 	}
 	for _, v := range r.Violations {
 		run.New = append(run.New, NewSyscall{Arch: v.Arch.String(), Syscall: v.Syscall, Count: v.Count, Risk: string(v.Risk),
-			PID: v.PID, Exe: v.Exe, Comm: v.Comm, File: v.File, Line: v.Line})
+			PID: v.PID, Exe: v.Exe, Comm: v.Comm, Also: v.Also, More: v.More, File: v.File, Line: v.Line})
 	}
 	for _, u := range r.Unused {
 		run.Stale = append(run.Stale, Stale{Arch: u.Arch.String(), Syscall: u.Syscall, Risk: string(u.Risk), File: u.File, Line: u.Line})

@@ -165,7 +165,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 				risk = "**" + cell(n.Risk) + "**"
 			}
 			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %d | %s | %s |\n", cell(n.Agent), cell(n.Arch), cell(n.Syscall), risk, n.Count,
-				cell(process(n.PID, n.Exe, n.Comm)), cell(location(n.File, n.Line)))
+				cell(process(n.PID, n.Exe, n.Comm)+othersNote(n.NewSyscall)), cell(location(n.File, n.Line)))
 		}
 		b.WriteString("\n")
 	}
@@ -291,4 +291,13 @@ func lossCounters(l auditlog.Loss) string {
 		return "-"
 	}
 	return fmt.Sprintf("ENOBUFS %d, serial gaps %d, kernel lost %d", l.ENOBUFS, l.SerialGaps, l.KernelLost)
+}
+
+// othersNote is " and 2 other programs" when more than one program made a
+// new syscall (the annotation names them).
+func othersNote(n NewSyscall) string {
+	if k := len(n.Also) + n.More; k > 0 {
+		return " and " + programs(k, "other")
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"maps"
 	"sort"
 	"sync"
 
@@ -14,11 +15,41 @@ type syscallKey struct {
 	name string
 }
 
-// firstCall is the first process seen making a syscall.
+// firstCall is the first process seen making a syscall, and the other
+// programs (by executable) that made it too.
 type firstCall struct {
 	number    int
 	pid       int
 	exe, comm string
+	also      []Caller
+	extra     map[string]bool // programs past maxAlso
+	more      int             // the same, from a decoded Violation
+}
+
+// maxAlso bounds the other programs kept per syscall; Violation.More
+// counts the programs beyond it.
+const maxAlso = 7
+
+// note records one more call by ev; the first caller's own calls are not
+// repeated in also.
+func (f *firstCall) note(ev *auditlog.SeccompEvent) {
+	if ev.Exe == f.exe {
+		return
+	}
+	for i := range f.also {
+		if f.also[i].Exe == ev.Exe {
+			f.also[i].Count++
+			return
+		}
+	}
+	if len(f.also) < maxAlso {
+		f.also = append(f.also, Caller{PID: ev.PID, Exe: ev.Exe, Comm: ev.Comm, Count: 1})
+		return
+	}
+	if f.extra == nil {
+		f.extra = map[string]bool{}
+	}
+	f.extra[ev.Exe] = true
 }
 
 // collector accumulates one run's events. add runs on auditlog's dispatch
@@ -26,7 +57,7 @@ type firstCall struct {
 type collector struct {
 	mu         sync.Mutex
 	obs        *baseline.Observation
-	first      map[syscallKey]firstCall
+	first      map[syscallKey]*firstCall
 	procs      map[int]*Process
 	events     uint64
 	unknownABI uint64
@@ -36,7 +67,7 @@ type collector struct {
 func newCollector(agent string, progress func(*auditlog.SeccompEvent)) *collector {
 	return &collector{
 		obs:      baseline.NewObservation(agent),
-		first:    map[syscallKey]firstCall{},
+		first:    map[syscallKey]*firstCall{},
 		procs:    map[int]*Process{},
 		progress: progress,
 	}
@@ -58,8 +89,10 @@ func (c *collector) add(ev *auditlog.SeccompEvent) {
 	} else {
 		c.obs.Add(ev.Arch, ev.Name, 1)
 		k := syscallKey{ev.Arch, ev.Name}
-		if _, ok := c.first[k]; !ok {
-			c.first[k] = firstCall{number: ev.Number, pid: ev.PID, exe: ev.Exe, comm: ev.Comm}
+		if f, ok := c.first[k]; !ok {
+			c.first[k] = &firstCall{number: ev.Number, pid: ev.PID, exe: ev.Exe, comm: ev.Comm}
+		} else {
+			f.note(ev)
 		}
 	}
 	c.mu.Unlock()
@@ -89,26 +122,37 @@ func (c *collector) violations(news []baseline.Finding) []Violation {
 }
 
 // firstCalls returns a copy of who made each syscall first.
-func (c *collector) firstCalls() map[syscallKey]firstCall {
+func (c *collector) firstCalls() map[syscallKey]*firstCall {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make(map[syscallKey]firstCall, len(c.first))
+	out := make(map[syscallKey]*firstCall, len(c.first))
 	for k, v := range c.first {
-		out[k] = v
+		cp := *v
+		cp.also = append([]Caller(nil), v.also...)
+		cp.extra = maps.Clone(v.extra)
+		out[k] = &cp
 	}
 	return out
 }
 
 // attribute builds violations from findings and first calls, sorted.
-func attribute(news []baseline.Finding, first map[syscallKey]firstCall) Violations {
+func attribute(news []baseline.Finding, first map[syscallKey]*firstCall) Violations {
 	out := make(Violations, 0, len(news))
 	for _, f := range news {
 		call := first[syscallKey{f.Arch, f.Syscall}]
-		out = append(out, Violation{
+		if call == nil {
+			call = &firstCall{}
+		}
+		v := Violation{
 			Arch: f.Arch, Syscall: f.Syscall, Number: call.number, Count: f.Count,
 			Risk: riskOf(f.Syscall), PID: call.pid, Exe: call.exe, Comm: call.comm,
 			File: f.File, Line: f.Line,
-		})
+		}
+		if len(call.also) > 0 {
+			v.Also = append([]Caller(nil), call.also...)
+			v.More = len(call.extra) + call.more
+		}
+		out = append(out, v)
 	}
 	sortViolations(out)
 	return out

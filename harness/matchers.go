@@ -114,9 +114,9 @@ func riskyCount(vs Violations) int {
 func violationsAgainst(p *baseline.Profile, r *Result) Violations {
 	first := r.firstCalls
 	if first == nil {
-		first = map[syscallKey]firstCall{}
+		first = map[syscallKey]*firstCall{}
 		for _, v := range r.Violations {
-			first[syscallKey{v.Arch, v.Syscall}] = firstCall{number: v.Number, pid: v.PID, exe: v.Exe, comm: v.Comm}
+			first[syscallKey{v.Arch, v.Syscall}] = &firstCall{number: v.Number, pid: v.PID, exe: v.Exe, comm: v.Comm, also: v.Also, more: v.More}
 		}
 	}
 	return attribute(baseline.Diff(p, r.Observed).New, first)

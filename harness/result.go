@@ -60,7 +60,7 @@ type Result struct {
 	Started      time.Time             `json:"started"`
 	Duration     time.Duration         `json:"duration"` // nanoseconds
 
-	firstCalls map[syscallKey]firstCall // who made each observed syscall first
+	firstCalls map[syscallKey]*firstCall // who made each observed syscall first
 }
 
 // Violation is one syscall outside the baseline, with the first process
@@ -76,6 +76,20 @@ type Violation struct {
 	Comm    string             `json:"comm"`
 	File    string             `json:"file"` // the baseline file to add it to, "" without one
 	Line    int                `json:"line"`
+	// Also lists the other programs (by executable, in the order first
+	// seen) that made the syscall in this run; More counts those past the
+	// list's bound. PID/Exe/Comm above made it first.
+	Also []Caller `json:"also,omitempty"`
+	More int      `json:"more,omitempty"`
+}
+
+// Caller is a program that made a syscall: its first process and how many
+// times its processes made the call.
+type Caller struct {
+	PID   int    `json:"pid"`
+	Exe   string `json:"exe"`
+	Comm  string `json:"comm"`
+	Count uint64 `json:"count"`
 }
 
 // Process is one process of the run that made logged syscalls.
@@ -119,6 +133,16 @@ func (v Violation) String() string {
 		fmt.Fprintf(&b, " [risky: %s]", v.Risk)
 	}
 	fmt.Fprintf(&b, " x%d by %s (%s, pid %d)", v.Count, v.Exe, v.Comm, v.PID)
+	for i, c := range v.Also {
+		sep := ", "
+		if i == 0 {
+			sep = "; also "
+		}
+		fmt.Fprintf(&b, "%s%s (%s, pid %d) x%d", sep, c.Exe, c.Comm, c.PID, c.Count)
+	}
+	if v.More > 0 {
+		fmt.Fprintf(&b, " and %d more", v.More)
+	}
 	if v.File != "" {
 		fmt.Fprintf(&b, " -> %s:%d", v.File, v.Line)
 	}

@@ -506,3 +506,31 @@ func TestEnforceReportsDenials(t *testing.T) {
 		t.Errorf("kill: %s (signal %q)", r.Summary(), r.Signal)
 	}
 }
+
+func TestViolationNamesEveryProgramThatMadeIt(t *testing.T) {
+	t.Parallel()
+	path := trueBaseline(t)
+	py := testutil.Python(t)
+	perl, err := exec.LookPath("perl")
+	if err != nil {
+		t.Fatalf("perl (Debian's perl-base, on every machine of this kind): %v", err)
+	}
+	cmd := `"$0" -c "import socket; socket.socket()" && "$1" -MSocket -e 'socket(my $s, PF_INET, SOCK_STREAM, 0) or die' && "$1" -MSocket -e 'socket(my $s, PF_INET, SOCK_STREAM, 0) or die'`
+	r := mustRun(t, Agent{Command: []string{"sh", "-c", cmd, py, perl}}, WithBaselines(path))
+	if r.ExitStatus != 0 {
+		t.Fatalf("agent failed: %s", r.Summary())
+	}
+	v, ok := violation(r, scmp.Native(), "socket")
+	if !ok {
+		t.Fatalf("socket not reported: %s", r.Summary())
+	}
+	if !strings.Contains(v.Exe, "python") {
+		t.Errorf("first caller %s; want python", v.Exe)
+	}
+	if len(v.Also) != 1 || !strings.Contains(v.Also[0].Exe, "perl") || v.Also[0].Count < 2 || v.More != 0 {
+		t.Errorf("also %+v more %d; want perl alone, with both its processes' calls", v.Also, v.More)
+	}
+	if s := v.String(); !strings.Contains(s, "; also "+v.Also[0].Exe) {
+		t.Errorf("String() does not name perl: %s", s)
+	}
+}

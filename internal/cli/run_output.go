@@ -67,8 +67,15 @@ func writeText(w io.Writer, r *harness.Result) {
 		tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
 		fmt.Fprintln(tw, "  ARCH\tSYSCALL\tNR\tCOUNT\tRISK\tFIRST MADE BY\tADD AT")
 		for _, v := range r.Violations {
-			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s (%s, pid %d)\t%s\n",
-				v.Arch, v.Syscall, v.Number, v.Count, dash(string(v.Risk)), v.Exe, v.Comm, v.PID, position(v.File, v.Line))
+			others := ""
+			if k := len(v.Also) + v.More; k > 0 {
+				others = fmt.Sprintf(" +%d other", k)
+				if k > 1 {
+					others += "s"
+				}
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s (%s, pid %d)%s\t%s\n",
+				v.Arch, v.Syscall, v.Number, v.Count, dash(string(v.Risk)), v.Exe, v.Comm, v.PID, others, position(v.File, v.Line))
 		}
 		tw.Flush()
 	}
@@ -126,8 +133,15 @@ func writeGitHub(w io.Writer, r *harness.Result) error {
 		if v.Risk.Risky() {
 			risk = fmt.Sprintf(" (risky: %s)", v.Risk)
 		}
-		fmt.Fprintf(w, "::error %s::%s %s%s made by %s (%s); add it to the baseline with a reason or run make baseline-update\n",
-			strings.Join(props, ","), v.Arch, v.Syscall, risk, escapeData(v.Exe), escapeData(v.Comm))
+		by := fmt.Sprintf("%s (%s)", v.Exe, v.Comm)
+		for _, c := range v.Also {
+			by += fmt.Sprintf(", %s (%s)", c.Exe, c.Comm)
+		}
+		if v.More > 0 {
+			by += fmt.Sprintf(" and %d more", v.More)
+		}
+		fmt.Fprintf(w, "::error %s::%s %s%s made by %s; add it to the baseline with a reason or run make baseline-update\n",
+			strings.Join(props, ","), v.Arch, v.Syscall, risk, escapeData(by))
 	}
 	return nil
 }

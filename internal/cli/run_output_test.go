@@ -23,7 +23,7 @@ func runGolden(t *testing.T, name, got string) {
 func fixtureResult() *harness.Result {
 	obs := baseline.NewObservation("python-agent")
 	obs.Runs = 1
-	obs.Add(scmp.X86_64, "socket", 2)
+	obs.Add(scmp.X86_64, "socket", 3)
 	obs.Add(scmp.X86_64, "ptrace", 1)
 	obs.Add(scmp.X86_64, "1000", 3)
 	obs.Add(scmp.I386, "getpid", 1)
@@ -34,7 +34,8 @@ func fixtureResult() *harness.Result {
 		Violations: harness.Violations{
 			{Arch: scmp.X86_64, Syscall: "1000", Number: 1000, Count: 3, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", File: "baselines/python-agent.yaml", Line: 4},
 			{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 1, Risk: baseline.RiskProcessAccess, PID: 13, Exe: "/usr/bin/gdb", Comm: "gdb", File: "baselines/python-agent.yaml", Line: 9},
-			{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 2, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", File: "baselines/python-agent.yaml", Line: 11},
+			{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 3, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", File: "baselines/python-agent.yaml", Line: 11,
+				Also: []harness.Caller{{PID: 16, Exe: "/usr/bin/curl", Comm: "curl", Count: 1}}},
 			{Arch: scmp.I386, Syscall: "getpid", Number: 20, Count: 1, PID: 14, Exe: "/tmp/int80", Comm: "int80", File: "baselines/python-agent.yaml", Line: 14},
 		},
 		Unused:     []baseline.Finding{},
