@@ -78,6 +78,22 @@ func writeText(w io.Writer, r *harness.Result) {
 				v.Arch, v.Syscall, v.Number, v.Count, dash(string(v.Risk)), v.Exe, v.Comm, v.PID, others, position(v.File, v.Line))
 		}
 		tw.Flush()
+		header := false
+		for _, v := range r.Violations {
+			if len(v.Also) == 0 {
+				continue
+			}
+			if !header {
+				fmt.Fprintf(w, "\nAlso made by:\n")
+				header = true
+			}
+			for _, c := range v.Also {
+				fmt.Fprintf(w, "  %s %s: %s (%s, pid %d) x%d\n", v.Arch, v.Syscall, c.Exe, c.Comm, c.PID, c.Count)
+			}
+			if v.More > 0 {
+				fmt.Fprintf(w, "  %s %s: and %d more programs\n", v.Arch, v.Syscall, v.More)
+			}
+		}
 	}
 	if r.UnknownABI > 0 {
 		fmt.Fprintf(w, "  %d syscalls of an ABI sysgate cannot name\n", r.UnknownABI)
