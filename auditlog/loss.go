@@ -41,7 +41,7 @@ func (l Loss) String() string {
 		parts = append(parts, fmt.Sprintf("%d audit records never delivered (serial number gaps)", l.SerialGaps))
 	}
 	if l.KernelLost != 0 {
-		parts = append(parts, fmt.Sprintf("%d audit records dropped by the kernel (status lost counter; backlog_limit, backlog_wait_time or rate_limit)", l.KernelLost))
+		parts = append(parts, fmt.Sprintf("%d audit records dropped by the kernel (status lost counter; backlog_limit, backlog_wait_time, rate_limit, or a full hold queue with audit=1 and no audit daemon: sysgate doctor tells which)", l.KernelLost))
 	}
 	return "audit records lost: " + strings.Join(parts, "; ")
 }

@@ -53,7 +53,7 @@ func TestLossString(t *testing.T) {
 		t.Errorf("zero loss: %v", Loss{})
 	}
 	l := Loss{ENOBUFS: 2, SerialGaps: 40, KernelLost: 3}
-	want := "audit records lost: 2 receive overruns (ENOBUFS: the audit socket buffer was full); 40 audit records never delivered (serial number gaps); 3 audit records dropped by the kernel (status lost counter; backlog_limit, backlog_wait_time or rate_limit)"
+	want := "audit records lost: 2 receive overruns (ENOBUFS: the audit socket buffer was full); 40 audit records never delivered (serial number gaps); 3 audit records dropped by the kernel (status lost counter; backlog_limit, backlog_wait_time, rate_limit, or a full hold queue with audit=1 and no audit daemon: sysgate doctor tells which)"
 	if !l.Any() || l.String() != want {
 		t.Errorf("got %q", l.String())
 	}

@@ -129,6 +129,11 @@ func Preflight() (*PreflightReport, error) {
 				Detail: fmt.Sprintf("pid %d receives the unicast stream; sysgate reads the multicast copy and never takes it over", st.PID)})
 		} else {
 			add(Check{Name: "audit daemon", OK: true, Detail: "none (sysgate reads the multicast group either way)"})
+			if cmdline, err := os.ReadFile("/proc/cmdline"); err == nil && bootAuditOn(string(cmdline)) {
+				add(Check{Name: "hold queue", OK: true, Warn: true,
+					Detail: "the kernel was booted with audit=1 and no audit daemon runs: it keeps every record for a daemon in a hold queue of backlog_limit records and, once that is full, counts each further record as lost, so runs that log anything come out inconclusive",
+					Fix:    "start the audit daemon (systemctl start auditd), or boot without audit=1"})
+			}
 		}
 	}
 
@@ -233,4 +238,21 @@ func tuningCheck() Check {
 	}
 	return Check{Name: name, OK: true, Detail: fmt.Sprintf("held by running sysgate pid %s (saved %d/%d)",
 		strings.Join(live, ","), st.Saved.BacklogLimit, st.Saved.BacklogWaitTime)}
+}
+
+// bootAuditOn reports whether a kernel command line turns auditing on at
+// boot (audit=1 or audit=on; the last setting wins, arguments after "--"
+// belong to init). Then records that no audit daemon takes wait in the
+// kernel's hold queue instead of being dropped quietly.
+func bootAuditOn(cmdline string) bool {
+	on := false
+	for _, f := range strings.Fields(cmdline) {
+		if f == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(f, "audit="); ok {
+			on = v == "1" || strings.EqualFold(v, "on")
+		}
+	}
+	return on
 }
