@@ -122,15 +122,15 @@ func TestPreflightInContainerNamespaces(t *testing.T) {
 
 func TestBootAuditOn(t *testing.T) {
 	for cmdline, want := range map[string]bool{
-		"console=ttyS0 quiet":                      false,
-		"ro audit=1 quiet":                         true,
-		"audit=on":                                 true,
-		"audit=ON":                                 true,
-		"audit=0":                                  false,
-		"audit=1 audit=0":                          false, // the last one wins
-		"audit=off audit=1":                        true,
-		"root=/dev/vda -- audit=1":                 false, // after "--": init's
-		"audit_backlog_limit=8192":                 false,
+		"console=ttyS0 quiet":      false,
+		"ro audit=1 quiet":         true,
+		"audit=on":                 true,
+		"audit=ON":                 true,
+		"audit=0":                  false,
+		"audit=1 audit=0":          false, // the last one wins
+		"audit=off audit=1":        true,
+		"root=/dev/vda -- audit=1": false, // after "--": init's
+		"audit_backlog_limit=8192": false,
 		"audit=1 audit_backlog_limit=8192 splash\n": true,
 	} {
 		if got := bootAuditOn(cmdline); got != want {
