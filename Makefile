@@ -8,7 +8,7 @@ BIN     := bin/sysgate
 
 export CGO_ENABLED := 1
 
-.PHONY: all deps deps-suites deps-bench build test unit security-test baseline-update bench stress lint fuzz clean
+.PHONY: all deps deps-suites deps-bench build test race unit security-test baseline-update bench stress lint fuzz clean
 
 all: build
 
@@ -33,6 +33,13 @@ lint: deps
 # when run as root (under CI=true a skipped privileged test is a failure).
 test: deps-suites lint
 	$(GO) test -count=1 -timeout 20m $(PKGS)
+	@$(MAKE) --no-print-directory race
+
+# The concurrent parts (the audit stream, its router and barrier, the
+# harness, parallel runs) again under the race detector.
+RACE_PKGS := ./auditlog ./harness ./internal/auditnl ./suites/stress
+race: deps-suites
+	$(GO) test -race -count=1 -timeout 10m $(RACE_PKGS)
 
 security-test: deps-suites
 	@scripts/security-test.sh
