@@ -87,12 +87,15 @@ func writeText(w io.Writer, r *harness.Result) {
 				fmt.Fprintf(w, "\nAlso made by:\n")
 				header = true
 			}
-			for _, c := range v.Also {
-				fmt.Fprintf(w, "  %s %s: %s (%s, pid %d) x%d\n", v.Arch, v.Syscall, c.Exe, c.Comm, c.PID, c.Count)
+			progs := make([]string, len(v.Also))
+			for i, c := range v.Also {
+				progs[i] = fmt.Sprintf("%s (%s, pid %d) x%d", c.Exe, c.Comm, c.PID, c.Count)
 			}
+			more := ""
 			if v.More > 0 {
-				fmt.Fprintf(w, "  %s %s: and %d more programs\n", v.Arch, v.Syscall, v.More)
+				more = fmt.Sprintf(" and %d more", v.More)
 			}
+			fmt.Fprintf(w, "  %s %s: %s%s\n", v.Arch, v.Syscall, strings.Join(progs, ", "), more)
 		}
 	}
 	if r.UnknownABI > 0 {
