@@ -23,10 +23,10 @@ func table() *tabwriter.Writer {
 // checkOverhead: bare vs the harness in check mode vs the profile's filter
 // loaded directly in binary-tree and linear order, interleaved per rep.
 func checkOverhead(ctx context.Context, cfg config, ws []workload, bases map[string]string) error {
-	fmt.Printf("\n== check-mode overhead (median of %d; every syscall in the baseline, nothing logged)\n", cfg.reps)
+	fmt.Printf("\n== check-mode overhead (median of %d; every syscall in the baseline, nothing logged; paired: median of each repeat's check/bare)\n", cfg.reps)
 	tw := table()
 	var cpu []string
-	fmt.Fprintln(tw, "workload\tunit\tbare\tsysgate check\tratio\tfilter: tree\tratio\tfilter: linear\tratio\tlogged in check (all reps)\t")
+	fmt.Fprintln(tw, "workload\tunit\tbare\tsysgate check\tratio\tpaired\tfilter: tree\tratio\tfilter: linear\tratio\tlogged in check (all reps)\t")
 	for _, w := range ws {
 		var bare, gated, tree, linear, bareCPU, treeCPU, linearCPU samples
 		violations := map[string]uint64{} // calls outside the recorded baseline: each one logged
@@ -61,8 +61,8 @@ func checkOverhead(ctx context.Context, cfg config, ws []workload, bases map[str
 			}
 		}
 		b := bare.median()
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%s\t%.1f\t%s\t%.1f\t%s\t%s\t\n", w.name, w.unit(), b,
-			gated.median(), ratio(gated.median(), b), tree.median(), ratio(tree.median(), b),
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%s\t%s\t%.1f\t%s\t%.1f\t%s\t%s\t\n", w.name, w.unit(), b,
+			gated.median(), ratio(gated.median(), b), pairedRatio(gated, bare), tree.median(), ratio(tree.median(), b),
 			linear.median(), ratio(linear.median(), b), countList(violations))
 		cpu = append(cpu, fmt.Sprintf("%s\t%.1f\t%.1f\t%s\t%.1f\t%s\t", w.name, bareCPU.median(), treeCPU.median(),
 			ratio(treeCPU.median(), bareCPU.median()), linearCPU.median(), ratio(linearCPU.median(), bareCPU.median())))

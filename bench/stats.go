@@ -30,3 +30,20 @@ func ratio(a, b float64) string {
 	}
 	return fmt.Sprintf("%.2fx", a/b)
 }
+
+// pairedRatio is the median of a[i]/b[i]: each repeat's run against the
+// bare run made right before it, so slow phases of a shared machine hit
+// both sides of a pair rather than one side of the medians.
+func pairedRatio(a, b samples) string {
+	if len(a) != len(b) || len(a) == 0 {
+		return "-"
+	}
+	r := make(samples, 0, len(a))
+	for i := range a {
+		if a[i] <= 0 || b[i] <= 0 {
+			return "-"
+		}
+		r = append(r, a[i]/b[i])
+	}
+	return fmt.Sprintf("%.2fx", r.median())
+}

@@ -1,0 +1,22 @@
+package main
+
+import "testing"
+
+func TestPairedRatio(t *testing.T) {
+	// A slow phase hit three bare runs but only two check runs: the
+	// ratio of the medians says 0.11x, every pair but one says 1.10x.
+	a := samples{11, 11, 11, 110, 110}
+	b := samples{10, 10, 100, 100, 100}
+	if got := ratio(a.median(), b.median()); got != "0.11x" {
+		t.Fatalf("ratio of medians = %s; the example no longer shows the difference", got)
+	}
+	if got := pairedRatio(a, b); got != "1.10x" {
+		t.Errorf("pairedRatio = %s, want 1.10x", got)
+	}
+	if got := pairedRatio(a, b[:4]); got != "-" {
+		t.Errorf("unequal lengths gave %s", got)
+	}
+	if got := pairedRatio(samples{1, 0}, samples{1, 1}); got != "-" {
+		t.Errorf("a missing value gave %s", got)
+	}
+}
