@@ -87,9 +87,9 @@ func recordVsStrace(ctx context.Context, cfg config, ws []workload) error {
 		fmt.Printf("\n== record mode vs strace: skipped (no strace: make deps-bench)\n")
 		return nil
 	}
-	fmt.Printf("\n== record mode vs strace -f -o /dev/null (median of %d wall times)\n", cfg.reps)
+	fmt.Printf("\n== record mode vs strace -f -o /dev/null (median of %d wall times; paired: median of each repeat's strace/record)\n", cfg.reps)
 	tw := table()
-	fmt.Fprintln(tw, "workload\tbare ms\tsysgate record ms\tevents\tevents/s\tlossless\tstrace -f ms\tstrace/record\trecord/bare\t")
+	fmt.Fprintln(tw, "workload\tbare ms\tsysgate record ms\tevents\tevents/s\tlossless\tstrace -f ms\tstrace/record\tpaired\trecord/bare\t")
 	for _, w := range ws {
 		var bare, rec, st, rate samples
 		var events uint64
@@ -114,8 +114,8 @@ func recordVsStrace(ctx context.Context, cfg config, ws []workload) error {
 			}
 			st = append(st, ms(m.wall))
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%d\t%.0f\t%v\t%.1f\t%s\t%s\t\n", w.name, bare.median(), rec.median(), events,
-			rate.median(), lossless, st.median(), ratio(st.median(), rec.median()), ratio(rec.median(), bare.median()))
+		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%d\t%.0f\t%v\t%.1f\t%s\t%s\t%s\t\n", w.name, bare.median(), rec.median(), events,
+			rate.median(), lossless, st.median(), ratio(st.median(), rec.median()), pairedRatio(st, rec), ratio(rec.median(), bare.median()))
 	}
 	return tw.Flush()
 }
@@ -189,6 +189,8 @@ func startup(ctx context.Context, cfg config, w workload, base string) error {
 	fmt.Fprintf(tw, "overhead per launch, barrier included\t%.3f\t\n", gated.median()-bare.median())
 	fmt.Fprintf(tw, "overhead per launch, barrier excluded\t%.3f\t\n", gated.median()-bare.median()-barrier.median())
 	fmt.Fprintf(tw, "overhead per launch, tuning held, barrier included\t%.3f\t\n", held.median()-bare.median())
+	fmt.Fprintf(tw, "overhead per launch, paired (median of each launch minus the bare one before it)\t%.3f\t\n", pairedDiff(gated, bare))
+	fmt.Fprintf(tw, "the same, tuning held\t%.3f\t\n", pairedDiff(held, bare))
 	return tw.Flush()
 }
 

@@ -47,3 +47,16 @@ func pairedRatio(a, b samples) string {
 	}
 	return fmt.Sprintf("%.2fx", r.median())
 }
+
+// pairedDiff is the median of a[i]-b[i] (see pairedRatio); 0 when the
+// lengths differ.
+func pairedDiff(a, b samples) float64 {
+	if len(a) != len(b) {
+		return 0
+	}
+	d := make(samples, len(a))
+	for i := range a {
+		d[i] = a[i] - b[i]
+	}
+	return d.median()
+}

@@ -20,3 +20,14 @@ func TestPairedRatio(t *testing.T) {
 		t.Errorf("a missing value gave %s", got)
 	}
 }
+
+func TestPairedDiff(t *testing.T) {
+	a := samples{2, 2, 11, 11, 11}
+	b := samples{1, 1, 10, 10, 10}
+	if got := pairedDiff(a, b); got != 1 {
+		t.Errorf("pairedDiff = %v, want 1", got)
+	}
+	if got := pairedDiff(a, b[:1]); got != 0 {
+		t.Errorf("unequal lengths gave %v", got)
+	}
+}
