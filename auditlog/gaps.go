@@ -1,6 +1,7 @@
 package auditlog
 
 import (
+	"fmt"
 	"sync"
 	"time"
 )
@@ -19,7 +20,55 @@ type gapTracker struct {
 	pending map[uint64]struct{} // serials still missing
 	queue   []gapRange          // the gaps in serial (and so detection) order
 	lost    uint64              // serials declared lost
+	recent  []lostRange         // the latest lost serials, oldest first
 	changed chan struct{}       // closed and replaced whenever pending shrinks
+}
+
+// SerialRange is a run of audit serial numbers, Lo to Hi inclusive.
+type SerialRange struct {
+	Lo uint64 `json:"lo"`
+	Hi uint64 `json:"hi"`
+}
+
+func (r SerialRange) String() string {
+	if r.Lo == r.Hi {
+		return fmt.Sprint(r.Lo)
+	}
+	return fmt.Sprintf("%d-%d", r.Lo, r.Hi)
+}
+
+// lostRange is a SerialRange declared lost, with the lost count after it,
+// so a subscription can pick the ones lost while it was open.
+type lostRange struct {
+	SerialRange
+	upTo uint64
+}
+
+// maxRecentLost bounds the lost ranges kept for reports.
+const maxRecentLost = 16
+
+// declareLost counts lo..hi as lost and remembers the range. The caller
+// holds mu.
+func (g *gapTracker) declareLost(lo, hi uint64) {
+	g.lost += hi - lo + 1
+	g.recent = append(g.recent, lostRange{SerialRange{lo, hi}, g.lost})
+	if len(g.recent) > maxRecentLost {
+		g.recent = g.recent[1:]
+	}
+}
+
+// lostSince returns the remembered ranges declared lost after the lost
+// count was from (a Subscription's start), oldest first.
+func (g *gapTracker) lostSince(from uint64) []SerialRange {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []SerialRange
+	for _, r := range g.recent {
+		if r.upTo > from {
+			out = append(out, r.SerialRange)
+		}
+	}
+	return out
 }
 
 // gapRange is one run of missing serials and when it was seen.
@@ -43,7 +92,7 @@ func (g *gapTracker) observe(s uint64, now time.Time) {
 		g.max = s
 	case s > g.max:
 		if missing := s - g.max - 1; missing > maxPendingGap {
-			g.lost += missing
+			g.declareLost(g.max+1, s-1)
 		} else if missing > 0 {
 			for m := g.max + 1; m < s; m++ {
 				g.pending[m] = struct{}{}
@@ -65,16 +114,28 @@ func (g *gapTracker) expire(now time.Time) {
 	n := 0
 	for len(g.queue) > 0 && now.Sub(g.queue[0].seen) >= g.grace {
 		r := g.queue[0]
+		run := false // lo..m-1 are pending and go as one range
+		var lo uint64
 		for m := r.lo; m <= r.hi; m++ {
 			if _, ok := g.pending[m]; ok {
 				delete(g.pending, m)
 				n++
+				if !run {
+					run, lo = true, m
+				}
+				continue
 			}
+			if run {
+				g.declareLost(lo, m-1)
+				run = false
+			}
+		}
+		if run {
+			g.declareLost(lo, r.hi)
 		}
 		g.queue = g.queue[1:]
 	}
 	if n > 0 {
-		g.lost += uint64(n)
 		g.signal()
 	}
 }

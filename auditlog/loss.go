@@ -2,6 +2,7 @@ package auditlog
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -15,6 +16,9 @@ type Loss struct {
 	// SerialGaps counts audit serial numbers that never arrived (records
 	// emitted by the kernel but not delivered to this socket).
 	SerialGaps uint64 `json:"serial_gaps,omitempty"`
+	// GapSerials names the latest of those serial numbers (up to 16 runs
+	// of them), to look up in other audit readers' logs.
+	GapSerials []SerialRange `json:"gap_serials,omitempty"`
 	// KernelLost is the increase of the kernel's audit "lost" counter:
 	// records dropped at the source (backlog full, rate limit, memory).
 	KernelLost uint64 `json:"kernel_lost,omitempty"`
@@ -25,7 +29,8 @@ func (l Loss) Any() bool { return l.ENOBUFS != 0 || l.SerialGaps != 0 || l.Kerne
 
 // Add returns the sum of l and o.
 func (l Loss) Add(o Loss) Loss {
-	return Loss{ENOBUFS: l.ENOBUFS + o.ENOBUFS, SerialGaps: l.SerialGaps + o.SerialGaps, KernelLost: l.KernelLost + o.KernelLost}
+	return Loss{ENOBUFS: l.ENOBUFS + o.ENOBUFS, SerialGaps: l.SerialGaps + o.SerialGaps, KernelLost: l.KernelLost + o.KernelLost,
+		GapSerials: append(slices.Clone(l.GapSerials), o.GapSerials...)}
 }
 
 // String describes the loss and its causes for a report.
@@ -38,7 +43,15 @@ func (l Loss) String() string {
 		parts = append(parts, fmt.Sprintf("%d receive overruns (ENOBUFS: the audit socket buffer was full)", l.ENOBUFS))
 	}
 	if l.SerialGaps != 0 {
-		parts = append(parts, fmt.Sprintf("%d audit records never delivered (serial number gaps)", l.SerialGaps))
+		p := fmt.Sprintf("%d audit records never delivered (serial number gaps", l.SerialGaps)
+		if len(l.GapSerials) > 0 {
+			names := make([]string, len(l.GapSerials))
+			for i, r := range l.GapSerials {
+				names[i] = r.String()
+			}
+			p += ": " + strings.Join(names, ", ")
+		}
+		parts = append(parts, p+")")
 	}
 	if l.KernelLost != 0 {
 		parts = append(parts, fmt.Sprintf("%d audit records dropped by the kernel (status lost counter; backlog_limit, backlog_wait_time, rate_limit, or a full hold queue with audit=1 and no audit daemon: sysgate doctor tells which)", l.KernelLost))

@@ -1,6 +1,8 @@
 package auditlog
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,5 +146,39 @@ func TestNoFalseGapsWithMultiRecordEvents(t *testing.T) {
 	}
 	if shared == 0 {
 		t.Errorf("no two records shared a serial: the test did not exercise multi-record events")
+	}
+}
+
+func TestGapTrackerNamesTheLostSerials(t *testing.T) {
+	g := newGapTracker(time.Second)
+	t0 := time.Unix(100, 0)
+	for _, s := range []uint64{10, 16} { // 11-15 missing
+		g.observe(s, t0)
+	}
+	g.observe(13, t0) // late, not lost
+	g.expire(t0.Add(2 * time.Second))
+	start := g.lostCount() // a subscription opens here
+	for _, s := range []uint64{18, 20} {
+		g.observe(s, t0.Add(3*time.Second))
+	}
+	g.expire(t0.Add(5 * time.Second))
+	g.observe(20+maxPendingGap+2, t0.Add(5*time.Second)) // lost at once
+	all := g.lostSince(0)
+	want := []SerialRange{{11, 12}, {14, 15}, {17, 17}, {19, 19}, {21, 21 + maxPendingGap}}
+	if !slices.Equal(all, want) {
+		t.Errorf("lost ranges %v, want %v", all, want)
+	}
+	if got := g.lostSince(start); !slices.Equal(got, want[2:]) {
+		t.Errorf("lost since the subscription %v, want %v", got, want[2:])
+	}
+	l := Loss{SerialGaps: 2, GapSerials: []SerialRange{{17, 17}, {19, 21}}}
+	if s := l.String(); !strings.Contains(s, "2 audit records never delivered (serial number gaps: 17, 19-21)") {
+		t.Errorf("String() = %q", s)
+	}
+	for i := 0; i < maxRecentLost+5; i++ {
+		g.declareLost(uint64(1e9+2*i), uint64(1e9+2*i))
+	}
+	if n := len(g.lostSince(0)); n != maxRecentLost {
+		t.Errorf("%d ranges kept, want the latest %d", n, maxRecentLost)
 	}
 }

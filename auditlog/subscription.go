@@ -75,6 +75,9 @@ func (sub *Subscription) Close(ctx context.Context) (Loss, error) {
 	s.unsubscribe(sub)
 	end := s.counters()
 	loss := Loss{ENOBUFS: end.enobufs - sub.start.enobufs, SerialGaps: end.gaps - sub.start.gaps}
+	if loss.SerialGaps > 0 {
+		loss.GapSerials = s.gaps.lostSince(sub.start.gaps)
+	}
 	st, stErr := ReadStatus()
 	// A reader error (never seen in practice) may have cost records.
 	err = errors.Join(err, sub.statErr, stErr, s.Err())
