@@ -87,6 +87,14 @@ func TestRenderViolations(t *testing.T) {
 		}},
 		spec{text: "memory server stores an entity", result: &harness.Result{Agent: "mcp-memory", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
 			Arch: scmp.X86_64, Duration: 700 * time.Millisecond}},
+		// An arm64 runner before any aarch64 list was recorded: every
+		// syscall is new, and the report says how to record the list.
+		spec{text: "memory server on arm64", failed: "mcp-memory made 1 syscall outside its baseline", result: &harness.Result{
+			Agent: "mcp-memory", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.AArch64, MissingArch: true,
+			Duration: 800 * time.Millisecond,
+			Violations: harness.Violations{{Arch: scmp.AArch64, Syscall: "openat", Count: 9, PID: 4400, Exe: "/usr/bin/node", Comm: "node",
+				File: "../baselines/mcp-memory.yaml", Line: 3}},
+		}},
 	)
 	if r.Verdict() != VerdictViolation {
 		t.Errorf("verdict %q, want violation", r.Verdict())

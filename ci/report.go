@@ -60,10 +60,13 @@ type Run struct {
 	// gate must catch it). It proves the gate works and fails nothing.
 	Expected     bool
 	Inconclusive string // why no verdict could be reached
-	Loss         auditlog.Loss
-	New          []NewSyscall
-	Stale        []Stale
-	Leaked       []harness.Leak
+	// ArchHint is set when the baselines had no list for the run's arch
+	// (harness.Result.ArchHint): every syscall counted as new.
+	ArchHint string
+	Loss     auditlog.Loss
+	New      []NewSyscall
+	Stale    []Stale
+	Leaked   []harness.Leak
 	// Observed is what the run saw: everything in record mode, only the
 	// syscalls outside the baseline in check and enforce mode.
 	Observed   *baseline.Observation
@@ -143,6 +146,21 @@ func (r *Report) Verdict() Verdict {
 
 // gateRuns are the runs that decide the gate: all but the violations a
 // passing spec expected.
+// missingArchRuns returns one gate run per agent and arch whose baselines
+// had no list for that arch.
+func (r *Report) missingArchRuns() []Run {
+	var out []Run
+	seen := map[[2]string]bool{}
+	for _, run := range r.gateRuns() {
+		k := [2]string{run.Agent, run.Arch}
+		if run.ArchHint != "" && !seen[k] {
+			seen[k] = true
+			out = append(out, run)
+		}
+	}
+	return out
+}
+
 func (r *Report) gateRuns() []Run {
 	var out []Run
 	for _, run := range r.Runs {

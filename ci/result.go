@@ -14,6 +14,7 @@ func FromResult(r *harness.Result, spec, hostArch string) Run {
 		Spec:         spec,
 		Verdict:      Verdict(r.Verdict),
 		Inconclusive: r.Inconclusive,
+		ArchHint:     r.ArchHint(),
 		Loss:         r.Loss,
 		Leaked:       r.Leaked,
 		Observed:     r.Observed,

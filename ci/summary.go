@@ -156,6 +156,13 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
+	if missing := r.missingArchRuns(); len(missing) > 0 {
+		b.WriteString("### No baseline for this arch\n\n")
+		for _, run := range missing {
+			fmt.Fprintf(&b, "- **%s** on %s: %s\n", cell(run.Agent), cell(orDash(run.Arch)), run.ArchHint)
+		}
+		b.WriteString("\n")
+	}
 	if rows := r.newRows(); len(rows) > 0 {
 		b.WriteString("### New syscalls\n\nNot in the baseline: add each one where the last column says (with a reason if it is risky) or fix the agent.\n\n")
 		b.WriteString("| Agent | Arch | Syscall | Risk | Calls | First made by | Belongs at |\n|---|---|---|---|--:|---|---|\n")

@@ -94,6 +94,9 @@ func violationMessage(r *Result, vs Violations, files string) string {
 	if risky := riskyCount(vs); risky > 0 {
 		fmt.Fprintf(&b, "%d of them are risky: they need a reason in the baseline and a careful review.\n", risky)
 	}
+	if h := r.ArchHint(); h != "" {
+		b.WriteString(h + "\n")
+	}
 	b.WriteString(UpdateHint)
 	return b.String()
 }

@@ -59,6 +59,10 @@ type Result struct {
 	TimedOut     bool                  `json:"timed_out"`
 	Started      time.Time             `json:"started"`
 	Duration     time.Duration         `json:"duration"` // nanoseconds
+	// MissingArch is set when the baselines of a check or enforce run have
+	// no list at all for the arch it ran on: then every syscall counts as
+	// new, and the fix is recording that arch's list (see ArchHint).
+	MissingArch bool `json:"missing_arch,omitempty"`
 
 	firstCalls map[syscallKey]*firstCall // who made each observed syscall first
 }
@@ -149,6 +153,16 @@ func (v Violation) String() string {
 	return b.String()
 }
 
+// ArchHint explains a MissingArch run, or is "".
+func (r *Result) ArchHint() string {
+	if !r.MissingArch {
+		return ""
+	}
+	return fmt.Sprintf("The baselines have no %s list yet, so every syscall of this run counts as new. Record one on an %s machine "+
+		"(sudo make baseline-update ARCH=%s, or sysgate record), or let the baseline-update workflow's %s shard write it.",
+		r.Arch, r.Arch, r.Arch, r.Arch)
+}
+
 // Conclusive reports whether the verdict can be trusted either way.
 func (r *Result) Conclusive() bool { return r.Verdict != VerdictInconclusive }
 
@@ -197,6 +211,9 @@ func (r *Result) Summary() string {
 	fmt.Fprintf(&b, "; %d logged syscalls from %d processes", r.Events, len(r.Processes))
 	if len(r.Violations) > 0 {
 		fmt.Fprintf(&b, "\n%s", r.Violations)
+	}
+	if h := r.ArchHint(); h != "" {
+		fmt.Fprintf(&b, "\n  %s", h)
 	}
 	for _, l := range r.Leaked {
 		fmt.Fprintf(&b, "\n  killed %s (%s, pid %d) after %v: %s", l.Exe, l.Comm, l.PID, l.Lived.Round(time.Millisecond), l.Cause)

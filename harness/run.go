@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -119,6 +120,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	} else if mode != baseline.ModeRecord {
 		r.Violations = events.violations(baseline.Diff(nil, r.Observed).New)
 	}
+	r.MissingArch = profile != nil && mode != baseline.ModeRecord && !slices.Contains(profile.Arches(), r.Arch)
 	r.normalize()
 	r.decide(tree, closeErr)
 	if mode == baseline.ModeRecord && r.Conclusive() {

@@ -534,3 +534,31 @@ func TestViolationNamesEveryProgramThatMadeIt(t *testing.T) {
 		t.Errorf("String() does not name perl: %s", s)
 	}
 }
+
+func TestBaselinesWithoutTheNativeArchSayHowToRecordIt(t *testing.T) {
+	t.Parallel()
+	native := scmp.Native()
+	foreign := scmp.AArch64
+	if native == scmp.AArch64 {
+		foreign = scmp.X86_64
+	}
+	path := filepath.Join(t.TempDir(), "foreign.yaml")
+	if err := os.WriteFile(path, []byte("version: 1\nsyscalls:\n  "+foreign.String()+":\n    - read\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, Agent{Command: []string{"/bin/true"}}, WithBaselines(path))
+	if r.Verdict != VerdictViolation || !r.MissingArch {
+		t.Fatalf("verdict %s, missing arch %v: %s", r.Verdict, r.MissingArch, r.Summary())
+	}
+	if h := r.ArchHint(); !strings.Contains(h, "no "+native.String()+" list") || !strings.Contains(h, "ARCH="+native.String()) {
+		t.Errorf("hint %q", h)
+	}
+	if !strings.Contains(r.Summary(), r.ArchHint()) {
+		t.Errorf("summary lacks the hint: %s", r.Summary())
+	}
+	// With the native list present, no hint.
+	r = mustRun(t, Agent{Command: []string{"/bin/true"}}, WithBaselines(trueBaseline(t)))
+	if r.MissingArch || r.ArchHint() != "" {
+		t.Errorf("hint on a baseline with a %s list: %q", native, r.ArchHint())
+	}
+}

@@ -55,6 +55,9 @@ func writeText(w io.Writer, r *harness.Result) {
 	}
 	fmt.Fprintf(w, "\n  %d logged syscalls from %d processes in %v; agent %s\n",
 		r.Events, len(r.Processes), r.Duration.Round(time.Millisecond), exitText(r))
+	if h := r.ArchHint(); h != "" {
+		fmt.Fprintf(w, "  %s\n", h)
+	}
 	if r.Mode == baseline.ModeRecord && r.Observed != nil {
 		for _, arch := range r.Observed.Arches() {
 			fmt.Fprintf(w, "  observed %s: %d distinct syscalls\n", arch, len(r.Observed.Names(arch)))
