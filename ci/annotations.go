@@ -67,8 +67,8 @@ func (r *Report) Annotations() []Annotation {
 		msg += "\nA run that lost audit events is never reported clean. Re-run the job; if it repeats, see `sysgate doctor`."
 		warnings = append(warnings, Annotation{Level: "warning", Title: fmt.Sprintf("sysgate: %s inconclusive (%s)", run.Agent, orDash(run.Arch)), Message: msg})
 	}
-	for _, run := range r.missingArchRuns() {
-		out = append(out, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: no %s baseline for %s", orDash(run.Arch), run.Agent), Message: run.ArchHint})
+	for _, rw := range r.missingArchRows() {
+		out = append(out, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: no %s baseline for %s", orDash(rw.Arch), rw.Agent), Message: rw.ArchHint})
 	}
 	for _, f := range r.Failures {
 		warnings = append(warnings, Annotation{Level: "warning", Title: "sysgate: spec failed without a result: " + f.Spec,

@@ -146,21 +146,6 @@ func (r *Report) Verdict() Verdict {
 
 // gateRuns are the runs that decide the gate: all but the violations a
 // passing spec expected.
-// missingArchRuns returns one gate run per agent and arch whose baselines
-// had no list for that arch.
-func (r *Report) missingArchRuns() []Run {
-	var out []Run
-	seen := map[[2]string]bool{}
-	for _, run := range r.gateRuns() {
-		k := [2]string{run.Agent, run.Arch}
-		if run.ArchHint != "" && !seen[k] {
-			seen[k] = true
-			out = append(out, run)
-		}
-	}
-	return out
-}
-
 func (r *Report) gateRuns() []Run {
 	var out []Run
 	for _, run := range r.Runs {

@@ -21,6 +21,7 @@ type row struct {
 	Stale       int
 	Loss        auditlog.Loss
 	Duration    time.Duration
+	ArchHint    string // from any of its runs: the baselines had no list for Arch
 }
 
 // newRow is one new syscall of an agent on an arch, counted over its runs.
@@ -47,6 +48,9 @@ func (r *Report) rows() []row {
 			rw.Verdict = run.Verdict
 		}
 		rw.Loss = rw.Loss.Add(run.Loss)
+		if run.ArchHint != "" {
+			rw.ArchHint = run.ArchHint
+		}
 		rw.Duration += run.Duration
 	}
 	for _, n := range r.newRows() {
@@ -156,10 +160,10 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
-	if missing := r.missingArchRuns(); len(missing) > 0 {
+	if missing := r.missingArchRows(); len(missing) > 0 {
 		b.WriteString("### No baseline for this arch\n\n")
-		for _, run := range missing {
-			fmt.Fprintf(&b, "- **%s** on %s: %s\n", cell(run.Agent), cell(orDash(run.Arch)), run.ArchHint)
+		for _, rw := range missing {
+			fmt.Fprintf(&b, "- **%s** on %s: %s\n", cell(rw.Agent), cell(orDash(rw.Arch)), rw.ArchHint)
 		}
 		b.WriteString("\n")
 	}
@@ -307,4 +311,16 @@ func othersNote(n NewSyscall) string {
 		return " and " + programs(k, "other")
 	}
 	return ""
+}
+
+// missingArchRows are the agent/arch rows whose baselines had no list for
+// that arch.
+func (r *Report) missingArchRows() []row {
+	var out []row
+	for _, rw := range r.rows() {
+		if rw.ArchHint != "" {
+			out = append(out, rw)
+		}
+	}
+	return out
 }
