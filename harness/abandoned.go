@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/auditlog"
-	"github.com/sysgate/sysgate/internal/proc"
+	"github.com/sysgate/sysgate/internal/kernel"
 )
 
 // CauseAbandoned: the process belonged to a run whose harness died (e.g.
@@ -30,14 +30,14 @@ type sessionOwner struct {
 }
 
 func (o sessionOwner) alive() bool {
-	info, err := proc.ReadInfo(o.pid)
+	info, err := kernel.ReadInfo(o.pid)
 	return err == nil && info.Start == o.start && !info.Zombie()
 }
 
 // claimSession records this process as the owner of ses; release removes
 // the claim once the run's tree is gone.
 func claimSession(ses uint32) (release func(), err error) {
-	me, err := proc.ReadInfo(os.Getpid())
+	me, err := kernel.ReadInfo(os.Getpid())
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,7 @@
 // execve, so none of its own syscalls are logged. Two launchers do this:
 //
 //   - vfork (default): a CLONE_VM|CLONE_VFORK child of this process that
-//     runs only raw syscalls (internal/proc/spawn.c); it costs about what a
+//     runs only raw syscalls (internal/kernel/spawn.c); it costs about what a
 //     bare fork+exec costs;
 //   - reexec (SYSGATE_LAUNCHER=reexec): the current binary re-executed with
 //     SYSGATE_SHIM set, which this package's init() detects, so every

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/sysgate/sysgate/internal/proc"
+	"github.com/sysgate/sysgate/internal/kernel"
 )
 
 // ErrAgentStart is returned (wrapped) when the agent could not be started:
@@ -28,7 +28,7 @@ var ErrPrivileges = errors.New("insufficient privileges")
 const LauncherEnv = "SYSGATE_LAUNCHER"
 
 // launch starts the agent's child with the launcher LauncherEnv names.
-func launch(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
+func launch(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
 	if os.Getenv(LauncherEnv) == "reexec" {
 		return startReexec(cfg, stdin, stdout, stderr)
 	}
@@ -59,7 +59,7 @@ func (p *agentProcess) closePidfd() {
 
 // startReexec re-execs the current binary as the shim (see shim.go) and
 // waits until it reports its fresh audit session id.
-func startReexec(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
+func startReexec(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
 	stdio, controlR, controlW, statusR, statusW, err := openLaunchPipes(stdin, stdout, stderr)
 	if err != nil {
 		return nil, err

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/internal/proc"
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -35,9 +35,9 @@ func BenchmarkLaunchBare(b *testing.B) {
 func BenchmarkLaunchReexec(b *testing.B) { benchLaunch(b, startReexec) }
 func BenchmarkLaunchVfork(b *testing.B)  { benchLaunch(b, startVfork) }
 
-func benchLaunch(b *testing.B, start func(*proc.AgentSetup, io.Reader, io.Writer, io.Writer) (*agentProcess, error)) {
+func benchLaunch(b *testing.B, start func(*kernel.AgentSetup, io.Reader, io.Writer, io.Writer) (*agentProcess, error)) {
 	testutil.RequireRoot(b)
-	cfg := &proc.AgentSetup{Path: "/bin/true", Args: []string{"/bin/true"}, Env: os.Environ(), Program: allowAll}
+	cfg := &kernel.AgentSetup{Path: "/bin/true", Args: []string{"/bin/true"}, Env: os.Environ(), Program: allowAll}
 	for b.Loop() {
 		p, err := start(cfg, nil, nil, nil)
 		if err != nil {

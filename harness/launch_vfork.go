@@ -7,18 +7,18 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sysgate/sysgate/internal/proc"
+	"github.com/sysgate/sysgate/internal/kernel"
 )
 
-// startVfork starts the agent with proc.Spawn: a CLONE_VM|CLONE_VFORK
+// startVfork starts the agent with kernel.Spawn: a CLONE_VM|CLONE_VFORK
 // child that runs only raw syscalls (the same steps as the shim) and execs
 // the agent directly, without starting a second Go runtime.
-func startVfork(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
+func startVfork(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
 	stdio, controlR, controlW, statusR, statusW, err := openLaunchPipes(stdin, stdout, stderr)
 	if err != nil {
 		return nil, err
 	}
-	spawn := &proc.SpawnConfig{AgentSetup: *cfg,
+	spawn := &kernel.SpawnConfig{AgentSetup: *cfg,
 		Control: int(controlR.Fd()), ControlPeer: int(controlW.Fd()), Status: int(statusW.Fd()), DropCap: capAuditControl}
 	for i, f := range stdio.files {
 		spawn.Stdio[i] = int(f.Fd())
@@ -29,7 +29,7 @@ func startVfork(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer)
 	}
 	done := make(chan spawned, 1)
 	go func() {
-		pid, pidfd, err := proc.Spawn(spawn)
+		pid, pidfd, err := kernel.Spawn(spawn)
 		// The child has exec'd or exited: drop our copies of its ends, so
 		// the status pipe reads EOF once the child's copy closed on exec.
 		controlR.Close()
@@ -65,7 +65,7 @@ func startVfork(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer)
 		_ = finish()
 		statusR.Close()
 		if child.pid > 0 {
-			_ = proc.PidfdSignal(child.pidfd, unix.SIGKILL)
+			_ = kernel.PidfdSignal(child.pidfd, unix.SIGKILL)
 			_, _ = reap()
 		}
 		stdio.wait()
@@ -85,7 +85,7 @@ func startVfork(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer)
 			statusR.Close()
 			return fmt.Errorf("%w: %w", ErrAgentStart, err)
 		}
-		st, err := proc.ReadSpawnStatus(statusR)
+		st, err := kernel.ReadSpawnStatus(statusR)
 		statusR.Close()
 		if err == io.EOF && werr == nil {
 			return nil // exec'd: the close-on-exec status pipe closed
@@ -97,8 +97,8 @@ func startVfork(cfg *proc.AgentSetup, stdin io.Reader, stdout, stderr io.Writer)
 		return fmt.Errorf("%w: %s: %w", ErrAgentStart, cfg.Path, err)
 	}
 
-	st, err := proc.ReadSpawnStatus(statusR)
-	if err == nil && st.Kind == proc.StatusSession {
+	st, err := kernel.ReadSpawnStatus(statusR)
+	if err == nil && st.Kind == kernel.StatusSession {
 		p.ses = st.Ses
 		return p, nil
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/internal/proc"
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -38,7 +38,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if agent.Name == "" {
 		agent.Name = filepath.Base(agent.Command[0])
 	}
-	if ok, err := proc.HasCapability(capAuditControl); err != nil || !ok {
+	if ok, err := kernel.HasCapability(capAuditControl); err != nil || !ok {
 		return nil, fmt.Errorf("%w: CAP_AUDIT_CONTROL is needed to give the agent its own audit session (run as root; `sysgate doctor` checks the rest)", ErrPrivileges)
 	}
 	profile, mode, filter, err := cfg.loadCompiled()
@@ -226,7 +226,7 @@ func (c *runConfig) observationPath(agent string) string {
 	return ""
 }
 
-func (c *runConfig) agentSetup(agent Agent, filter *baseline.Filter, mode baseline.Mode) *proc.AgentSetup {
+func (c *runConfig) agentSetup(agent Agent, filter *baseline.Filter, mode baseline.Mode) *kernel.AgentSetup {
 	env := agent.Env
 	if env == nil {
 		env = os.Environ()
@@ -235,7 +235,7 @@ func (c *runConfig) agentSetup(agent Agent, filter *baseline.Filter, mode baseli
 	if c.setUser {
 		loginUID = c.uid
 	}
-	setup := &proc.AgentSetup{
+	setup := &kernel.AgentSetup{
 		Path: agent.Command[0], Args: agent.Command, Env: env, Dir: agent.Dir,
 		LoginUID: loginUID, SetUser: c.setUser, UID: c.uid, GID: c.gid,
 		Program: filter.Program,

@@ -21,7 +21,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/internal/proc"
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
@@ -75,7 +75,7 @@ func mustRun(t *testing.T, agent Agent, opts ...Option) *Result {
 		if err != nil {
 			t.Fatalf("run %v: %v", agent.Command, err)
 		}
-		if left, err := proc.SessionMembers(r.Session); err != nil || len(left) > 0 {
+		if left, err := kernel.SessionMembers(r.Session); err != nil || len(left) > 0 {
 			t.Fatalf("processes of session %d left after the run: %+v (%v)", r.Session, left, err)
 		}
 		if !r.Loss.Any() || attempt == lossAttempts {

@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sysgate/sysgate/internal/proc"
+	"github.com/sysgate/sysgate/internal/kernel"
 )
 
 // shimEnv marks a process as the harness shim. Any binary that imports
@@ -59,10 +59,10 @@ func runShim() int {
 	if err != nil {
 		return fail("read config", err)
 	}
-	if err := proc.SetLoginUID(cfg.LoginUID); err != nil {
+	if err := kernel.SetLoginUID(cfg.LoginUID); err != nil {
 		return fail("set loginuid", err)
 	}
-	ses, err := proc.SessionID()
+	ses, err := kernel.SessionID()
 	if err != nil {
 		return fail("read session id", err)
 	}
@@ -75,11 +75,11 @@ func runShim() int {
 	if n, _ := control.Read(goAhead[:]); n != 1 || goAhead[0] != 'g' {
 		return 126 // the parent gave up; nothing to report to
 	}
-	if err := proc.DropCapability(capAuditControl); err != nil {
+	if err := kernel.DropCapability(capAuditControl); err != nil {
 		return fail("drop CAP_AUDIT_CONTROL", err)
 	}
 	if cfg.SetUser {
-		if err := proc.SetIDs(cfg.UID, cfg.GID, cfg.Groups); err != nil {
+		if err := kernel.SetIDs(cfg.UID, cfg.GID, cfg.Groups); err != nil {
 			return fail("switch user", err)
 		}
 	}
@@ -88,7 +88,7 @@ func runShim() int {
 			return fail("chdir", err)
 		}
 	}
-	if err := proc.SetNoNewPrivs(); err != nil {
+	if err := kernel.SetNoNewPrivs(); err != nil {
 		return fail("set no_new_privs", err)
 	}
 	path, err := lookPath(cfg.Path, cfg.Env)
@@ -107,11 +107,11 @@ func runShim() int {
 	if err != nil {
 		return fail("agent environment", err)
 	}
-	_, err = proc.ExecWithFilter(cfg.Program, uintptr(cfg.SeccompFlags), pathp, argv, envp)
+	_, err = kernel.ExecWithFilter(cfg.Program, uintptr(cfg.SeccompFlags), pathp, argv, envp)
 	return fail("exec "+path, err)
 }
 
-func readShimConfig(r io.Reader) (*proc.AgentSetup, error) {
+func readShimConfig(r io.Reader) (*kernel.AgentSetup, error) {
 	var size uint32
 	if err := binary.Read(r, binary.LittleEndian, &size); err != nil {
 		return nil, err
@@ -120,7 +120,7 @@ func readShimConfig(r io.Reader) (*proc.AgentSetup, error) {
 	if _, err := io.ReadFull(r, buf); err != nil {
 		return nil, err
 	}
-	cfg := new(proc.AgentSetup)
+	cfg := new(kernel.AgentSetup)
 	if err := json.Unmarshal(buf, cfg); err != nil {
 		return nil, err
 	}
@@ -130,7 +130,7 @@ func readShimConfig(r io.Reader) (*proc.AgentSetup, error) {
 	return cfg, nil
 }
 
-func writeShimConfig(w io.Writer, cfg *proc.AgentSetup) error {
+func writeShimConfig(w io.Writer, cfg *kernel.AgentSetup) error {
 	buf, err := json.Marshal(cfg)
 	if err != nil {
 		return err
@@ -149,7 +149,7 @@ func lookPath(file string, env []string) (string, error) {
 	if strings.Contains(file, "/") {
 		return file, checkExecutable(file)
 	}
-	for _, candidate := range proc.CandidatePaths(file, env) {
+	for _, candidate := range kernel.CandidatePaths(file, env) {
 		if checkExecutable(candidate) == nil {
 			return candidate, nil
 		}

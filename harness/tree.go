@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sysgate/sysgate/internal/proc"
+	"github.com/sysgate/sysgate/internal/kernel"
 )
 
 // Why the harness killed a process of the run.
@@ -53,7 +53,7 @@ func superviseTree(ctx context.Context, rootPidfd, rootPID int, ses uint32, time
 	defer stop()
 
 	var out treeOutcome
-	ready, err := proc.WaitReady([]int{rootPidfd, cancelR}, msUntil(timeout))
+	ready, err := kernel.WaitReady([]int{rootPidfd, cancelR}, msUntil(timeout))
 	switch {
 	case err != nil:
 		out.Err = err
@@ -79,7 +79,7 @@ func superviseTree(ctx context.Context, rootPidfd, rootPID int, ses uint32, time
 		if len(fds) == 0 {
 			continue // all exited between scan and open: scan again
 		}
-		ready, err := proc.WaitReady(append(fds, cancelR), max(0, int(time.Until(graceEnd).Milliseconds())))
+		ready, err := kernel.WaitReady(append(fds, cancelR), max(0, int(time.Until(graceEnd).Milliseconds())))
 		closeAll(fds)
 		switch {
 		case err != nil:
@@ -110,16 +110,16 @@ func (o *treeOutcome) stopped(ctx context.Context) string {
 // process appeared behind the walk's position); otherwise it walks again,
 // so a process that forked and exited during the first walk is still seen
 // through its child.
-func liveMembers(ses uint32) ([]proc.Info, error) {
-	before, berr := proc.LastPID()
-	members, err := proc.SessionMembers(ses)
+func liveMembers(ses uint32) ([]kernel.Info, error) {
+	before, berr := kernel.LastPID()
+	members, err := kernel.SessionMembers(ses)
 	if err != nil || len(members) > 0 {
 		return members, err
 	}
-	if after, aerr := proc.LastPID(); berr == nil && aerr == nil && after == before {
+	if after, aerr := kernel.LastPID(); berr == nil && aerr == nil && after == before {
 		return nil, nil
 	}
-	return proc.SessionMembers(ses)
+	return kernel.SessionMembers(ses)
 }
 
 // killTree SIGKILLs every live process of ses until none is left, recording
@@ -146,7 +146,7 @@ func killTree(ses uint32, rootPID int, cause string, out treeOutcome) treeOutcom
 			if !ok {
 				continue // gone already
 			}
-			if err := proc.PidfdSignal(fd, unix.SIGKILL); err != nil && !errors.Is(err, unix.ESRCH) {
+			if err := kernel.PidfdSignal(fd, unix.SIGKILL); err != nil && !errors.Is(err, unix.ESRCH) {
 				out.Err = errors.Join(out.Err, err)
 			}
 			fds = append(fds, fd)
@@ -165,7 +165,7 @@ func killTree(ses uint32, rootPID int, cause string, out treeOutcome) treeOutcom
 func waitAllExited(fds []int, deadline time.Time) {
 	pending := append([]int(nil), fds...)
 	for len(pending) > 0 && time.Now().Before(deadline) {
-		ready, err := proc.WaitReady(pending, max(1, int(time.Until(deadline).Milliseconds())))
+		ready, err := kernel.WaitReady(pending, max(1, int(time.Until(deadline).Milliseconds())))
 		if err != nil || len(ready) == 0 {
 			return
 		}
@@ -175,7 +175,7 @@ func waitAllExited(fds []int, deadline time.Time) {
 	}
 }
 
-func openPidfds(members []proc.Info, ses uint32) []int {
+func openPidfds(members []kernel.Info, ses uint32) []int {
 	fds := make([]int, 0, len(members))
 	for _, m := range members {
 		if fd, ok := openMember(m.PID, ses); ok {
@@ -191,12 +191,12 @@ func openPidfds(members []proc.Info, ses uint32) []int {
 // process must still be alive after that read, so the /proc entry read
 // was the pidfd's own process and never an unrelated one we would kill.
 func openMember(pid int, ses uint32) (int, bool) {
-	fd, err := proc.PidfdOpen(pid)
+	fd, err := kernel.PidfdOpen(pid)
 	if err != nil {
 		return -1, false
 	}
-	s, err := proc.ReadSession(pid)
-	exited, eerr := proc.PidfdExited(fd)
+	s, err := kernel.ReadSession(pid)
+	exited, eerr := kernel.PidfdExited(fd)
 	if err != nil || s != ses || eerr != nil || exited {
 		unix.Close(fd)
 		return -1, false

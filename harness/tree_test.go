@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sysgate/sysgate/internal/proc"
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -29,7 +29,7 @@ func runTree(t *testing.T, timeout, grace time.Duration, args ...string) treeRun
 	t.Helper()
 	testutil.RequireAudit(t)
 	var stdout bytes.Buffer
-	cfg := &proc.AgentSetup{Path: args[0], Args: args, Env: os.Environ(), LoginUID: uint32(os.Getuid()), Program: proc.LogAllProgram}
+	cfg := &kernel.AgentSetup{Path: args[0], Args: args, Env: os.Environ(), LoginUID: uint32(os.Getuid()), Program: kernel.LogAllProgram}
 	s, err := launch(cfg, nil, &stdout, os.Stderr)
 	if err != nil {
 		t.Fatalf("start: %v", err)
@@ -43,7 +43,7 @@ func runTree(t *testing.T, timeout, grace time.Duration, args ...string) treeRun
 	if out.Err != nil {
 		t.Fatalf("tracking: %v", out.Err)
 	}
-	if left, err := proc.SessionMembers(s.ses); err != nil || len(left) > 0 {
+	if left, err := kernel.SessionMembers(s.ses); err != nil || len(left) > 0 {
 		t.Fatalf("processes of session %d left after supervision: %+v (%v)", s.ses, left, err)
 	}
 	return treeRun{ses: s.ses, outcome: out, stdout: stdout.String(), state: state}
@@ -74,7 +74,7 @@ func testFreshSessionWithoutAuditControl(t *testing.T) {
 	if lines[0] != strconv.FormatUint(uint64(r.ses), 10) || lines[4] != lines[0] {
 		t.Errorf("agent session %q then %q; shim reported %d", lines[0], lines[4], r.ses)
 	}
-	if r.ses == proc.UnsetSession {
+	if r.ses == kernel.UnsetSession {
 		t.Errorf("agent has no audit session")
 	}
 	for _, l := range lines[1:3] {
@@ -92,7 +92,7 @@ func TestShimReportsMissingCommand(t *testing.T) {
 	eachLauncher(t, func(t *testing.T) {
 		testutil.RequireAudit(t)
 		for _, path := range []string{"sysgate-no-such-command", "/nonexistent/agent"} {
-			cfg := &proc.AgentSetup{Path: path, Args: []string{path}, Env: os.Environ(), Program: proc.LogAllProgram}
+			cfg := &kernel.AgentSetup{Path: path, Args: []string{path}, Env: os.Environ(), Program: kernel.LogAllProgram}
 			s, err := launch(cfg, nil, nil, nil)
 			if err != nil {
 				t.Fatalf("start: %v", err)
@@ -156,7 +156,7 @@ func TestTreeTimeoutKillsWholeTree(t *testing.T) {
 func TestAbortBeforeRelease(t *testing.T) {
 	eachLauncher(t, func(t *testing.T) {
 		testutil.RequireAudit(t)
-		cfg := &proc.AgentSetup{Path: "/bin/true", Args: []string{"/bin/true"}, Env: os.Environ(), Program: proc.LogAllProgram}
+		cfg := &kernel.AgentSetup{Path: "/bin/true", Args: []string{"/bin/true"}, Env: os.Environ(), Program: kernel.LogAllProgram}
 		s, err := launch(cfg, nil, nil, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -172,7 +172,7 @@ func TestAbortBeforeRelease(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatal("fork lock still held after abort")
 		}
-		if left, err := proc.SessionMembers(s.ses); err != nil || len(left) > 0 {
+		if left, err := kernel.SessionMembers(s.ses); err != nil || len(left) > 0 {
 			t.Fatalf("aborted child still there: %+v %v", left, err)
 		}
 	})

@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/sysgate/sysgate/internal/cli"
+	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 )
 
 func main() {

@@ -13,7 +13,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/auditlog"
-	"github.com/sysgate/sysgate/internal/cli"
+	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 )
 
 // tuningState is the part of /run/sysgate/tuning.json this suite reads:

@@ -10,7 +10,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
-	"github.com/sysgate/sysgate/internal/cli"
+	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/testutil"
 )

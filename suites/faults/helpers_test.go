@@ -18,7 +18,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/harness"
-	"github.com/sysgate/sysgate/internal/cli"
+	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 

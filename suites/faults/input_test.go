@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/sysgate/sysgate/internal/cli"
+	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 )
 
 // writeFile writes a file into dir and returns its path.

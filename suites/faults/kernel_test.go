@@ -16,7 +16,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/harness"
-	"github.com/sysgate/sysgate/internal/cli"
+	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 )
 
 // expectInconclusive checks a `check --format json` outcome: exit 3, an

@@ -1,4 +1,4 @@
-package proc
+package kernel
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-// Package proc holds the raw process-level syscalls the harness needs and
+// Package kernel holds the raw process-level syscalls the harness needs and
 // nothing else: pidfds (open, signal, wait), the audit login uid and session
 // id, capability and no_new_privs changes for the calling thread, loading a
 // precompiled seccomp filter, and reading /proc/N for session membership.
@@ -11,4 +11,4 @@
 // LoadSeccompFilter) act on the calling OS thread only: the harness shim
 // calls them on its locked main thread right before execve, which keeps only
 // that thread. Most need root (CAP_AUDIT_CONTROL, CAP_SETPCAP).
-package proc
+package kernel
