@@ -17,8 +17,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/auditlog"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
+	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 

@@ -15,8 +15,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/auditlog"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
+	"github.com/sysgate/sysgate/harness"
 )
 
 // expectInconclusive checks a `check --format json` outcome: exit 3, an
