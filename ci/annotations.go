@@ -2,9 +2,10 @@ package ci
 
 import (
 	"fmt"
-	"github.com/sysgate/sysgate/harness"
 	"io"
 	"strings"
+
+	"github.com/sysgate/sysgate/harness"
 )
 
 // Annotation is one GitHub Actions workflow command (::error, ::warning,
@@ -57,7 +58,7 @@ func (r *Report) Annotations() []Annotation {
 	out := newSyscallAnnotations(r.newRows())
 	var warnings, notices []Annotation
 	for _, run := range r.gateRuns() {
-		if run.Verdict != VerdictInconclusive {
+		if run.Conclusive() {
 			continue
 		}
 		msg := "no verdict: " + orDash(run.Inconclusive)
@@ -65,7 +66,7 @@ func (r *Report) Annotations() []Annotation {
 			msg += "\n" + run.Loss.String()
 		}
 		msg += "\nA run that lost audit events is never reported clean. Re-run the job; if it repeats, see `sysgate doctor`."
-		warnings = append(warnings, Annotation{Level: "warning", Title: fmt.Sprintf("sysgate: %s inconclusive (%s)", run.Agent, orDash(run.Arch)), Message: msg})
+		warnings = append(warnings, Annotation{Level: "warning", Title: fmt.Sprintf("sysgate: %s inconclusive (%s)", run.Agent, orDash(run.arch())), Message: msg})
 	}
 	for _, rw := range r.missingArchRows() {
 		out = append(out, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: no %s baseline for %s", orDash(rw.Arch), rw.Agent), Message: rw.ArchHint})
@@ -96,11 +97,11 @@ func newSyscallAnnotations(rows []newRow) []Annotation {
 	index := map[string]int{}
 	for _, n := range rows {
 		key := fmt.Sprintf("%s\x00%s\x00%s\x00%d", n.Agent, n.Arch, n.File, n.Line)
-		if i, ok := index[key]; ok && n.Risk == "" {
+		if i, ok := index[key]; ok && !n.Risk.Risky() {
 			groups[i] = append(groups[i], n)
 			continue
 		}
-		if n.Risk == "" {
+		if !n.Risk.Risky() {
 			index[key] = len(groups)
 		}
 		groups = append(groups, []newRow{n})
@@ -140,7 +141,7 @@ func overflow(level, what string) Annotation {
 func newSyscallAnnotation(g []newRow) Annotation {
 	n := g[0]
 	kind := "new syscall"
-	if n.Risk != "" {
+	if n.Risk.Risky() {
 		kind = "risky syscall"
 	}
 	names := make([]string, len(g))
@@ -158,13 +159,13 @@ func newSyscallAnnotation(g []newRow) Annotation {
 		}
 		fmt.Fprintf(&b, "%s made %s on %s %s, first by %s%s.", m.Agent, m.Syscall, m.Arch, times(m.Count), process(m.PID, m.Exe, m.Comm), alsoBy(m.Also, m.More))
 	}
-	if n.Risk != "" {
+	if n.Risk.Risky() {
 		fmt.Fprintf(&b, "\nRisk: %s. A baseline entry for it needs a reason a reviewer accepts.", n.Risk)
 	}
 	if n.File != "" {
 		list := "`" + strings.Join(names, "`, `") + "`"
 		fmt.Fprintf(&b, "\nIf the agent should make it, add %s to the %s list here", list, n.Arch)
-		if n.Risk != "" {
+		if n.Risk.Risky() {
 			b.WriteString(" with its reason")
 		}
 		b.WriteString(" (or run `make baseline-update`); otherwise fix the agent.")

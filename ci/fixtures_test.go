@@ -37,7 +37,7 @@ func writeGinkgoReport(t *testing.T, suitePath string, specs ...spec) string {
 			report.SuiteSucceeded = false
 		}
 		if s.result != nil {
-			sr.ReportEntries = append(sr.ReportEntries, types.ReportEntry{Name: ResultEntryPrefix + s.result.Agent, Value: types.WrapEntryValue(s.result)})
+			sr.ReportEntries = append(sr.ReportEntries, types.ReportEntry{Name: harness.ReportEntryName, Value: types.WrapEntryValue(s.result)})
 		}
 		report.SpecReports = append(report.SpecReports, sr)
 	}

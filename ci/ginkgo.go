@@ -5,62 +5,112 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/onsi/ginkgo/v2/types"
+	"github.com/sysgate/sysgate/harness"
 )
 
-// ResultEntryPrefix starts the name of the Ginkgo report entry a spec
-// attaches its harness Result under ("sysgate " + agent, harness/ginkgo.go).
-const ResultEntryPrefix = "sysgate "
+// ginkgoReport is the part of a Ginkgo JSON report (--json-report, an
+// array of github.com/onsi/ginkgo/v2/types.Report) that ci reads. Decoding
+// it here keeps Ginkgo out of the CLI binary; the field names are Ginkgo's
+// (v2: Go field names, no JSON tags), and node types and spec states are
+// encoded as their names.
+type ginkgoReport struct {
+	SuitePath   string
+	SpecReports []ginkgoSpec
+}
 
-// addGinkgo reads a Ginkgo JSON report ([]types.Report): every Result
-// attached to a spec becomes a Run, and a failed spec without one becomes
-// a SpecFailure.
+type ginkgoSpec struct {
+	ContainerHierarchyTexts []string
+	LeafNodeText            string
+	LeafNodeType            string // "It", "BeforeSuite", ...
+	State                   string // "passed", "failed", ...
+	Failure                 struct {
+		Message  string
+		Location struct {
+			FileName   string
+			LineNumber int
+		}
+	}
+	ReportEntries []struct {
+		Name  string
+		Value struct{ AsJSON string }
+	}
+}
+
+// ginkgoNodeIt is the leaf node type of a spec (types.NodeTypeIt); others
+// are suite-level nodes.
+const ginkgoNodeIt = "It"
+
+// failed is types.SpecState.Is(types.SpecStateFailureStates).
+func (s *ginkgoSpec) failed() bool {
+	switch s.State {
+	case "failed", "timedout", "aborted", "panicked", "interrupted":
+		return true
+	}
+	return false
+}
+
+// fullText is types.SpecReport.FullText: the container texts and the
+// leaf's, empty ones left out.
+func (s *ginkgoSpec) fullText() string {
+	var texts []string
+	for _, t := range append(append([]string{}, s.ContainerHierarchyTexts...), s.LeafNodeText) {
+		if t != "" {
+			texts = append(texts, t)
+		}
+	}
+	return strings.Join(texts, " ")
+}
+
+// addGinkgo reads a Ginkgo JSON report: every Result attached to a spec
+// (harness.ReportEntryName) becomes a Run, and a failed spec without one
+// becomes a SpecFailure.
 func (r *Report) addGinkgo(data []byte, opts LoadOptions) error {
-	var reports []types.Report
+	var reports []ginkgoReport
 	if err := json.Unmarshal(data, &reports); err != nil {
 		return fmt.Errorf("decode Ginkgo report: %w", err)
 	}
 	for _, suite := range reports {
 		for _, spec := range suite.SpecReports {
-			if spec.LeafNodeType != types.NodeTypeIt {
+			if spec.LeafNodeType != ginkgoNodeIt {
 				// Suite-level nodes fail the suite, and belong in the
 				// summary if they do.
-				if spec.State.Is(types.SpecStateFailureStates) {
-					r.Failures = append(r.Failures, specFailure(spec, opts))
+				if spec.failed() {
+					r.Failures = append(r.Failures, specFailure(&spec, opts))
 				}
 				continue
 			}
 			found := false
 			for _, e := range spec.ReportEntries {
-				if !strings.HasPrefix(e.Name, ResultEntryPrefix) {
+				if e.Name != harness.ReportEntryName {
 					continue
 				}
 				found = true
-				run, err := r.addResult([]byte(e.Value.AsJSON), spec.FullText(), suite.SuitePath, opts)
+				run, err := r.addResult([]byte(e.Value.AsJSON), spec.fullText(), suite.SuitePath, opts)
 				if err != nil {
-					return fmt.Errorf("spec %q: %w", spec.FullText(), err)
+					return fmt.Errorf("spec %q: %w", spec.fullText(), err)
 				}
 				// A passing spec with a violation asserted it: the gate
 				// caught what the spec made on purpose.
-				run.Expected = spec.State == types.SpecStatePassed && run.Verdict == VerdictViolation
+				run.Expected = spec.State == "passed" && run.Outcome() == VerdictViolation
 			}
-			if !found && spec.State.Is(types.SpecStateFailureStates) {
-				r.Failures = append(r.Failures, specFailure(spec, opts))
+			if !found && spec.failed() {
+				r.Failures = append(r.Failures, specFailure(&spec, opts))
 			}
 		}
 	}
 	return nil
 }
 
-func specFailure(spec types.SpecReport, opts LoadOptions) SpecFailure {
-	name := spec.FullText()
+func specFailure(spec *ginkgoSpec, opts LoadOptions) SpecFailure {
+	name := spec.fullText()
 	if name == "" {
-		name = spec.LeafNodeType.String()
+		name = orDash(spec.LeafNodeType)
 	}
+	loc := spec.Failure.Location
 	return SpecFailure{
 		Spec:     name,
-		State:    spec.State.String(),
+		State:    spec.State,
 		Message:  strings.TrimSpace(spec.Failure.Message),
-		Location: fmt.Sprintf("%s:%d", repoPath(opts.Root, "", spec.Failure.Location.FileName), spec.Failure.Location.LineNumber),
+		Location: fmt.Sprintf("%s:%d", repoPath(opts.Root, "", loc.FileName), loc.LineNumber),
 	}
 }

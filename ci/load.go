@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/scmp"
 )
 
 // ErrNoResults is returned when the inputs hold no sysgate result and no
@@ -22,13 +23,13 @@ type LoadOptions struct {
 	// it, which is what GitHub annotations need. "" keeps paths as they are.
 	Root string
 	// HostArch names the arch of runs whose result does not say it.
-	HostArch string
+	HostArch scmp.Arch
 }
 
 // Load reads Ginkgo JSON reports and harness Result JSON files (told apart
 // by their content: a report is an array) into one Report.
 func Load(opts LoadOptions, paths ...string) (*Report, error) {
-	r := &Report{}
+	r := &Report{Root: opts.Root}
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -54,10 +55,10 @@ func Load(opts LoadOptions, paths ...string) (*Report, error) {
 	return r, nil
 }
 
-// addResult decodes one Result's JSON. base is the directory relative
+// addResult decodes one Result's JSON. dir is the directory relative
 // baseline paths in it are relative to ("" = the current directory).
 // It returns the added run.
-func (r *Report) addResult(data []byte, spec, base string, opts LoadOptions) (*Run, error) {
+func (r *Report) addResult(data []byte, spec, dir string, opts LoadOptions) (*Run, error) {
 	var res harness.Result
 	if err := json.Unmarshal(data, &res); err != nil {
 		return nil, fmt.Errorf("decode result: %w", err)
@@ -65,19 +66,7 @@ func (r *Report) addResult(data []byte, spec, base string, opts LoadOptions) (*R
 	if res.Agent == "" && res.Verdict == "" {
 		return nil, errors.New("not a sysgate result (no agent, no verdict)")
 	}
-	r.addRun(FromResult(&res, spec, opts.HostArch), opts.Root, base)
-	return &r.Runs[len(r.Runs)-1], nil
-}
-
-// addRun adds a run with its baseline paths made relative to root.
-func (r *Report) addRun(run Run, root, base string) {
-	for i := range run.New {
-		run.New[i].File = repoPath(root, base, run.New[i].File)
-	}
-	for i := range run.Stale {
-		run.Stale[i].File = repoPath(root, base, run.Stale[i].File)
-	}
-	r.Runs = append(r.Runs, run)
+	return r.addRun(&res, spec, dir, opts.HostArch), nil
 }
 
 // repoPath makes a baseline path relative to root, so GitHub can place an

@@ -51,10 +51,10 @@ func sortedAgents[V any](m map[string]V) []string {
 func (r *Report) Observations(checkRuns bool) (map[string]*baseline.Observation, error) {
 	out := map[string]*baseline.Observation{}
 	for _, run := range r.Runs {
-		if run.Expected || run.Verdict == VerdictInconclusive || run.Observed == nil {
+		if run.Expected || !run.Conclusive() || run.Observed == nil {
 			continue
 		}
-		if run.Mode != baseline.ModeRecord.String() && !checkRuns {
+		if run.Mode != baseline.ModeRecord && !checkRuns {
 			continue
 		}
 		m := out[run.Agent]

@@ -25,7 +25,7 @@ const (
 
 func render(t *testing.T, name string, specs ...spec) *Report {
 	t.Helper()
-	r, err := Load(LoadOptions{Root: fixtureRoot, HostArch: "x86_64"}, writeGinkgoReport(t, fixtureSuite, specs...))
+	r, err := Load(LoadOptions{Root: fixtureRoot, HostArch: scmp.X86_64}, writeGinkgoReport(t, fixtureSuite, specs...))
 	if err != nil {
 		t.Fatal(err)
 	}

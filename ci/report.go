@@ -3,24 +3,23 @@ package ci
 import (
 	"cmp"
 	"slices"
-	"time"
 
-	"github.com/sysgate/sysgate/auditlog"
-	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/scmp"
 )
 
-// Verdict is the outcome of one run, as the harness decided it.
+// Verdict is the outcome of a run or a whole report, as a report ranks it.
 type Verdict string
 
 // Verdicts, in the order a summary ranks them: a violation is conclusive
 // evidence and outranks a run that could not decide.
 const (
-	VerdictClean        Verdict = "clean"
-	VerdictInconclusive Verdict = "inconclusive"
-	VerdictViolation    Verdict = "violation"
+	VerdictClean        Verdict = Verdict(harness.VerdictClean)
+	VerdictInconclusive Verdict = Verdict(harness.VerdictInconclusive)
+	VerdictViolation    Verdict = Verdict(harness.VerdictViolation)
 	// VerdictRecorded is a record-mode run that saw syscalls its baseline
-	// does not list yet: what a baseline update adds, not a failure.
+	// does not list yet (harness.Result.Recorded): what a baseline update
+	// adds, not a failure.
 	VerdictRecorded Verdict = "recorded"
 )
 
@@ -38,70 +37,47 @@ func (v Verdict) rank() int {
 	return 0
 }
 
-// Report is the one findings model every output renders: annotations, the
-// step summary and (with a baseline diff) the pull-request body.
+// Report is what every CI output renders: annotations, the step summary
+// and the observations a baseline update is made from. It is a list of
+// runs, each a harness.Result with what only the report knows, and the
+// specs that failed without a result.
 type Report struct {
 	Runs []Run
 	// Failures are specs that failed without attaching a sysgate result
 	// (a panic in setup, an agent that could not be installed, ...).
 	Failures []SpecFailure
+	// Root is the repository root: baseline paths are shown relative to
+	// it (baselinePath), which is what GitHub annotations need. "" shows
+	// them as the results have them.
+	Root string
 }
 
-// Run is one agent run: one harness Result.
+// Run is one agent run: its harness Result, and where the report found it.
 type Run struct {
-	Agent string
-	Spec  string // the Ginkgo spec's full text; "" for a Result file
-	Mode  string
-	// Arch is the run's native arch: the one most of its syscalls were
-	// made on. "" when nothing was observed.
-	Arch    string
-	Verdict Verdict
+	*harness.Result
+	// Spec is the Ginkgo spec's full text; "" for a result file or a
+	// result in hand.
+	Spec string
 	// Expected: a passing spec asserted this violation (a "bite": the
 	// gate must catch it). It proves the gate works and fails nothing.
-	Expected     bool
-	Inconclusive string // why no verdict could be reached
-	// ArchHint is set when the baselines had no list for the run's arch
-	// (harness.Result.ArchHint): every syscall counted as new.
-	ArchHint string
-	Loss     auditlog.Loss
-	New      []NewSyscall
-	Stale    []Stale
-	Leaked   []harness.Leak
-	// Observed is what the run saw: everything in record mode, only the
-	// syscalls outside the baseline in check and enforce mode.
-	Observed   *baseline.Observation
-	ExitStatus int
-	Signal     string
-	TimedOut   bool
-	Duration   time.Duration
+	Expected bool
+	// Dir is the directory the Result's relative baseline paths are
+	// relative to: the suite's, for a Ginkgo report; "" = the current one.
+	Dir string
 }
 
-// NewSyscall is a syscall the run made that its baselines do not allow.
-type NewSyscall struct {
-	Arch    string
-	Syscall string
-	Count   uint64
-	Risk    string // baseline.RiskClass; "" = not risky
-	PID     int
-	Exe     string
-	Comm    string
-	// Also and More: the other programs that made it (harness.Violation).
-	Also []harness.Caller
-	More int
-	// File and Line: the baseline file and the line where the syscall's
-	// entry would be inserted.
-	File string
-	Line int
+// Outcome is the run's verdict as a report ranks it: the harness verdict,
+// except that a record run's new syscalls are recorded, not a violation.
+func (run Run) Outcome() Verdict {
+	if run.Recorded() {
+		return VerdictRecorded
+	}
+	return Verdict(run.Result.Verdict)
 }
 
-// Stale is a baseline entry no run used.
-type Stale struct {
-	Arch    string
-	Syscall string
-	Risk    string
-	File    string
-	Line    int
-}
+// arch names the arch the run ran on, or is "" when the result does not
+// say (LoadOptions.HostArch fills it in where it can).
+func (run Run) arch() string { return archName(run.Arch) }
 
 // SpecFailure is a failed spec without a sysgate result.
 type SpecFailure struct {
@@ -111,20 +87,15 @@ type SpecFailure struct {
 	Location string
 }
 
-// sort puts runs, and the findings in each, in a stable order so the
-// rendered outputs do not depend on the order specs ran in.
+// baselinePath is where a run's baseline file is shown: relative to the
+// report's root.
+func (r *Report) baselinePath(run Run, file string) string { return repoPath(r.Root, run.Dir, file) }
+
+// sort puts runs in a stable order so the rendered outputs do not depend
+// on the order specs ran in.
 func (r *Report) sort() {
-	for i := range r.Runs {
-		run := &r.Runs[i]
-		slices.SortFunc(run.New, func(a, b NewSyscall) int {
-			return cmp.Or(cmp.Compare(a.Arch, b.Arch), cmp.Compare(a.Syscall, b.Syscall))
-		})
-		slices.SortFunc(run.Stale, func(a, b Stale) int {
-			return cmp.Or(cmp.Compare(a.Arch, b.Arch), cmp.Compare(a.Syscall, b.Syscall))
-		})
-	}
 	slices.SortStableFunc(r.Runs, func(a, b Run) int {
-		return cmp.Or(cmp.Compare(a.Agent, b.Agent), cmp.Compare(a.Arch, b.Arch), cmp.Compare(a.Spec, b.Spec))
+		return cmp.Or(cmp.Compare(a.Agent, b.Agent), cmp.Compare(a.arch(), b.arch()), cmp.Compare(a.Spec, b.Spec))
 	})
 	slices.SortStableFunc(r.Failures, func(a, b SpecFailure) int { return cmp.Compare(a.Spec, b.Spec) })
 }
@@ -137,8 +108,8 @@ func (r *Report) Verdict() Verdict {
 		v = VerdictInconclusive
 	}
 	for _, run := range r.gateRuns() {
-		if run.Verdict.rank() > v.rank() {
-			v = run.Verdict
+		if o := run.Outcome(); o.rank() > v.rank() {
+			v = o
 		}
 	}
 	return v
@@ -153,5 +124,16 @@ func (r *Report) gateRuns() []Run {
 			out = append(out, run)
 		}
 	}
+	return out
+}
+
+// sortedByName returns list sorted by arch name and syscall.
+func sortedByName[T any](list []T, key func(T) (scmp.Arch, string)) []T {
+	out := slices.Clone(list)
+	slices.SortStableFunc(out, func(a, b T) int {
+		archA, nameA := key(a)
+		archB, nameB := key(b)
+		return cmp.Or(cmp.Compare(archA.String(), archB.String()), cmp.Compare(nameA, nameB))
+	})
 	return out
 }

@@ -3,53 +3,39 @@ package ci
 import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/scmp"
 )
 
-// FromResult converts one harness result into a Run. spec is the Ginkgo
-// spec that attached it ("" for a result file); hostArch names the run's
-// arch when the result does not.
-func FromResult(r *harness.Result, spec, hostArch string) Run {
-	run := Run{
-		Agent:        r.Agent,
-		Spec:         spec,
-		Verdict:      Verdict(r.Verdict),
-		Inconclusive: r.Inconclusive,
-		ArchHint:     r.ArchHint(),
-		Loss:         r.Loss,
-		Leaked:       r.Leaked,
-		Observed:     r.Observed,
-		ExitStatus:   r.ExitStatus,
-		Signal:       r.Signal,
-		TimedOut:     r.TimedOut,
-		Duration:     r.Duration,
-		Arch:         hostArch,
-	}
-	if r.Mode != 0 {
-		run.Mode = r.Mode.String()
-	}
-	if r.Mode == baseline.ModeRecord && r.Verdict == harness.VerdictViolation {
-		run.Verdict = VerdictRecorded
-	}
-	if r.Arch.Valid() {
-		run.Arch = r.Arch.String()
-	}
-	for _, v := range r.Violations {
-		run.New = append(run.New, NewSyscall{Arch: v.Arch.String(), Syscall: v.Syscall, Count: v.Count, Risk: string(v.Risk),
-			PID: v.PID, Exe: v.Exe, Comm: v.Comm, Also: v.Also, More: v.More, File: v.File, Line: v.Line})
-	}
-	for _, u := range r.Unused {
-		run.Stale = append(run.Stale, Stale{Arch: u.Arch.String(), Syscall: u.Syscall, Risk: string(u.Risk), File: u.File, Line: u.Line})
-	}
-	return run
-}
-
 // FromResults builds a report from results in hand (sysgate check
-// --format github), with baseline paths made relative to root.
+// --format github), with baseline paths shown relative to root.
 func FromResults(root string, results ...*harness.Result) *Report {
-	r := &Report{}
+	r := &Report{Root: root}
 	for _, res := range results {
-		r.addRun(FromResult(res, "", ""), root, "")
+		r.addRun(res, "", "", 0)
 	}
 	r.sort()
 	return r
+}
+
+// addRun adds a run of res. The report keeps its own copy of the Result,
+// with its findings in a stable order and the arch filled in from hostArch
+// when the result does not name it, so rendering never changes the
+// caller's Result. It returns the added run.
+func (r *Report) addRun(res *harness.Result, spec, dir string, hostArch scmp.Arch) *Run {
+	c := *res
+	c.Violations = sortedByName(c.Violations, func(v harness.Violation) (scmp.Arch, string) { return v.Arch, v.Syscall })
+	c.Unused = sortedByName(c.Unused, func(f baseline.Finding) (scmp.Arch, string) { return f.Arch, f.Syscall })
+	if !c.Arch.Valid() {
+		c.Arch = hostArch
+	}
+	r.Runs = append(r.Runs, Run{Result: &c, Spec: spec, Dir: dir})
+	return &r.Runs[len(r.Runs)-1]
+}
+
+// archName is an arch's name, or "" for none.
+func archName(a scmp.Arch) string {
+	if !a.Valid() {
+		return ""
+	}
+	return a.String()
 }

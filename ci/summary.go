@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -24,10 +25,11 @@ type row struct {
 	ArchHint    string // from any of its runs: the baselines had no list for Arch
 }
 
-// newRow is one new syscall of an agent on an arch, counted over its runs.
+// newRow is one new syscall of an agent on an arch, counted over its runs,
+// with its baseline path as the report shows it.
 type newRow struct {
 	Agent, Host string // Host: the run's arch; an i386 syscall on an x86_64 runner counts there
-	NewSyscall
+	harness.Violation
 	Runs int
 }
 
@@ -35,28 +37,28 @@ func (r *Report) rows() []row {
 	var rows []row
 	index := map[[2]string]int{}
 	for _, run := range r.gateRuns() {
-		key := [2]string{run.Agent, run.Arch}
+		key := [2]string{run.Agent, run.arch()}
 		i, ok := index[key]
 		if !ok {
 			i = len(rows)
 			index[key] = i
-			rows = append(rows, row{Agent: run.Agent, Arch: run.Arch})
+			rows = append(rows, row{Agent: run.Agent, Arch: run.arch()})
 		}
 		rw := &rows[i]
 		rw.Runs++
-		if run.Verdict.rank() > rw.Verdict.rank() {
-			rw.Verdict = run.Verdict
+		if o := run.Outcome(); o.rank() > rw.Verdict.rank() {
+			rw.Verdict = o
 		}
 		rw.Loss = rw.Loss.Add(run.Loss)
-		if run.ArchHint != "" {
-			rw.ArchHint = run.ArchHint
+		if h := run.ArchHint(); h != "" {
+			rw.ArchHint = h
 		}
 		rw.Duration += run.Duration
 	}
 	for _, n := range r.newRows() {
 		rw := &rows[index[[2]string{n.Agent, n.Host}]]
 		rw.New++
-		if n.Risk != "" {
+		if n.Risk.Risky() {
 			rw.Risky++
 		}
 	}
@@ -72,34 +74,37 @@ func (r *Report) newRows() []newRow {
 	var out []newRow
 	index := map[[4]string]int{}
 	for _, run := range r.gateRuns() {
-		for _, n := range run.New {
-			key := [4]string{run.Agent, run.Arch, n.Arch, n.Syscall}
+		for _, v := range run.Violations {
+			key := [4]string{run.Agent, run.arch(), v.Arch.String(), v.Syscall}
 			if i, ok := index[key]; ok {
-				out[i].Count += n.Count
+				out[i].Count += v.Count
 				out[i].Runs++
 				continue
 			}
 			index[key] = len(out)
-			out = append(out, newRow{Agent: run.Agent, Host: run.Arch, NewSyscall: n, Runs: 1})
+			v.File = r.baselinePath(run, v.File)
+			out = append(out, newRow{Agent: run.Agent, Host: run.arch(), Violation: v, Runs: 1})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b newRow) int {
 		return cmp.Or(cmp.Compare(riskFirst(a.Risk), riskFirst(b.Risk)), cmp.Compare(a.Agent, b.Agent),
-			cmp.Compare(a.Arch, b.Arch), cmp.Compare(a.Syscall, b.Syscall))
+			cmp.Compare(a.Arch.String(), b.Arch.String()), cmp.Compare(a.Syscall, b.Syscall))
 	})
 	return out
 }
 
-func riskFirst(risk string) int {
-	if risk != "" {
+func riskFirst(risk baseline.RiskClass) int {
+	if risk.Risky() {
 		return 0
 	}
 	return 1
 }
 
+// staleRow is a baseline entry no run of an agent on a host arch used,
+// with its path as the report shows it.
 type staleRow struct {
 	Agent, Host string
-	Stale
+	baseline.Finding
 }
 
 // staleRows lists the entries every run of an agent on a host arch left
@@ -108,24 +113,25 @@ type staleRow struct {
 func (r *Report) staleRows() []staleRow {
 	type key struct{ agent, host string }
 	runs := map[key]int{}
-	unused := map[key]map[Stale]int{}
+	unused := map[key]map[baseline.Finding]int{}
 	var order []staleRow
 	for _, run := range r.gateRuns() {
-		k := key{run.Agent, run.Arch}
+		k := key{run.Agent, run.arch()}
 		runs[k]++
 		if unused[k] == nil {
-			unused[k] = map[Stale]int{}
+			unused[k] = map[baseline.Finding]int{}
 		}
-		for _, s := range run.Stale {
+		for _, s := range run.Unused {
+			s.File, s.Count = r.baselinePath(run, s.File), 0
 			if unused[k][s]++; unused[k][s] == 1 {
-				order = append(order, staleRow{Agent: run.Agent, Host: run.Arch, Stale: s})
+				order = append(order, staleRow{Agent: run.Agent, Host: run.arch(), Finding: s})
 			}
 		}
 	}
 	var out []staleRow
 	for _, s := range order {
 		k := key{s.Agent, s.Host}
-		if unused[k][s.Stale] == runs[k] {
+		if unused[k][s.Finding] == runs[k] {
 			out = append(out, s)
 		}
 	}
@@ -172,11 +178,11 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		b.WriteString("| Agent | Arch | Syscall | Risk | Calls | First made by | Belongs at |\n|---|---|---|---|--:|---|---|\n")
 		for _, n := range rows {
 			risk := "-"
-			if n.Risk != "" {
-				risk = "**" + cell(n.Risk) + "**"
+			if n.Risk.Risky() {
+				risk = "**" + cell(string(n.Risk)) + "**"
 			}
-			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %d | %s | %s |\n", cell(n.Agent), cell(n.Arch), cell(n.Syscall), risk, n.Count,
-				cell(process(n.PID, n.Exe, n.Comm)+othersNote(n.NewSyscall)), cell(location(n.File, n.Line)))
+			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %d | %s | %s |\n", cell(n.Agent), cell(n.Arch.String()), cell(n.Syscall), risk, n.Count,
+				cell(process(n.PID, n.Exe, n.Comm)+othersNote(n.Violation)), cell(location(n.File, n.Line)))
 		}
 		b.WriteString("\n")
 	}
@@ -184,7 +190,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		b.WriteString("### Inconclusive runs\n\nNo verdict: lost audit events or an environment problem. Such a run is never reported clean; re-run, and see `sysgate doctor` if it repeats.\n\n")
 		b.WriteString("| Agent | Arch | Spec | Reason | Lost events |\n|---|---|---|---|---|\n")
 		for _, run := range inconclusive {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(run.Agent), cell(orDash(run.Arch)), cell(orDash(run.Spec)),
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(run.Agent), cell(orDash(run.arch())), cell(orDash(run.Spec)),
 				cell(orDash(run.Inconclusive)), lossCounters(run.Loss))
 		}
 		b.WriteString("\n")
@@ -193,7 +199,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		b.WriteString("### Stale baseline entries\n\nAllowed but made by no run: `make baseline-update` proposes removing them; an expected error path belongs in a group with a reason.\n\n")
 		b.WriteString("| Agent | Arch | Syscall | Risk | Entry |\n|---|---|---|---|---|\n")
 		for _, s := range stale {
-			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s |\n", cell(s.Agent), cell(s.Arch), cell(s.Syscall), cell(orDash(s.Risk)), cell(location(s.File, s.Line)))
+			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s |\n", cell(s.Agent), cell(s.Arch.String()), cell(s.Syscall), cell(orDash(string(s.Risk))), cell(location(s.File, s.Line)))
 		}
 		b.WriteString("\n")
 	}
@@ -210,10 +216,10 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		b.WriteString("| Agent | Arch | Spec | Caught |\n|---|---|---|---|\n")
 		for _, run := range expected {
 			var names []string
-			for _, n := range run.New {
-				names = append(names, "`"+cell(n.Syscall)+"`")
+			for _, v := range run.Violations {
+				names = append(names, "`"+cell(v.Syscall)+"`")
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(run.Agent), cell(orDash(run.Arch)), cell(orDash(run.Spec)), orDash(strings.Join(names, ", ")))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(run.Agent), cell(orDash(run.arch())), cell(orDash(run.Spec)), orDash(strings.Join(names, ", ")))
 		}
 		b.WriteString("\n")
 	}
@@ -231,7 +237,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 func (r *Report) inconclusiveRuns() []Run {
 	var out []Run
 	for _, run := range r.gateRuns() {
-		if run.Verdict == VerdictInconclusive {
+		if !run.Conclusive() {
 			out = append(out, run)
 		}
 	}
@@ -257,7 +263,7 @@ func (r *Report) leaks() []agentLeak {
 	var out []agentLeak
 	for _, run := range r.gateRuns() {
 		for _, l := range run.Leaked {
-			out = append(out, agentLeak{run.Agent, run.Arch, l})
+			out = append(out, agentLeak{run.Agent, run.arch(), l})
 		}
 	}
 	return out
@@ -306,7 +312,7 @@ func lossCounters(l auditlog.Loss) string {
 
 // othersNote is " and 2 other programs" when more than one program made a
 // new syscall (the annotation names them).
-func othersNote(n NewSyscall) string {
+func othersNote(n harness.Violation) string {
 	if k := len(n.Also) + n.More; k > 0 {
 		return " and " + programs(k, "other")
 	}

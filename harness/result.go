@@ -21,6 +21,11 @@ const (
 	VerdictInconclusive Verdict = "inconclusive" // lost records, failed barrier, untracked tree, timeout
 )
 
+// ReportEntryName is the name of the Ginkgo report entry holding a run's
+// Result (its JSON form); ci reads results back from Ginkgo JSON reports by
+// this name.
+const ReportEntryName = "sysgate result"
+
 // Result is everything one run found. It is the one model behind the CLI's
 // text, JSON and GitHub output, the matchers and the ci reports.
 //
@@ -161,6 +166,12 @@ func (r *Result) ArchHint() string {
 	return fmt.Sprintf("The baselines have no %s list yet, so every syscall of this run counts as new. Record one on an %s machine "+
 		"(sudo make baseline-update ARCH=%s, or sysgate record), or let the baseline-update workflow's %s shard write it.",
 		r.Arch, r.Arch, r.Arch, r.Arch)
+}
+
+// Recorded reports whether a record run saw syscalls beyond its bases:
+// what the run writes into its baseline, not a violation.
+func (r *Result) Recorded() bool {
+	return r.Mode == baseline.ModeRecord && r.Verdict == VerdictViolation
 }
 
 // Conclusive reports whether the verdict can be trusted either way.

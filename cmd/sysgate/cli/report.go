@@ -45,6 +45,10 @@ func (c *Command) loadReport(in *reportInputs, args []string) (*ci.Report, int) 
 	if len(paths) == 0 {
 		return nil, c.errorf(ExitUsage, "no input: give --ginkgo-json FILE or --result FILE")
 	}
+	arch, err := scmp.ParseArch(in.arch)
+	if err != nil {
+		return nil, c.errorf(ExitUsage, "--arch: %v", err)
+	}
 	root := in.root
 	if root == "" {
 		wd, err := os.Getwd()
@@ -53,7 +57,7 @@ func (c *Command) loadReport(in *reportInputs, args []string) (*ci.Report, int) 
 		}
 		root = ci.FindRoot(wd)
 	}
-	r, err := ci.Load(ci.LoadOptions{Root: root, HostArch: in.arch}, paths...)
+	r, err := ci.Load(ci.LoadOptions{Root: root, HostArch: arch}, paths...)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, ci.ErrNoResults) {
 			return nil, c.errorf(ExitInconclusive, "%v", err)

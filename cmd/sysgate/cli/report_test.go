@@ -100,7 +100,7 @@ func TestReportWithoutInputIsUsageError(t *testing.T) {
 func ginkgoReport(t *testing.T, res *harness.Result) string {
 	t.Helper()
 	spec := types.SpecReport{LeafNodeText: "agent reads a file", LeafNodeType: types.NodeTypeIt, State: types.SpecStateFailed,
-		ReportEntries: types.ReportEntries{{Name: "sysgate " + res.Agent, Value: types.WrapEntryValue(res)}}}
+		ReportEntries: types.ReportEntries{{Name: harness.ReportEntryName, Value: types.WrapEntryValue(res)}}}
 	data, err := json.Marshal([]types.Report{{SuitePath: t.TempDir(), SpecReports: types.SpecReports{spec}}})
 	if err != nil {
 		t.Fatal(err)
