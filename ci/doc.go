@@ -1,13 +1,20 @@
-// Package ci turns sysgate results into what a CI system shows: GitHub
-// annotations on the baseline line where a new syscall belongs, a markdown
-// step summary, and the body of a baseline-update pull request.
+// Package ci renders every sysgate output format from one model, the
+// harness.Result of each run: the text sysgate check, enforce and record
+// print (WriteText, WriteRecorded), the Result JSON (WriteJSON), GitHub
+// annotations on the baseline line where a new syscall belongs, a
+// markdown step summary, and the body of a baseline-update pull request.
+// WriteResult picks one of the formats of a single run (check --format).
 //
-// Every output is rendered from one findings model, Report, built by Load
-// from Ginkgo JSON reports (each spec attaches its harness.Result with
-// AddReportEntry, named "sysgate <agent>") and harness Result JSON files,
-// or by FromResults from results in hand. A violation in a passing spec is
-// a bite the spec asserted and fails nothing; a record-mode run's new
-// syscalls are "recorded", not violations.
+// A Report is a list of runs, each a *harness.Result plus what only the
+// report knows: the Ginkgo spec that attached it and whether that spec
+// expected the violation. Load builds one from Ginkgo JSON reports (each
+// spec attaches its Result with AddReportEntry under
+// harness.ReportEntryName; the report is decoded without importing
+// Ginkgo) and Result JSON files, FromResults from results in hand. Facts
+// derived from a Result (a record run's "recorded" syscalls, the
+// missing-arch hint, baseline paths relative to the repository) are
+// computed when rendering, never stored beside it. A violation in a
+// passing spec is a bite the spec asserted and fails nothing.
 //
 // Baseline updates: MergeObservations merges observation files of any
 // number of shards per agent (order and grouping do not matter), and

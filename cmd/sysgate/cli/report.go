@@ -51,11 +51,9 @@ func (c *Command) loadReport(in *reportInputs, args []string) (*ci.Report, int) 
 	}
 	root := in.root
 	if root == "" {
-		wd, err := os.Getwd()
-		if err != nil {
+		if root, err = repoRoot(); err != nil {
 			return nil, c.errorf(ExitInconclusive, "%v", err)
 		}
-		root = ci.FindRoot(wd)
 	}
 	r, err := ci.Load(ci.LoadOptions{Root: root, HostArch: arch}, paths...)
 	if err != nil {
@@ -65,6 +63,16 @@ func (c *Command) loadReport(in *reportInputs, args []string) (*ci.Report, int) 
 		return nil, c.errorf(ExitUsage, "%v", err)
 	}
 	return r, ExitOK
+}
+
+// repoRoot is the repository around the working directory: reports show
+// baseline paths relative to it, as GitHub annotations need.
+func repoRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return ci.FindRoot(wd), nil
 }
 
 // verdictCode maps a report's verdict to the exit code of a gate.
@@ -183,11 +191,10 @@ func (c *Command) runReportPRBody(args []string) int {
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)
 	}
-	wd, err := os.Getwd()
+	root, err := repoRoot()
 	if err != nil {
 		return c.errorf(ExitInconclusive, "%v", err)
 	}
-	root := ci.FindRoot(wd)
 	u, err := ci.PlanUpdate(obs, ci.UpdateOptions{Dir: *dir, Arches: arches, Root: root, Write: *write, KeepUnseen: *keep})
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)

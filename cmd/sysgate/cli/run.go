@@ -8,12 +8,14 @@ import (
 	"os"
 	"os/signal"
 	"os/user"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -145,7 +147,9 @@ func (c *Command) runRecord(args []string) int {
 	if r == nil {
 		return code
 	}
-	writeText(c.Stderr, r)
+	if err := ci.WriteText(c.Stderr, r); err != nil {
+		return c.errorf(ExitInconclusive, "write result: %v", err)
+	}
 	if !r.Conclusive() {
 		return c.errorf(ExitInconclusive, "not writing %s: the run was inconclusive: %s", out, r.Inconclusive)
 	}
@@ -166,7 +170,9 @@ func (c *Command) runRecord(args []string) int {
 		}
 		return c.errorf(ExitInconclusive, "%v", err)
 	}
-	writeRecorded(c.Stderr, out, res)
+	if err := ci.WriteRecorded(c.Stderr, out, res); err != nil {
+		return c.errorf(ExitInconclusive, "write result: %v", err)
+	}
 	return ExitOK
 }
 
@@ -195,8 +201,7 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 		fs.Usage()
 		return ExitUsage
 	}
-	write, ok := formats[format]
-	if !ok {
+	if !slices.Contains(ci.ResultFormats, format) {
 		return c.errorf(ExitUsage, "--format %q: want text, json or github", format)
 	}
 	opts, err := f.options()
@@ -222,11 +227,15 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	if r == nil {
 		return code
 	}
-	if err := write(c.Stdout, r); err != nil {
+	root, err := repoRoot()
+	if err != nil {
+		return c.errorf(ExitInconclusive, "%v", err)
+	}
+	if err := ci.WriteResult(c.Stdout, format, r, root); err != nil {
 		return c.errorf(ExitInconclusive, "write result: %v", err)
 	}
 	if resultPath != "" {
-		if err := writeResultFile(resultPath, r); err != nil {
+		if err := ci.WriteResultFile(resultPath, r); err != nil {
 			return c.errorf(ExitInconclusive, "write result: %v", err)
 		}
 	}

@@ -1,0 +1,27 @@
+package ci
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/sysgate/sysgate/harness"
+)
+
+// ResultFormats are the formats WriteResult renders one run in (sysgate
+// check and enforce --format).
+var ResultFormats = []string{"text", "json", "github"}
+
+// WriteResult renders one run in format: text (WriteText), json
+// (WriteJSON) or github, the annotations `sysgate report annotations`
+// prints for the same result, with baseline paths relative to root.
+func WriteResult(w io.Writer, format string, r *harness.Result, root string) error {
+	switch format {
+	case "text":
+		return WriteText(w, r)
+	case "json":
+		return WriteJSON(w, r)
+	case "github":
+		return FromResults(root, r).WriteAnnotations(w)
+	}
+	return fmt.Errorf("unknown format %q", format)
+}

@@ -1,0 +1,135 @@
+package ci
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
+)
+
+// WriteText renders one run for a terminal (sysgate check, enforce and
+// record): the verdict, a table of the syscalls outside the baseline, the
+// leaked processes and how the agent ended.
+func WriteText(w io.Writer, r *harness.Result) error {
+	var b strings.Builder
+	verdict := strings.ToUpper(string(r.Verdict))
+	if r.Mode == baseline.ModeRecord && r.Conclusive() {
+		verdict = "RECORDED" // beyond the extended bases is what record writes, not a failure
+	}
+	fmt.Fprintf(&b, "sysgate %s %s: %s", r.Mode, r.Agent, verdict)
+	if r.Inconclusive != "" {
+		fmt.Fprintf(&b, " (%s)", r.Inconclusive)
+	}
+	fmt.Fprintf(&b, "\n  %d logged syscalls from %d processes in %v; agent %s\n",
+		r.Events, len(r.Processes), r.Duration.Round(time.Millisecond), exitText(r))
+	if h := r.ArchHint(); h != "" {
+		fmt.Fprintf(&b, "  %s\n", h)
+	}
+	if r.Mode == baseline.ModeRecord && r.Observed != nil {
+		for _, arch := range r.Observed.Arches() {
+			fmt.Fprintf(&b, "  observed %s: %d distinct syscalls\n", arch, len(r.Observed.Names(arch)))
+		}
+	}
+	// A record run's syscalls beyond its bases are what it writes: the
+	// record summary (WriteRecorded) lists them.
+	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord {
+		writeViolationTable(&b, r.Violations)
+	}
+	if r.UnknownABI > 0 {
+		fmt.Fprintf(&b, "  %d syscalls of an ABI sysgate cannot name\n", r.UnknownABI)
+	}
+	if len(r.Leaked) > 0 {
+		fmt.Fprintf(&b, "\nKilled by sysgate:\n")
+		for _, l := range r.Leaked {
+			fmt.Fprintf(&b, "  %s (%s, pid %d) after %v: %s\n", l.Exe, l.Comm, l.PID, l.Lived.Round(time.Millisecond), l.Cause)
+		}
+	}
+	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord {
+		fmt.Fprintf(&b, "\n%s\n", harness.UpdateHint)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeViolationTable is the table of new syscalls, then the other
+// programs that made each one.
+func writeViolationTable(b *strings.Builder, vs harness.Violations) {
+	fmt.Fprintf(b, "\nOutside the baseline:\n")
+	tw := tabwriter.NewWriter(b, 2, 8, 2, ' ', 0)
+	fmt.Fprintln(tw, "  ARCH\tSYSCALL\tNR\tCOUNT\tRISK\tFIRST MADE BY\tADD AT")
+	for _, v := range vs {
+		others := ""
+		if k := len(v.Also) + v.More; k > 0 {
+			others = fmt.Sprintf(" +%d other", k)
+			if k > 1 {
+				others += "s"
+			}
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s (%s, pid %d)%s\t%s\n",
+			v.Arch, v.Syscall, v.Number, v.Count, orDash(string(v.Risk)), v.Exe, v.Comm, v.PID, others, position(v.File, v.Line))
+	}
+	tw.Flush()
+	header := false
+	for _, v := range vs {
+		if len(v.Also) == 0 {
+			continue
+		}
+		if !header {
+			fmt.Fprintf(b, "\nAlso made by:\n")
+			header = true
+		}
+		progs := make([]string, len(v.Also))
+		for i, c := range v.Also {
+			progs[i] = fmt.Sprintf("%s (%s, pid %d) x%d", c.Exe, c.Comm, c.PID, c.Count)
+		}
+		more := ""
+		if v.More > 0 {
+			more = fmt.Sprintf(" and %d more", v.More)
+		}
+		fmt.Fprintf(b, "  %s %s: %s%s\n", v.Arch, v.Syscall, strings.Join(progs, ", "), more)
+	}
+}
+
+func exitText(r *harness.Result) string {
+	switch {
+	case r.TimedOut:
+		return "timed out"
+	case r.Signal != "":
+		return "killed by " + r.Signal
+	}
+	return fmt.Sprintf("exited %d", r.ExitStatus)
+}
+
+// position is "file:line" for a terminal, "-" without a file.
+func position(file string, line int) string {
+	if file == "" {
+		return "-"
+	}
+	return fmt.Sprintf("%s:%d", file, line)
+}
+
+// WriteRecorded renders what sysgate record wrote into a baseline file:
+// the entries added and removed, and the numbers it could not name.
+func WriteRecorded(w io.Writer, path string, res *baseline.RecordResult) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "wrote %s: %d added, %d removed\n", path, len(res.Added), len(res.Removed))
+	for _, f := range res.Added {
+		risk := ""
+		if f.Risk.Risky() {
+			risk = fmt.Sprintf("  [risky: %s: give it a real reason]", f.Risk)
+		}
+		fmt.Fprintf(&b, "  + %s %s%s\n", f.Arch, f.Syscall, risk)
+	}
+	for _, f := range res.Removed {
+		fmt.Fprintf(&b, "  - %s %s\n", f.Arch, f.Syscall)
+	}
+	for _, f := range res.Skipped {
+		fmt.Fprintf(&b, "  ! %s syscall %s has no name: it stays a violation\n", f.Arch, f.Syscall)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

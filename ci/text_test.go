@@ -1,0 +1,109 @@
+package ci
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// fixtureResult is a check run with one of everything a report shows.
+func fixtureResult() *harness.Result {
+	obs := baseline.NewObservation("python-agent")
+	obs.Runs = 1
+	obs.Add(scmp.X86_64, "socket", 3)
+	obs.Add(scmp.X86_64, "ptrace", 1)
+	obs.Add(scmp.X86_64, "1000", 3)
+	obs.Add(scmp.I386, "getpid", 1)
+	return &harness.Result{
+		Agent: "python-agent", Command: []string{"python3", "agent.py"}, Mode: baseline.ModeCheck, Arch: scmp.X86_64,
+		Baselines: []string{"baselines/python3.yaml", "baselines/python-agent.yaml"},
+		Verdict:   harness.VerdictViolation, Session: 4242, Observed: obs,
+		Violations: harness.Violations{
+			{Arch: scmp.X86_64, Syscall: "1000", Number: 1000, Count: 3, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", File: "baselines/python-agent.yaml", Line: 4},
+			{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 1, Risk: baseline.RiskProcessAccess, PID: 13, Exe: "/usr/bin/gdb", Comm: "gdb", File: "baselines/python-agent.yaml", Line: 9},
+			{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 3, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", File: "baselines/python-agent.yaml", Line: 11,
+				Also: []harness.Caller{{PID: 16, Exe: "/usr/bin/curl", Comm: "curl", Count: 1}}},
+			{Arch: scmp.I386, Syscall: "getpid", Number: 20, Count: 1, PID: 14, Exe: "/tmp/int80", Comm: "int80", File: "baselines/python-agent.yaml", Line: 14},
+		},
+		Unused:     []baseline.Finding{},
+		Processes:  []harness.Process{{PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", Events: 5}, {PID: 13, Exe: "/usr/bin/gdb", Comm: "gdb", Events: 1}, {PID: 14, Exe: "/tmp/int80", Comm: "int80", Events: 1}},
+		Leaked:     []harness.Leak{{PID: 15, Exe: "/usr/bin/sleep", Comm: "sleep", Lived: 5300 * time.Millisecond, Cause: harness.CauseOutlived}},
+		Events:     7,
+		ExitStatus: 0,
+		Started:    time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
+		Duration:   1234 * time.Millisecond,
+	}
+}
+
+func resultGolden(t *testing.T, name string, r *harness.Result, formats ...string) {
+	t.Helper()
+	for _, format := range formats {
+		var b bytes.Buffer
+		if err := WriteResult(&b, format, r, ""); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "result."+name+"."+format, b.Bytes())
+	}
+}
+
+func TestResultGolden(t *testing.T) {
+	r := fixtureResult()
+	resultGolden(t, "violation", r, "text", "json", "github")
+
+	// An arm64 runner before any aarch64 list was recorded: check
+	// --format github says how to record it, as report annotations does.
+	m := fixtureResult()
+	m.Arch, m.MissingArch = scmp.AArch64, true
+	m.Violations = harness.Violations{{Arch: scmp.AArch64, Syscall: "openat", Number: 56, Count: 9, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3",
+		File: "baselines/python-agent.yaml", Line: 3}}
+	resultGolden(t, "missing-arch", m, "text", "github")
+
+	r.Verdict, r.Violations = harness.VerdictInconclusive, harness.Violations{}
+	r.Loss = auditlog.Loss{SerialGaps: 3}
+	r.Inconclusive = r.Loss.String()
+	resultGolden(t, "inconclusive", r, "text", "github")
+}
+
+// TestRecordGolden is what sysgate record prints: the run, then what it
+// wrote into the baseline.
+func TestRecordGolden(t *testing.T) {
+	r := fixtureResult()
+	r.Mode, r.Leaked = baseline.ModeRecord, nil
+	var b bytes.Buffer
+	if err := WriteText(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	rec := &baseline.RecordResult{
+		Added:   []baseline.Finding{{Arch: scmp.X86_64, Syscall: "ptrace", Risk: baseline.RiskProcessAccess}, {Arch: scmp.X86_64, Syscall: "socket"}},
+		Removed: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "flock"}},
+		Skipped: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "1000"}},
+	}
+	if err := WriteRecorded(&b, "baselines/python-agent.yaml", rec); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "result.record.text", b.Bytes())
+}
+
+// TestRenderingLeavesTheResultAlone: a report sorts its runs' findings
+// and shows paths relative to its root without touching the caller's
+// Result (the CLI writes it to --result after rendering).
+func TestRenderingLeavesTheResultAlone(t *testing.T) {
+	r := fixtureResult()
+	r.Violations[0], r.Violations[3] = r.Violations[3], r.Violations[0]
+	first := r.Violations[0]
+	var b bytes.Buffer
+	if err := FromResults("/elsewhere", r).WriteAnnotations(&b); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Violations[0]; got.Syscall != first.Syscall || got.File != first.File {
+		t.Errorf("rendering changed the Result: first violation %s %s, was %s %s", got.Syscall, got.File, first.Syscall, first.File)
+	}
+	if !bytes.Contains(b.Bytes(), []byte("title=sysgate%3A risky syscall ptrace")) {
+		t.Errorf("annotations:\n%s", b.String())
+	}
+}

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// progress prints each syscall the first time the run makes it, while
+// the agent runs; only on a terminal.
+type progress struct {
+	w    io.Writer
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func newProgress(w io.Writer) *progress {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	if _, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS); err != nil {
+		return nil
+	}
+	return &progress{w: w, seen: map[string]bool{}}
+}
+
+func (p *progress) event(ev *auditlog.SeccompEvent) {
+	key := fmt.Sprintf("%s %s", archName(ev.Arch), ev.Name)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.seen[key] {
+		return
+	}
+	p.seen[key] = true
+	fmt.Fprintf(p.w, "sysgate: + %-28s %s (pid %d)\n", key, ev.Exe, ev.PID)
+}
+
+func archName(a scmp.Arch) string {
+	if a.Valid() {
+		return a.String()
+	}
+	return "unknown-abi"
+}
