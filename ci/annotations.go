@@ -52,27 +52,28 @@ func escapeProperty(s string) string {
 }
 
 // Annotations returns the report's annotations: an error on the baseline
-// line where each new syscall belongs, a warning per inconclusive run or
-// failed spec, a notice on each stale baseline entry.
+// line where each new syscall belongs, an error per inconclusive run or
+// failed spec (either fails the gate), a notice on each stale baseline
+// entry.
 func (r *Report) Annotations() []Annotation {
 	out := newSyscallAnnotations(r.newRows())
-	var warnings, notices []Annotation
+	var failures, notices []Annotation
 	for _, run := range r.gateRuns() {
 		if run.Conclusive() {
 			continue
 		}
 		msg := "no verdict: " + orDash(run.Inconclusive)
-		if run.Loss.Any() {
-			msg += "\n" + run.Loss.String()
+		if loss := run.Loss.String(); run.Loss.Any() && !strings.Contains(run.Inconclusive, loss) {
+			msg += "\n" + loss
 		}
 		msg += "\nA run that lost audit events is never reported clean. Re-run the job; if it repeats, see `sysgate doctor`."
-		warnings = append(warnings, Annotation{Level: "warning", Title: fmt.Sprintf("sysgate: %s inconclusive (%s)", run.Agent, orDash(run.arch())), Message: msg})
+		failures = append(failures, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: %s inconclusive (%s)", run.Agent, orDash(run.arch())), Message: msg})
 	}
 	for _, rw := range r.missingArchRows() {
 		out = append(out, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: no %s baseline for %s", orDash(rw.Arch), rw.Agent), Message: rw.ArchHint})
 	}
 	for _, f := range r.Failures {
-		warnings = append(warnings, Annotation{Level: "warning", Title: "sysgate: spec failed without a result: " + f.Spec,
+		failures = append(failures, Annotation{Level: "error", Title: "sysgate: spec failed without a result: " + f.Spec,
 			Message: fmt.Sprintf("%s at %s: %s", f.State, f.Location, f.Message)})
 	}
 	for _, s := range r.staleRows() {
@@ -80,7 +81,7 @@ func (r *Report) Annotations() []Annotation {
 			Title:   fmt.Sprintf("sysgate: %s (%s) unused by %s", s.Syscall, s.Arch, s.Agent),
 			Message: fmt.Sprintf("No run of %s made %s on %s. If that is expected (an error path), move it to a group with a reason; otherwise `make baseline-update` proposes removing it.", s.Agent, s.Syscall, s.Arch)})
 	}
-	out = append(out, capped(warnings, "warning", "inconclusive runs or failed specs")...)
+	out = append(out, capped(failures, "error", "inconclusive runs or failed specs")...)
 	return append(out, capped(notices, "notice", "unused baseline entries")...)
 }
 
