@@ -134,10 +134,10 @@ func run(ctx context.Context, cfg config) error {
 // baselines records each workload's baseline the first time a section
 // needs it.
 type baselines struct {
-	dir    string
-	paths  map[string]string // by workload name
-	python workload          // the runtime the microbenchmarks' baselines extend
-	announced  bool
+	dir       string
+	paths     map[string]string // by workload name
+	python    workload          // the runtime the microbenchmarks' baselines extend
+	announced bool
 }
 
 func (b *baselines) of(ctx context.Context, wl workload) (string, error) {
