@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -24,20 +25,42 @@ func main() {
 		os.Exit(126)
 	}
 	reps := flag.Int("reps", 5, "repetitions of each measurement (medians are printed)")
-	launches := flag.Int("launches", 200, "launches of /bin/true for the start-up figures")
+	launches := flag.Int("launches", 200, "launches of /bin/true for the start-up figures (and of each command of the CLI's)")
 	mcpCalls := flag.Int("mcp-calls", 1000, "tool calls the MCP server answers per run")
 	microN := flag.Int("micro", 1_000_000, "syscalls per microbenchmark run")
-	cliPath := flag.String("sysgate", "", "sysgate CLI binary, for its peak RSS (skipped when empty)")
+	cliPath := flag.String("sysgate", "", "sysgate CLI binary, for its whole-process start-up and peak RSS (skipped when empty)")
+	sections := flag.String("sections", strings.Join(allSections, ","), "comma-separated sections to run: "+strings.Join(allSections, ", "))
 	flag.Parse()
-	if err := run(context.Background(), config{*reps, *launches, *mcpCalls, *microN, *cliPath}); err != nil {
+	want, err := parseSections(*sections)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(2)
+	}
+	if err := run(context.Background(), config{*reps, *launches, *mcpCalls, *microN, *cliPath, want}); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
+// allSections are the tables, in the order they run.
+var allSections = []string{"check", "record", "startup", "cli", "rss"}
+
+func parseSections(list string) (map[string]bool, error) {
+	want := map[string]bool{}
+	for _, s := range strings.Split(list, ",") {
+		s = strings.TrimSpace(s)
+		if !slices.Contains(allSections, s) {
+			return nil, fmt.Errorf("-sections: unknown section %q (want some of %s)", s, strings.Join(allSections, ", "))
+		}
+		want[s] = true
+	}
+	return want, nil
+}
+
 type config struct {
 	reps, launches, mcpCalls, microN int
 	cli                              string
+	sections                         map[string]bool
 }
 
 func run(ctx context.Context, cfg config) error {
@@ -48,49 +71,122 @@ func run(ctx context.Context, cfg config) error {
 	defer os.RemoveAll(dir)
 	printMachine()
 
-	w, err := setup(dir, cfg)
+	// The agents and tools behind the first two sections and the RSS run
+	// (gcc, node) are built only when one of them is wanted.
+	w, err := setup(dir, cfg, cfg.sections["check"] || cfg.sections["record"] || cfg.sections["rss"])
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\nrecording baselines for the check runs ...\n")
-	bases := map[string]string{}
-	for _, wl := range []workload{w.python, w.mcp, w.getppid, w.read, w.trueCmd} {
-		extends := ""
-		if wl.perCall {
-			// The microbenchmark gets a realistic allow-list: the Python
-			// agent's (a runtime's worth of syscalls) plus its own.
-			extends = bases[w.python.name]
+	bases := baselines{dir: dir, paths: map[string]string{}, python: w.python}
+	// Recorded up front, so no section's table is interrupted.
+	var need []workload
+	if cfg.sections["check"] {
+		need = append(need, w.getppid, w.read, w.mcp, w.python)
+	}
+	if cfg.sections["startup"] || cfg.sections["cli"] {
+		need = append(need, w.trueCmd)
+	}
+	if cfg.sections["cli"] {
+		need = append(need, w.pythonPass)
+	}
+	if cfg.sections["rss"] && cfg.cli != "" {
+		need = append(need, w.getppid)
+	}
+	for _, wl := range need {
+		if _, err := bases.of(ctx, wl); err != nil {
+			return err
 		}
-		path, err := recordBaseline(ctx, dir, wl, extends)
+	}
+	if cfg.sections["check"] {
+		if err := checkOverhead(ctx, cfg, []workload{w.getppid, w.read, w.mcp, w.python}, &bases); err != nil {
+			return err
+		}
+	}
+	if cfg.sections["record"] {
+		if err := recordVsStrace(ctx, cfg, []workload{w.getppid100k, w.python, w.mcp}); err != nil {
+			return err
+		}
+	}
+	if cfg.sections["startup"] {
+		base, err := bases.of(ctx, w.trueCmd)
 		if err != nil {
 			return err
 		}
-		bases[wl.name] = path
+		if err := startup(ctx, cfg, w.trueCmd, base); err != nil {
+			return err
+		}
 	}
-	if err := checkOverhead(ctx, cfg, []workload{w.getppid, w.read, w.mcp, w.python}, bases); err != nil {
-		return err
+	if cfg.sections["cli"] {
+		if err := cliStartup(ctx, cfg, dir, w, &bases); err != nil {
+			return err
+		}
 	}
-	if err := recordVsStrace(ctx, cfg, []workload{w.getppid100k, w.python, w.mcp}); err != nil {
-		return err
-	}
-	if err := startup(ctx, cfg, w.trueCmd, bases[w.trueCmd.name]); err != nil {
-		return err
-	}
-	if cfg.cli != "" {
-		return peakRSS(ctx, cfg, dir, w.getppid, bases[w.getppid.name])
+	if cfg.sections["rss"] && cfg.cli != "" {
+		base, err := bases.of(ctx, w.getppid)
+		if err != nil {
+			return err
+		}
+		return peakRSS(ctx, cfg, dir, w.getppid, base)
 	}
 	return nil
 }
 
-type workloads struct {
-	getppid, read, getppid100k, mcp, python, trueCmd workload
+// baselines records each workload's baseline the first time a section
+// needs it.
+type baselines struct {
+	dir       string
+	paths     map[string]string // by workload name
+	python    workload          // the runtime the microbenchmarks' baselines extend
+	announced bool
 }
 
-func setup(dir string, cfg config) (workloads, error) {
+func (b *baselines) of(ctx context.Context, wl workload) (string, error) {
+	if p, ok := b.paths[wl.name]; ok {
+		return p, nil
+	}
+	if !b.announced {
+		fmt.Printf("\nrecording baselines for the check runs ...\n")
+		b.announced = true
+	}
+	extends := ""
+	if wl.perCall {
+		// The microbenchmark gets a realistic allow-list: the Python
+		// agent's (a runtime's worth of syscalls) plus its own.
+		var err error
+		if extends, err = b.of(ctx, b.python); err != nil {
+			return "", err
+		}
+	}
+	p, err := recordBaseline(ctx, b.dir, wl, extends)
+	if err != nil {
+		return "", err
+	}
+	b.paths[wl.name] = p
+	return p, nil
+}
+
+type workloads struct {
+	getppid, read, getppid100k, mcp, python workload
+	trueCmd, pythonPass                     workload
+}
+
+// setup makes the workloads: /bin/true, python3 -c pass and, if all,
+// the microbenchmarks, the Python agent and the MCP server.
+func setup(dir string, cfg config, all bool) (workloads, error) {
 	var w workloads
 	root, err := moduleRoot()
 	if err != nil {
 		return w, err
+	}
+	env := benchEnv(dir)
+	w.trueCmd = workload{name: "/bin/true", command: []string{"/bin/true"}, env: env}
+	py, err := testutil.PythonExecutable()
+	if err != nil {
+		return w, err
+	}
+	w.pythonPass = workload{name: "python3 -c pass", command: []string{py, "-c", "pass"}, env: env}
+	if !all {
+		return w, nil
 	}
 	micro := filepath.Join(dir, "micro")
 	if out, err := exec.Command("gcc", "-static", "-O2", "-o", micro, filepath.Join(root, "bench", "testdata", "micro.c")).CombinedOutput(); err != nil {
@@ -100,17 +196,11 @@ func setup(dir string, cfg config) (workloads, error) {
 	if err := newWorkspace(ws); err != nil {
 		return w, err
 	}
-	env := []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + ws, "LANG=C.UTF-8",
-		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}
+	env = benchEnv(ws)
 	n := strconv.Itoa(cfg.microN)
 	w.getppid = workload{name: "getppid x" + n, command: []string{micro, "getppid", n}, perCall: true, env: env}
 	w.read = workload{name: "read(/dev/zero) x" + n, command: []string{micro, "read", n}, perCall: true, env: env}
 	w.getppid100k = workload{name: "getppid x100000", command: []string{micro, "getppid", "100000"}, env: env}
-	w.trueCmd = workload{name: "/bin/true", command: []string{"/bin/true"}, env: env}
-	py, err := testutil.PythonExecutable()
-	if err != nil {
-		return w, err
-	}
 	w.python = workload{name: "python agent read-only", dir: ws, env: env, command: []string{py, "-I", "-B",
 		filepath.Join(root, "suites", "agents", "python", "agent.py"), "--workspace", ws, "--scenario", "read-only"}}
 	node, err := exec.LookPath("node")
@@ -123,6 +213,13 @@ func setup(dir string, cfg config) (workloads, error) {
 	}
 	w.mcp = workload{name: fmt.Sprintf("mcp-filesystem %d calls", cfg.mcpCalls), command: []string{node, server, ws}, dir: ws, env: env, mcpCalls: cfg.mcpCalls}
 	return w, nil
+}
+
+// benchEnv is every workload's environment: a fixed one, so the
+// caller's does not change what the commands do.
+func benchEnv(home string) []string {
+	return []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=" + home, "LANG=C.UTF-8",
+		"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null"}
 }
 
 // recordBaseline records wl twice (merged, to catch rarely made calls)

@@ -22,12 +22,16 @@ func table() *tabwriter.Writer {
 
 // checkOverhead: bare vs the harness in check mode vs the profile's filter
 // loaded directly in binary-tree and linear order, interleaved per rep.
-func checkOverhead(ctx context.Context, cfg config, ws []workload, bases map[string]string) error {
+func checkOverhead(ctx context.Context, cfg config, ws []workload, bases *baselines) error {
 	fmt.Printf("\n== check-mode overhead (median of %d; every syscall in the baseline, nothing logged; paired: median of each repeat's check/bare)\n", cfg.reps)
 	tw := table()
 	var cpu []string
 	fmt.Fprintln(tw, "workload\tunit\tbare\tsysgate check\tratio\tpaired\tfilter: tree\tratio\tfilter: linear\tratio\tlogged in check (all reps)\t")
 	for _, w := range ws {
+		base, err := bases.of(ctx, w)
+		if err != nil {
+			return err
+		}
 		var bare, gated, tree, linear, bareCPU, treeCPU, linearCPU samples
 		violations := map[string]uint64{} // calls outside the recorded baseline: each one logged
 		for i := 0; i < cfg.reps; i++ {
@@ -37,7 +41,7 @@ func checkOverhead(ctx context.Context, cfg config, ws []workload, bases map[str
 			}
 			bare = append(bare, w.value(m))
 			bareCPU = append(bareCPU, ms(m.cpu))
-			m, r, err := w.runGated(ctx, harness.WithBaselines(bases[w.name]), harness.WithMode(baseline.ModeCheck))
+			m, r, err := w.runGated(ctx, harness.WithBaselines(base), harness.WithMode(baseline.ModeCheck))
 			if err != nil {
 				return err
 			}
@@ -49,7 +53,7 @@ func checkOverhead(ctx context.Context, cfg config, ws []workload, bases map[str
 			}
 			gated = append(gated, w.value(m))
 			for _, order := range []string{"tree", "linear"} {
-				m, err := w.runPlain(ctx, loaderPrefix(order, bases[w.name])...)
+				m, err := w.runPlain(ctx, loaderPrefix(order, base)...)
 				if err != nil {
 					return err
 				}

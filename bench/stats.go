@@ -21,6 +21,21 @@ func (s samples) median() float64 {
 	return (c[len(c)/2-1] + c[len(c)/2]) / 2
 }
 
+// min and max are 0 for no samples, like median.
+func (s samples) min() float64 {
+	if len(s) == 0 {
+		return 0
+	}
+	return slices.Min(s)
+}
+
+func (s samples) max() float64 {
+	if len(s) == 0 {
+		return 0
+	}
+	return slices.Max(s)
+}
+
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // ratio prints a/b as "1.23x", or "-" when either is missing.

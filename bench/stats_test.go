@@ -31,3 +31,13 @@ func TestPairedDiff(t *testing.T) {
 		t.Errorf("unequal lengths gave %v", got)
 	}
 }
+
+func TestMinMax(t *testing.T) {
+	s := samples{3, 1, 2}
+	if s.min() != 1 || s.max() != 3 {
+		t.Errorf("min, max of %v = %v, %v", s, s.min(), s.max())
+	}
+	if (samples{}).min() != 0 || (samples{}).max() != 0 {
+		t.Error("no samples should give 0")
+	}
+}

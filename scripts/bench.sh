@@ -5,6 +5,8 @@
 # make deps-bench (strace, node servers). Numbers are reported, never
 # judged: nothing here fails on a timing.
 #   BENCH_REPS (5)  BENCH_LAUNCHES (200)  BENCH_STRESS (1: run the stress)
+#   BENCH_SECTIONS (all: check,record,startup,cli,rss; e.g. cli for the
+#   CLI's whole-process start-up alone)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$(id -u)" != 0 ]; then
@@ -15,7 +17,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/sysgate" ./cmd/sysgate
 go build -o "$tmp/bench" ./bench
-"$tmp/bench" -reps "${BENCH_REPS:-5}" -launches "${BENCH_LAUNCHES:-200}" -sysgate "$tmp/sysgate"
+"$tmp/bench" -reps "${BENCH_REPS:-5}" -launches "${BENCH_LAUNCHES:-200}" -sysgate "$tmp/sysgate" \
+	${BENCH_SECTIONS:+-sections "$BENCH_SECTIONS"}
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "${BENCH_STRESS:-1}" = 1 ]; then
 	echo
