@@ -16,8 +16,8 @@ const UpdateHint = "If the new syscalls are expected, add them to the baseline w
 
 // StayWithinBaseline succeeds when a *Result made no syscall outside its
 // baseline. With paths it diffs the result's observation against those
-// baseline files instead (useful for a record-mode result). It never
-// succeeds on an inconclusive result. When SYSGATE_RECORD=1 a record-mode
+// baseline files instead (useful for a record-mode result). On an
+// inconclusive result it errors, for To and NotTo alike. When SYSGATE_RECORD=1 a record-mode
 // result succeeds: its observation was written by Run.
 func StayWithinBaseline(paths ...string) types.GomegaMatcher {
 	return &withinBaselineMatcher{paths: paths}
@@ -35,8 +35,8 @@ func (m *withinBaselineMatcher) Match(actual any) (bool, error) {
 		return false, err
 	}
 	m.result, m.violations = r, r.Violations
-	if !r.Conclusive() {
-		return false, nil
+	if err := inconclusive("StayWithinBaseline", r); err != nil {
+		return false, err
 	}
 	if len(m.paths) > 0 {
 		p, err := baseline.LoadStack(m.paths...)
@@ -57,8 +57,7 @@ func (m *withinBaselineMatcher) FailureMessage(any) string {
 		return "StayWithinBaseline: no result"
 	}
 	if !r.Conclusive() {
-		return fmt.Sprintf("Expected %s to stay within its baseline, but the run was inconclusive: %s\n"+
-			"An inconclusive run never passes; see `sysgate doctor`.", r.Agent, r.Inconclusive)
+		return inconclusive("StayWithinBaseline", r).Error()
 	}
 	return violationMessage(r, m.violations, m.baselines())
 }
@@ -127,7 +126,8 @@ func violationsAgainst(p *baseline.Profile, r *Result) Violations {
 
 // HaveObserved succeeds when a *Result logged the syscall name (on any
 // arch). In check and enforce mode only syscalls outside the baseline are
-// logged: use record mode to see everything.
+// logged: use record mode to see everything. On an inconclusive result it
+// errors, for To and NotTo alike: what it missed may be the call.
 func HaveObserved(name string) types.GomegaMatcher { return &observedMatcher{name: name} }
 
 type observedMatcher struct {
@@ -141,6 +141,9 @@ func (m *observedMatcher) Match(actual any) (bool, error) {
 		return false, err
 	}
 	m.result = r
+	if err := inconclusive("HaveObserved", r); err != nil {
+		return false, err
+	}
 	return r.Saw(m.name), nil
 }
 
@@ -168,6 +171,17 @@ func observedList(r *Result) string {
 		return "nothing"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// inconclusive is the error every matcher returns for an inconclusive
+// result, whatever the polarity: a run that may have missed records can
+// show neither that a syscall was made nor that it was not.
+func inconclusive(matcher string, r *Result) error {
+	if r.Conclusive() {
+		return nil
+	}
+	return fmt.Errorf("%s: the run of %s was inconclusive, so nothing can be concluded from it either way: %s\n"+
+		"`sysgate doctor` checks what the machine needs for a conclusive run.", matcher, r.Agent, r.Inconclusive)
 }
 
 func resultOf(matcher string, actual any) (*Result, error) {

@@ -9,6 +9,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/format"
+	"github.com/onsi/gomega/types"
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/scmp"
@@ -53,16 +54,37 @@ func TestStayWithinBaselineMessages(t *testing.T) {
 	g.Expect(format.Object(bad.Violations, 0)).To(ContainSubstring("socket (41)"))
 }
 
-func TestInconclusiveNeverPasses(t *testing.T) {
-	g := NewWithT(t)
+// An inconclusive run proves nothing either way: every matcher errors for
+// To and NotTo alike, so a bite spec (NotTo) cannot pass on a run that saw
+// nothing.
+func TestInconclusiveFailsBothPolarities(t *testing.T) {
 	r := fakeResult(VerdictInconclusive)
 	r.Inconclusive = "audit records lost: 3 audit records never delivered"
-	m := StayWithinBaseline()
-	ok, err := m.Match(r)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(ok).To(BeFalse())
-	g.Expect(m.FailureMessage(r)).To(ContainSubstring("inconclusive: audit records lost"))
-	g.Expect(r.Err()).To(HaveOccurred())
+	for name, m := range map[string]types.GomegaMatcher{
+		"StayWithinBaseline":        StayWithinBaseline(),
+		"StayWithinBaseline(files)": StayWithinBaseline("agents/fake.yaml"),
+		"HaveObserved":              HaveObserved("read"),
+		"HaveObserved(absent)":      HaveObserved("connect"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := NewWithT(t)
+			_, err := m.Match(r)
+			g.Expect(err).To(MatchError(And(ContainSubstring("inconclusive"), ContainSubstring("audit records lost"),
+				ContainSubstring("sysgate doctor"))))
+			for _, negate := range []bool{false, true} {
+				var failures []string
+				spec := NewGomega(func(msg string, _ ...int) { failures = append(failures, msg) })
+				if negate {
+					spec.Expect(r).NotTo(m)
+				} else {
+					spec.Expect(r).To(m)
+				}
+				g.Expect(failures).To(ConsistOf(ContainSubstring("inconclusive")), "negated %v", negate)
+			}
+			g.Expect(func() { m.FailureMessage(r); m.NegatedFailureMessage(r) }).NotTo(Panic())
+		})
+	}
+	NewWithT(t).Expect(r.Err()).To(HaveOccurred())
 }
 
 func TestMatchersRejectWrongActualAndNeverPanic(t *testing.T) {
