@@ -7,15 +7,10 @@
 // logged, removes CAP_AUDIT_CONTROL so nothing in the tree can leave that
 // session, optionally switches user, sets no_new_privs and loads the
 // precompiled filter with a raw seccomp(2) as its very last step before
-// execve, so none of its own syscalls are logged. Two launchers do this:
-//
-//   - vfork (default): a CLONE_VM|CLONE_VFORK child of this process that
-//     runs only raw syscalls (internal/kernel/spawn.c); it costs about what a
-//     bare fork+exec costs;
-//   - reexec (SYSGATE_LAUNCHER=reexec): the current binary re-executed with
-//     SYSGATE_SHIM set, which this package's init() detects, so every
-//     binary importing harness can act as the shim; it pays for starting a
-//     second Go runtime (several ms).
+// execve, so none of its own syscalls are logged. That process is a
+// CLONE_VM|CLONE_VFORK child of this process that runs only raw syscalls
+// (internal/kernel/spawn.c), so no second Go runtime starts and a launch
+// costs about what a bare fork+exec costs.
 //
 // The run's processes are exactly the processes whose audit session id is
 // the run's: orphans and double-forked daemons included. After the agent

@@ -57,16 +57,16 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if err := reapAbandonedRuns(); err != nil {
 		return nil, err
 	}
-	shim, err := launch(cfg.agentSetup(agent, filter, mode), agent.Stdin, agent.Stdout, agent.Stderr)
+	child, err := startVfork(cfg.agentSetup(agent, filter, mode), agent.Stdin, agent.Stdout, agent.Stderr)
 	if err != nil {
 		return nil, err
 	}
-	defer shim.closePidfd()
+	defer child.closePidfd()
 	// Claimed before the go-ahead: an agent that runs has a claim, so a
 	// killed harness's tree is reaped by the next Run.
-	unclaim, err := claimSession(shim.ses)
+	unclaim, err := claimSession(child.ses)
 	if err != nil {
-		shim.abort()
+		child.abort()
 		return nil, err
 	}
 	defer unclaim()
@@ -76,21 +76,21 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	releasing := false
 	defer func() {
 		if !releasing {
-			shim.abort()
+			child.abort()
 		}
 	}()
 	events := newCollector(agent.Name, cfg.progress)
-	sub := stream.Subscribe(shim.ses, events.add)
+	sub := stream.Subscribe(child.ses, events.add)
 	started := time.Now()
 	releasing = true
-	if err := shim.release(); err != nil {
+	if err := child.release(); err != nil {
 		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), barrierTimeout)
 		defer cancel()
 		_, _ = sub.Close(closeCtx)
 		return nil, err
 	}
-	tree := superviseTree(ctx, shim.pidfd, shim.pid, shim.ses, cfg.timeout, cfg.grace)
-	state, waitErr := shim.wait()
+	tree := superviseTree(ctx, child.pidfd, child.pid, child.ses, cfg.timeout, cfg.grace)
+	state, waitErr := child.wait()
 	duration := time.Since(started)
 
 	// The tree is gone: after the barrier every record it caused is in.
@@ -100,7 +100,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 
 	r := &Result{
 		Agent: agent.Name, Command: agent.Command, Mode: mode, Arch: scmp.Native(), Baselines: cfg.baselines,
-		Session: shim.ses, Loss: loss, Leaked: tree.Leaked, TimedOut: tree.TimedOut,
+		Session: child.ses, Loss: loss, Leaked: tree.Leaked, TimedOut: tree.TimedOut,
 		Started: started, Duration: duration, ExitStatus: -1,
 	}
 	r.setExit(state, waitErr)
