@@ -123,12 +123,11 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	r.MissingArch = profile != nil && mode != baseline.ModeRecord && !slices.Contains(profile.Arches(), r.Arch)
 	r.normalize()
 	r.decide(tree, closeErr)
-	if mode == baseline.ModeRecord && r.Conclusive() {
-		if path := cfg.observationPath(agent.Name); path != "" {
-			if err := MergeObservationFile(path, r.Observed); err != nil {
-				return r, err
-			}
+	if mode == baseline.ModeRecord && r.Conclusive() && cfg.observation != "" {
+		if err := MergeObservationFile(cfg.observation, r.Observed); err != nil {
+			return r, err
 		}
+		r.ObservationFile = cfg.observation
 	}
 	reportToGinkgo(r)
 	return r, nil
@@ -205,8 +204,6 @@ func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *baseline.
 
 func (c *runConfig) resolveMode(p *baseline.Profile) baseline.Mode {
 	switch {
-	case Recording():
-		return baseline.ModeRecord
 	case c.mode != 0:
 		return c.mode
 	case p == nil:
@@ -214,16 +211,6 @@ func (c *runConfig) resolveMode(p *baseline.Profile) baseline.Mode {
 	default:
 		return baseline.ModeCheck
 	}
-}
-
-func (c *runConfig) observationPath(agent string) string {
-	if c.observation != "" {
-		return c.observation
-	}
-	if dir := os.Getenv(ObservationsEnv); dir != "" {
-		return filepath.Join(dir, agent+".json")
-	}
-	return ""
 }
 
 func (c *runConfig) agentSetup(agent Agent, filter *baseline.Filter, mode baseline.Mode) *kernel.AgentSetup {

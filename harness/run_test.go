@@ -462,16 +462,16 @@ func TestRunNeedsAuditControl(t *testing.T) {
 	}
 }
 
-// SYSGATE_RECORD=1 turns a checking spec into a recording one: the run
-// records, merges its observation into the file, and the matcher passes.
-func TestRecordEnvSwitchesChecksToRecording(t *testing.T) {
+// make baseline-update's run: record mode with an observation file. The
+// run merges its observation into the file, and the matcher passes it.
+func TestRecordingIntoObservationFile(t *testing.T) {
 	path := trueBaseline(t)
 	obs := filepath.Join(t.TempDir(), "obs.json")
-	t.Setenv(RecordEnv, "1")
 	for range 2 {
-		r := mustRun(t, Agent{Name: "sh", Command: []string{"sh", "-c", "exit 0"}}, WithBaselines(path), WithObservationFile(obs))
-		if r.Mode != baseline.ModeRecord || !r.Saw("execve") || !r.Saw("rt_sigaction") {
-			t.Fatalf("%s", r.Summary())
+		r := mustRun(t, Agent{Name: "sh", Command: []string{"sh", "-c", "exit 0"}}, WithBaselines(path),
+			WithMode(baseline.ModeRecord), WithObservationFile(obs))
+		if r.Mode != baseline.ModeRecord || !r.Saw("execve") || !r.Saw("rt_sigaction") || r.ObservationFile != obs {
+			t.Fatalf("%s (observation file %q)", r.Summary(), r.ObservationFile)
 		}
 		if ok, err := StayWithinBaseline().Match(r); !ok || err != nil {
 			t.Fatalf("record mode must pass the matcher: %v %v", ok, err)
@@ -479,8 +479,8 @@ func TestRecordEnvSwitchesChecksToRecording(t *testing.T) {
 		if ok, _ := StayWithinBaseline(path).Match(r); !ok {
 			t.Fatal("record mode must pass the matcher with files too")
 		}
-		// Outside record mode the same result fails against the files,
-		// and names the shell as the first to make rt_sigaction.
+		// Had it not learned, the same result would fail against the
+		// files, naming the shell as the first to make rt_sigaction.
 		vs := violationsAgainst(mustLoad(t, path), r)
 		v, ok := violation(&Result{Violations: vs}, scmp.Native(), "rt_sigaction")
 		if !ok || v.Comm != "sh" || v.PID == 0 || v.Number == 0 {
