@@ -21,6 +21,11 @@ const (
 	VerdictInconclusive Verdict = "inconclusive" // lost records, failed barrier, untracked tree, timeout
 )
 
+// ReportEntryName is the name of the Ginkgo report entry holding a run's
+// Result (its JSON form): gatetest.ReportResult writes it, ci reads results back
+// from Ginkgo JSON reports by this name.
+const ReportEntryName = "sysgate result"
+
 // Result is everything one run found. It is the one model behind the CLI's
 // text, JSON and GitHub output, the matchers and the ci reports.
 //

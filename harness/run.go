@@ -25,8 +25,13 @@ const barrierTimeout = 10 * time.Second
 // process tree, and returns what the kernel logged. The error is non-nil
 // only when there is no result at all: bad options or baselines, an
 // environment without audit support, or an agent that could not be
-// started (errors.Is(err, ErrAgentStart)). Everything else, loss included,
-// is in the Result and its Verdict.
+// started (errors.Is(err, ErrAgentStart)); or, with WithObservationFile, an
+// observation that could not be written, returned with its Result.
+// Everything else, loss included, is in the Result and its Verdict.
+//
+// Run does what its options say and nothing else: it reads no environment,
+// writes no file but WithObservationFile's and reports nowhere
+// (gatetest.Run also reports the Result into the running Ginkgo spec).
 func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	cfg := runConfig{grace: DefaultGrace}
 	for _, o := range opts {
@@ -129,7 +134,6 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		}
 		r.ObservationFile = cfg.observation
 	}
-	reportToGinkgo(r)
 	return r, nil
 }
 

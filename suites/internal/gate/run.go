@@ -14,6 +14,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/mcp"
 )
@@ -90,14 +91,15 @@ func (s Spec) options() []harness.Option {
 }
 
 // Run runs the spec's command to completion under the gate and returns a
-// conclusive result with the agent's output checked for success.
+// conclusive result with the agent's output checked for success. Every
+// attempt's Result goes into the spec's report (gatetest.ReportResult).
 func Run(ctx context.Context, s Spec) *harness.Result {
 	GinkgoHelper()
 	return s.attempt(func() (*harness.Result, string) {
 		var stdout, stderr mcp.Buffer
 		agent := s.agent()
 		agent.Stdout, agent.Stderr = &stdout, &stderr
-		result, err := harness.Run(ctx, agent, s.options()...)
+		result, err := gatetest.Run(ctx, agent, s.options()...)
 		Expect(err).NotTo(HaveOccurred())
 		return result, stdout.String() + stderr.String()
 	})
@@ -179,6 +181,7 @@ func (s Spec) runMCPOnce(ctx context.Context, drive func(context.Context, *mcp.C
 			defer cancel()
 			_ = client.Close(closeCtx)
 			out = <-done
+			gatetest.ReportResult(out.result)
 		}()
 		_, err := client.Initialize(ctx, mcp.Implementation{Name: "sysgate-suites", Version: "1"})
 		Expect(err).NotTo(HaveOccurred(), "initialize %s; server stderr:\n%s", s.Baseline, stderr.String())

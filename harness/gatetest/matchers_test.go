@@ -1,10 +1,8 @@
-package harness
+package gatetest
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -12,31 +10,32 @@ import (
 	"github.com/onsi/gomega/types"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
-func fakeResult(verdict Verdict, vs ...Violation) *Result {
+func fakeResult(verdict harness.Verdict, vs ...harness.Violation) *harness.Result {
 	obs := baseline.NewObservation("fake")
 	obs.Add(scmp.X86_64, "read", 3)
 	for _, v := range vs {
 		obs.Add(v.Arch, v.Syscall, v.Count)
 	}
-	return &Result{Agent: "fake", Mode: baseline.ModeCheck, Baselines: []string{"agents/fake.yaml"},
+	return &harness.Result{Agent: "fake", Mode: baseline.ModeCheck, Baselines: []string{"agents/fake.yaml"},
 		Verdict: verdict, Observed: obs, Violations: vs}
 }
 
-var socketViolation = Violation{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 2,
+var socketViolation = harness.Violation{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 2,
 	PID: 42, Exe: "/usr/bin/python3", Comm: "python3", File: "agents/fake.yaml", Line: 17}
-var ptraceViolation = Violation{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 1, Risk: baseline.RiskProcessAccess,
+var ptraceViolation = harness.Violation{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 1, Risk: baseline.RiskProcessAccess,
 	PID: 43, Exe: "/usr/bin/gdb", Comm: "gdb", File: "agents/fake.yaml", Line: 12}
 
 func TestStayWithinBaselineMessages(t *testing.T) {
 	g := NewWithT(t)
-	clean := fakeResult(VerdictClean)
+	clean := fakeResult(harness.VerdictClean)
 	g.Expect(clean).To(StayWithinBaseline())
 	g.Expect(clean.Err()).To(Succeed())
 
-	bad := fakeResult(VerdictViolation, socketViolation, ptraceViolation)
+	bad := fakeResult(harness.VerdictViolation, socketViolation, ptraceViolation)
 	m := StayWithinBaseline()
 	ok, err := m.Match(bad)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -58,7 +57,7 @@ func TestStayWithinBaselineMessages(t *testing.T) {
 // To and NotTo alike, so a bite spec (NotTo) cannot pass on a run that saw
 // nothing.
 func TestInconclusiveFailsBothPolarities(t *testing.T) {
-	r := fakeResult(VerdictInconclusive)
+	r := fakeResult(harness.VerdictInconclusive)
 	r.Inconclusive = "audit records lost: 3 audit records never delivered"
 	for name, m := range map[string]types.GomegaMatcher{
 		"StayWithinBaseline":        StayWithinBaseline(),
@@ -98,7 +97,7 @@ func TestMatchersRejectWrongActualAndNeverPanic(t *testing.T) {
 	} {
 		_, err := m.Match("not a result")
 		g.Expect(err).To(MatchError(ContainSubstring("*harness.Result")))
-		_, err = m.Match((*Result)(nil))
+		_, err = m.Match((*harness.Result)(nil))
 		g.Expect(err).To(HaveOccurred())
 		g.Expect(func() { m.FailureMessage(nil); m.NegatedFailureMessage(nil) }).NotTo(Panic())
 	}
@@ -106,7 +105,7 @@ func TestMatchersRejectWrongActualAndNeverPanic(t *testing.T) {
 
 func TestHaveObserved(t *testing.T) {
 	g := NewWithT(t)
-	r := fakeResult(VerdictViolation, socketViolation)
+	r := fakeResult(harness.VerdictViolation, socketViolation)
 	g.Expect(r).To(HaveObserved("socket"))
 	g.Expect(r).NotTo(HaveObserved("connect"))
 	m := HaveObserved("connect")
@@ -125,7 +124,7 @@ func TestStayWithinBaselineFiles(t *testing.T) {
 	_, err := baseline.WriteRecorded(path, obs, baseline.RecordOptions{Agent: "fake"})
 	g.Expect(err).NotTo(HaveOccurred())
 
-	r := fakeResult(VerdictClean)
+	r := fakeResult(harness.VerdictClean)
 	r.Mode = baseline.ModeRecord
 	g.Expect(r).To(StayWithinBaseline(path))
 	r.Observed.Add(scmp.X86_64, "socket", 1)
@@ -138,23 +137,4 @@ func TestStayWithinBaselineFiles(t *testing.T) {
 	r.ObservationFile = filepath.Join(dir, "fake.json")
 	g.Expect(r).To(StayWithinBaseline(path), "a run that learned (WithObservationFile) passes")
 	g.Expect(r).To(StayWithinBaseline(), "a run that learned (WithObservationFile) passes")
-}
-
-func TestMergeObservationFile(t *testing.T) {
-	g := NewWithT(t)
-	path := filepath.Join(t.TempDir(), "obs.json")
-	for range 2 {
-		o := baseline.NewObservation("fake")
-		o.Runs = 1
-		o.Add(scmp.X86_64, "read", 2)
-		g.Expect(MergeObservationFile(path, o)).To(Succeed())
-	}
-	merged, err := baseline.ReadObservation(path)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(merged.Runs).To(Equal(2))
-	g.Expect(merged.Count(scmp.X86_64, "read")).To(Equal(uint64(4)))
-	other := baseline.NewObservation("other")
-	g.Expect(MergeObservationFile(path, other)).To(MatchError(baseline.ErrAgentMismatch))
-	b, _ := os.ReadFile(path)
-	g.Expect(strings.Count(string(b), "read")).To(Equal(1))
 }
