@@ -19,6 +19,12 @@
 // /run/sysgate/sessions; if a harness dies mid-run, the next Run on the
 // machine kills that orphaned tree.
 //
+// Run is steered only by its options: it reads no environment variables
+// and imports no test framework. The Ginkgo and Gomega glue (matchers, the
+// report entry) is harness/gatetest; record mode and observation output are
+// WithMode and WithObservationFile, set by the edges (the CLI, the suites'
+// gate helper).
+//
 // Needs root (CAP_AUDIT_CONTROL, CAP_SETPCAP, CAP_AUDIT_READ) on a kernel
 // with audit and seccomp's LOG action. A Result is conclusive only when its
 // Verdict is not "inconclusive": lost audit records, a failed barrier or a
