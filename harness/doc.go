@@ -7,15 +7,10 @@
 // logged, removes CAP_AUDIT_CONTROL so nothing in the tree can leave that
 // session, optionally switches user, sets no_new_privs and loads the
 // precompiled filter with a raw seccomp(2) as its very last step before
-// execve, so none of its own syscalls are logged. Two launchers do this:
-//
-//   - vfork (default): a CLONE_VM|CLONE_VFORK child of this process that
-//     runs only raw syscalls (internal/kernel/spawn.c); it costs about what a
-//     bare fork+exec costs;
-//   - reexec (SYSGATE_LAUNCHER=reexec): the current binary re-executed with
-//     SYSGATE_SHIM set, which this package's init() detects, so every
-//     binary importing harness can act as the shim; it pays for starting a
-//     second Go runtime (several ms).
+// execve, so none of its own syscalls are logged. That process is a
+// CLONE_VM|CLONE_VFORK child of this process that runs only raw syscalls
+// (internal/kernel/spawn.c), so no second Go runtime starts and a launch
+// costs about what a bare fork+exec costs.
 //
 // The run's processes are exactly the processes whose audit session id is
 // the run's: orphans and double-forked daemons included. After the agent
@@ -23,6 +18,12 @@
 // what is left (Result.Leaked). Each run claims its session under
 // /run/sysgate/sessions; if a harness dies mid-run, the next Run on the
 // machine kills that orphaned tree.
+//
+// Run is steered only by its options: it reads no environment variables
+// and imports no test framework. The Ginkgo and Gomega glue (matchers, the
+// report entry) is harness/gatetest; record mode and observation output are
+// WithMode and WithObservationFile, set by the edges (the CLI, the suites'
+// gate helper).
 //
 // Needs root (CAP_AUDIT_CONTROL, CAP_SETPCAP, CAP_AUDIT_READ) on a kernel
 // with audit and seccomp's LOG action. A Result is conclusive only when its

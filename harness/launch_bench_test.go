@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,18 +27,15 @@ func BenchmarkLaunchBare(b *testing.B) {
 	}
 }
 
-// BenchmarkLaunchReexec and BenchmarkLaunchVfork start /bin/true the way
-// a run does (new audit session, capability drop, no_new_privs, filter,
-// exec) and wait for it; the difference to BenchmarkLaunchBare is the
-// start-up overhead per launch.
-func BenchmarkLaunchReexec(b *testing.B) { benchLaunch(b, startReexec) }
-func BenchmarkLaunchVfork(b *testing.B)  { benchLaunch(b, startVfork) }
-
-func benchLaunch(b *testing.B, start func(*kernel.AgentSetup, io.Reader, io.Writer, io.Writer) (*agentProcess, error)) {
+// BenchmarkLaunchVfork starts /bin/true the way a run does (new audit
+// session, capability drop, no_new_privs, filter, exec) and waits for it;
+// the difference to BenchmarkLaunchBare is the start-up overhead per
+// launch.
+func BenchmarkLaunchVfork(b *testing.B) {
 	testutil.RequireRoot(b)
 	cfg := &kernel.AgentSetup{Path: "/bin/true", Args: []string{"/bin/true"}, Env: os.Environ(), Program: allowAll}
 	for b.Loop() {
-		p, err := start(cfg, nil, nil, nil)
+		p, err := startVfork(cfg, nil, nil, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

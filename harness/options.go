@@ -2,20 +2,10 @@ package harness
 
 import (
 	"io"
-	"os"
 	"time"
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
-)
-
-// RecordEnv switches every Run to record mode when set to "1" or "true":
-// the same specs then learn observations instead of failing (make
-// baseline-update). ObservationsEnv names a directory where each recorded
-// run merges its observation into <agent>.json.
-const (
-	RecordEnv       = "SYSGATE_RECORD"
-	ObservationsEnv = "SYSGATE_OBSERVATIONS"
 )
 
 // Defaults for a run.
@@ -61,7 +51,6 @@ func WithBaselines(paths ...string) Option {
 func WithProfile(p *baseline.Profile) Option { return func(c *runConfig) { c.profile = p } }
 
 // WithMode sets the mode; default: check with a baseline, record without.
-// RecordEnv overrides it to record.
 func WithMode(m baseline.Mode) Option { return func(c *runConfig) { c.mode = m } }
 
 // WithEnforceAction picks ERRNO(EPERM) (default) or KILL for enforce mode.
@@ -86,12 +75,9 @@ func WithProgress(fn func(ev *auditlog.SeccompEvent)) Option {
 	return func(c *runConfig) { c.progress = fn }
 }
 
-// WithObservationFile merges a recorded run's observation into path
-// (created if missing; safe across parallel processes).
+// WithObservationFile makes a conclusive record-mode run merge its
+// observation into path (created if missing; safe across parallel
+// processes) and name it in Result.ObservationFile: the run learns, as
+// make baseline-update does, and StayWithinBaseline passes it. Other modes
+// write nothing.
 func WithObservationFile(path string) Option { return func(c *runConfig) { c.observation = path } }
-
-// Recording reports whether RecordEnv asks for record mode.
-func Recording() bool {
-	v := os.Getenv(RecordEnv)
-	return v == "1" || v == "true"
-}

@@ -22,8 +22,8 @@ const (
 )
 
 // ReportEntryName is the name of the Ginkgo report entry holding a run's
-// Result (its JSON form); ci reads results back from Ginkgo JSON reports by
-// this name.
+// Result (its JSON form): gatetest.ReportResult writes it, ci reads results back
+// from Ginkgo JSON reports by this name.
 const ReportEntryName = "sysgate result"
 
 // Result is everything one run found. It is the one model behind the CLI's
@@ -38,7 +38,8 @@ const ReportEntryName = "sysgate result"
 //	unused[] (baseline.Finding: arch, syscall, risk, file, line),
 //	processes[] {pid, exe, comm, events}, leaked[] {pid, exe, comm, lived (ns), cause},
 //	loss (auditlog.Loss), events, unknown_abi, exit_status, signal,
-//	timed_out, started, duration (ns), arch (native arch of the run).
+//	timed_out, started, duration (ns), arch (native arch of the run),
+//	missing_arch, observation_file (both omitted when unset).
 //
 // In check and enforce mode the kernel logs only syscalls outside the
 // baseline, so observed holds just those; in record mode it holds all.
@@ -68,6 +69,10 @@ type Result struct {
 	// no list at all for the arch it ran on: then every syscall counts as
 	// new, and the fix is recording that arch's list (see ArchHint).
 	MissingArch bool `json:"missing_arch,omitempty"`
+	// ObservationFile is where a record-mode run merged its observation
+	// (WithObservationFile): the run learned a baseline rather than
+	// checking one.
+	ObservationFile string `json:"observation_file,omitempty"`
 
 	firstCalls map[syscallKey]*firstCall // who made each observed syscall first
 }

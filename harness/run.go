@@ -25,8 +25,13 @@ const barrierTimeout = 10 * time.Second
 // process tree, and returns what the kernel logged. The error is non-nil
 // only when there is no result at all: bad options or baselines, an
 // environment without audit support, or an agent that could not be
-// started (errors.Is(err, ErrAgentStart)). Everything else, loss included,
-// is in the Result and its Verdict.
+// started (errors.Is(err, ErrAgentStart)); or, with WithObservationFile, an
+// observation that could not be written, returned with its Result.
+// Everything else, loss included, is in the Result and its Verdict.
+//
+// Run does what its options say and nothing else: it reads no environment,
+// writes no file but WithObservationFile's and reports nowhere
+// (gatetest.Run also reports the Result into the running Ginkgo spec).
 func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	cfg := runConfig{grace: DefaultGrace}
 	for _, o := range opts {
@@ -57,16 +62,16 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if err := reapAbandonedRuns(); err != nil {
 		return nil, err
 	}
-	shim, err := launch(cfg.agentSetup(agent, filter, mode), agent.Stdin, agent.Stdout, agent.Stderr)
+	child, err := startVfork(cfg.agentSetup(agent, filter, mode), agent.Stdin, agent.Stdout, agent.Stderr)
 	if err != nil {
 		return nil, err
 	}
-	defer shim.closePidfd()
+	defer child.closePidfd()
 	// Claimed before the go-ahead: an agent that runs has a claim, so a
 	// killed harness's tree is reaped by the next Run.
-	unclaim, err := claimSession(shim.ses)
+	unclaim, err := claimSession(child.ses)
 	if err != nil {
-		shim.abort()
+		child.abort()
 		return nil, err
 	}
 	defer unclaim()
@@ -76,21 +81,21 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	releasing := false
 	defer func() {
 		if !releasing {
-			shim.abort()
+			child.abort()
 		}
 	}()
 	events := newCollector(agent.Name, cfg.progress)
-	sub := stream.Subscribe(shim.ses, events.add)
+	sub := stream.Subscribe(child.ses, events.add)
 	started := time.Now()
 	releasing = true
-	if err := shim.release(); err != nil {
+	if err := child.release(); err != nil {
 		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), barrierTimeout)
 		defer cancel()
 		_, _ = sub.Close(closeCtx)
 		return nil, err
 	}
-	tree := superviseTree(ctx, shim.pidfd, shim.pid, shim.ses, cfg.timeout, cfg.grace)
-	state, waitErr := shim.wait()
+	tree := superviseTree(ctx, child.pidfd, child.pid, child.ses, cfg.timeout, cfg.grace)
+	state, waitErr := child.wait()
 	duration := time.Since(started)
 
 	// The tree is gone: after the barrier every record it caused is in.
@@ -100,7 +105,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 
 	r := &Result{
 		Agent: agent.Name, Command: agent.Command, Mode: mode, Arch: scmp.Native(), Baselines: cfg.baselines,
-		Session: shim.ses, Loss: loss, Leaked: tree.Leaked, TimedOut: tree.TimedOut,
+		Session: child.ses, Loss: loss, Leaked: tree.Leaked, TimedOut: tree.TimedOut,
 		Started: started, Duration: duration, ExitStatus: -1,
 	}
 	r.setExit(state, waitErr)
@@ -123,14 +128,12 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	r.MissingArch = profile != nil && mode != baseline.ModeRecord && !slices.Contains(profile.Arches(), r.Arch)
 	r.normalize()
 	r.decide(tree, closeErr)
-	if mode == baseline.ModeRecord && r.Conclusive() {
-		if path := cfg.observationPath(agent.Name); path != "" {
-			if err := MergeObservationFile(path, r.Observed); err != nil {
-				return r, err
-			}
+	if mode == baseline.ModeRecord && r.Conclusive() && cfg.observation != "" {
+		if err := MergeObservationFile(cfg.observation, r.Observed); err != nil {
+			return r, err
 		}
+		r.ObservationFile = cfg.observation
 	}
-	reportToGinkgo(r)
 	return r, nil
 }
 
@@ -205,8 +208,6 @@ func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *baseline.
 
 func (c *runConfig) resolveMode(p *baseline.Profile) baseline.Mode {
 	switch {
-	case Recording():
-		return baseline.ModeRecord
 	case c.mode != 0:
 		return c.mode
 	case p == nil:
@@ -214,16 +215,6 @@ func (c *runConfig) resolveMode(p *baseline.Profile) baseline.Mode {
 	default:
 		return baseline.ModeCheck
 	}
-}
-
-func (c *runConfig) observationPath(agent string) string {
-	if c.observation != "" {
-		return c.observation
-	}
-	if dir := os.Getenv(ObservationsEnv); dir != "" {
-		return filepath.Join(dir, agent+".json")
-	}
-	return ""
 }
 
 func (c *runConfig) agentSetup(agent Agent, filter *baseline.Filter, mode baseline.Mode) *kernel.AgentSetup {

@@ -30,7 +30,7 @@ func runTree(t *testing.T, timeout, grace time.Duration, args ...string) treeRun
 	testutil.RequireAudit(t)
 	var stdout bytes.Buffer
 	cfg := &kernel.AgentSetup{Path: args[0], Args: args, Env: os.Environ(), LoginUID: uint32(os.Getuid()), Program: kernel.LogAllProgram}
-	s, err := launch(cfg, nil, &stdout, os.Stderr)
+	s, err := startVfork(cfg, nil, &stdout, os.Stderr)
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
@@ -49,21 +49,7 @@ func runTree(t *testing.T, timeout, grace time.Duration, args ...string) treeRun
 	return treeRun{ses: s.ses, outcome: out, stdout: stdout.String(), state: state}
 }
 
-// eachLauncher runs test under both launchers.
-func eachLauncher(t *testing.T, test func(t *testing.T)) {
-	for _, l := range []string{"vfork", "reexec"} {
-		t.Run(l, func(t *testing.T) {
-			t.Setenv(LauncherEnv, l)
-			test(t)
-		})
-	}
-}
-
 func TestShimGivesAgentFreshSessionWithoutAuditControl(t *testing.T) {
-	eachLauncher(t, testFreshSessionWithoutAuditControl)
-}
-
-func testFreshSessionWithoutAuditControl(t *testing.T) {
 	r := runTree(t, 10*time.Second, time.Second, "/bin/sh", "-c",
 		`cat /proc/self/sessionid; echo; grep CapEff /proc/self/status; grep CapBnd /proc/self/status; `+
 			`if echo 0 2>/dev/null > /proc/self/loginuid; then echo rewrite=ok; else echo rewrite=denied; fi; cat /proc/self/sessionid`)
@@ -89,20 +75,18 @@ func testFreshSessionWithoutAuditControl(t *testing.T) {
 }
 
 func TestShimReportsMissingCommand(t *testing.T) {
-	eachLauncher(t, func(t *testing.T) {
-		testutil.RequireAudit(t)
-		for _, path := range []string{"sysgate-no-such-command", "/nonexistent/agent"} {
-			cfg := &kernel.AgentSetup{Path: path, Args: []string{path}, Env: os.Environ(), Program: kernel.LogAllProgram}
-			s, err := launch(cfg, nil, nil, nil)
-			if err != nil {
-				t.Fatalf("start: %v", err)
-			}
-			err = s.release()
-			if !errors.Is(err, ErrAgentStart) || !strings.Contains(err.Error(), path) {
-				t.Fatalf("release = %v; want ErrAgentStart for %s", err, path)
-			}
+	testutil.RequireAudit(t)
+	for _, path := range []string{"sysgate-no-such-command", "/nonexistent/agent"} {
+		cfg := &kernel.AgentSetup{Path: path, Args: []string{path}, Env: os.Environ(), Program: kernel.LogAllProgram}
+		s, err := startVfork(cfg, nil, nil, nil)
+		if err != nil {
+			t.Fatalf("start: %v", err)
 		}
-	})
+		err = s.release()
+		if !errors.Is(err, ErrAgentStart) || !strings.Contains(err.Error(), path) {
+			t.Fatalf("release = %v; want ErrAgentStart for %s", err, path)
+		}
+	}
 }
 
 func TestTreeWaitsForOrphanToFinish(t *testing.T) {
@@ -154,26 +138,24 @@ func TestTreeTimeoutKillsWholeTree(t *testing.T) {
 // A child abandoned before its go-ahead must exit and free the process's
 // fork lock (the vfork launcher holds it until the child execs or exits).
 func TestAbortBeforeRelease(t *testing.T) {
-	eachLauncher(t, func(t *testing.T) {
-		testutil.RequireAudit(t)
-		cfg := &kernel.AgentSetup{Path: "/bin/true", Args: []string{"/bin/true"}, Env: os.Environ(), Program: kernel.LogAllProgram}
-		s, err := launch(cfg, nil, nil, nil)
+	testutil.RequireAudit(t)
+	cfg := &kernel.AgentSetup{Path: "/bin/true", Args: []string{"/bin/true"}, Env: os.Environ(), Program: kernel.LogAllProgram}
+	s, err := startVfork(cfg, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.abort()
+	done := make(chan error, 1)
+	go func() { done <- exec.Command("/bin/true").Run() }()
+	select {
+	case err := <-done:
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.abort()
-		done := make(chan error, 1)
-		go func() { done <- exec.Command("/bin/true").Run() }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatal(err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatal("fork lock still held after abort")
-		}
-		if left, err := kernel.SessionMembers(s.ses); err != nil || len(left) > 0 {
-			t.Fatalf("aborted child still there: %+v %v", left, err)
-		}
-	})
+	case <-time.After(10 * time.Second):
+		t.Fatal("fork lock still held after abort")
+	}
+	if left, err := kernel.SessionMembers(s.ses); err != nil || len(left) > 0 {
+		t.Fatalf("aborted child still there: %+v %v", left, err)
+	}
 }

@@ -48,6 +48,14 @@ if [ "${#missing[@]}" -gt 0 ]; then
 	fi
 fi
 
+# actionlint runs as a tool in ci's tests (go run, pinned in ci/lint_test.go,
+# not linked into the module): fetch and build it now, so tests fetch
+# nothing. The module cache serves as the first proxy: offline once cached.
+if command -v go >/dev/null; then
+	actionlint=$(sed -n 's/^const actionlint = "\(.*\)"$/\1/p' ci/lint_test.go)
+	GOPROXY="file://$(go env GOMODCACHE)/cache/download,$(go env GOPROXY)" go run "$actionlint" -version >/dev/null
+fi
+
 if [ "$want_suites" = 1 ] && [ -f suites/package-lock.json ]; then
 	# npm ci only when the installed tree does not match the lock file.
 	stamp=suites/node_modules/.sysgate-lock-sha256

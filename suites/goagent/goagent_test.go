@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/suites/internal/gate"
 	"github.com/sysgate/sysgate/suites/internal/labels"
 )
@@ -30,21 +30,21 @@ var _ = Describe("The Go agent", labels.RequiresAudit, labels.Agent("goagent"), 
 	It("starts on a Go runtime that stays within the go runtime base", labels.Runtime, func(ctx SpecContext) {
 		spec := scenario(workspace, "none")
 		spec.Baseline = "runtimes/go"
-		Expect(gate.Run(ctx, spec)).To(harness.StayWithinBaseline())
+		Expect(gate.Run(ctx, spec)).To(gatetest.StayWithinBaseline())
 	})
 
 	It("stays within its baseline handling files", func(ctx SpecContext) {
-		Expect(gate.Run(ctx, scenario(workspace, "files"))).To(harness.StayWithinBaseline())
+		Expect(gate.Run(ctx, scenario(workspace, "files"))).To(gatetest.StayWithinBaseline())
 		Expect(filepath.Join(workspace, "out", "go-report.md")).To(BeARegularFile())
 	})
 
 	It("stays within its baseline running git status and sh -c", func(ctx SpecContext) {
-		Expect(gate.Run(ctx, scenario(workspace, "exec"))).To(harness.StayWithinBaseline())
+		Expect(gate.Run(ctx, scenario(workspace, "exec"))).To(gatetest.StayWithinBaseline())
 	})
 
 	It("stays within its baseline fetching from a loopback server", labels.Network, func(ctx SpecContext) {
 		url := "http://" + gate.Loopback(page) + "/page"
-		Expect(gate.Run(ctx, scenario(workspace, "http", "-url", url))).To(harness.StayWithinBaseline())
+		Expect(gate.Run(ctx, scenario(workspace, "http", "-url", url))).To(gatetest.StayWithinBaseline())
 		Expect(os.ReadFile(filepath.Join(workspace, "fetched-go.txt"))).To(BeEquivalentTo(page))
 	})
 
@@ -53,7 +53,7 @@ var _ = Describe("The Go agent", labels.RequiresAudit, labels.Agent("goagent"), 
 		spec := scenario(workspace, "files+unshare")
 		spec.Agent, spec.Baseline = "goagent-bite-unshare", "goagent/files"
 		result := gate.Run(ctx, spec)
-		Expect(result).NotTo(harness.StayWithinBaseline())
+		Expect(result).NotTo(gatetest.StayWithinBaseline())
 		Expect(gate.ViolationNames(result)).To(ContainElement("unshare"))
 		Expect(result.Violations).To(ContainElement(And(HaveField("Syscall", "unshare"), HaveField("Risk", Not(BeEmpty())))))
 	})

@@ -9,7 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/gate"
 	"github.com/sysgate/sysgate/suites/internal/labels"
@@ -49,7 +49,7 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 			Command:  []string{node, "-e", "require('fs').readdirSync('.')"},
 			Dir:      workspace,
 		})
-		Expect(result).To(harness.StayWithinBaseline())
+		Expect(result).To(gatetest.StayWithinBaseline())
 	})
 
 	Describe("@modelcontextprotocol/server-filesystem", labels.Agent("mcp-filesystem"), func() {
@@ -71,7 +71,7 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 				Expect(call(ctx, c, "search_files", map[string]any{"path": workspace, "pattern": "**/*.py"})).To(ContainSubstring("app.py"))
 				call(ctx, c, "write_file", map[string]any{"path": filepath.Join(workspace, "summary.md"), "content": "# Summary\n"})
 			})
-			Expect(result).To(harness.StayWithinBaseline())
+			Expect(result).To(gatetest.StayWithinBaseline())
 			Expect(os.ReadFile(filepath.Join(workspace, "summary.md"))).To(BeEquivalentTo("# Summary\n"))
 		})
 
@@ -85,7 +85,7 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 					"destination": filepath.Join(workspace, "notes-moved.txt"),
 				})
 			})
-			Expect(result).NotTo(harness.StayWithinBaseline())
+			Expect(result).NotTo(gatetest.StayWithinBaseline())
 			Expect(gate.ViolationNames(result)).To(ContainElement(BeElementOf("rename", "renameat", "renameat2")))
 			Expect(filepath.Join(workspace, "notes-moved.txt")).To(BeARegularFile())
 		})
@@ -118,7 +118,7 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 				Expect(call(ctx, c, "read_graph", nil)).To(And(ContainSubstring("gates syscalls"), ContainSubstring("uses")))
 				Expect(call(ctx, c, "search_nodes", map[string]any{"query": "kernel"})).To(ContainSubstring("seccomp"))
 			})
-			Expect(result).To(harness.StayWithinBaseline())
+			Expect(result).To(gatetest.StayWithinBaseline())
 			Expect(os.ReadFile(store)).To(ContainSubstring(`"sysgate"`))
 		})
 
@@ -133,7 +133,7 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcp.Client) {
 				Expect(call(ctx, c, "read_graph", nil)).To(ContainSubstring("entities"))
 			})
-			Expect(result).NotTo(harness.StayWithinBaseline())
+			Expect(result).NotTo(gatetest.StayWithinBaseline())
 			// node forks, the shell waits for id
 			Expect(gate.ViolationNames(result)).To(ContainElements("clone", "wait4"))
 			Expect(result.Processes).To(ContainElement(HaveField("Exe", HaveSuffix("/id"))))

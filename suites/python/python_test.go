@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/suites/internal/gate"
 	"github.com/sysgate/sysgate/suites/internal/labels"
 )
@@ -34,23 +34,23 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 			Command:  []string{agent[0], "-I", "-B", "-c", "import json, subprocess, urllib.request"},
 			Dir:      workspace,
 		})
-		Expect(result).To(harness.StayWithinBaseline())
+		Expect(result).To(gatetest.StayWithinBaseline())
 	})
 
 	It("stays within its baseline reading the workspace and running git status and sh -c", func(ctx SpecContext) {
 		result := gate.Run(ctx, scenario(workspace, "read-only"))
-		Expect(result).To(harness.StayWithinBaseline())
+		Expect(result).To(gatetest.StayWithinBaseline())
 	})
 
 	It("stays within its baseline writing a report", func(ctx SpecContext) {
 		result := gate.Run(ctx, scenario(workspace, "write"))
-		Expect(result).To(harness.StayWithinBaseline())
+		Expect(result).To(gatetest.StayWithinBaseline())
 		Expect(filepath.Join(workspace, "out", "report.md")).To(BeARegularFile())
 	})
 
 	It("stays within its baseline fetching a URL from a loopback server", labels.Network, func(ctx SpecContext) {
 		result := gate.Run(ctx, scenario(workspace, "network", "--url", "http://"+gate.Loopback(page)+"/page"))
-		Expect(result).To(harness.StayWithinBaseline())
+		Expect(result).To(gatetest.StayWithinBaseline())
 		Expect(os.ReadFile(filepath.Join(workspace, "fetched.txt"))).To(BeEquivalentTo(page))
 	})
 
@@ -63,7 +63,7 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 			spec := scenario(workspace, "read-only+connect", "--connect", gate.Loopback(page))
 			spec.Agent, spec.Baseline = "python-bite-connect", "python/read-only"
 			result := gate.Run(ctx, spec)
-			Expect(result).NotTo(harness.StayWithinBaseline())
+			Expect(result).NotTo(gatetest.StayWithinBaseline())
 			Expect(gate.ViolationNames(result)).To(ContainElements("socket", "connect"))
 		})
 
@@ -71,7 +71,7 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 			spec := scenario(workspace, "read-only+unshare")
 			spec.Agent, spec.Baseline = "python-bite-unshare", "python/read-only"
 			result := gate.Run(ctx, spec)
-			Expect(result).NotTo(harness.StayWithinBaseline())
+			Expect(result).NotTo(gatetest.StayWithinBaseline())
 			Expect(gate.ViolationNames(result)).To(ContainElement("unshare"))
 			// and flags it as risky (a namespace change)
 			Expect(result.Violations).To(ContainElement(And(HaveField("Syscall", "unshare"), HaveField("Risk", Not(BeEmpty())))))

@@ -12,6 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -48,7 +49,7 @@ func runConcurrently(ctx SpecContext, spec, n, calls int) tally {
 			defer wg.Done()
 			defer GinkgoRecover()
 			start := time.Now()
-			r, err := harness.Run(ctx, harness.Agent{Name: "loop", Command: []string{env.Agent, "loop", "escape", strconv.Itoa(want)}},
+			r, err := gatetest.Run(ctx, harness.Agent{Name: "loop", Command: []string{env.Agent, "loop", "escape", strconv.Itoa(want)}},
 				harness.WithBaselines(env.Baseline), harness.WithTimeout(stallTimeout))
 			outs[i] = outcome{want, r, err, time.Since(start)}
 		}()

@@ -22,6 +22,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -60,7 +61,7 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 	out, err := exec.Command("gcc", "-static", "-O1", "-pthread", "-o", s.Agent, filepath.Join(suitesDir(), "faults", "testdata", "agent.c")).CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "gcc: %s", out)
 
-	r, err := harness.Run(ctx, harness.Agent{Name: "loop", Command: []string{s.Agent, "loop", "benign"}}, harness.WithMode(baseline.ModeRecord))
+	r, err := gatetest.Run(ctx, harness.Agent{Name: "loop", Command: []string{s.Agent, "loop", "benign"}}, harness.WithMode(baseline.ModeRecord))
 	Expect(err).NotTo(HaveOccurred())
 	Expect(r.Conclusive()).To(BeTrue(), r.Inconclusive)
 	_, err = baseline.WriteRecorded(s.Baseline, r.Observed, baseline.RecordOptions{Agent: "loop"})

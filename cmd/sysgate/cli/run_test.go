@@ -87,6 +87,27 @@ func TestCheckReportsOrphanSocket(t *testing.T) {
 	}
 }
 
+// The library reads no environment: with make baseline-update's variables
+// set, `sysgate check` still checks (exit 1 on a violation) and writes no
+// observation file.
+func TestCheckIgnoresRecordEnvironment(t *testing.T) {
+	testutil.RequireAudit(t)
+	path := filepath.Join(t.TempDir(), "true.yaml")
+	if code, _, stderr := runAgentVerb(t, "record", "-o", path, "--", "/bin/true"); code != ExitOK {
+		t.Fatalf("record: %d %s", code, stderr)
+	}
+	obs := t.TempDir()
+	t.Setenv("SYSGATE_RECORD", "1")
+	t.Setenv("SYSGATE_OBSERVATIONS", obs)
+	code, stdout, stderr := runAgentVerb(t, "check", "-b", path, "--agent", "ls", "--", "ls", "/")
+	if code != ExitViolation || !strings.Contains(stdout, "VIOLATION") {
+		t.Fatalf("check under SYSGATE_RECORD=1: code %d; want %d (a check)\n%s%s", code, ExitViolation, stdout, stderr)
+	}
+	if left, _ := os.ReadDir(obs); len(left) > 0 {
+		t.Errorf("check wrote observations into $SYSGATE_OBSERVATIONS: %v", left)
+	}
+}
+
 func TestRunVerbErrors(t *testing.T) {
 	testutil.RequireAudit(t)
 	dir := t.TempDir()

@@ -5,13 +5,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/mcp"
 )
@@ -50,6 +53,21 @@ func (s Spec) agent() harness.Agent {
 	return harness.Agent{Name: name, Command: s.Command, Dir: s.Dir, Env: env}
 }
 
+// The environment `make baseline-update` (scripts/security-test.sh
+// --record) sets. The gate is the edge that turns it into harness options:
+// the harness itself reads no environment.
+const (
+	recordEnv       = "SYSGATE_RECORD"       // "1" or "true": record instead of check
+	observationsEnv = "SYSGATE_OBSERVATIONS" // the directory for <agent>.json observations
+)
+
+// recording reports whether recordEnv asks for record mode: the same specs
+// then learn observations instead of failing.
+func recording() bool {
+	v := os.Getenv(recordEnv)
+	return v == "1" || v == "true"
+}
+
 // options checks against the spec's baseline. In record mode Run merges
 // the observation into $SYSGATE_OBSERVATIONS/<agent>.json, which
 // `make baseline-update` writes back into the file whose agent key matches.
@@ -60,20 +78,28 @@ func (s Spec) options() []harness.Option {
 		opts = append(opts, harness.WithBaselines(s.BaselinePath()))
 	} else {
 		// Only record mode may run without the file: it is about to write it.
-		Expect(harness.Recording()).To(BeTrue(), "no baseline %s: run `make baseline-update` to record it", s.BaselinePath())
+		Expect(recording()).To(BeTrue(), "no baseline %s: run `make baseline-update` to record it", s.BaselinePath())
+	}
+	if recording() {
+		dir := os.Getenv(observationsEnv)
+		Expect(dir).NotTo(BeEmpty(), "%s=1 needs %s, the directory for the recorded observations (make baseline-update sets both)",
+			recordEnv, observationsEnv)
+		opts = append(opts, harness.WithMode(baseline.ModeRecord),
+			harness.WithObservationFile(filepath.Join(dir, s.agent().Name+".json")))
 	}
 	return opts
 }
 
 // Run runs the spec's command to completion under the gate and returns a
-// conclusive result with the agent's output checked for success.
+// conclusive result with the agent's output checked for success. Every
+// attempt's Result goes into the spec's report (gatetest.ReportResult).
 func Run(ctx context.Context, s Spec) *harness.Result {
 	GinkgoHelper()
 	return s.attempt(func() (*harness.Result, string) {
 		var stdout, stderr mcp.Buffer
 		agent := s.agent()
 		agent.Stdout, agent.Stderr = &stdout, &stderr
-		result, err := harness.Run(ctx, agent, s.options()...)
+		result, err := gatetest.Run(ctx, agent, s.options()...)
 		Expect(err).NotTo(HaveOccurred())
 		return result, stdout.String() + stderr.String()
 	})
@@ -155,6 +181,7 @@ func (s Spec) runMCPOnce(ctx context.Context, drive func(context.Context, *mcp.C
 			defer cancel()
 			_ = client.Close(closeCtx)
 			out = <-done
+			gatetest.ReportResult(out.result)
 		}()
 		_, err := client.Initialize(ctx, mcp.Implementation{Name: "sysgate-suites", Version: "1"})
 		Expect(err).NotTo(HaveOccurred(), "initialize %s; server stderr:\n%s", s.Baseline, stderr.String())
@@ -178,7 +205,7 @@ func ViolationNames(r *harness.Result) []string {
 // be learned into a baseline. security-test.sh --record filters them out by
 // label already; this covers a plain SYSGATE_RECORD=1 go test.
 func SkipWhenRecording() {
-	if harness.Recording() {
+	if recording() {
 		Skip("bite specs prove the gate in check mode; record mode only learns baselines")
 	}
 }

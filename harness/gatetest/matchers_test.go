@@ -1,41 +1,41 @@
-package harness
+package gatetest
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
 	"github.com/onsi/gomega/format"
+	"github.com/onsi/gomega/types"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
-func fakeResult(verdict Verdict, vs ...Violation) *Result {
+func fakeResult(verdict harness.Verdict, vs ...harness.Violation) *harness.Result {
 	obs := baseline.NewObservation("fake")
 	obs.Add(scmp.X86_64, "read", 3)
 	for _, v := range vs {
 		obs.Add(v.Arch, v.Syscall, v.Count)
 	}
-	return &Result{Agent: "fake", Mode: baseline.ModeCheck, Baselines: []string{"agents/fake.yaml"},
+	return &harness.Result{Agent: "fake", Mode: baseline.ModeCheck, Baselines: []string{"agents/fake.yaml"},
 		Verdict: verdict, Observed: obs, Violations: vs}
 }
 
-var socketViolation = Violation{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 2,
+var socketViolation = harness.Violation{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 2,
 	PID: 42, Exe: "/usr/bin/python3", Comm: "python3", File: "agents/fake.yaml", Line: 17}
-var ptraceViolation = Violation{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 1, Risk: baseline.RiskProcessAccess,
+var ptraceViolation = harness.Violation{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 1, Risk: baseline.RiskProcessAccess,
 	PID: 43, Exe: "/usr/bin/gdb", Comm: "gdb", File: "agents/fake.yaml", Line: 12}
 
 func TestStayWithinBaselineMessages(t *testing.T) {
 	g := NewWithT(t)
-	clean := fakeResult(VerdictClean)
+	clean := fakeResult(harness.VerdictClean)
 	g.Expect(clean).To(StayWithinBaseline())
 	g.Expect(clean.Err()).To(Succeed())
 
-	bad := fakeResult(VerdictViolation, socketViolation, ptraceViolation)
+	bad := fakeResult(harness.VerdictViolation, socketViolation, ptraceViolation)
 	m := StayWithinBaseline()
 	ok, err := m.Match(bad)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -53,16 +53,37 @@ func TestStayWithinBaselineMessages(t *testing.T) {
 	g.Expect(format.Object(bad.Violations, 0)).To(ContainSubstring("socket (41)"))
 }
 
-func TestInconclusiveNeverPasses(t *testing.T) {
-	g := NewWithT(t)
-	r := fakeResult(VerdictInconclusive)
+// An inconclusive run proves nothing either way: every matcher errors for
+// To and NotTo alike, so a bite spec (NotTo) cannot pass on a run that saw
+// nothing.
+func TestInconclusiveFailsBothPolarities(t *testing.T) {
+	r := fakeResult(harness.VerdictInconclusive)
 	r.Inconclusive = "audit records lost: 3 audit records never delivered"
-	m := StayWithinBaseline()
-	ok, err := m.Match(r)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(ok).To(BeFalse())
-	g.Expect(m.FailureMessage(r)).To(ContainSubstring("inconclusive: audit records lost"))
-	g.Expect(r.Err()).To(HaveOccurred())
+	for name, m := range map[string]types.GomegaMatcher{
+		"StayWithinBaseline":        StayWithinBaseline(),
+		"StayWithinBaseline(files)": StayWithinBaseline("agents/fake.yaml"),
+		"HaveObserved":              HaveObserved("read"),
+		"HaveObserved(absent)":      HaveObserved("connect"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := NewWithT(t)
+			_, err := m.Match(r)
+			g.Expect(err).To(MatchError(And(ContainSubstring("inconclusive"), ContainSubstring("audit records lost"),
+				ContainSubstring("sysgate doctor"))))
+			for _, negate := range []bool{false, true} {
+				var failures []string
+				spec := NewGomega(func(msg string, _ ...int) { failures = append(failures, msg) })
+				if negate {
+					spec.Expect(r).NotTo(m)
+				} else {
+					spec.Expect(r).To(m)
+				}
+				g.Expect(failures).To(ConsistOf(ContainSubstring("inconclusive")), "negated %v", negate)
+			}
+			g.Expect(func() { m.FailureMessage(r); m.NegatedFailureMessage(r) }).NotTo(Panic())
+		})
+	}
+	NewWithT(t).Expect(r.Err()).To(HaveOccurred())
 }
 
 func TestMatchersRejectWrongActualAndNeverPanic(t *testing.T) {
@@ -76,7 +97,7 @@ func TestMatchersRejectWrongActualAndNeverPanic(t *testing.T) {
 	} {
 		_, err := m.Match("not a result")
 		g.Expect(err).To(MatchError(ContainSubstring("*harness.Result")))
-		_, err = m.Match((*Result)(nil))
+		_, err = m.Match((*harness.Result)(nil))
 		g.Expect(err).To(HaveOccurred())
 		g.Expect(func() { m.FailureMessage(nil); m.NegatedFailureMessage(nil) }).NotTo(Panic())
 	}
@@ -84,7 +105,7 @@ func TestMatchersRejectWrongActualAndNeverPanic(t *testing.T) {
 
 func TestHaveObserved(t *testing.T) {
 	g := NewWithT(t)
-	r := fakeResult(VerdictViolation, socketViolation)
+	r := fakeResult(harness.VerdictViolation, socketViolation)
 	g.Expect(r).To(HaveObserved("socket"))
 	g.Expect(r).NotTo(HaveObserved("connect"))
 	m := HaveObserved("connect")
@@ -103,7 +124,7 @@ func TestStayWithinBaselineFiles(t *testing.T) {
 	_, err := baseline.WriteRecorded(path, obs, baseline.RecordOptions{Agent: "fake"})
 	g.Expect(err).NotTo(HaveOccurred())
 
-	r := fakeResult(VerdictClean)
+	r := fakeResult(harness.VerdictClean)
 	r.Mode = baseline.ModeRecord
 	g.Expect(r).To(StayWithinBaseline(path))
 	r.Observed.Add(scmp.X86_64, "socket", 1)
@@ -113,25 +134,7 @@ func TestStayWithinBaselineFiles(t *testing.T) {
 	g.Expect(ok).To(BeFalse())
 	g.Expect(m.FailureMessage(r)).To(ContainSubstring(path + ":"))
 
-	t.Setenv(RecordEnv, "1")
-	g.Expect(r).To(StayWithinBaseline(path), "record mode learns instead of failing")
-}
-
-func TestMergeObservationFile(t *testing.T) {
-	g := NewWithT(t)
-	path := filepath.Join(t.TempDir(), "obs.json")
-	for range 2 {
-		o := baseline.NewObservation("fake")
-		o.Runs = 1
-		o.Add(scmp.X86_64, "read", 2)
-		g.Expect(MergeObservationFile(path, o)).To(Succeed())
-	}
-	merged, err := baseline.ReadObservation(path)
-	g.Expect(err).NotTo(HaveOccurred())
-	g.Expect(merged.Runs).To(Equal(2))
-	g.Expect(merged.Count(scmp.X86_64, "read")).To(Equal(uint64(4)))
-	other := baseline.NewObservation("other")
-	g.Expect(MergeObservationFile(path, other)).To(MatchError(baseline.ErrAgentMismatch))
-	b, _ := os.ReadFile(path)
-	g.Expect(strings.Count(string(b), "read")).To(Equal(1))
+	r.ObservationFile = filepath.Join(dir, "fake.json")
+	g.Expect(r).To(StayWithinBaseline(path), "a run that learned (WithObservationFile) passes")
+	g.Expect(r).To(StayWithinBaseline(), "a run that learned (WithObservationFile) passes")
 }

@@ -1,0 +1,150 @@
+package gatetest
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/onsi/gomega/format"
+	"github.com/onsi/gomega/types"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
+)
+
+// StayWithinBaseline succeeds when a *harness.Result made no syscall
+// outside its baseline. With paths it diffs the result's observation
+// against those baseline files instead (useful for a record-mode result).
+// On an inconclusive result it errors, for To and NotTo alike. A
+// record-mode result that learned (its observation went into a file
+// through harness.WithObservationFile, as in make baseline-update)
+// succeeds: its new syscalls are for the baseline diff, reviewed in the
+// pull request.
+func StayWithinBaseline(paths ...string) types.GomegaMatcher {
+	return &withinBaselineMatcher{paths: paths}
+}
+
+type withinBaselineMatcher struct {
+	paths      []string
+	result     *harness.Result
+	violations harness.Violations
+}
+
+func (m *withinBaselineMatcher) Match(actual any) (bool, error) {
+	r, err := resultOf("StayWithinBaseline", actual)
+	if err != nil {
+		return false, err
+	}
+	m.result, m.violations = r, r.Violations
+	if err := inconclusive("StayWithinBaseline", r); err != nil {
+		return false, err
+	}
+	if len(m.paths) > 0 {
+		p, err := baseline.LoadStack(m.paths...)
+		if err != nil {
+			return false, err
+		}
+		m.violations = r.ViolationsAgainst(p)
+	}
+	if r.Mode == baseline.ModeRecord && r.ObservationFile != "" {
+		return true, nil // learned: the new syscalls go into the baseline diff
+	}
+	return len(m.violations) == 0 && r.UnknownABI == 0, nil
+}
+
+func (m *withinBaselineMatcher) FailureMessage(any) string {
+	r := m.result
+	if r == nil {
+		return "StayWithinBaseline: no result"
+	}
+	if !r.Conclusive() {
+		return inconclusive("StayWithinBaseline", r).Error()
+	}
+	return r.ViolationReport(m.violations, m.baselines())
+}
+
+func (m *withinBaselineMatcher) NegatedFailureMessage(any) string {
+	if m.result == nil {
+		return "StayWithinBaseline: no result"
+	}
+	return fmt.Sprintf("Expected %s to leave its baseline (%s), but it made no syscall outside it (verdict %s)",
+		m.result.Agent, m.baselines(), m.result.Verdict)
+}
+
+func (m *withinBaselineMatcher) baselines() string {
+	files := m.paths
+	if len(files) == 0 && m.result != nil {
+		files = m.result.Baselines
+	}
+	if len(files) == 0 {
+		return "no baseline file"
+	}
+	return strings.Join(files, ", ")
+}
+
+// HaveObserved succeeds when a *harness.Result logged the syscall name (on
+// any arch). In check and enforce mode only syscalls outside the baseline
+// are logged: use record mode to see everything. On an inconclusive result
+// it errors, for To and NotTo alike: what the run missed may be the call.
+func HaveObserved(name string) types.GomegaMatcher { return &observedMatcher{name: name} }
+
+type observedMatcher struct {
+	name   string
+	result *harness.Result
+}
+
+func (m *observedMatcher) Match(actual any) (bool, error) {
+	r, err := resultOf("HaveObserved", actual)
+	if err != nil {
+		return false, err
+	}
+	m.result = r
+	if err := inconclusive("HaveObserved", r); err != nil {
+		return false, err
+	}
+	return r.Saw(m.name), nil
+}
+
+func (m *observedMatcher) FailureMessage(any) string {
+	msg := fmt.Sprintf("Expected the run to have made %s; it logged %s", m.name, observedList(m.result))
+	if m.result != nil && m.result.Mode != baseline.ModeRecord {
+		msg += fmt.Sprintf("\n(%s mode logs only syscalls outside the baseline; record mode sees all)", m.result.Mode)
+	}
+	return msg
+}
+
+func (m *observedMatcher) NegatedFailureMessage(any) string {
+	return fmt.Sprintf("Expected the run not to make %s, but it did: %s", m.name, observedList(m.result))
+}
+
+func observedList(r *harness.Result) string {
+	if r == nil || r.Observed == nil {
+		return "nothing"
+	}
+	var parts []string
+	for _, arch := range r.Observed.Arches() {
+		parts = append(parts, fmt.Sprintf("%s: %s", arch, strings.Join(r.Observed.Names(arch), " ")))
+	}
+	if len(parts) == 0 {
+		return "nothing"
+	}
+	return strings.Join(parts, "; ")
+}
+
+// inconclusive is the error every matcher returns for an inconclusive
+// result, whatever the polarity: a run that may have missed records can
+// show neither that a syscall was made nor that it was not.
+func inconclusive(matcher string, r *harness.Result) error {
+	if r.Conclusive() {
+		return nil
+	}
+	return fmt.Errorf("%s: the run of %s was inconclusive, so nothing can be concluded from it either way: %s\n"+
+		"`sysgate doctor` checks what the machine needs for a conclusive run.", matcher, r.Agent, r.Inconclusive)
+}
+
+func resultOf(matcher string, actual any) (*harness.Result, error) {
+	r, ok := actual.(*harness.Result)
+	if !ok || r == nil {
+		return nil, fmt.Errorf("%s expects a non-nil *harness.Result, got\n%s", matcher, format.Object(actual, 1))
+	}
+	return r, nil
+}

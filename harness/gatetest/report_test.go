@@ -1,0 +1,83 @@
+package gatetest
+
+import (
+	"encoding/json"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
+	. "github.com/onsi/gomega"
+
+	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/testutil"
+)
+
+// TestGinkgoSuite runs the harness inside Ginkgo specs, as users' suites
+// do: through Run, the result lands in the spec's report for ci to read
+// back; through harness.Run, nowhere.
+func TestGinkgoSuite(t *testing.T) {
+	testutil.RequireAudit(t)
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "harness in Ginkgo")
+}
+
+// lossAttempts bounds how often a spec repeats a run that lost audit
+// records: loss is machine-wide (other tests may log heavily), and these
+// specs are about complete runs.
+const lossAttempts = 3
+
+// runTrue runs /bin/true through run until a run loses nothing.
+func runTrue(ctx SpecContext, run func(SpecContext, harness.Agent) (*harness.Result, error)) *harness.Result {
+	GinkgoHelper()
+	var r *harness.Result
+	for range lossAttempts {
+		var err error
+		r, err = run(ctx, harness.Agent{Name: "true", Command: []string{"/bin/true"}})
+		Expect(err).NotTo(HaveOccurred())
+		if !r.Loss.Any() {
+			break
+		}
+	}
+	return r
+}
+
+// resultEntries returns the running spec's report entries that hold a Result.
+func resultEntries() []types.ReportEntry {
+	var out []types.ReportEntry
+	for _, e := range CurrentSpecReport().ReportEntries {
+		if e.Name == harness.ReportEntryName {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+var _ = Describe("a run inside a spec", func() {
+	It("attaches its Result to the spec report through Run", func(ctx SpecContext) {
+		r := runTrue(ctx, func(ctx SpecContext, a harness.Agent) (*harness.Result, error) { return Run(ctx, a) })
+		Expect(r).To(StayWithinBaseline())
+		Expect(r).To(HaveObserved("execve"))
+		Expect(r.Err()).To(Succeed())
+
+		entries := resultEntries()
+		Expect(entries).NotTo(BeEmpty(), "no %q report entry", harness.ReportEntryName)
+		entry := entries[len(entries)-1] // the run asserted on
+		// As ci reads it: through the JSON report.
+		data, err := json.Marshal(entry)
+		Expect(err).NotTo(HaveOccurred())
+		var decoded types.ReportEntry
+		Expect(json.Unmarshal(data, &decoded)).To(Succeed())
+		var back harness.Result
+		Expect(json.Unmarshal([]byte(decoded.Value.AsJSON), &back)).To(Succeed())
+		Expect(back.Agent).To(Equal("true"))
+		Expect(back.Verdict).To(Equal(harness.VerdictClean))
+		Expect(back.Observed.Count(back.Arch, "execve")).To(BeEquivalentTo(1))
+		Expect(entry.StringRepresentation()).To(ContainSubstring("true (record, /bin/true): clean"))
+	})
+
+	It("reports nothing through harness.Run alone", func(ctx SpecContext) {
+		r := runTrue(ctx, func(ctx SpecContext, a harness.Agent) (*harness.Result, error) { return harness.Run(ctx, a) })
+		Expect(r).To(StayWithinBaseline())
+		Expect(resultEntries()).To(BeEmpty())
+	})
+})

@@ -1,0 +1,85 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sysgate/sysgate/baseline"
+)
+
+// UpdateHint tells a user how to accept new syscalls.
+const UpdateHint = "If the new syscalls are expected, add them to the baseline with a reason, or run " +
+	"`make baseline-update` (SYSGATE_RECORD=1) and review the baseline diff in the pull request."
+
+// RunError is the error form of a result that is not clean, so
+// Expect(r.Err()).To(Succeed()) prints the readable diff.
+type RunError struct{ Result *Result }
+
+// Err returns nil for a clean run, else a *RunError.
+func (r *Result) Err() error {
+	if r.Verdict == VerdictClean {
+		return nil
+	}
+	return &RunError{Result: r}
+}
+
+func (e *RunError) Error() string { return e.Result.Summary() }
+
+// FormattedGomegaError is what Gomega prints for the error (a plain
+// method: Gomega finds it by its name, harness does not import Gomega).
+func (e *RunError) FormattedGomegaError() string {
+	r := e.Result
+	if !r.Conclusive() {
+		return fmt.Sprintf("sysgate: run of %s was inconclusive: %s", r.Agent, r.Inconclusive)
+	}
+	files := strings.Join(r.Baselines, ", ")
+	if files == "" {
+		files = "its baseline"
+	}
+	return r.ViolationReport(r.Violations, files)
+}
+
+// ViolationReport is the readable diff of vs, violations of r against the
+// baseline files named by files: each new syscall per arch with its risk,
+// the process that made it and the baseline line to add, then how to
+// accept them.
+func (r *Result) ViolationReport(vs Violations, files string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Expected %s to stay within %s\nbut it made %d syscalls outside it (%s mode):\n%s\n",
+		r.Agent, files, len(vs), r.Mode, vs)
+	if r.UnknownABI > 0 {
+		fmt.Fprintf(&b, "  plus %d syscalls of an ABI sysgate cannot name\n", r.UnknownABI)
+	}
+	if risky := riskyCount(vs); risky > 0 {
+		fmt.Fprintf(&b, "%d of them are risky: they need a reason in the baseline and a careful review.\n", risky)
+	}
+	if h := r.ArchHint(); h != "" {
+		b.WriteString(h + "\n")
+	}
+	b.WriteString(UpdateHint)
+	return b.String()
+}
+
+func riskyCount(vs Violations) int {
+	n := 0
+	for _, v := range vs {
+		if v.Risk.Risky() {
+			n++
+		}
+	}
+	return n
+}
+
+// ViolationsAgainst diffs r's observation against p, attributing each new
+// syscall to the process that made it first (known to results from Run;
+// a result decoded from JSON knows it only for its own violations).
+func (r *Result) ViolationsAgainst(p *baseline.Profile) Violations {
+	first := r.firstCalls
+	if first == nil {
+		first = map[syscallKey]*firstCall{}
+		for _, v := range r.Violations {
+			first[syscallKey{v.Arch, v.Syscall}] = &firstCall{number: v.Number, pid: v.PID, exe: v.Exe, comm: v.Comm, also: v.Also, more: v.More}
+		}
+	}
+	return attribute(baseline.Diff(p, r.Observed).New, first)
+}
