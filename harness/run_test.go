@@ -19,7 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
@@ -138,7 +138,7 @@ func TestShimSyscallsStayOutOfResult(t *testing.T) {
 func testShimSyscallsStayOutOfResult(t *testing.T) {
 	var mu sync.Mutex
 	var order []string
-	r := mustRun(t, Agent{Command: []string{"/bin/true"}}, WithProgress(func(ev *auditlog.SeccompEvent) {
+	r := mustRun(t, Agent{Command: []string{"/bin/true"}}, WithProgress(func(ev *record.SeccompEvent) {
 		mu.Lock()
 		order = append(order, ev.Name)
 		mu.Unlock()

@@ -16,7 +16,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/auditctl"
+	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/testutil"
@@ -99,19 +100,19 @@ func checkArgs(base, mode string, flags []string, args ...string) []string {
 // the tuning is released. Other processes' runs wait meanwhile.
 func withKernelFault(force func(), fn func()) {
 	GinkgoHelper()
-	release, err := auditlog.ExclusiveKernel()
+	release, err := auditctltest.ExclusiveKernel()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(release)
-	before, err := auditlog.ReadStatus()
+	before, err := auditctl.ReadStatus()
 	Expect(err).NotTo(HaveOccurred())
-	logged, err := auditlog.ReadActionsLogged()
+	logged, err := auditctl.ReadActionsLogged()
 	Expect(err).NotTo(HaveOccurred())
-	untune, err := auditlog.AcquireTuning()
+	untune, err := auditctl.AcquireTuning()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
 		Expect(untune()).To(Succeed())
-		Expect(auditlog.SetActionsLogged(logged)).To(Succeed())
-		after, err := auditlog.ReadStatus()
+		Expect(auditctltest.SetActionsLogged(logged)).To(Succeed())
+		after, err := auditctl.ReadStatus()
 		Expect(err).NotTo(HaveOccurred())
 		Expect([]uint32{after.BacklogLimit, after.BacklogWaitTime}).To(Equal([]uint32{before.BacklogLimit, before.BacklogWaitTime}),
 			"audit backlog settings not restored")

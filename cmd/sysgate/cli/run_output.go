@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
@@ -212,7 +212,7 @@ func newProgress(w io.Writer) *progress {
 	return &progress{w: w, seen: map[string]bool{}}
 }
 
-func (p *progress) event(ev *auditlog.SeccompEvent) {
+func (p *progress) event(ev *record.SeccompEvent) {
 	key := fmt.Sprintf("%s %s", archName(ev.Arch), ev.Name)
 	p.mu.Lock()
 	defer p.mu.Unlock()
