@@ -16,6 +16,7 @@ import (
 	"github.com/sysgate/sysgate/auditlog/barrier"
 	"github.com/sysgate/sysgate/auditlog/gaps"
 	"github.com/sysgate/sysgate/auditlog/record"
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -89,7 +90,7 @@ func TestBarrierLatency(t *testing.T) {
 	s := sharedForTest(t)
 	holdTuning(t) // like a run: no fault-forcing test (ExclusiveKernel) elsewhere meanwhile
 	ctx := testContext(t)
-	comm, err := os.ReadFile("/proc/self/comm")
+	self, err := kernel.ReadStat(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,8 +121,8 @@ func TestBarrierLatency(t *testing.T) {
 		t.Errorf("%d threads after %d barriers, %d before", after, n, threadsBefore)
 	}
 	// Sentinels never run (and so never rename or park) the main thread.
-	if now, err := os.ReadFile("/proc/self/comm"); err != nil || string(now) != string(comm) {
-		t.Errorf("process comm %q after barriers, was %q (%v)", now, comm, err)
+	if now, err := kernel.ReadStat(os.Getpid()); err != nil || now.Comm != self.Comm {
+		t.Errorf("process comm %q after barriers, was %q (%v)", now.Comm, self.Comm, err)
 	}
 }
 

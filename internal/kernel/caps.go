@@ -48,3 +48,23 @@ func HasCapability(c uintptr) (bool, error) {
 	}
 	return data[c/32].Effective&(1<<(c%32)) != 0, nil
 }
+
+// SetEffectiveCapability raises or lowers c in the calling thread's
+// effective set only; it stays permitted, so it can be raised again.
+func SetEffectiveCapability(c uintptr, on bool) error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return os.NewSyscallError("capget", err)
+	}
+	word, bit := c/32, uint32(1)<<(c%32)
+	if on {
+		data[word].Effective |= bit
+	} else {
+		data[word].Effective &^= bit
+	}
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return os.NewSyscallError("capset", err)
+	}
+	return nil
+}

@@ -59,7 +59,11 @@ func ExecWithFilter(prog []unix.SockFilter, flags uintptr, path *byte, argv, env
 const GetppidNr = unix.SYS_GETPPID
 
 // Getppid makes the getppid syscall with a first argument the kernel
-// ignores but a seccomp filter can match (the barrier's marker).
-func Getppid(arg0 uint32) {
-	unix.RawSyscall(unix.SYS_GETPPID, uintptr(arg0), 0, 0)
+// ignores but a seccomp filter can match (the barrier's marker). The error
+// is what a filter made of it (getppid itself cannot fail).
+func Getppid(arg0 uint32) error {
+	if _, _, e := unix.RawSyscall(unix.SYS_GETPPID, uintptr(arg0), 0, 0); e != 0 {
+		return os.NewSyscallError("getppid", e)
+	}
+	return nil
 }

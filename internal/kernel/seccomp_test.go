@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/internal/testutil"
 )
 
 // A filter loaded on one thread refuses getppid there (ERRNO, so no audit
@@ -32,14 +34,13 @@ func TestLoadSeccompFilterOnOneThread(t *testing.T) {
 			got <- err
 			return
 		}
-		_, _, e := unix.RawSyscall(unix.SYS_GETPPID, 0, 0, 0)
-		got <- e
+		got <- Getppid(0)
 	}()
-	if err := <-got; err != unix.EPERM {
+	if err := <-got; !errors.Is(err, unix.EPERM) {
 		t.Fatalf("getppid under the filter: %v, want EPERM", err)
 	}
-	if _, _, e := unix.RawSyscall(unix.SYS_GETPPID, 0, 0, 0); e != 0 {
-		t.Errorf("getppid on another thread: %v; the filter leaked", e)
+	if err := Getppid(0); err != nil {
+		t.Errorf("getppid on another thread: %v; the filter leaked", err)
 	}
 }
 
@@ -65,5 +66,33 @@ func TestThreadName(t *testing.T) {
 	// /proc/<tid>/stat answers for a thread too.
 	if name := <-got; name != "sysgate-test-na" {
 		t.Errorf("thread name %q, want the first 15 bytes", name)
+	}
+}
+
+func TestSetEffectiveCapability(t *testing.T) {
+	testutil.RequireRoot(t)
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the changed thread dies
+		if err := SetEffectiveCapability(CapAuditControl, false); err != nil {
+			done <- err
+			return
+		}
+		if has, _ := HasCapability(CapAuditControl); has {
+			done <- errors.New("still effective after lowering")
+			return
+		}
+		if err := SetEffectiveCapability(CapAuditControl, true); err != nil {
+			done <- err
+			return
+		}
+		if has, _ := HasCapability(CapAuditControl); !has {
+			done <- errors.New("not effective after raising again")
+			return
+		}
+		done <- nil
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

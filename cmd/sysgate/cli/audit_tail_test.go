@@ -15,6 +15,7 @@ import (
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/auditlog/auditctl"
 	"github.com/sysgate/sysgate/auditlog/record"
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -155,11 +156,11 @@ func TestAuditTailRejectsBadSession(t *testing.T) {
 func TestAuditTailRawSessionFilter(t *testing.T) {
 	// The other stream's sentinel thread belongs to this process, so its
 	// record carries this process's audit session.
-	b, err := os.ReadFile("/proc/self/sessionid")
+	id, err := kernel.ReadSession(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ses := strings.TrimSpace(string(b))
+	ses := strconv.FormatUint(uint64(id), 10)
 	sentinels := 0
 	for attempt := 0; attempt < tailAttempts && sentinels == 0; attempt++ {
 		for _, l := range tailLines(t, sentinelWindow, "--raw", "--ses", ses) {
