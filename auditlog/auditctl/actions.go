@@ -14,7 +14,7 @@ const actionsLogged = "kernel.seccomp.actions_logged"
 func ReadActionsLogged() (string, error) {
 	v, err := kernel.ReadSysctl(actionsLogged)
 	if err != nil {
-		return "", &Error{Kind: ErrNotSupported, Problem: "cannot read " + actionsLogged + " (kernel without seccomp LOG?)", Err: err}
+		return "", &Error{Kind: ErrNotSupported, Problem: "cannot read /proc/sys/kernel/seccomp/actions_logged (kernel without seccomp LOG?)", Err: err}
 	}
 	return v, nil
 }

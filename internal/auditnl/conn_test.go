@@ -24,8 +24,10 @@ func TestControlConnAnswersStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.BacklogLimit == 0 {
-		t.Errorf("status %+v: no backlog limit", st)
+	// Settings may be anything (a fault test elsewhere may have forced
+	// them); the kernel's feature bitmap is never empty on an audit kernel.
+	if st.FeatureBitmap == 0 {
+		t.Errorf("status %+v: an empty reply?", st)
 	}
 }
 
