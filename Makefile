@@ -37,7 +37,7 @@ test: deps-suites lint
 
 # The concurrent parts (the audit stream, its router and barrier, the
 # harness, parallel runs) again under the race detector.
-RACE_PKGS := ./auditlog ./harness ./internal/auditnl ./suites/stress
+RACE_PKGS := ./auditlog/... ./harness ./internal/auditnl ./suites/stress
 race: deps-suites
 	$(GO) test -race -count=1 -timeout 10m $(RACE_PKGS)
 

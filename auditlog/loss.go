@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/sysgate/sysgate/auditlog/gaps"
 )
 
 // Loss counts what a subscription may have missed. Any non-zero field
@@ -18,7 +20,7 @@ type Loss struct {
 	SerialGaps uint64 `json:"serial_gaps,omitempty"`
 	// GapSerials names the latest of those serial numbers (up to 16 runs
 	// of them), to look up in other audit readers' logs.
-	GapSerials []SerialRange `json:"gap_serials,omitempty"`
+	GapSerials []gaps.SerialRange `json:"gap_serials,omitempty"`
 	// KernelLost is the increase of the kernel's audit "lost" counter:
 	// records dropped at the source (backlog full, rate limit, memory).
 	KernelLost uint64 `json:"kernel_lost,omitempty"`

@@ -1,54 +1,15 @@
 package auditlog
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
+	"github.com/sysgate/sysgate/auditlog/gaps"
+	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
-
-func TestGapTrackerToleratesReorderAndSharedSerials(t *testing.T) {
-	g := newGapTracker(time.Second)
-	t0 := time.Unix(100, 0)
-	// 5 arrives before 4 (queued out of order); 6 three times (a
-	// multi-record event); nothing is lost.
-	for _, s := range []uint64{1, 2, 3, 5, 4, 6, 6, 6, 7} {
-		g.observe(s, t0)
-	}
-	g.expire(t0.Add(10 * time.Second))
-	if g.lost != 0 || len(g.pending) != 0 {
-		t.Errorf("lost %d, pending %v; want none", g.lost, g.pending)
-	}
-}
-
-func TestGapTrackerCountsMissingSerialsAfterGrace(t *testing.T) {
-	g := newGapTracker(time.Second)
-	t0 := time.Unix(100, 0)
-	for _, s := range []uint64{10, 11, 15, 16} { // 12, 13, 14 missing
-		g.observe(s, t0)
-	}
-	if ok, _ := g.settledBelow(16); ok {
-		t.Errorf("settled with serials 12-14 pending")
-	}
-	g.expire(t0.Add(500 * time.Millisecond))
-	if g.lost != 0 {
-		t.Errorf("declared lost before the grace: %d", g.lost)
-	}
-	g.observe(13, t0.Add(600*time.Millisecond)) // late, not lost
-	g.expire(t0.Add(1500 * time.Millisecond))
-	if g.lost != 2 {
-		t.Errorf("lost %d, want 2 (12 and 14)", g.lost)
-	}
-	if ok, _ := g.settledBelow(16); !ok {
-		t.Errorf("not settled after expiry")
-	}
-	g.observe(16+maxPendingGap+10, t0)
-	if g.lost != 2+maxPendingGap+9 || len(g.pending) != 0 {
-		t.Errorf("huge jump: lost %d pending %d", g.lost, len(g.pending))
-	}
-}
 
 func TestLossString(t *testing.T) {
 	if (Loss{}).Any() || (Loss{}).String() != "no audit records lost" {
@@ -58,6 +19,10 @@ func TestLossString(t *testing.T) {
 	want := "audit records lost: 2 receive overruns (ENOBUFS: the audit socket buffer was full); 40 audit records never delivered (serial number gaps); 3 audit records dropped by the kernel (status lost counter; backlog_limit, backlog_wait_time, rate_limit, or a full hold queue with audit=1 and no audit daemon: sysgate doctor tells which)"
 	if !l.Any() || l.String() != want {
 		t.Errorf("got %q", l.String())
+	}
+	l = Loss{SerialGaps: 2, GapSerials: []gaps.SerialRange{{Lo: 17, Hi: 17}, {Lo: 19, Hi: 21}}}
+	if s := l.String(); !strings.Contains(s, "2 audit records never delivered (serial number gaps: 17, 19-21)") {
+		t.Errorf("String() = %q", s)
 	}
 }
 
@@ -87,7 +52,7 @@ func TestTinyBufferIsInconclusive(t *testing.T) {
 func TestKernelLostCounterIsInconclusive(t *testing.T) {
 	s := sharedForTest(t)
 	holdExclusive(t)
-	if err := SetBacklog(16, 0); err != nil {
+	if err := auditctltest.SetBacklog(16, 0); err != nil {
 		t.Fatal(err)
 	}
 	// The sentinel's own record can be dropped too while the queue is
@@ -110,14 +75,14 @@ func TestKernelLostCounterIsInconclusive(t *testing.T) {
 func TestNoFalseGapsWithMultiRecordEvents(t *testing.T) {
 	testutil.RequireAudit(t)
 	holdExclusive(t) // its release restores enabled
-	if err := SetEnabled(true); err != nil {
+	if err := auditctltest.SetEnabled(true); err != nil {
 		t.Fatal(err)
 	}
 	types := map[uint16]int{}
 	var serials []uint64
 	s, err := Open(Options{Raw: func(typ uint16, data []byte) {
 		types[typ]++
-		if serial, _, _, err := header(data); err == nil {
+		if serial, _, _, err := record.Header(data); err == nil {
 			serials = append(serials, serial)
 		}
 	}})
@@ -146,39 +111,5 @@ func TestNoFalseGapsWithMultiRecordEvents(t *testing.T) {
 	}
 	if shared == 0 {
 		t.Errorf("no two records shared a serial: the test did not exercise multi-record events")
-	}
-}
-
-func TestGapTrackerNamesTheLostSerials(t *testing.T) {
-	g := newGapTracker(time.Second)
-	t0 := time.Unix(100, 0)
-	for _, s := range []uint64{10, 16} { // 11-15 missing
-		g.observe(s, t0)
-	}
-	g.observe(13, t0) // late, not lost
-	g.expire(t0.Add(2 * time.Second))
-	start := g.lostCount() // a subscription opens here
-	for _, s := range []uint64{18, 20} {
-		g.observe(s, t0.Add(3*time.Second))
-	}
-	g.expire(t0.Add(5 * time.Second))
-	g.observe(20+maxPendingGap+2, t0.Add(5*time.Second)) // lost at once
-	all := g.lostSince(0)
-	want := []SerialRange{{11, 12}, {14, 15}, {17, 17}, {19, 19}, {21, 21 + maxPendingGap}}
-	if !slices.Equal(all, want) {
-		t.Errorf("lost ranges %v, want %v", all, want)
-	}
-	if got := g.lostSince(start); !slices.Equal(got, want[2:]) {
-		t.Errorf("lost since the subscription %v, want %v", got, want[2:])
-	}
-	l := Loss{SerialGaps: 2, GapSerials: []SerialRange{{17, 17}, {19, 21}}}
-	if s := l.String(); !strings.Contains(s, "2 audit records never delivered (serial number gaps: 17, 19-21)") {
-		t.Errorf("String() = %q", s)
-	}
-	for i := 0; i < maxRecentLost+5; i++ {
-		g.declareLost(uint64(1e9+2*i), uint64(1e9+2*i))
-	}
-	if n := len(g.lostSince(0)); n != maxRecentLost {
-		t.Errorf("%d ranges kept, want the latest %d", n, maxRecentLost)
 	}
 }

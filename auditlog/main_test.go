@@ -3,7 +3,6 @@ package auditlog
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,7 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sysgate/sysgate/internal/auditnl"
+	"github.com/sysgate/sysgate/auditlog/barrier"
+	"github.com/sysgate/sysgate/auditlog/record"
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -23,15 +24,7 @@ import (
 const childEnv = "SYSGATE_AUDITLOG_TEST_CHILD"
 
 func TestMain(m *testing.M) {
-	switch n := os.Getenv(childEnv); n {
-	case "":
-	case "crash-exclusive":
-		crashHoldingExclusive()
-	case "preflight":
-		_, err := Preflight()
-		fmt.Printf("namespace=%v\n%v\n", errors.Is(err, ErrNamespace), err)
-		os.Exit(0)
-	default:
+	if n := os.Getenv(childEnv); n != "" {
 		os.Unsetenv(childEnv)
 		loggedChild(n)
 	}
@@ -51,22 +44,25 @@ func loggedChild(count string) {
 	if err != nil {
 		fail(err)
 	}
-	if err := os.WriteFile("/proc/thread-self/loginuid", []byte("0"), 0); err != nil {
+	if err := kernel.SetLoginUID(0); err != nil {
 		fail(err)
 	}
-	ses, err := os.ReadFile("/proc/self/sessionid")
+	ses, err := kernel.SessionID()
 	if err != nil {
 		fail(err)
 	}
-	fmt.Printf("ses=%s\n", ses)
+	fmt.Printf("ses=%d\n", ses)
 	if _, err := bufio.NewReader(os.Stdin).ReadString('\n'); err != nil {
 		fail(err)
 	}
-	if err := auditnl.InstallThreadFilter(auditnl.LogOneSyscall(scmp.Native().AuditArch(), auditnl.GetppidNr, false, 0)); err != nil {
+	if err := kernel.SetNoNewPrivs(); err != nil {
+		fail(err)
+	}
+	if err := kernel.LoadSeccompFilter(barrier.LogOneSyscall(scmp.Native().AuditArch(), kernel.GetppidNr, false, 0), 0); err != nil {
 		fail(err)
 	}
 	for i := 0; i < n; i++ {
-		auditnl.Getppid(0)
+		kernel.Getppid(0)
 	}
 	os.Exit(0)
 }
@@ -125,30 +121,10 @@ func testContext(t testing.TB) context.Context {
 	return ctx
 }
 
-// crashHoldingExclusive takes ExclusiveKernel, changes the backlog and
-// dies without releasing: the next locker must restore the settings.
-func crashHoldingExclusive() {
-	if _, err := ExclusiveKernel(); err != nil {
-		fmt.Fprintln(os.Stderr, "child:", err)
-		os.Exit(2)
-	}
-	var snap kernelSnapshot
-	if _, err := readJSON(stateFile("exclusive.json"), &snap); err != nil {
-		fmt.Fprintln(os.Stderr, "child:", err)
-		os.Exit(2)
-	}
-	fmt.Printf("%d %d\n", snap.BacklogLimit, snap.BacklogWaitTime)
-	if err := SetBacklog(1234, 7); err != nil {
-		fmt.Fprintln(os.Stderr, "child:", err)
-		os.Exit(2)
-	}
-	os.Exit(0)
-}
-
 // loggedRun is one child run observed through a subscription.
 type loggedRun struct {
 	child *child
-	evs   []*SeccompEvent
+	evs   []*record.SeccompEvent
 	loss  Loss
 	err   error // from Subscription.Close
 }

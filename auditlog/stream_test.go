@@ -4,11 +4,19 @@ import (
 	"context"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/sysgate/sysgate/auditlog/auditctl"
+	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
+	"github.com/sysgate/sysgate/auditlog/barrier"
+	"github.com/sysgate/sysgate/auditlog/gaps"
+	"github.com/sysgate/sysgate/auditlog/record"
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -32,9 +40,24 @@ func holdQuietKernel(t *testing.T) {
 	holdTuning(t)
 }
 
+// holdExclusive takes ExclusiveKernel for the test; its release restores
+// the kernel settings the test changes.
+func holdExclusive(t *testing.T) {
+	t.Helper()
+	release, err := auditctltest.ExclusiveKernel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := release(); err != nil {
+			t.Errorf("release exclusive kernel: %v", err)
+		}
+	})
+}
+
 func holdTuning(t *testing.T) {
 	t.Helper()
-	release, err := AcquireTuning()
+	release, err := auditctl.AcquireTuning()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,16 +71,16 @@ func holdTuning(t *testing.T) {
 // collector keeps what a subscription delivered.
 type collector struct {
 	mu  sync.Mutex
-	evs []*SeccompEvent
+	evs []*record.SeccompEvent
 }
 
-func (c *collector) add(ev *SeccompEvent) {
+func (c *collector) add(ev *record.SeccompEvent) {
 	c.mu.Lock()
 	c.evs = append(c.evs, ev)
 	c.mu.Unlock()
 }
 
-func (c *collector) events() []*SeccompEvent {
+func (c *collector) events() []*record.SeccompEvent {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.evs)
@@ -67,7 +90,7 @@ func TestBarrierLatency(t *testing.T) {
 	s := sharedForTest(t)
 	holdTuning(t) // like a run: no fault-forcing test (ExclusiveKernel) elsewhere meanwhile
 	ctx := testContext(t)
-	comm, err := os.ReadFile("/proc/self/comm")
+	self, err := kernel.ReadStat(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,8 +121,8 @@ func TestBarrierLatency(t *testing.T) {
 		t.Errorf("%d threads after %d barriers, %d before", after, n, threadsBefore)
 	}
 	// Sentinels never run (and so never rename or park) the main thread.
-	if now, err := os.ReadFile("/proc/self/comm"); err != nil || string(now) != string(comm) {
-		t.Errorf("process comm %q after barriers, was %q (%v)", now, comm, err)
+	if now, err := kernel.ReadStat(os.Getpid()); err != nil || now.Comm != self.Comm {
+		t.Errorf("process comm %q after barriers, was %q (%v)", now.Comm, self.Comm, err)
 	}
 }
 
@@ -136,7 +159,7 @@ func TestChildEventsAllReceivedInOrder(t *testing.T) {
 	checkChildEvents(t, r.evs, r.child, n)
 }
 
-func checkChildEvents(t *testing.T, evs []*SeccompEvent, c *child, n int) {
+func checkChildEvents(t *testing.T, evs []*record.SeccompEvent, c *child, n int) {
 	t.Helper()
 	if len(evs) != n {
 		t.Fatalf("got %d events, want %d", len(evs), n)
@@ -160,7 +183,7 @@ func TestHundredThousandRecords(t *testing.T) {
 	// between the before and after readings.
 	holdExclusive(t)
 	before := backlogOf(t)
-	release, err := AcquireTuning()
+	release, err := auditctl.AcquireTuning()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,16 +252,11 @@ func watchBacklog(t *testing.T) func() uint32 {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		c, err := dialControl()
-		if err != nil {
-			return
-		}
-		defer c.Close()
 		tick := time.NewTicker(time.Millisecond)
 		defer tick.Stop()
 		for ctx.Err() == nil {
 			<-tick.C
-			if st, err := c.status(); err == nil && st.Backlog > peak.Load() {
+			if st, err := auditctl.ReadStatus(); err == nil && st.Backlog > peak.Load() {
 				peak.Store(st.Backlog)
 			}
 		}
@@ -259,14 +277,14 @@ func BenchmarkLoggedSyscall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	release, err := AcquireTuning()
+	release, err := auditctl.AcquireTuning()
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer release()
 	c := startChild(b, b.N)
 	var n atomic.Int64
-	sub := s.Subscribe(c.ses, func(*SeccompEvent) { n.Add(1) })
+	sub := s.Subscribe(c.ses, func(*record.SeccompEvent) { n.Add(1) })
 	b.ResetTimer()
 	c.run(b)
 	loss, err := sub.Close(context.Background())
@@ -274,4 +292,40 @@ func BenchmarkLoggedSyscall(b *testing.B) {
 	if err != nil || loss.Any() || n.Load() != int64(b.N) {
 		b.Fatalf("%d of %d events, loss %v, err %v", n.Load(), b.N, loss, err)
 	}
+}
+
+// Records of sessions nobody subscribed to cost a parse and no allocation.
+func BenchmarkDispatchUnknownSession(b *testing.B) {
+	data, err := os.ReadFile("record/testdata/seccomp.log")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &Stream{bySes: map[uint32][]*Subscription{}, gaps: gaps.New(time.Second), sentinels: barrier.New(1), pid: -1}
+	bt := &batch{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		typ, text, _ := strings.Cut(line, " ")
+		n, err := strconv.ParseUint(typ, 10, 16)
+		if err != nil {
+			b.Fatalf("line %q: %v", line, err)
+		}
+		off := len(bt.data)
+		bt.data = append(bt.data, text...)
+		bt.recs = append(bt.recs, rawRecord{typ: uint16(n), off: uint32(off), end: uint32(len(bt.data))})
+	}
+	p := record.NewParser()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i += len(bt.recs) {
+		s.handle(p, bt)
+	}
+}
+
+// backlogOf reads the audit backlog_limit and backlog_wait_time.
+func backlogOf(t *testing.T) [2]uint32 {
+	t.Helper()
+	st, err := auditctl.ReadStatus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return [2]uint32{st.BacklogLimit, st.BacklogWaitTime}
 }

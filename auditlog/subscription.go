@@ -5,6 +5,9 @@ import (
 	"errors"
 	"slices"
 	"sync/atomic"
+
+	"github.com/sysgate/sysgate/auditlog/auditctl"
+	"github.com/sysgate/sysgate/auditlog/record"
 )
 
 // Subscription receives the events of one audit session.
@@ -12,7 +15,7 @@ type Subscription struct {
 	s        *Stream
 	ses      uint32
 	all      bool
-	fn       func(*SeccompEvent)
+	fn       func(*record.SeccompEvent)
 	start    counters
 	lost0    uint32
 	statErr  error
@@ -27,18 +30,18 @@ type Subscription struct {
 // loss) and must not call Subscribe, Close or Barrier on the same stream
 // (they wait for the dispatch goroutine). The loss counters are
 // snapshotted now, so subscribe before the tagged process starts.
-func (s *Stream) Subscribe(ses uint32, fn func(*SeccompEvent)) *Subscription {
+func (s *Stream) Subscribe(ses uint32, fn func(*record.SeccompEvent)) *Subscription {
 	return s.subscribe(ses, false, fn)
 }
 
 // SubscribeAll delivers every seccomp event of every session (audit tail).
-func (s *Stream) SubscribeAll(fn func(*SeccompEvent)) *Subscription {
+func (s *Stream) SubscribeAll(fn func(*record.SeccompEvent)) *Subscription {
 	return s.subscribe(0, true, fn)
 }
 
-func (s *Stream) subscribe(ses uint32, all bool, fn func(*SeccompEvent)) *Subscription {
+func (s *Stream) subscribe(ses uint32, all bool, fn func(*record.SeccompEvent)) *Subscription {
 	sub := &Subscription{s: s, ses: ses, all: all, fn: fn, start: s.counters()}
-	st, err := ReadStatus()
+	st, err := auditctl.ReadStatus()
 	sub.lost0, sub.statErr = st.Lost, err
 	s.routesMu.Lock()
 	if all {
@@ -50,7 +53,7 @@ func (s *Stream) subscribe(ses uint32, all bool, fn func(*SeccompEvent)) *Subscr
 	return sub
 }
 
-func (sub *Subscription) deliver(ev *SeccompEvent) {
+func (sub *Subscription) deliver(ev *record.SeccompEvent) {
 	sub.events.Add(1)
 	sub.fn(ev)
 }
@@ -76,9 +79,9 @@ func (sub *Subscription) Close(ctx context.Context) (Loss, error) {
 	end := s.counters()
 	loss := Loss{ENOBUFS: end.enobufs - sub.start.enobufs, SerialGaps: end.gaps - sub.start.gaps}
 	if loss.SerialGaps > 0 {
-		loss.GapSerials = s.gaps.lostSince(sub.start.gaps)
+		loss.GapSerials = s.gaps.LostSince(sub.start.gaps)
 	}
-	st, stErr := ReadStatus()
+	st, stErr := auditctl.ReadStatus()
 	// A reader error (never seen in practice) may have cost records.
 	err = errors.Join(err, sub.statErr, stErr, s.Err())
 	if sub.statErr == nil && stErr == nil {
@@ -110,7 +113,7 @@ func (s *Stream) unsubscribe(sub *Subscription) {
 // declared lost, so a gap detected before the barrier is counted now.
 func (s *Stream) settleGaps(ctx context.Context, serial uint64) error {
 	for {
-		ok, changed := s.gaps.settledBelow(serial)
+		ok, changed := s.gaps.SettledBelow(serial)
 		if ok {
 			return nil
 		}

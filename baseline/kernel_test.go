@@ -7,10 +7,10 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -41,19 +41,16 @@ func filterChild(path string) int {
 		return 2
 	}
 	runtime.LockOSThread() // never unlocked: the thread dies with the process
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+	if err := kernel.SetNoNewPrivs(); err != nil {
 		fmt.Println("no_new_privs:", err)
 		return 2
 	}
-	prog := f.SockFprog()
-	if _, _, e := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(prog))); e != 0 {
-		fmt.Println("seccomp:", e)
+	if err := kernel.LoadSeccompFilter(f.Program, 0); err != nil {
+		fmt.Println(err)
 		return 2
 	}
-	runtime.KeepAlive(f)
-	pid, _, pidErr := unix.RawSyscall(unix.SYS_GETPID, 0, 0, 0)
-	_, _, ppidErr := unix.RawSyscall(unix.SYS_GETPPID, 0, 0, 0)
-	fmt.Printf("getpid=%d/%v getppid=%v\n", pid, pidErr, ppidErr)
+	pid := unix.Getpid()
+	fmt.Printf("getpid=%d getppid=%v\n", pid, kernel.Getppid(0))
 	return 0
 }
 
@@ -81,7 +78,7 @@ func TestEnforceFilterInKernel(t *testing.T) {
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, out)
 	}
-	want := fmt.Sprintf("getpid=%d/errno 0 getppid=operation not permitted\n", cmd.Process.Pid)
+	want := fmt.Sprintf("getpid=%d getppid=getppid: operation not permitted\n", cmd.Process.Pid)
 	if string(out) != want {
 		t.Errorf("child reported %q, want %q", out, want)
 	}

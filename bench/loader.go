@@ -6,11 +6,9 @@ import (
 	"os/exec"
 	"runtime"
 	"syscall"
-	"unsafe"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/kernel"
 )
 
 // loaderArg makes this binary load a check-mode filter compiled from a
@@ -48,11 +46,11 @@ func execFiltered(args []string) error {
 	// The filter goes on this thread only, right before execve replaces
 	// the process with this thread alone.
 	runtime.LockOSThread()
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return os.NewSyscallError("prctl", err)
+	if err := kernel.SetNoNewPrivs(); err != nil {
+		return err
 	}
-	if _, _, e := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(f.SockFprog()))); e != 0 {
-		return os.NewSyscallError("seccomp", e)
+	if err := kernel.LoadSeccompFilter(f.Program, 0); err != nil {
+		return err
 	}
 	return syscall.Exec(exe, command, env)
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -262,26 +263,19 @@ func printMachine() {
 	fmt.Printf("other audit multicast readers on the machine: %d (each logged record is copied to every one)\n", auditListeners())
 }
 
-// auditListeners counts NETLINK_AUDIT sockets in a multicast group
-// (/proc/net/netlink: protocol 9, non-zero groups).
+// auditListeners counts NETLINK_AUDIT sockets in a multicast group; -1
+// when unknown.
 func auditListeners() int {
-	data, err := os.ReadFile("/proc/net/netlink")
+	n, err := kernel.AuditMulticastSockets()
 	if err != nil {
 		return -1
-	}
-	n := 0
-	for _, line := range strings.Split(string(data), "\n")[1:] {
-		f := strings.Fields(line)
-		if len(f) > 3 && f[1] == "9" && strings.Trim(f[3], "0") != "" {
-			n++
-		}
 	}
 	return n
 }
 
 func printLoad(when string) {
-	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
-		fmt.Printf("load average %s: %s", when, b)
+	if l, err := kernel.LoadAvg(); err == nil {
+		fmt.Printf("load average %s: %s\n", when, l)
 	}
 }
 

@@ -6,14 +6,15 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/auditctl"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/kernel"
 )
 
 func table() *tabwriter.Writer {
@@ -156,7 +157,7 @@ func startup(ctx context.Context, cfg config, w workload, base string) error {
 		gated = append(gated, g)
 		// Again with the audit tuning already held, as when other runs of
 		// a suite are in flight: no kernel settings change per run.
-		release, err := auditlog.AcquireTuning()
+		release, err := auditctl.AcquireTuning()
 		if err != nil {
 			return err
 		}
@@ -244,7 +245,6 @@ func runPeakRSS(cmd *exec.Cmd) (kib int, err error) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -252,29 +252,11 @@ func runPeakRSS(cmd *exec.Cmd) (kib int, err error) {
 		case err := <-done:
 			return kib, err
 		case <-tick.C:
-			if v, ok := vmHWM(status); ok {
+			if v, err := kernel.PeakRSS(cmd.Process.Pid); err == nil {
 				kib = v
 			}
 		}
 	}
-}
-
-// vmHWM reads the VmHWM line of a /proc/PID/status file.
-func vmHWM(path string) (int, bool) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, false
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			f := strings.Fields(rest)
-			if len(f) == 2 && f[1] == "kB" {
-				v, err := strconv.Atoi(f[0])
-				return v, err == nil
-			}
-		}
-	}
-	return 0, false
 }
 
 // countList prints {name: count} sorted by name, "-" when empty.

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/auditctl"
 	"github.com/sysgate/sysgate/internal/kernel"
 )
 
@@ -22,7 +22,7 @@ const CauseAbandoned = "abandoned by a killed harness"
 // mid-run leaves its claim and the agent's tree behind; the next Run on
 // the machine kills every tree whose owner is gone, so no unobserved agent
 // keeps running.
-func sessionsDir() string { return filepath.Join(auditlog.StateDir, "sessions") }
+func sessionsDir() string { return filepath.Join(auditctl.StateDir, "sessions") }
 
 type sessionOwner struct {
 	pid   int

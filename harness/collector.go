@@ -5,7 +5,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -32,7 +32,7 @@ const maxAlso = 7
 
 // note records one more call by ev; the first caller's own calls are not
 // repeated in also.
-func (f *firstCall) note(ev *auditlog.SeccompEvent) {
+func (f *firstCall) note(ev *record.SeccompEvent) {
 	if ev.Exe == f.exe {
 		return
 	}
@@ -61,10 +61,10 @@ type collector struct {
 	procs      map[int]*Process
 	events     uint64
 	unknownABI uint64
-	progress   func(*auditlog.SeccompEvent)
+	progress   func(*record.SeccompEvent)
 }
 
-func newCollector(agent string, progress func(*auditlog.SeccompEvent)) *collector {
+func newCollector(agent string, progress func(*record.SeccompEvent)) *collector {
 	return &collector{
 		obs:      baseline.NewObservation(agent),
 		first:    map[syscallKey]*firstCall{},
@@ -73,7 +73,7 @@ func newCollector(agent string, progress func(*auditlog.SeccompEvent)) *collecto
 	}
 }
 
-func (c *collector) add(ev *auditlog.SeccompEvent) {
+func (c *collector) add(ev *record.SeccompEvent) {
 	c.mu.Lock()
 	c.events++
 	p := c.procs[ev.PID]

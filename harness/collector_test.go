@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
 func TestCollectorKeepsOtherCallersBounded(t *testing.T) {
 	c := newCollector("a", nil)
-	ev := func(pid int, exe string) *auditlog.SeccompEvent {
-		return &auditlog.SeccompEvent{Arch: scmp.X86_64, Name: "socket", Number: 41, PID: pid, Exe: exe, Comm: "c"}
+	ev := func(pid int, exe string) *record.SeccompEvent {
+		return &record.SeccompEvent{Arch: scmp.X86_64, Name: "socket", Number: 41, PID: pid, Exe: exe, Comm: "c"}
 	}
 	c.add(ev(1, "/first"))
 	c.add(ev(2, "/first")) // the first program again: not an "also"

@@ -6,9 +6,8 @@ import (
 	"io/fs"
 	"os"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/kernel"
 )
 
 // MergeObservationFile merges obs into the observation file at path,
@@ -20,10 +19,10 @@ func MergeObservationFile(path string, obs *baseline.Observation) error {
 		return fmt.Errorf("merge observation: %w", err)
 	}
 	defer lock.Close()
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
-		return fmt.Errorf("merge observation: %w", os.NewSyscallError("flock", err))
+	if err := kernel.Flock(lock, kernel.LockExclusive); err != nil {
+		return fmt.Errorf("merge observation: %w", err)
 	}
-	defer unix.Flock(int(lock.Fd()), unix.LOCK_UN)
+	defer kernel.Flock(lock, kernel.LockUnlock)
 	merged, err := baseline.ReadObservation(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		merged = baseline.NewObservation(obs.Agent)

@@ -4,7 +4,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
 )
 
@@ -37,7 +37,7 @@ type runConfig struct {
 	grace       time.Duration
 	setUser     bool
 	uid, gid    uint32
-	progress    func(*auditlog.SeccompEvent)
+	progress    func(*record.SeccompEvent)
 	observation string
 }
 
@@ -71,7 +71,7 @@ func WithUser(uid, gid uint32) Option {
 
 // WithProgress calls fn for every event as it arrives, from auditlog's
 // dispatch goroutine, one call at a time; fn must not block.
-func WithProgress(fn func(ev *auditlog.SeccompEvent)) Option {
+func WithProgress(fn func(ev *record.SeccompEvent)) Option {
 	return func(c *runConfig) { c.progress = fn }
 }
 

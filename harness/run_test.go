@@ -17,9 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
@@ -134,7 +132,7 @@ func TestRecordThenCheckTrueIsClean(t *testing.T) {
 func TestShimSyscallsStayOutOfResult(t *testing.T) {
 	var mu sync.Mutex
 	var order []string
-	r := mustRun(t, Agent{Command: []string{"/bin/true"}}, WithProgress(func(ev *auditlog.SeccompEvent) {
+	r := mustRun(t, Agent{Command: []string{"/bin/true"}}, WithProgress(func(ev *record.SeccompEvent) {
 		mu.Lock()
 		order = append(order, ev.Name)
 		mu.Unlock()
@@ -441,18 +439,11 @@ func TestRunNeedsAuditControl(t *testing.T) {
 	// stays permitted, so it can be raised again), on a thread of its own.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
-	var data [2]unix.CapUserData
-	if err := unix.Capget(&hdr, &data[0]); err != nil {
-		t.Fatal(err)
-	}
-	saved := data
-	data[0].Effective &^= 1 << capAuditControl
-	if err := unix.Capset(&hdr, &data[0]); err != nil {
+	if err := kernel.SetEffectiveCapability(kernel.CapAuditControl, false); err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
-		if err := unix.Capset(&hdr, &saved[0]); err != nil {
+		if err := kernel.SetEffectiveCapability(kernel.CapAuditControl, true); err != nil {
 			t.Fatal(err)
 		}
 	}()

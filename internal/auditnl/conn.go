@@ -183,7 +183,7 @@ func (c *Conn) ReceiveRaw(nonBlocking bool) (int, error) {
 			continue
 		}
 		if err != nil {
-			return 0, c.receiveErr("recvfrom", err)
+			return 0, c.receiveErr(os.NewSyscallError("recvfrom", err))
 		}
 		if nl, ok := from.(*unix.SockaddrNetlink); !ok || nl.Pid != 0 {
 			continue // not from the kernel: ignore, never trust
@@ -195,15 +195,15 @@ func (c *Conn) ReceiveRaw(nonBlocking bool) (int, error) {
 	}
 }
 
-// receiveErr counts an overrun (ENOBUFS) and wraps a receive error; after
-// Close it is ErrClosed.
-func (c *Conn) receiveErr(call string, err error) error {
+// receiveErr counts an overrun (ENOBUFS) and names the socket in a
+// receive error; after Close it is ErrClosed.
+func (c *Conn) receiveErr(err error) error {
 	if errors.Is(err, unix.ENOBUFS) {
 		c.enobufs.Add(1)
 	} else if c.closed.Load() {
 		return ErrClosed
 	}
-	return os.NewSyscallError(call+"(NETLINK_AUDIT)", err)
+	return fmt.Errorf("NETLINK_AUDIT socket: %w", err)
 }
 
 // Buffer returns the datagram the last ReceiveRaw returned.

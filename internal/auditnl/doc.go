@@ -1,8 +1,9 @@
-// Package auditnl is sysgate's raw access to the kernel's audit interface:
-// the NETLINK_AUDIT socket (multicast reader and control connection), the
-// thread-scoped seccomp filter the audit barrier uses, and a few /proc
-// reads. It is the only package of the audit side that imports x/sys/unix;
-// everything here returns errors wrapped with os.NewSyscallError.
+// Package auditnl is sysgate's NETLINK_AUDIT socket: a multicast reader
+// (with recvmmsg batching) and a control connection, both usable as
+// go-libaudit's NetlinkSendReceiver while sysgate keeps the fd, so the
+// receive buffer size is ours and ENOBUFS is counted, not hidden. Socket
+// creation, bind and options live here; every other raw syscall goes
+// through internal/kernel. Errors are wrapped with os.NewSyscallError.
 //
 // Opening a multicast reader needs CAP_AUDIT_READ in the initial user and
 // network namespace; changing audit settings needs CAP_AUDIT_CONTROL.

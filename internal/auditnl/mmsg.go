@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/internal/kernel"
 )
 
 // mmsgRing holds the datagrams one recvmmsg(2) read, handed out in order.
@@ -46,19 +48,9 @@ func (r *mmsgRing) fill(fd, flags int) error {
 		r.hdrs[i].Hdr.Flags = 0
 		r.hdrs[i].Len = 0
 	}
-	for {
-		n, _, errno := unix.Syscall6(unix.SYS_RECVMMSG, uintptr(fd), uintptr(unsafe.Pointer(&r.hdrs[0])),
-			uintptr(len(r.hdrs)), uintptr(flags|unix.MSG_WAITFORONE), 0, 0)
-		if errno == unix.EINTR {
-			continue
-		}
-		if errno != 0 {
-			r.next, r.count = 0, 0
-			return errno
-		}
-		r.next, r.count = 0, int(n)
-		return nil
-	}
+	n, err := kernel.Recvmmsg(fd, r.hdrs, flags|unix.MSG_WAITFORONE)
+	r.next, r.count = 0, n
+	return err
 }
 
 // receiveBatched is ReceiveRaw over the ring: a syscall only when the
@@ -68,7 +60,7 @@ func (c *Conn) receiveBatched(flags int) (int, error) {
 	for {
 		if r.next >= r.count {
 			if err := r.fill(c.fd, flags); err != nil {
-				return 0, c.receiveErr("recvmmsg", err)
+				return 0, c.receiveErr(err)
 			}
 		}
 		i := r.next

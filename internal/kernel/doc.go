@@ -1,14 +1,28 @@
-// Package kernel holds the raw process-level syscalls the harness needs and
-// nothing else: pidfds (open, signal, wait), the audit login uid and session
-// id, capability and no_new_privs changes for the calling thread, loading a
-// precompiled seccomp filter, and reading /proc/N for session membership.
+// Package kernel is sysgate's one place of raw kernel access below the
+// netlink socket (internal/auditnl owns that): small typed functions, by
+// topic in files of their own:
+//
+//   - spawn.go, spawn.c: the vfork launcher of the agent's first process;
+//   - seccomp.go: LoadSeccompFilter, the one seccomp(2) load of the Go
+//     side (audit barrier sentinel, benchmark loader, ExecWithFilter), and
+//     the barrier's getppid marker;
+//   - caps.go, prctl.go, thread.go: capabilities, no_new_privs, thread
+//     name, login uid and audit session, user switch;
+//   - pidfd.go: pidfds (open, signal, wait);
+//   - stat.go, procfs.go: the one /proc/N/stat parser, session members,
+//     the last pid, load average, peak RSS, audit multicast sockets;
+//   - sysctl.go, ns.go: sysctl read/write, the boot command line,
+//     namespace inodes;
+//   - flock.go, recvmmsg.go: flock and recvmmsg, retried on EINTR.
 //
 // Every function returns errors wrapped with os.NewSyscallError (or a
-// "read /proc/N/...: ..." prefix), so callers can test them with errors.Is
-// against unix.Errno values such as unix.EPERM and unix.ESRCH.
+// "read /proc/N/...:" / "read sysctl NAME:" prefix), so callers can test
+// them with errors.Is against unix.Errno values such as unix.EPERM and
+// unix.ESRCH, or fs.ErrNotExist.
 //
-// The thread-scoped functions (SetLoginUID, DropCapability, SetNoNewPrivs,
-// LoadSeccompFilter) act on the calling OS thread only: the harness shim
-// calls them on its locked main thread right before execve, which keeps only
-// that thread. Most need root (CAP_AUDIT_CONTROL, CAP_SETPCAP).
+// The thread-scoped functions (SetLoginUID, SetNoNewPrivs,
+// SetThreadName, LoadSeccompFilter) act on the calling OS thread only: a
+// caller locks its goroutine to the thread and lets the thread die or
+// exec afterwards. Most need root (CAP_AUDIT_CONTROL, CAP_SETPCAP); the
+// seccomp load needs no_new_privs or CAP_SYS_ADMIN.
 package kernel

@@ -6,14 +6,10 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
-
-// userHZ is the unit of /proc/N/stat times; fixed at 100 by the Linux ABI.
-const userHZ = 100
 
 // Info is what /proc says about one process.
 type Info struct {
@@ -67,27 +63,11 @@ func ReadInfo(pid int) (Info, error) {
 		return info, err
 	}
 	info.Session = ses
-	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	st, err := ReadStat(pid)
 	if err != nil {
 		return info, err
 	}
-	// "pid (comm) S ppid ..." where comm may hold spaces and parentheses.
-	open, closing := bytes.IndexByte(stat, '('), bytes.LastIndexByte(stat, ')')
-	if open < 0 || closing < open {
-		return info, fmt.Errorf("read /proc/%d/stat: malformed", pid)
-	}
-	info.Comm = string(stat[open+1 : closing])
-	fields := strings.Fields(string(stat[closing+1:]))
-	// fields[0] is state (field 3); starttime is field 22, so fields[19].
-	if len(fields) < 20 {
-		return info, fmt.Errorf("read /proc/%d/stat: %d fields", pid, len(fields))
-	}
-	info.State = fields[0][0]
-	ticks, err := strconv.ParseUint(fields[19], 10, 64)
-	if err != nil {
-		return info, fmt.Errorf("read /proc/%d/stat: starttime: %w", pid, err)
-	}
-	info.Start = time.Duration(ticks) * time.Second / userHZ
+	info.State, info.Comm, info.Start = st.State, st.Comm, st.Start()
 	info.Exe, _ = os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
 	return info, nil
 }
@@ -164,4 +144,59 @@ func parseLastPID(b []byte) (int, error) {
 		return 0, fmt.Errorf("/proc/loadavg: unexpected last pid %q", f[4])
 	}
 	return pid, nil
+}
+
+// LoadAvg returns /proc/loadavg as the kernel writes it ("0.00 0.01 0.05
+// 1/123 4567"), for reports.
+func LoadAvg() (string, error) {
+	b, err := os.ReadFile("/proc/loadavg")
+	return string(bytes.TrimSpace(b)), err
+}
+
+// PeakRSS returns pid's peak resident set size in KiB (VmHWM in
+// /proc/pid/status). It belongs to the current executable image alone:
+// an exec resets it.
+func PeakRSS(pid int) (kib int, err error) {
+	path := "/proc/" + strconv.Itoa(pid) + "/status"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	return parsePeakRSS(b)
+}
+
+func parsePeakRSS(status []byte) (int, error) {
+	for _, line := range bytes.Split(status, []byte("\n")) {
+		if rest, ok := bytes.CutPrefix(line, []byte("VmHWM:")); ok {
+			f := bytes.Fields(rest)
+			if len(f) == 2 && string(f[1]) == "kB" {
+				return strconv.Atoi(string(f[0]))
+			}
+			return 0, fmt.Errorf("read status: VmHWM %q", rest)
+		}
+	}
+	return 0, fmt.Errorf("read status: no VmHWM (a kernel thread?)")
+}
+
+// AuditMulticastSockets counts the NETLINK_AUDIT sockets on the machine
+// that joined a multicast group (/proc/net/netlink: protocol 9, non-zero
+// groups): every logged record is copied to each of them.
+func AuditMulticastSockets() (int, error) {
+	b, err := os.ReadFile("/proc/net/netlink")
+	if err != nil {
+		return 0, err
+	}
+	return countAuditMulticast(b), nil
+}
+
+func countAuditMulticast(table []byte) int {
+	n := 0
+	lines := bytes.Split(table, []byte("\n"))
+	for _, line := range lines[min(1, len(lines)):] { // the first is the header
+		f := bytes.Fields(line)
+		if len(f) > 3 && string(f[1]) == "9" && len(bytes.Trim(f[3], "0")) > 0 {
+			n++
+		}
+	}
+	return n
 }

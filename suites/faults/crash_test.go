@@ -12,7 +12,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/auditctl"
+	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 )
 
@@ -30,7 +31,7 @@ type tuningState struct {
 
 func readTuning() (st tuningState, found bool) {
 	GinkgoHelper()
-	data, err := os.ReadFile(filepath.Join(auditlog.StateDir, "tuning.json"))
+	data, err := os.ReadFile(filepath.Join(auditctl.StateDir, "tuning.json"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, false
 	}
@@ -76,12 +77,12 @@ var _ = Describe("the harness killed with SIGKILL mid-run", RequiresAudit, Crash
 		Expect(alive(agents)).To(BeEmpty(), "the killed run's agent tree is still running after the next start")
 
 		// With every run on the machine finished, the settings are back.
-		release, err := auditlog.ExclusiveKernel()
+		release, err := auditctltest.ExclusiveKernel()
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(release)
 		st, found = readTuning()
 		Expect(found).To(BeFalse(), "tuning.json left behind, holders %v", holderPIDs(st))
-		now, err := auditlog.ReadStatus()
+		now, err := auditctl.ReadStatus()
 		Expect(err).NotTo(HaveOccurred())
 		Expect([]uint32{now.BacklogLimit, now.BacklogWaitTime}).To(Equal(saved), "audit backlog settings not restored after the crash")
 	})

@@ -6,7 +6,7 @@
 //
 // The specs drive the real CLI (a sysgate binary built once per suite);
 // faults that change global kernel settings run `sysgate check` inside the
-// test process instead, holding auditlog.ExclusiveKernel, which keeps every
+// test process instead, holding auditctltest.ExclusiveKernel, which keeps every
 // other run on the machine (parallel test packages) out until the settings
 // are restored. Needs root, audit and seccomp's LOG action; under CI=true a
 // skipped privileged spec is a failure.

@@ -9,16 +9,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/auditctl"
+	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -99,19 +100,19 @@ func checkArgs(base, mode string, flags []string, args ...string) []string {
 // the tuning is released. Other processes' runs wait meanwhile.
 func withKernelFault(force func(), fn func()) {
 	GinkgoHelper()
-	release, err := auditlog.ExclusiveKernel()
+	release, err := auditctltest.ExclusiveKernel()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(release)
-	before, err := auditlog.ReadStatus()
+	before, err := auditctl.ReadStatus()
 	Expect(err).NotTo(HaveOccurred())
-	logged, err := auditlog.ReadActionsLogged()
+	logged, err := auditctl.ReadActionsLogged()
 	Expect(err).NotTo(HaveOccurred())
-	untune, err := auditlog.AcquireTuning()
+	untune, err := auditctl.AcquireTuning()
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() {
 		Expect(untune()).To(Succeed())
-		Expect(auditlog.SetActionsLogged(logged)).To(Succeed())
-		after, err := auditlog.ReadStatus()
+		Expect(auditctltest.SetActionsLogged(logged)).To(Succeed())
+		after, err := auditctl.ReadStatus()
 		Expect(err).NotTo(HaveOccurred())
 		Expect([]uint32{after.BacklogLimit, after.BacklogWaitTime}).To(Equal([]uint32{before.BacklogLimit, before.BacklogWaitTime}),
 			"audit backlog settings not restored")
@@ -135,11 +136,7 @@ func pidsFrom(path string) []int {
 func alive(pids []int) []int {
 	var out []int
 	for _, pid := range pids {
-		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue
-		}
-		if i := strings.LastIndexByte(string(data), ')'); i > 0 && len(data) > i+2 && data[i+2] == 'Z' {
+		if st, err := kernel.ReadStat(pid); err != nil || st.State == 'Z' {
 			continue
 		}
 		out = append(out, pid)

@@ -14,7 +14,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/auditctl"
+	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 	"github.com/sysgate/sysgate/harness"
 )
@@ -43,7 +44,7 @@ var _ = Describe("audit records that never reach sysgate", RequiresAudit, Loss, 
 
 	It("is inconclusive when the kernel drops records at the source (backlog_limit 16, backlog_wait_time 0)", ExclusiveKernel, func() {
 		withKernelFault(func() {
-			Expect(auditlog.SetBacklog(16, 0)).To(Succeed())
+			Expect(auditctltest.SetBacklog(16, 0)).To(Succeed())
 		}, func() {
 			o := sysgateInProcess(checkArgs(base, "loop", nil, "200000")...)
 			r := expectInconclusive(o, "dropped by the kernel", "backlog_limit")
@@ -79,9 +80,9 @@ var _ = Describe("audit records that never reach sysgate", RequiresAudit, Loss, 
 
 	It("is inconclusive, naming actions_logged, when seccomp's log action is not logged", ExclusiveKernel, func() {
 		withKernelFault(func() {
-			logged, err := auditlog.ReadActionsLogged()
+			logged, err := auditctl.ReadActionsLogged()
 			Expect(err).NotTo(HaveOccurred())
-			Expect(auditlog.SetActionsLogged(strings.TrimSpace(strings.ReplaceAll(" "+logged+" ", " log ", " ")))).To(Succeed())
+			Expect(auditctltest.SetActionsLogged(strings.TrimSpace(strings.ReplaceAll(" "+logged+" ", " log ", " ")))).To(Succeed())
 		}, func() {
 			// The agent makes 1000 calls outside its baseline; none is
 			// logged, so without the barrier this would look clean.

@@ -8,7 +8,7 @@ var (
 	// seccomp LOG).
 	RequiresAudit = Label("requires-audit")
 	// ExclusiveKernel: the spec forces a global kernel fault while holding
-	// auditlog.ExclusiveKernel (other runs on the machine wait).
+	// auditctltest.ExclusiveKernel (other runs on the machine wait).
 	ExclusiveKernel = Label("exclusive-kernel")
 	// Loss: audit records go missing on the way to sysgate.
 	Loss = Label("loss")

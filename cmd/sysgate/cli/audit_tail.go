@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/record"
 )
 
 func init() {
@@ -70,7 +71,7 @@ func (c *Command) runAuditTail(args []string) int {
 
 	var opts auditlog.Options
 	if *raw {
-		p := auditlog.NewParser()
+		p := record.NewParser()
 		opts.Raw = func(typ uint16, data []byte) {
 			if sesFilter != nil {
 				ev, err := p.Parse(typ, data)
@@ -87,7 +88,7 @@ func (c *Command) runAuditTail(args []string) int {
 	}
 	defer stream.Close()
 	if !*raw {
-		onEvent := func(ev *auditlog.SeccompEvent) { emit(formatEvent(ev, *format == "json")) }
+		onEvent := func(ev *record.SeccompEvent) { emit(formatEvent(ev, *format == "json")) }
 		var sub *auditlog.Subscription
 		if sesFilter != nil {
 			sub = stream.Subscribe(*sesFilter, onEvent)
@@ -110,7 +111,7 @@ func (c *Command) runAuditTail(args []string) int {
 	return ExitOK
 }
 
-func formatEvent(ev *auditlog.SeccompEvent, asJSON bool) []byte {
+func formatEvent(ev *record.SeccompEvent, asJSON bool) []byte {
 	if asJSON {
 		b, err := json.Marshal(ev)
 		if err != nil {

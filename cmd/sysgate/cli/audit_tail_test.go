@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/auditctl"
+	"github.com/sysgate/sysgate/auditlog/record"
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -36,11 +39,11 @@ func (s *safeBuffer) String() string {
 }
 
 // holdRunLock takes the audit tuning like a run does, so no fault-forcing
-// test elsewhere (auditlog.ExclusiveKernel) removes "log" from
+// test elsewhere (auditctltest.ExclusiveKernel) removes "log" from
 // actions_logged or drops records while this test needs them.
 func holdRunLock(t *testing.T) {
 	t.Helper()
-	release, err := auditlog.AcquireTuning()
+	release, err := auditctl.AcquireTuning()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +103,7 @@ func TestAuditTailRawPrintsTestdataFormat(t *testing.T) {
 }
 
 // isSentinel reports whether a JSON event line is a barrier sentinel's.
-func isSentinel(ev auditlog.SeccompEvent) bool {
+func isSentinel(ev record.SeccompEvent) bool {
 	return ev.Name == "getppid" && strings.HasPrefix(ev.Comm, "sgb") && ev.PID == os.Getpid()
 }
 
@@ -128,7 +131,7 @@ func countJSONSentinels(t *testing.T, lines []string) int {
 	t.Helper()
 	sentinels := 0
 	for _, l := range lines {
-		var ev auditlog.SeccompEvent
+		var ev record.SeccompEvent
 		if err := json.Unmarshal([]byte(l), &ev); err != nil {
 			t.Fatalf("%q: %v", l, err)
 		}
@@ -153,11 +156,11 @@ func TestAuditTailRejectsBadSession(t *testing.T) {
 func TestAuditTailRawSessionFilter(t *testing.T) {
 	// The other stream's sentinel thread belongs to this process, so its
 	// record carries this process's audit session.
-	b, err := os.ReadFile("/proc/self/sessionid")
+	id, err := kernel.ReadSession(os.Getpid())
 	if err != nil {
 		t.Fatal(err)
 	}
-	ses := strings.TrimSpace(string(b))
+	ses := strconv.FormatUint(uint64(id), 10)
 	sentinels := 0
 	for attempt := 0; attempt < tailAttempts && sentinels == 0; attempt++ {
 		for _, l := range tailLines(t, sentinelWindow, "--raw", "--ses", ses) {

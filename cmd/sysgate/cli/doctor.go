@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/preflight"
 )
 
 func init() {
 	register("doctor", "check that this machine can observe the syscalls of a run (audit, seccomp LOG, privileges, namespaces)", (*Command).runDoctor)
 }
 
-// preflight is auditlog.Preflight, replaceable in tests.
-var preflight = auditlog.Preflight
+// runPreflight is preflight.Run, replaceable in tests.
+var runPreflight = preflight.Run
 
 func (c *Command) runDoctor(args []string) int {
 	fs := c.flagSet("doctor", "")
@@ -24,7 +24,7 @@ func (c *Command) runDoctor(args []string) int {
 	if fs.NArg() > 0 {
 		return c.errorf(ExitUsage, "doctor takes no arguments")
 	}
-	report, err := preflight()
+	report, err := runPreflight()
 	switch *format {
 	case "text":
 		writeDoctorText(c.Stdout, report)
@@ -43,7 +43,7 @@ func (c *Command) runDoctor(args []string) int {
 	return ExitOK
 }
 
-func writeDoctorText(w io.Writer, r *auditlog.PreflightReport) {
+func writeDoctorText(w io.Writer, r *preflight.Report) {
 	for _, ch := range r.Checks {
 		mark := "ok  "
 		switch {

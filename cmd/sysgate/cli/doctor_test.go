@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/auditctl"
+	"github.com/sysgate/sysgate/auditlog/preflight"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -28,15 +29,15 @@ func TestDoctorPassesHere(t *testing.T) {
 
 func TestDoctorPrintsTheFix(t *testing.T) {
 	fix := `sudo sysctl -w kernel.seccomp.actions_logged="kill_process log"`
-	fake := &auditlog.Error{Kind: auditlog.ErrActionNotLogged, Problem: "actions_logged lacks log", Fix: fix}
-	old := preflight
-	preflight = func() (*auditlog.PreflightReport, error) {
-		return &auditlog.PreflightReport{Checks: []auditlog.Check{
+	fake := &auditctl.Error{Kind: auditctl.ErrActionNotLogged, Problem: "actions_logged lacks log", Fix: fix}
+	old := runPreflight
+	runPreflight = func() (*preflight.Report, error) {
+		return &preflight.Report{Checks: []preflight.Check{
 			{Name: "seccomp", OK: true, Detail: "SECCOMP_RET_LOG available"},
 			{Name: "actions_logged", Detail: fake.Problem, Fix: fix, Err: fake},
 		}}, errors.Join(fake)
 	}
-	t.Cleanup(func() { preflight = old })
+	t.Cleanup(func() { runPreflight = old })
 	var out bytes.Buffer
 	code := (&Command{Stdout: &out}).Main([]string{"sysgate", "doctor"})
 	if code != ExitInconclusive {
@@ -49,17 +50,17 @@ func TestDoctorPrintsTheFix(t *testing.T) {
 }
 
 func TestDoctorJSON(t *testing.T) {
-	old := preflight
-	preflight = func() (*auditlog.PreflightReport, error) {
-		return &auditlog.PreflightReport{Checks: []auditlog.Check{{Name: "seccomp", OK: true, Detail: "SECCOMP_RET_LOG available"}},
-			Status: &auditlog.Status{BacklogLimit: 64, BacklogWaitTime: 15000}}, nil
+	old := runPreflight
+	runPreflight = func() (*preflight.Report, error) {
+		return &preflight.Report{Checks: []preflight.Check{{Name: "seccomp", OK: true, Detail: "SECCOMP_RET_LOG available"}},
+			Status: &auditctl.Status{BacklogLimit: 64, BacklogWaitTime: 15000}}, nil
 	}
-	t.Cleanup(func() { preflight = old })
+	t.Cleanup(func() { runPreflight = old })
 	var out bytes.Buffer
 	if code := (&Command{Stdout: &out}).Main([]string{"sysgate", "doctor", "--format", "json"}); code != ExitOK {
 		t.Fatalf("exit %d", code)
 	}
-	var got auditlog.PreflightReport
+	var got preflight.Report
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("%s: %v", out.String(), err)
 	}

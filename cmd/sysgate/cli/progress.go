@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -31,7 +31,7 @@ func newProgress(w io.Writer) *progress {
 	return &progress{w: w, seen: map[string]bool{}}
 }
 
-func (p *progress) event(ev *auditlog.SeccompEvent) {
+func (p *progress) event(ev *record.SeccompEvent) {
 	key := fmt.Sprintf("%s %s", archName(ev.Arch), ev.Name)
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -4,17 +4,17 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
 func TestProgressPrintsEachSyscallOnce(t *testing.T) {
 	var b bytes.Buffer
 	p := &progress{w: &b, seen: map[string]bool{}}
-	ev := &auditlog.SeccompEvent{Arch: scmp.X86_64, Name: "socket", PID: 7, Exe: "/usr/bin/python3"}
+	ev := &record.SeccompEvent{Arch: scmp.X86_64, Name: "socket", PID: 7, Exe: "/usr/bin/python3"}
 	p.event(ev)
 	p.event(ev)
-	p.event(&auditlog.SeccompEvent{Arch: scmp.I386, Name: "socket", PID: 8, Exe: "/tmp/int80"})
+	p.event(&record.SeccompEvent{Arch: scmp.I386, Name: "socket", PID: 8, Exe: "/tmp/int80"})
 	want := "sysgate: + x86_64 socket                /usr/bin/python3 (pid 7)\n" +
 		"sysgate: + i386 socket                  /tmp/int80 (pid 8)\n"
 	if b.String() != want {

@@ -1,4 +1,4 @@
-package auditlog
+package record
 
 import (
 	"bufio"
@@ -171,29 +171,10 @@ func FuzzParseSeccomp(f *testing.F) {
 		if ev.Name == "" {
 			t.Fatalf("event without a name: %+v", ev)
 		}
-		if serial, _, _, err := header(data); err != nil || serial != ev.Serial {
+		if serial, _, _, err := Header(data); err != nil || serial != ev.Serial {
 			t.Fatalf("header disagrees: %d %v vs %d", serial, err, ev.Serial)
 		}
 	})
-}
-
-// Records of sessions nobody subscribed to cost a parse and no allocation.
-func BenchmarkDispatchUnknownSession(b *testing.B) {
-	recs := readRecords(b, "testdata/seccomp.log")
-	s := &Stream{bySes: map[uint32][]*Subscription{}, gaps: newGapTracker(time.Second), pid: -1}
-	s.barrier.init()
-	bt := &batch{}
-	for _, r := range recs {
-		off := len(bt.data)
-		bt.data = append(bt.data, r.data...)
-		bt.recs = append(bt.recs, rawRecord{typ: r.typ, off: uint32(off), end: uint32(len(bt.data))})
-	}
-	p := NewParser()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i += len(recs) {
-		s.handle(p, bt)
-	}
 }
 
 // testdata/agents.log: 40 records captured with `sysgate audit tail --raw`

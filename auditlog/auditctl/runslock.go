@@ -1,4 +1,4 @@
-package auditlog
+package auditctl
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"os"
 	"sync"
 
-	"github.com/sysgate/sysgate/internal/auditnl"
+	"github.com/sysgate/sysgate/internal/kernel"
 )
 
 // procState is this process's share of the machine-wide locks.
@@ -37,26 +37,26 @@ func lockRuns(exclusive bool) error {
 	how := -1
 	switch {
 	case exclusive:
-		how = auditnl.LockExclusive
+		how = kernel.LockExclusive
 	case fresh:
-		how = auditnl.LockShared
+		how = kernel.LockShared
 	}
 	if exclusive && !fresh {
 		// Drop this process's shared hold first: waiting for intent.lock
 		// while holding runs.lock would deadlock against another process
 		// that holds intent.lock and waits for runs.lock.
-		if err := auditnl.Flock(procState.runsLock, auditnl.LockUnlock); err != nil {
+		if err := kernel.Flock(procState.runsLock, kernel.LockUnlock); err != nil {
 			return err
 		}
 	}
 	if how >= 0 {
-		err := withIntent(exclusive, func() error { return auditnl.Flock(procState.runsLock, how) })
+		err := withIntent(exclusive, func() error { return kernel.Flock(procState.runsLock, how) })
 		if err != nil {
 			if fresh {
 				procState.runsLock.Close()
 				procState.runsLock = nil
 			} else if procState.shared > 0 {
-				err = errors.Join(err, auditnl.Flock(procState.runsLock, auditnl.LockShared))
+				err = errors.Join(err, kernel.Flock(procState.runsLock, kernel.LockShared))
 			}
 			return fmt.Errorf("lock %s: %w", stateFile("runs.lock"), err)
 		}
@@ -82,11 +82,11 @@ func withIntent(exclusive bool, lock func() error) error {
 	if err != nil {
 		return err
 	}
-	how := auditnl.LockShared
+	how := kernel.LockShared
 	if exclusive {
-		how = auditnl.LockExclusive
+		how = kernel.LockExclusive
 	}
-	if err := auditnl.Flock(f, how); err != nil {
+	if err := kernel.Flock(f, how); err != nil {
 		f.Close()
 		return err
 	}
@@ -116,10 +116,10 @@ func unlockRuns(exclusive bool) error {
 		return nil
 	case procState.shared > 0:
 		if exclusive {
-			return auditnl.Flock(f, auditnl.LockShared)
+			return kernel.Flock(f, kernel.LockShared)
 		}
 		return nil
 	}
 	procState.runsLock = nil
-	return errors.Join(auditnl.Flock(f, auditnl.LockUnlock), f.Close())
+	return errors.Join(kernel.Flock(f, kernel.LockUnlock), f.Close())
 }

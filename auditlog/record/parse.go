@@ -1,4 +1,4 @@
-package auditlog
+package record
 
 import (
 	"bytes"
@@ -13,9 +13,9 @@ import (
 // ErrMalformed is returned for an audit record the parser cannot read.
 var ErrMalformed = errors.New("malformed audit record")
 
-// header reads "audit(SEC.MSEC:SERIAL): " at the start of every audit
-// record and returns the rest.
-func header(data []byte) (serial uint64, t time.Time, rest []byte, err error) {
+// Header reads "audit(SEC.MSEC:SERIAL): " at the start of every audit
+// record (of any type) and returns the rest.
+func Header(data []byte) (serial uint64, t time.Time, rest []byte, err error) {
 	const prefix = "audit("
 	if !bytes.HasPrefix(data, []byte(prefix)) {
 		return 0, t, nil, fmt.Errorf("%w: no audit( header", ErrMalformed)
@@ -44,25 +44,28 @@ func header(data []byte) (serial uint64, t time.Time, rest []byte, err error) {
 	return serial, time.Unix(int64(sec), int64(msec)*int64(time.Millisecond)), rest, nil
 }
 
-// seccompRecord is a type-1326 record decoded without allocating: comm
-// and exe still point into the record (possibly hex-encoded).
-type seccompRecord struct {
-	serial    uint64
-	time      time.Time
-	ses       uint32
-	pid       int
-	uid       uint32
-	auditArch uint32
-	nr        int
-	compat    bool
-	ip        uint64
-	code      uint32
-	comm, exe field
+// Seccomp is a type-1326 record decoded without allocating: Comm and Exe
+// still point into the record (possibly hex-encoded), so a reader can
+// route it (by Ses) or recognise it (by Comm) before paying for a
+// SeccompEvent. It is valid only as long as the record's bytes are.
+type Seccomp struct {
+	Serial    uint64
+	Time      time.Time
+	Ses       uint32
+	PID       int
+	UID       uint32
+	AuditArch uint32
+	Nr        int // as the record says: x32 calls carry their flag bit
+	Compat    bool
+	IP        uint64
+	Code      uint32
+	Comm, Exe Text
 }
 
-type field struct {
-	raw    []byte
-	quoted bool // raw is the text between the quotes; else hex or a bare word
+// Text is an audit string field as it stands in the record.
+type Text struct {
+	Raw    []byte
+	Quoted bool // Raw is the text between the quotes; else hex or a bare word
 }
 
 const (
@@ -73,13 +76,14 @@ const (
 	seenAll = seenSes | seenPID | seenArch | seenSyscall
 )
 
-// parseSeccomp decodes a type-1326 record's text into r.
-func parseSeccomp(data []byte, r *seccompRecord) error {
-	serial, t, rest, err := header(data)
+// DecodeSeccomp decodes a type-1326 record's text into r without
+// allocating. The error matches ErrMalformed.
+func DecodeSeccomp(data []byte, r *Seccomp) error {
+	serial, t, rest, err := Header(data)
 	if err != nil {
 		return err
 	}
-	*r = seccompRecord{serial: serial, time: t}
+	*r = Seccomp{Serial: serial, Time: t}
 	seen := 0
 	for len(rest) > 0 {
 		for len(rest) > 0 && (rest[0] == ' ' || rest[0] == 0 || rest[0] == '\n') {
@@ -112,29 +116,29 @@ func parseSeccomp(data []byte, r *seccompRecord) error {
 		var ok bool
 		switch string(key) {
 		case "ses":
-			r.ses, ok = atou32(val)
+			r.Ses, ok = atou32(val)
 			seen |= seenSes
 		case "pid":
-			r.pid, ok = atoi31(val)
+			r.PID, ok = atoi31(val)
 			seen |= seenPID
 		case "uid":
-			r.uid, ok = atou32(val)
+			r.UID, ok = atou32(val)
 		case "arch":
-			r.auditArch, ok = hex32(val)
+			r.AuditArch, ok = hex32(val)
 			seen |= seenArch
 		case "syscall":
-			r.nr, ok = atoi31(val)
+			r.Nr, ok = atoi31(val)
 			seen |= seenSyscall
 		case "compat":
-			r.compat, ok = len(val) == 1 && val[0] == '1', len(val) == 1
+			r.Compat, ok = len(val) == 1 && val[0] == '1', len(val) == 1
 		case "ip":
-			r.ip, ok = hexu(bytes.TrimPrefix(val, []byte("0x")))
+			r.IP, ok = hexu(bytes.TrimPrefix(val, []byte("0x")))
 		case "code":
-			r.code, ok = hex32(bytes.TrimPrefix(val, []byte("0x")))
+			r.Code, ok = hex32(bytes.TrimPrefix(val, []byte("0x")))
 		case "comm":
-			r.comm, ok = field{val, quoted}, true
+			r.Comm, ok = Text{val, quoted}, true
 		case "exe":
-			r.exe, ok = field{val, quoted}, true
+			r.Exe, ok = Text{val, quoted}, true
 		default:
 			ok = true // auid, gid, subj, sig, fields of newer kernels
 		}
@@ -240,31 +244,33 @@ func (p *Parser) Parse(typ uint16, data []byte) (*SeccompEvent, error) {
 	if typ != TypeSeccomp {
 		return nil, fmt.Errorf("%w: type %d is not AUDIT_SECCOMP", ErrMalformed, typ)
 	}
-	var r seccompRecord
-	if err := parseSeccomp(data, &r); err != nil {
+	var r Seccomp
+	if err := DecodeSeccomp(data, &r); err != nil {
 		return nil, err
 	}
-	return p.event(&r), nil
+	return p.Event(&r), nil
 }
 
-func (p *Parser) event(r *seccompRecord) *SeccompEvent {
-	sc := p.syscall(r.auditArch, r.nr)
+// Event turns a decoded record into a SeccompEvent: it names the syscall
+// and decodes comm and exe.
+func (p *Parser) Event(r *Seccomp) *SeccompEvent {
+	sc := p.syscall(r.AuditArch, r.Nr)
 	arch, nr := sc.arch, sc.nr
 	return &SeccompEvent{
-		Serial:    r.serial,
-		Time:      r.time,
-		Ses:       r.ses,
-		PID:       r.pid,
-		UID:       r.uid,
+		Serial:    r.Serial,
+		Time:      r.Time,
+		Ses:       r.Ses,
+		PID:       r.PID,
+		UID:       r.UID,
 		Arch:      arch,
-		AuditArch: r.auditArch,
+		AuditArch: r.AuditArch,
 		Number:    nr,
 		Name:      sc.name,
-		Compat:    r.compat,
-		Comm:      p.text(r.comm),
-		Exe:       p.text(r.exe),
-		IP:        r.ip,
-		Code:      r.code,
+		Compat:    r.Compat,
+		Comm:      p.text(r.Comm),
+		Exe:       p.text(r.Exe),
+		IP:        r.IP,
+		Code:      r.Code,
 	}
 }
 
@@ -289,9 +295,9 @@ func (p *Parser) syscall(auditArch uint32, rawNr int) resolved {
 // text decodes an untrusted audit string: quoted text as is, otherwise
 // hex (the kernel hex-encodes strings with spaces, quotes or control
 // characters); "(null)" and "?" mean the kernel had no value.
-func (p *Parser) text(f field) string {
-	b := f.raw
-	if !f.quoted {
+func (p *Parser) text(f Text) string {
+	b := f.Raw
+	if !f.Quoted {
 		if string(b) == "(null)" || string(b) == "?" || len(b) == 0 {
 			return ""
 		}

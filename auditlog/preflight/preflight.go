@@ -1,16 +1,17 @@
-package auditlog
+package preflight
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/sysgate/sysgate/internal/auditnl"
+	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/auditctl"
+	"github.com/sysgate/sysgate/internal/kernel"
 )
 
 // Check is one preflight finding.
@@ -20,70 +21,72 @@ type Check struct {
 	Warn   bool   `json:"warn,omitempty"` // OK but worth knowing (a rate limit, auditd present)
 	Detail string `json:"detail"`
 	Fix    string `json:"fix,omitempty"`
-	Err    error  `json:"-"` // a *Error matching a sentinel when !OK
+	Err    error  `json:"-"` // an *auditctl.Error matching a sentinel when !OK
 }
 
-// PreflightReport is what `sysgate doctor` prints.
-type PreflightReport struct {
-	Checks []Check `json:"checks"`
-	Status *Status `json:"status,omitempty"`
+// Report is what `sysgate doctor` prints.
+type Report struct {
+	Checks []Check          `json:"checks"`
+	Status *auditctl.Status `json:"status,omitempty"`
 }
 
 // Failed returns the checks that did not pass.
-func (r *PreflightReport) Failed() []Check {
+func (r *Report) Failed() []Check {
 	return slices.DeleteFunc(slices.Clone(r.Checks), func(c Check) bool { return c.OK })
 }
 
-// Preflight checks that this process can observe seccomp LOG records:
-// kernel support, actions_logged, capabilities, namespaces, audit
-// settings, and finally a real sentinel record through the shared stream.
-// The error joins a *Error per failed check (match with errors.Is against
-// ErrNotSupported, ErrPermission, ErrNamespace, ErrActionNotLogged).
-func Preflight() (*PreflightReport, error) {
-	r := &PreflightReport{}
+// Run checks that this process can observe seccomp LOG records: kernel
+// support, actions_logged, capabilities, namespaces, audit settings, and
+// finally a real sentinel record through a stream of its own. The error
+// joins an *auditctl.Error per failed check (match with errors.Is against
+// auditctl.ErrNotSupported, ErrPermission, ErrNamespace,
+// ErrActionNotLogged).
+func Run() (*Report, error) {
+	r := &Report{}
 	add := func(c Check) { r.Checks = append(r.Checks, c) }
 	fail := func(name string, kind error, problem, fix string, err error) {
-		add(Check{Name: name, Detail: problem, Fix: fix, Err: &Error{Kind: kind, Problem: problem, Fix: fix, Err: err}})
+		add(Check{Name: name, Detail: problem, Fix: fix, Err: &auditctl.Error{Kind: kind, Problem: problem, Fix: fix, Err: err}})
 	}
 
-	avail, err := os.ReadFile("/proc/sys/kernel/seccomp/actions_avail")
+	avail, err := kernel.ReadSysctl("kernel.seccomp.actions_avail")
 	switch {
 	case err != nil:
-		fail("seccomp", ErrNotSupported, "kernel without seccomp filters (no /proc/sys/kernel/seccomp/actions_avail)",
+		fail("seccomp", auditctl.ErrNotSupported, "kernel without seccomp filters (no /proc/sys/kernel/seccomp/actions_avail)",
 			"use a kernel with CONFIG_SECCOMP_FILTER=y", err)
-	case !slices.Contains(strings.Fields(string(avail)), "log"):
-		fail("seccomp", ErrNotSupported, "kernel has no SECCOMP_RET_LOG action (needs Linux 4.14+)", "use a newer kernel", nil)
+	case !slices.Contains(strings.Fields(avail), "log"):
+		fail("seccomp", auditctl.ErrNotSupported, "kernel has no SECCOMP_RET_LOG action (needs Linux 4.14+)", "use a newer kernel", nil)
 	default:
 		add(Check{Name: "seccomp", OK: true, Detail: "SECCOMP_RET_LOG available"})
 	}
 
-	if cmdline, err := os.ReadFile("/proc/cmdline"); err == nil && slices.Contains(strings.Fields(string(cmdline)), "audit=0") {
-		fail("audit boot option", ErrNotSupported, "the kernel was booted with audit=0: no audit records are emitted at all",
+	cmdline, cmdlineErr := kernel.BootCmdline()
+	if cmdlineErr == nil && slices.Contains(strings.Fields(cmdline), "audit=0") {
+		fail("audit boot option", auditctl.ErrNotSupported, "the kernel was booted with audit=0: no audit records are emitted at all",
 			"remove audit=0 from the kernel command line and reboot", nil)
 	}
 
-	logged, err := ReadActionsLogged()
+	logged, err := auditctl.CheckActionsLogged()
+	var notLogged *auditctl.Error
 	switch {
+	case errors.Is(err, auditctl.ErrActionNotLogged) && errors.As(err, &notLogged):
+		add(Check{Name: "actions_logged", Detail: notLogged.Problem, Fix: notLogged.Fix, Err: err})
 	case err != nil:
-		fail("actions_logged", ErrNotSupported, "cannot read kernel.seccomp.actions_logged", "use a kernel with seccomp LOG (4.14+)", err)
-	case !slices.Contains(strings.Fields(logged), "log"):
-		fail("actions_logged", ErrActionNotLogged, fmt.Sprintf("kernel.seccomp.actions_logged is %q: logged syscalls produce no audit records", logged),
-			actionsLoggedFix(logged), nil)
+		fail("actions_logged", auditctl.ErrNotSupported, "cannot read kernel.seccomp.actions_logged", "use a kernel with seccomp LOG (4.14+)", err)
 	default:
 		add(Check{Name: "actions_logged", OK: true, Detail: logged})
 	}
 
 	for _, cp := range []struct {
 		name string
-		c    int
+		c    uintptr
 		why  string
 	}{
-		{"CAP_AUDIT_READ", auditnl.CapAuditRead, "to read the audit multicast group"},
-		{"CAP_AUDIT_CONTROL", auditnl.CapAuditControl, "to raise backlog_limit and lower backlog_wait_time during runs"},
+		{"CAP_AUDIT_READ", kernel.CapAuditRead, "to read the audit multicast group"},
+		{"CAP_AUDIT_CONTROL", kernel.CapAuditControl, "to raise backlog_limit and lower backlog_wait_time during runs"},
 	} {
-		has, err := auditnl.HasEffectiveCap(cp.c)
+		has, err := kernel.HasCapability(cp.c)
 		if err != nil || !has {
-			fail(cp.name, ErrPermission, "process lacks "+cp.name+" "+cp.why,
+			fail(cp.name, auditctl.ErrPermission, "process lacks "+cp.name+" "+cp.why,
 				"run as root (sudo sysgate ...; in GitHub Actions: sudo -E make security-test)", err)
 			continue
 		}
@@ -91,13 +94,13 @@ func Preflight() (*PreflightReport, error) {
 	}
 
 	const containerFix = "run on the host or a VM runner (GitHub-hosted ubuntu-* runners work; `container:` jobs and unprivileged containers do not)"
-	if ino, err := auditnl.Inode("/proc/self/ns/user"); err != nil || ino != auditnl.InitUserNSInode {
-		fail("user namespace", ErrNamespace, "not in the initial user namespace: audit ignores requests from containers", containerFix, err)
+	if ino, err := kernel.NamespaceInode("user"); err != nil || ino != kernel.InitUserNSInode {
+		fail("user namespace", auditctl.ErrNamespace, "not in the initial user namespace: audit ignores requests from containers", containerFix, err)
 	} else {
 		add(Check{Name: "user namespace", OK: true, Detail: "initial"})
 	}
 	netInit := false
-	if ino, err := auditnl.Inode("/proc/self/ns/net"); err == nil && ino == auditnl.InitNetNSInode {
+	if ino, err := kernel.NamespaceInode("net"); err == nil && ino == kernel.InitNetNSInode {
 		netInit = true
 		add(Check{Name: "network namespace", OK: true, Detail: "initial"})
 	} else {
@@ -105,7 +108,7 @@ func Preflight() (*PreflightReport, error) {
 			Detail: "cannot confirm the initial network namespace (audit multicast reaches only it); the end-to-end check decides"})
 	}
 
-	st, err := ReadStatus()
+	st, err := auditctl.ReadStatus()
 	if err != nil {
 		add(Check{Name: "audit status", Detail: "cannot query audit status", Err: err, Fix: fixOf(err)})
 	} else {
@@ -119,8 +122,8 @@ func Preflight() (*PreflightReport, error) {
 			add(Check{Name: "rate limit", OK: true, Detail: "none"})
 		}
 		backlog := fmt.Sprintf("backlog_limit=%d backlog_wait_time=%d", st.BacklogLimit, st.BacklogWaitTime)
-		if st.BacklogLimit < TunedBacklogLimit || st.BacklogWaitTime != TunedBacklogWaitTime {
-			backlog += fmt.Sprintf("; runs set %d/%d while active and restore these afterwards", TunedBacklogLimit, TunedBacklogWaitTime)
+		if st.BacklogLimit < auditctl.TunedBacklogLimit || st.BacklogWaitTime != auditctl.TunedBacklogWaitTime {
+			backlog += fmt.Sprintf("; runs set %d/%d while active and restore these afterwards", auditctl.TunedBacklogLimit, auditctl.TunedBacklogWaitTime)
 		}
 		add(Check{Name: "backlog", OK: true, Detail: backlog})
 		add(tuningCheck())
@@ -129,7 +132,7 @@ func Preflight() (*PreflightReport, error) {
 				Detail: fmt.Sprintf("pid %d receives the unicast stream; sysgate reads the multicast copy and never takes it over", st.PID)})
 		} else {
 			add(Check{Name: "audit daemon", OK: true, Detail: "none (sysgate reads the multicast group either way)"})
-			if cmdline, err := os.ReadFile("/proc/cmdline"); err == nil && bootAuditOn(string(cmdline)) {
+			if cmdlineErr == nil && bootAuditOn(cmdline) {
 				add(Check{Name: "hold queue", OK: true, Warn: true,
 					Detail: "the kernel was booted with audit=1 and no audit daemon runs: it keeps every record for a daemon in a hold queue of backlog_limit records and, once that is full, counts each further record as lost, so runs that log anything come out inconclusive",
 					Fix:    "start the audit daemon (systemctl start auditd), or boot without audit=1"})
@@ -153,10 +156,10 @@ func endToEnd(netInit bool) []Check {
 	const name = "end to end"
 	// A short barrier: in a container the marker never arrives, and
 	// doctor should say so within a second.
-	s, err := Open(Options{BarrierTimeout: 500 * time.Millisecond, BarrierAttempts: 2})
+	s, err := auditlog.Open(auditlog.Options{BarrierTimeout: 500 * time.Millisecond, BarrierAttempts: 2})
 	if err == nil {
 		defer s.Close()
-		buf := receiveBufferCheck(s)
+		buf := receiveBufferCheck(s, auditlog.DefaultRcvBuf)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		start := time.Now()
@@ -167,9 +170,9 @@ func endToEnd(netInit bool) []Check {
 	return []Check{endToEndFailure(err, netInit)}
 }
 
-func receiveBufferCheck(s *Stream) Check {
+func receiveBufferCheck(s *auditlog.Stream, want int) Check {
 	const name = "receive buffer"
-	got, want := s.Stats().RcvBuf, s.opts.RcvBuf
+	got := s.Stats().RcvBuf
 	if got < want {
 		return Check{Name: name, OK: true, Warn: true,
 			Detail: fmt.Sprintf("%d KiB, less than the %d KiB asked for (no CAP_NET_ADMIN: capped by net.core.rmem_max); bursts may overrun it and make runs inconclusive", got>>10, want>>10),
@@ -180,64 +183,47 @@ func receiveBufferCheck(s *Stream) Check {
 
 func endToEndFailure(err error, netInit bool) Check {
 	const name = "end to end"
-	if !errors.Is(err, ErrBarrierTimeout) || netInit {
+	if !errors.Is(err, auditlog.ErrBarrierTimeout) || netInit {
 		return Check{Name: name, Detail: err.Error(), Err: err, Fix: fixOf(err)}
 	}
-	e := &Error{Kind: ErrNamespace, Problem: "logged syscalls never reach this process's audit socket: not the initial network namespace?",
+	e := &auditctl.Error{Kind: auditctl.ErrNamespace, Problem: "logged syscalls never reach this process's audit socket: not the initial network namespace?",
 		Fix: "run on the host or a VM runner, not in a container with its own network namespace", Err: err}
 	return Check{Name: name, Detail: e.Problem, Fix: e.Fix, Err: e}
 }
 
 func fixOf(err error) string {
-	var e *Error
+	var e *auditctl.Error
 	if errors.As(err, &e) {
 		return e.Fix
 	}
 	return ""
 }
 
-func actionsLoggedFix(current string) string {
-	return fmt.Sprintf("sudo sysctl -w kernel.seccomp.actions_logged=%q", strings.TrimSpace(current+" log"))
-}
-
-// actionNotLogged returns a *Error when actions_logged lacks "log", to
-// explain a barrier timeout.
-func actionNotLogged() error {
-	logged, err := ReadActionsLogged()
-	if err != nil || slices.Contains(strings.Fields(logged), "log") {
-		return nil
-	}
-	return &Error{Kind: ErrActionNotLogged, Problem: fmt.Sprintf("kernel.seccomp.actions_logged is %q: logged syscalls produce no audit records", logged),
-		Fix: actionsLoggedFix(logged)}
-}
-
 // tuningCheck reports who holds the run tuning (/run/sysgate/tuning.json)
 // and whether a crashed holder left settings for the next run to restore.
 func tuningCheck() Check {
 	const name = "run tuning"
-	var st tuningState
-	found, err := readJSON(stateFile("tuning.json"), &st)
+	h, found, err := auditctl.ReadTuningHolders()
 	switch {
 	case err != nil:
 		return Check{Name: name, OK: true, Warn: true, Detail: err.Error(), Fix: "remove the file if no sysgate runs; the next run then starts fresh"}
 	case !found:
 		return Check{Name: name, OK: true, Detail: "no run active"}
 	}
-	var live, dead []string
-	for _, h := range st.Holders {
-		if h.alive() {
-			live = append(live, strconv.Itoa(h.PID))
-		} else {
-			dead = append(dead, strconv.Itoa(h.PID))
+	pids := func(l []int) string {
+		s := make([]string, len(l))
+		for i, p := range l {
+			s[i] = strconv.Itoa(p)
 		}
+		return strings.Join(s, ",")
 	}
-	if len(live) == 0 {
+	if len(h.Live) == 0 {
 		return Check{Name: name, OK: true, Warn: true,
 			Detail: fmt.Sprintf("left by crashed sysgate pid %s; the next run restores backlog_limit=%d backlog_wait_time=%d",
-				strings.Join(dead, ","), st.Saved.BacklogLimit, st.Saved.BacklogWaitTime)}
+				pids(h.Dead), h.SavedBacklogLimit, h.SavedBacklogWaitTime)}
 	}
 	return Check{Name: name, OK: true, Detail: fmt.Sprintf("held by running sysgate pid %s (saved %d/%d)",
-		strings.Join(live, ","), st.Saved.BacklogLimit, st.Saved.BacklogWaitTime)}
+		pids(h.Live), h.SavedBacklogLimit, h.SavedBacklogWaitTime)}
 }
 
 // bootAuditOn reports whether a kernel command line turns auditing on at

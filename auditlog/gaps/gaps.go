@@ -1,4 +1,4 @@
-package auditlog
+package gaps
 
 import (
 	"fmt"
@@ -6,14 +6,14 @@ import (
 	"time"
 )
 
-// gapTracker finds audit serial numbers that never arrive. Records can be
+// Tracker finds audit serial numbers that never arrive. Records can be
 // queued slightly out of serial order (the serial is taken when a record
 // starts, it is queued when it ends, on any CPU), and several records of
 // one event share a serial, so a missing serial is only pending at first:
 // it is declared lost when it is still missing after grace. Records the
 // kernel drops before they get a serial (backlog, rate limit) leave no gap;
 // the status lost counter covers those.
-type gapTracker struct {
+type Tracker struct {
 	mu      sync.Mutex
 	grace   time.Duration
 	max     uint64              // highest serial seen; 0 before the first record
@@ -49,7 +49,7 @@ const maxRecentLost = 16
 
 // declareLost counts lo..hi as lost and remembers the range. The caller
 // holds mu.
-func (g *gapTracker) declareLost(lo, hi uint64) {
+func (g *Tracker) declareLost(lo, hi uint64) {
 	g.lost += hi - lo + 1
 	g.recent = append(g.recent, lostRange{SerialRange{lo, hi}, g.lost})
 	if len(g.recent) > maxRecentLost {
@@ -57,9 +57,9 @@ func (g *gapTracker) declareLost(lo, hi uint64) {
 	}
 }
 
-// lostSince returns the remembered ranges declared lost after the lost
-// count was from (a Subscription's start), oldest first.
-func (g *gapTracker) lostSince(from uint64) []SerialRange {
+// LostSince returns the remembered ranges declared lost after the lost
+// count was from (a subscription's start), oldest first.
+func (g *Tracker) LostSince(from uint64) []SerialRange {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var out []SerialRange
@@ -81,12 +81,16 @@ type gapRange struct {
 // remembering every missing serial.
 const maxPendingGap = 1 << 16
 
-func newGapTracker(grace time.Duration) *gapTracker {
-	return &gapTracker{grace: grace, pending: map[uint64]struct{}{}, changed: make(chan struct{})}
+// New returns a Tracker that declares a serial lost once it has been
+// missing for grace.
+func New(grace time.Duration) *Tracker {
+	return &Tracker{grace: grace, pending: map[uint64]struct{}{}, changed: make(chan struct{})}
 }
 
-// observe records serial s, seen at now. The caller holds mu.
-func (g *gapTracker) observe(s uint64, now time.Time) {
+// Observe records serial s, seen at now.
+func (g *Tracker) Observe(s uint64, now time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	switch {
 	case g.max == 0:
 		g.max = s
@@ -108,9 +112,10 @@ func (g *gapTracker) observe(s uint64, now time.Time) {
 	}
 }
 
-// expire declares serials missing for longer than grace lost. The caller
-// holds mu.
-func (g *gapTracker) expire(now time.Time) {
+// Expire declares serials missing for longer than grace lost.
+func (g *Tracker) Expire(now time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	n := 0
 	for len(g.queue) > 0 && now.Sub(g.queue[0].seen) >= g.grace {
 		r := g.queue[0]
@@ -140,14 +145,14 @@ func (g *gapTracker) expire(now time.Time) {
 	}
 }
 
-func (g *gapTracker) signal() {
+func (g *Tracker) signal() {
 	close(g.changed)
 	g.changed = make(chan struct{})
 }
 
-// settledBelow reports whether no serial below s is pending; if not, it
+// SettledBelow reports whether no serial below s is pending; if not, it
 // returns a channel that is closed on the next change.
-func (g *gapTracker) settledBelow(s uint64) (bool, <-chan struct{}) {
+func (g *Tracker) SettledBelow(s uint64) (bool, <-chan struct{}) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for len(g.queue) > 0 {
@@ -169,7 +174,8 @@ func (g *gapTracker) settledBelow(s uint64) (bool, <-chan struct{}) {
 	return false, g.changed
 }
 
-func (g *gapTracker) lostCount() uint64 {
+// LostCount returns how many serials were declared lost so far.
+func (g *Tracker) LostCount() uint64 {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.lost

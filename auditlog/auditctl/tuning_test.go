@@ -1,9 +1,12 @@
-package auditlog
+package auditctl
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sysgate/sysgate/internal/testutil"
@@ -68,8 +71,12 @@ func TestTuningRecoversFromCrashedHolder(t *testing.T) {
 	if err := writeJSON(stateFile("tuning.json"), tuningState{Saved: before, Holders: []holder{{PID: dead.Process.Pid, Start: 1}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := SetBacklog(TunedBacklogLimit, TunedBacklogWaitTime); err != nil {
+	if err := forceBacklog(TunedBacklogLimit, TunedBacklogWaitTime); err != nil {
 		t.Fatal(err)
+	}
+	h, found, err := ReadTuningHolders()
+	if err != nil || !found || len(h.Live) != 0 || !slices.Equal(h.Dead, []int{dead.Process.Pid}) || h.SavedBacklogLimit != before.BacklogLimit {
+		t.Errorf("doctor's view of the crashed holder: %+v (found %v, %v)", h, found, err)
 	}
 	release, err := AcquireTuning()
 	if err != nil {
@@ -106,30 +113,19 @@ func TestExclusiveKernelRecoversFromCrashedHolder(t *testing.T) {
 	}
 }
 
-// A process that holds the tuning (a run) and then asks for the exclusive
-// lock converts its hold instead of waiting for itself.
-func TestExclusiveWhileHoldingTuning(t *testing.T) {
+func TestCheckActionsLogged(t *testing.T) {
 	testutil.RequireAudit(t)
-	holdTuning(t)
-	done := make(chan error, 1)
-	go func() {
-		release, err := ExclusiveKernel()
-		if err == nil {
-			err = release()
-		}
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-testContext(t).Done():
-		t.Fatal("ExclusiveKernel while holding AcquireTuning did not return in 30 s")
+	holdExclusive(t) // its release restores actions_logged
+	before, err := CheckActionsLogged()
+	if err != nil {
+		t.Fatalf("actions_logged %q: %v", before, err)
 	}
-	// The tuning hold is still shared and working: a barrier passes.
-	s := sharedForTest(t)
-	if err := s.Barrier(testContext(t)); err != nil {
+	if err := setActionsLogged(strings.TrimSpace(strings.ReplaceAll(" "+before+" ", " log ", " "))); err != nil {
 		t.Fatal(err)
+	}
+	_, err = CheckActionsLogged()
+	var e *Error
+	if !errors.Is(err, ErrActionNotLogged) || !errors.As(err, &e) || !strings.Contains(e.Fix, "sysctl -w kernel.seccomp.actions_logged=") || !strings.Contains(e.Fix, " log\"") {
+		t.Errorf("without log: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package auditnl
+package barrier
 
 import (
 	"encoding/binary"

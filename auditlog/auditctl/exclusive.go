@@ -1,4 +1,4 @@
-package auditlog
+package auditctl
 
 import (
 	"errors"
@@ -19,7 +19,7 @@ type kernelSnapshot struct {
 	ActionsLogged   string `json:"actions_logged"`
 }
 
-// ExclusiveKernel takes runs.lock exclusively: it waits until no run on
+// exclusiveKernel takes runs.lock exclusively: it waits until no run on
 // the machine holds AcquireTuning, and keeps new ones waiting, so a test
 // may force global faults (actions_logged without log,
 // backlog_wait_time=0, a rate limit) without disturbing other processes'
@@ -27,7 +27,7 @@ type kernelSnapshot struct {
 // actions_logged are snapshotted first and restored by release. Only one
 // holder per process at a time; runs of this process that hold
 // AcquireTuning are not excluded (they are the test's own business).
-func ExclusiveKernel() (release func() error, err error) {
+func exclusiveKernel() (release func() error, err error) {
 	exclusiveMu.Lock()
 	if err := lockRuns(true); err != nil {
 		exclusiveMu.Unlock()
@@ -75,7 +75,7 @@ func restoreKernel(s kernelSnapshot) error {
 		return err
 	}
 	defer c.Close()
-	errs := []error{c.setBacklog(s.BacklogLimit, s.BacklogWaitTime), c.setRateLimit(s.RateLimit), SetActionsLogged(s.ActionsLogged)}
+	errs := []error{c.setBacklog(s.BacklogLimit, s.BacklogWaitTime), c.setRateLimit(s.RateLimit), setActionsLogged(s.ActionsLogged)}
 	if s.Enabled <= 1 { // 2 is locked until reboot: nothing to restore
 		errs = append(errs, c.setEnabled(s.Enabled == 1))
 	}

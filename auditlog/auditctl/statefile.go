@@ -1,4 +1,4 @@
-package auditlog
+package auditctl
 
 import (
 	"encoding/json"
@@ -7,34 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 )
 
 // StateDir holds the lock and state files shared by every sysgate process
 // on the machine.
-var StateDir = "/run/sysgate"
+const StateDir = "/run/sysgate"
 
 func stateFile(name string) string { return filepath.Join(StateDir, name) }
-
-// processStart returns a process's start time in clock ticks since boot
-// (field 22 of /proc/PID/stat).
-func processStart(pid int) (uint64, error) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, err
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("parse /proc/%d/stat", pid)
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return 0, fmt.Errorf("parse /proc/%d/stat: %d fields", pid, len(f))
-	}
-	return strconv.ParseUint(f[19], 10, 64)
-}
 
 func openLock(name string) (*os.File, error) {
 	if err := os.MkdirAll(StateDir, 0o755); err != nil {

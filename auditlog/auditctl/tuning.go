@@ -1,4 +1,4 @@
-package auditlog
+package auditctl
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/sysgate/sysgate/internal/auditnl"
+	"github.com/sysgate/sysgate/internal/kernel"
 )
 
 // Kernel audit settings while a run is active. The defaults (64 records,
@@ -35,8 +35,8 @@ type savedBacklog struct {
 	BacklogWaitTime uint32 `json:"backlog_wait_time"`
 }
 
-// holder names a process by pid and start time, so a reused pid is not
-// mistaken for a live holder.
+// holder names a process by pid and start time (clock ticks since boot),
+// so a reused pid is not mistaken for a live holder.
 type holder struct {
 	PID   int    `json:"pid"`
 	Start uint64 `json:"start"`
@@ -82,8 +82,8 @@ func AcquireTuning() (release func() error, err error) {
 }
 
 func self() (holder, error) {
-	start, err := processStart(os.Getpid())
-	return holder{PID: os.Getpid(), Start: start}, err
+	st, err := kernel.ReadStat(os.Getpid())
+	return holder{PID: os.Getpid(), Start: st.StartTicks}, err
 }
 
 func enterTuning(st *tuningState, c *control) error {
@@ -166,7 +166,7 @@ func lockTuningFile() (unlock func() error, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := auditnl.Flock(f, auditnl.LockExclusive); err != nil {
+	if err := kernel.Flock(f, kernel.LockExclusive); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
 	}
@@ -174,6 +174,33 @@ func lockTuningFile() (unlock func() error, err error) {
 }
 
 func (h holder) alive() bool {
-	start, err := processStart(h.PID)
-	return err == nil && start == h.Start
+	st, err := kernel.ReadStat(h.PID)
+	return err == nil && st.StartTicks == h.Start
+}
+
+// TuningHolders describes /run/sysgate/tuning.json for `sysgate doctor`:
+// the backlog settings the last holder will restore, and the holders by
+// pid, alive or left behind by a crash.
+type TuningHolders struct {
+	SavedBacklogLimit, SavedBacklogWaitTime uint32
+	Live, Dead                              []int
+}
+
+// ReadTuningHolders reads the tuning state; found is false when no run
+// holds the tuning.
+func ReadTuningHolders() (h TuningHolders, found bool, err error) {
+	var st tuningState
+	found, err = readJSON(stateFile("tuning.json"), &st)
+	if err != nil || !found {
+		return h, found, err
+	}
+	h.SavedBacklogLimit, h.SavedBacklogWaitTime = st.Saved.BacklogLimit, st.Saved.BacklogWaitTime
+	for _, hd := range st.Holders {
+		if hd.alive() {
+			h.Live = append(h.Live, hd.PID)
+		} else {
+			h.Dead = append(h.Dead, hd.PID)
+		}
+	}
+	return h, true, nil
 }

@@ -1,4 +1,4 @@
-package auditlog
+package auditctl
 
 import (
 	"errors"
@@ -32,7 +32,7 @@ type control struct {
 func dialControl() (*control, error) {
 	conn, err := auditnl.Dial(auditnl.Config{ReplyWait: 2 * time.Second})
 	if err != nil {
-		return nil, classifySocketErr(err)
+		return nil, ClassifySocketErr(err)
 	}
 	return &control{conn: conn, client: &libaudit.AuditClient{Netlink: conn}}, nil
 }
@@ -42,7 +42,7 @@ func (c *control) Close() error { return c.client.Close() }
 func (c *control) status() (Status, error) {
 	st, err := c.client.GetStatus()
 	if err != nil {
-		return Status{}, fmt.Errorf("audit status: %w", classifySocketErr(err))
+		return Status{}, fmt.Errorf("audit status: %w", ClassifySocketErr(err))
 	}
 	return Status{
 		Enabled: st.Enabled, PID: st.PID, RateLimit: st.RateLimit, BacklogLimit: st.BacklogLimit,
@@ -52,24 +52,24 @@ func (c *control) status() (Status, error) {
 
 func (c *control) setBacklog(limit, wait uint32) error {
 	if err := c.client.SetBacklogLimit(limit, libaudit.WaitForReply); err != nil {
-		return fmt.Errorf("set audit backlog_limit=%d: %w", limit, classifySocketErr(err))
+		return fmt.Errorf("set audit backlog_limit=%d: %w", limit, ClassifySocketErr(err))
 	}
 	if err := c.client.SetBacklogWaitTime(int32(wait), libaudit.WaitForReply); err != nil {
-		return fmt.Errorf("set audit backlog_wait_time=%d: %w", wait, classifySocketErr(err))
+		return fmt.Errorf("set audit backlog_wait_time=%d: %w", wait, ClassifySocketErr(err))
 	}
 	return nil
 }
 
 func (c *control) setEnabled(on bool) error {
 	if err := c.client.SetEnabled(on, libaudit.WaitForReply); err != nil {
-		return fmt.Errorf("set audit enabled=%v: %w", on, classifySocketErr(err))
+		return fmt.Errorf("set audit enabled=%v: %w", on, ClassifySocketErr(err))
 	}
 	return nil
 }
 
-// SetEnabled turns audit on or off (tests holding ExclusiveKernel, whose
-// release restores the previous value).
-func SetEnabled(on bool) error {
+// forceEnabled turns audit on or off (fault tests holding ExclusiveKernel,
+// whose release restores the previous value).
+func forceEnabled(on bool) error {
 	c, err := dialControl()
 	if err != nil {
 		return err
@@ -80,7 +80,7 @@ func SetEnabled(on bool) error {
 
 func (c *control) setRateLimit(limit uint32) error {
 	if err := c.client.SetRateLimit(limit, libaudit.WaitForReply); err != nil {
-		return fmt.Errorf("set audit rate_limit=%d: %w", limit, classifySocketErr(err))
+		return fmt.Errorf("set audit rate_limit=%d: %w", limit, ClassifySocketErr(err))
 	}
 	return nil
 }
@@ -95,9 +95,9 @@ func ReadStatus() (Status, error) {
 	return c.status()
 }
 
-// SetBacklog sets backlog_limit and backlog_wait_time (jiffies). It is for
-// tests that force faults (holding ExclusiveKernel) and for tuning.
-func SetBacklog(limit, wait uint32) error {
+// forceBacklog sets backlog_limit and backlog_wait_time (jiffies), for
+// fault tests holding ExclusiveKernel.
+func forceBacklog(limit, wait uint32) error {
 	c, err := dialControl()
 	if err != nil {
 		return err
@@ -106,9 +106,10 @@ func SetBacklog(limit, wait uint32) error {
 	return c.setBacklog(limit, wait)
 }
 
-// classifySocketErr maps errno values of the audit socket to the
-// package's sentinels, keeping the original error in the chain.
-func classifySocketErr(err error) error {
+// ClassifySocketErr maps errno values of an audit socket to the sentinels
+// (ErrNotSupported, ErrPermission, ErrNamespace), keeping the original
+// error in the chain.
+func ClassifySocketErr(err error) error {
 	switch {
 	case err == nil:
 		return nil

@@ -1,8 +1,9 @@
-package auditlog
+package preflight
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -10,13 +11,42 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/auditctl"
+	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
+
+// With childEnv set, the test binary runs Run in a new namespace instead
+// of the tests.
+const childEnv = "SYSGATE_PREFLIGHT_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "preflight" {
+		_, err := Run()
+		fmt.Printf("namespace=%v\n%v\n", errors.Is(err, auditctl.ErrNamespace), err)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func holdTuning(t *testing.T) {
+	t.Helper()
+	release, err := auditctl.AcquireTuning()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := release(); err != nil {
+			t.Error(err)
+		}
+	})
+}
 
 func TestPreflightPassesHere(t *testing.T) {
 	testutil.RequireAudit(t)
 	holdTuning(t) // like a run: no fault-forcing test (ExclusiveKernel) elsewhere meanwhile
-	r, err := Preflight()
+	r, err := Run()
 	if err != nil {
 		t.Fatalf("preflight: %v", err)
 	}
@@ -41,7 +71,7 @@ func TestPreflightPassesHere(t *testing.T) {
 // the kernel settings the test changes.
 func holdExclusive(t *testing.T) {
 	t.Helper()
-	release, err := ExclusiveKernel()
+	release, err := auditctltest.ExclusiveKernel()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +85,7 @@ func holdExclusive(t *testing.T) {
 func TestActionsLoggedWithoutLogIsExplained(t *testing.T) {
 	testutil.RequireAudit(t)
 	holdExclusive(t)
-	before, err := ReadActionsLogged()
+	before, err := auditctl.ReadActionsLogged()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,15 +95,15 @@ func TestActionsLoggedWithoutLogIsExplained(t *testing.T) {
 			without = append(without, a)
 		}
 	}
-	if err := SetActionsLogged(strings.Join(without, " ")); err != nil {
+	if err := auditctltest.SetActionsLogged(strings.Join(without, " ")); err != nil {
 		t.Fatal(err)
 	}
 
-	r, err := Preflight()
-	if !errors.Is(err, ErrActionNotLogged) {
+	r, err := Run()
+	if !errors.Is(err, auditctl.ErrActionNotLogged) {
 		t.Fatalf("preflight error %v, want ErrActionNotLogged", err)
 	}
-	var e *Error
+	var e *auditctl.Error
 	if !errors.As(err, &e) || !strings.Contains(e.Fix, "sysctl -w kernel.seccomp.actions_logged=") || !strings.Contains(e.Fix, " log\"") {
 		t.Errorf("fix %q does not say how to add log", e.Fix)
 	}
@@ -82,13 +112,13 @@ func TestActionsLoggedWithoutLogIsExplained(t *testing.T) {
 	}
 
 	// A barrier cannot pass either, and says why.
-	s, err := Open(Options{BarrierTimeout: 100 * time.Millisecond, BarrierAttempts: 2})
+	s, err := auditlog.Open(auditlog.Options{BarrierTimeout: 100 * time.Millisecond, BarrierAttempts: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	err = s.Barrier(context.Background())
-	if !errors.Is(err, ErrActionNotLogged) || !errors.Is(err, ErrBarrierTimeout) {
+	if !errors.Is(err, auditctl.ErrActionNotLogged) || !errors.Is(err, auditlog.ErrBarrierTimeout) {
 		t.Errorf("barrier error %v, want ErrActionNotLogged and ErrBarrierTimeout", err)
 	}
 }

@@ -1,0 +1,37 @@
+// Package auditctltest exists for tests that force kernel audit faults
+// (a backlog that drops records, audit switched off, seccomp's log action
+// not logged) and for tests that must not run beside such a fault. Nothing
+// outside tests should import it: these knobs change machine-wide kernel
+// settings.
+//
+// Take ExclusiveKernel first: it waits until no run on the machine holds
+// auditctl.AcquireTuning, keeps new ones waiting, snapshots the settings
+// and restores them on release (or, after a crash, the next process that
+// takes the runs lock does). The setters need root (CAP_AUDIT_CONTROL,
+// CAP_SYS_ADMIN for actions_logged).
+package auditctltest
+
+import (
+	_ "github.com/sysgate/sysgate/auditlog/auditctl" // fills faulthook in its init
+	"github.com/sysgate/sysgate/auditlog/auditctl/internal/faulthook"
+)
+
+// ExclusiveKernel takes the machine's runs lock exclusively: it waits until
+// no run on the machine holds auditctl.AcquireTuning, and keeps new ones
+// waiting, so a test may force global faults without disturbing other
+// processes' runs. The audit backlog settings, rate limit, enabled flag
+// and actions_logged are snapshotted first and restored by release. Only
+// one holder per process at a time; runs of this process that hold
+// AcquireTuning are not excluded (they are the test's own business).
+func ExclusiveKernel() (release func() error, err error) { return faulthook.ExclusiveKernel() }
+
+// SetBacklog sets the audit backlog_limit and backlog_wait_time (jiffies):
+// a small limit with a wait of 0 drops records at the source.
+func SetBacklog(limit, wait uint32) error { return faulthook.SetBacklog(limit, wait) }
+
+// SetEnabled turns audit on or off.
+func SetEnabled(on bool) error { return faulthook.SetEnabled(on) }
+
+// SetActionsLogged writes kernel.seccomp.actions_logged; without "log",
+// SECCOMP_RET_LOG produces no records.
+func SetActionsLogged(v string) error { return faulthook.SetActionsLogged(v) }

@@ -1,0 +1,23 @@
+// Package auditctl is sysgate's control side of the kernel's audit:
+// status requests (ReadStatus), the run tuning (AcquireTuning raises
+// backlog_limit and lowers backlog_wait_time while any run on the machine
+// is active, and restores them after the last one, or after a crash), the
+// machine-wide lock and state files under StateDir (/run/sysgate) that
+// coordinate every sysgate process, and kernel.seccomp.actions_logged.
+//
+// It also defines the environment errors of every audit package: a *Error
+// names the problem and the exact fix, and matches one of ErrNotSupported,
+// ErrPermission, ErrNamespace or ErrActionNotLogged with errors.Is.
+// ClassifySocketErr turns the errno of an audit socket into them.
+//
+// Fault tests that change global settings (a dropping backlog, audit off,
+// log not logged) take the runs lock exclusively through package
+// auditctltest; every run holds it shared through AcquireTuning, so they
+// never overlap. Tests that need records but are not runs hold
+// AcquireTuning too.
+//
+// Needs: root, or CAP_AUDIT_CONTROL (status and settings, over a control
+// netlink socket of its own) and write access to /run. Conclusive errors:
+// none here; a failed AcquireTuning makes a run inconclusive, and the
+// error says why.
+package auditctl

@@ -1,0 +1,53 @@
+package auditctl
+
+import (
+	"fmt"
+	"os"
+	"testing"
+)
+
+// The test binary doubles as a crashing ExclusiveKernel holder: with
+// childEnv set, TestMain runs crashHoldingExclusive instead of the tests.
+const childEnv = "SYSGATE_AUDITCTL_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "crash-exclusive" {
+		crashHoldingExclusive()
+	}
+	os.Exit(m.Run())
+}
+
+// crashHoldingExclusive takes ExclusiveKernel, changes the backlog and
+// dies without releasing: the next locker must restore the settings.
+func crashHoldingExclusive() {
+	if _, err := exclusiveKernel(); err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	var snap kernelSnapshot
+	if _, err := readJSON(stateFile("exclusive.json"), &snap); err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	fmt.Printf("%d %d\n", snap.BacklogLimit, snap.BacklogWaitTime)
+	if err := forceBacklog(1234, 7); err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	os.Exit(0)
+}
+
+// holdExclusive takes ExclusiveKernel for the test; its release restores
+// the kernel settings the test changes.
+func holdExclusive(t *testing.T) {
+	t.Helper()
+	release, err := exclusiveKernel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := release(); err != nil {
+			t.Errorf("release exclusive kernel: %v", err)
+		}
+	})
+}
