@@ -46,10 +46,15 @@ func TestLoadSeccompFilterOnOneThread(t *testing.T) {
 
 func TestThreadName(t *testing.T) {
 	got := make(chan string, 1)
-	go func() {
-		runtime.LockOSThread()
+	var rename func()
+	rename = func() {
+		runtime.LockOSThread() // never unlocked: the renamed thread exits with us
 		if OnMainThread() {
-			got <- "main thread"
+			// Renaming the main thread would rename the process: keep
+			// this thread busy, so the next goroutine runs on another.
+			done := make(chan struct{})
+			go func() { rename(); close(done) }()
+			<-done
 			return
 		}
 		if err := SetThreadName("sysgate-test-name-too-long"); err != nil {
@@ -62,7 +67,8 @@ func TestThreadName(t *testing.T) {
 			return
 		}
 		got <- st.Comm
-	}()
+	}
+	go rename()
 	// /proc/<tid>/stat answers for a thread too.
 	if name := <-got; name != "sysgate-test-na" {
 		t.Errorf("thread name %q, want the first 15 bytes", name)
