@@ -55,6 +55,7 @@ func TestThreadName(t *testing.T) {
 			done := make(chan struct{})
 			go func() { rename(); close(done) }()
 			<-done
+			runtime.UnlockOSThread()
 			return
 		}
 		if err := SetThreadName("sysgate-test-name-too-long"); err != nil {
