@@ -11,6 +11,7 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
@@ -59,6 +60,23 @@ var _ = Describe("an agent escaping the gate", RequiresAudit, Escape, func() {
 		// (it waits for EOF on a pipe only the root held).
 		Expect(r.Processes).To(HaveLen(1))
 		Expect(r.Violations[0].PID).To(Equal(r.Processes[0].PID))
+	})
+
+	It("reports a socket opened by a fork-hopping chain long after its first process exited", func(ctx SpecContext) {
+		// Each generation forks its successor and exits, for a second:
+		// the tree is never empty, but a walk of /proc can find it so.
+		r := expectCaught(ctx, "hop", nil, native+" socket")
+		Expect(kernel.SessionMembers(r.Session)).To(BeEmpty(), "sysgate returned while the chain was alive")
+	})
+
+	It("kills a fork-hopping chain that outlives the grace period, and returns only once it is gone", func(ctx SpecContext) {
+		base := recordBaseline(ctx, "hop")
+		o := sysgate(ctx, checkArgs(base, "hop", []string{"--grace", "300ms"}, "5000")...)
+		r := o.Result()
+		Expect(r.Leaked).NotTo(BeEmpty(), "%s", o)
+		Expect(r.Leaked[0].Cause).To(Equal(harness.CauseOutlived))
+		Expect(r.Saw("socket")).To(BeFalse(), "killed before its socket")
+		Expect(kernel.SessionMembers(r.Session)).To(BeEmpty(), "sysgate returned while the chain was alive")
 	})
 
 	It("reports a syscall made by a thread, not a process", func(ctx SpecContext) {

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
@@ -93,6 +94,28 @@ int main(int argc, char **argv) {
 		}
 		close(p[0]);
 		return waitpid(mid, 0, 0) == mid ? 0 : 1;
+	}
+	if (!strcmp(mode, "hop")) {
+		// Fork-hopping (issue 12): the root exits at once; each generation
+		// forks its successor and exits, for HOP_MS (default 1000) ms; the
+		// last one opens an AF_INET socket. At no instant after the root's
+		// exit need the tree be empty, but a walk of /proc can find it so.
+		long ms = argc > 3 ? atol(argv[3]) : 1000;
+		struct timespec start, now;
+		clock_gettime(CLOCK_MONOTONIC, &start);
+		for (;;) {
+			pid_t pid = fork();
+			if (pid < 0)
+				return 1;
+			if (pid > 0)
+				_exit(0);
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >= ms)
+				break;
+		}
+		if (escape)
+			syscall(SYS_socket, AF_INET, SOCK_STREAM, 0);
+		_exit(0);
 	}
 	if (!strcmp(mode, "thread")) {
 		pthread_t t;
