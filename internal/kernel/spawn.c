@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -28,6 +29,27 @@
 static void report(int fd, int kind, int step, int err, uint32_t ses) {
 	struct sysgate_status st = {kind, step, err, ses};
 	syscall(SYS_write, fd, &st, sizeof st);
+}
+
+// report_fd sends the session record with passfd attached (SCM_RIGHTS).
+static long report_fd(int fd, uint32_t ses, int passfd) {
+	struct sysgate_status st = {SYSGATE_STATUS_SES, 0, 0, ses};
+	struct iovec iov = {&st, sizeof st};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct msghdr msg = {0};
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = ctl.buf;
+	msg.msg_controllen = sizeof ctl.buf;
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	__builtin_memcpy(CMSG_DATA(c), &passfd, sizeof(int));
+	return syscall(SYS_sendmsg, fd, &msg, 0);
 }
 
 static __attribute__((noreturn)) void fail(const struct sysgate_spawn *s, int step, int err) {
@@ -91,7 +113,21 @@ static __attribute__((noreturn)) void child(const struct sysgate_spawn *s, const
 	uint32_t ses = 0;
 	for (long i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
 		ses = ses * 10 + (uint32_t)(buf[i] - '0');
-	report(s->status_fd, SYSGATE_STATUS_SES, 0, 0, ses);
+	if (s->listener_prog) {
+		// The sentinel filter: it allows everything and exists for its
+		// listener, which hangs up once every task of the run is reaped.
+		// no_new_privs first, so this works without CAP_SYS_ADMIN too.
+		if (syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+			fail(s, SYSGATE_STEP_NO_NEW_PRIVS, errno);
+		int lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, s->listener_prog);
+		if (lfd < 0)
+			fail(s, SYSGATE_STEP_LISTENER, errno);
+		if (report_fd(s->status_fd, ses, lfd) < 0)
+			fail(s, SYSGATE_STEP_LISTENER, errno);
+		syscall(SYS_close, lfd); // the harness holds it now; the agent never does
+	} else {
+		report(s->status_fd, SYSGATE_STATUS_SES, 0, 0, ses);
+	}
 	char go = 0;
 	if (syscall(SYS_read, s->control_fd, &go, 1) != 1 || go != 'g')
 		syscall(SYS_exit_group, 126); // the parent gave up

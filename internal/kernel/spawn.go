@@ -75,6 +75,11 @@ type SpawnConfig struct {
 	ControlPeer int
 	// DropCap is removed from every capability set of the child.
 	DropCap int
+	// Listener installs the sentinel filter (allow everything) with a
+	// listener before the session record, which then carries the
+	// listener fd (see ReadSpawnStatus). Every process of the run holds
+	// that filter: the listener hangs up when the last one is reaped.
+	Listener []unix.SockFilter
 }
 
 // SpawnStatus is one record the child writes on the status fd.
@@ -93,7 +98,7 @@ const (
 
 var spawnSteps = map[int32]string{
 	C.SYSGATE_STEP_STDIO: "set up stdio", C.SYSGATE_STEP_LOGINUID: "set loginuid",
-	C.SYSGATE_STEP_SESSION: "read session id", C.SYSGATE_STEP_GO_AHEAD: "wait for go-ahead",
+	C.SYSGATE_STEP_SESSION: "read session id", C.SYSGATE_STEP_LISTENER: "install the run's listener filter", C.SYSGATE_STEP_GO_AHEAD: "wait for go-ahead",
 	C.SYSGATE_STEP_CAPS: "drop capability", C.SYSGATE_STEP_USER: "switch user",
 	C.SYSGATE_STEP_CHDIR: "chdir", C.SYSGATE_STEP_NO_NEW_PRIVS: "set no_new_privs",
 	C.SYSGATE_STEP_FIND: "find agent", C.SYSGATE_STEP_SECCOMP: "seccomp(SECCOMP_SET_MODE_FILTER)",
@@ -105,15 +110,62 @@ func (s SpawnStatus) Err() error {
 	return os.NewSyscallError(spawnSteps[s.Step], syscall.Errno(s.Errno))
 }
 
-// ReadSpawnStatus reads one record; io.EOF when the child exec'd (or died)
-// without another report.
-func ReadSpawnStatus(r io.Reader) (SpawnStatus, error) {
-	var st SpawnStatus
-	err := binary.Read(r, binary.NativeEndian, &st)
-	if err == io.ErrUnexpectedEOF {
-		err = io.EOF
+// ReadSpawnStatus reads one record from the status socket; io.EOF when
+// the child exec'd (or died) without another report. A session record of
+// a child spawned with a listener carries the listener fd (close-on-exec),
+// which the caller then owns; -1 otherwise.
+func ReadSpawnStatus(status int) (st SpawnStatus, listenerFd int, err error) {
+	buf := make([]byte, binary.Size(st))
+	oob := make([]byte, unix.CmsgSpace(4))
+	var n, oobn int
+	for {
+		n, oobn, _, _, err = unix.Recvmsg(status, buf, oob, unix.MSG_CMSG_CLOEXEC)
+		if err != unix.EINTR {
+			break
+		}
 	}
-	return st, err
+	if err != nil {
+		return st, -1, os.NewSyscallError("recvmsg", err)
+	}
+	listenerFd = -1
+	if oobn > 0 {
+		msgs, perr := unix.ParseSocketControlMessage(oob[:oobn])
+		for _, m := range msgs {
+			if fds, err := unix.ParseUnixRights(&m); err == nil {
+				for _, fd := range fds {
+					if listenerFd < 0 {
+						listenerFd = fd
+					} else {
+						unix.Close(fd)
+					}
+				}
+			}
+		}
+		if perr != nil {
+			err = os.NewSyscallError("recvmsg", perr)
+		}
+	}
+	if n < len(buf) {
+		if listenerFd >= 0 {
+			unix.Close(listenerFd)
+		}
+		return st, -1, io.EOF
+	}
+	if _, derr := binary.Decode(buf, binary.NativeEndian, &st); derr != nil {
+		err = derr
+	}
+	return st, listenerFd, err
+}
+
+// StatusSocket returns the two ends of a status channel for Spawn: the
+// parent reads records (and the listener fd) from the first; the second
+// is Status. Both are close-on-exec.
+func StatusSocket() (parent, child int, err error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return -1, -1, os.NewSyscallError("socketpair", err)
+	}
+	return fds[0], fds[1], nil
 }
 
 // Spawn starts the child with clone(CLONE_VM|CLONE_VFORK) on a stack of
@@ -151,12 +203,11 @@ func Spawn(cfg *SpawnConfig) (pid, pidfd int, err error) {
 			s.groups, s.ngroups = (*C.uint32_t)(g), C.int(len(cfg.Groups))
 		}
 	}
-	prog := mem.alloc(uintptr(len(cfg.Program)) * unsafe.Sizeof(unix.SockFilter{}))
-	copy(unsafe.Slice((*unix.SockFilter)(prog), len(cfg.Program)), cfg.Program)
-	fprog := (*unix.SockFprog)(mem.alloc(unsafe.Sizeof(unix.SockFprog{})))
-	fprog.Len, fprog.Filter = uint16(len(cfg.Program)), (*unix.SockFilter)(prog)
-	s.prog = unsafe.Pointer(fprog)
+	s.prog = unsafe.Pointer(mem.fprog(cfg.Program))
 	s.seccomp_flags = C.uint(cfg.SeccompFlags)
+	if len(cfg.Listener) > 0 {
+		s.listener_prog = unsafe.Pointer(mem.fprog(cfg.Listener))
+	}
 	for i, fd := range cfg.Stdio {
 		s.stdio[i] = C.int(fd)
 	}
@@ -182,6 +233,15 @@ func (m *cMemory) alloc(n uintptr) unsafe.Pointer {
 	p := C.calloc(1, C.size_t(n))
 	*m = append(*m, p)
 	return p
+}
+
+// fprog copies a filter program into C memory as a struct sock_fprog.
+func (m *cMemory) fprog(prog []unix.SockFilter) *unix.SockFprog {
+	insns := m.alloc(uintptr(len(prog)) * unsafe.Sizeof(unix.SockFilter{}))
+	copy(unsafe.Slice((*unix.SockFilter)(insns), len(prog)), prog)
+	fprog := (*unix.SockFprog)(m.alloc(unsafe.Sizeof(unix.SockFprog{})))
+	fprog.Len, fprog.Filter = uint16(len(prog)), (*unix.SockFilter)(insns)
+	return fprog
 }
 
 func (m *cMemory) cstring(s string) *C.char {

@@ -13,11 +13,12 @@ struct sysgate_spawn {
 	const uint32_t *groups;
 	int ngroups;
 	const void *prog;         // struct sock_fprog
+	const void *listener_prog; // struct sock_fprog of the sentinel filter; NULL: none
 	unsigned int seccomp_flags;
 	int stdio[3];             // become fds 0, 1, 2
 	int control_fd;           // the child reads the go-ahead byte here
 	int control_peer_fd;      // the parent's write end of control_fd, closed first (<= 2: none)
-	int status_fd;            // the child reports here (close-on-exec)
+	int status_fd;            // a unix socket the child reports on (close-on-exec)
 	int cap_drop;             // capability to remove from every set
 };
 
@@ -34,6 +35,7 @@ enum {
 	SYSGATE_STEP_STDIO = 1,
 	SYSGATE_STEP_LOGINUID,
 	SYSGATE_STEP_SESSION,
+	SYSGATE_STEP_LISTENER,
 	SYSGATE_STEP_GO_AHEAD,
 	SYSGATE_STEP_CAPS,
 	SYSGATE_STEP_USER,
