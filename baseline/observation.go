@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
@@ -133,7 +132,7 @@ func (o *Observation) MarshalJSON() ([]byte, error) {
 // unknown arches are errors: a file from a newer sysgate should not lose
 // data silently.
 func ReadObservation(path string) (*Observation, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadInput(path)
 	if err != nil {
 		return nil, fmt.Errorf("read observation: %w", err)
 	}

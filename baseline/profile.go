@@ -193,7 +193,7 @@ type loader struct {
 }
 
 func (l *loader) readTop(path string) (*Document, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadInput(path)
 	if err != nil {
 		return nil, fmt.Errorf("load baseline: %w", err)
 	}
@@ -236,7 +236,7 @@ func (l *loader) stack(doc *Document, chain []*Document) []*Document {
 		}
 		base, ok := l.docs[fileKey(target)]
 		if !ok {
-			data, err := os.ReadFile(target)
+			data, err := ReadInput(target)
 			if err != nil {
 				l.errs = append(l.errs, &Error{File: doc.Path, Line: ref.Line,
 					Message: fmt.Sprintf("extends %s: cannot read %s: %v", ref.Path, target, unwrapPath(err)), Kind: KindExtends})

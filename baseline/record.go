@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
 	"github.com/sysgate/sysgate/internal/scmp"
@@ -214,7 +213,7 @@ func relativeTo(path, base string) (string, error) {
 }
 
 func readExisting(path string) (*Document, error) {
-	data, err := os.ReadFile(path)
+	data, err := ReadInput(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
