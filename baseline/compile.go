@@ -36,6 +36,9 @@ type Filter struct {
 	Tree    bool
 	Arches  []scmp.Arch       // native first, then the profile's other arches
 	Program []unix.SockFilter // ready for seccomp(SECCOMP_SET_MODE_FILTER)
+	// Listener is the run filter, installed with a listener before the
+	// agent's setup; see compileListener.
+	Listener []unix.SockFilter
 }
 
 // SockFprog returns the program in the form seccomp(2) takes. The Filter
@@ -104,7 +107,11 @@ func Compile(p *Profile, mode Mode, opts CompileOptions) (*Filter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %w", ErrCompile, mode, err)
 	}
-	return &Filter{Mode: mode, Tree: !opts.Linear, Arches: arches, Program: prog}, nil
+	listener, err := compileListener(p, mode, arches)
+	if err != nil {
+		return nil, err
+	}
+	return &Filter{Mode: mode, Tree: !opts.Linear, Arches: arches, Program: prog, Listener: listener}, nil
 }
 
 // treeSupported probes once whether libseccomp can build a binary tree
