@@ -3,6 +3,7 @@ package listener
 import (
 	"errors"
 	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -11,74 +12,131 @@ import (
 	"github.com/sysgate/sysgate/internal/kernel"
 )
 
-// onThread installs the sentinel filter on a locked thread of its own and
-// returns its listener and a function that ends the thread.
-func onThread(t *testing.T) (*Listener, func()) {
+// notifyGetpriority makes getpriority(2) notify, everything else pass: a
+// syscall the Go runtime never makes on its own.
+var notifyGetpriority = []unix.SockFilter{
+	{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: 0}, // seccomp_data.nr
+	{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: unix.SYS_GETPRIORITY, Jt: 0, Jf: 1},
+	{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_USER_NOTIF},
+	{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
+}
+
+// thread is a locked OS thread holding a listener filter: it runs the
+// functions sent to it and exits (taking the filter along) on stop.
+type thread struct {
+	run  chan func()
+	stop chan struct{}
+}
+
+// onThread installs prog on a new thread and serves its listener with
+// decide.
+func onThread(t *testing.T, prog []unix.SockFilter, decide Decide) (*Listener, *thread) {
 	t.Helper()
-	fds, errs, stop := make(chan int, 1), make(chan error, 1), make(chan struct{})
+	fds, errs := make(chan int, 1), make(chan error, 1)
+	th := &thread{run: make(chan func()), stop: make(chan struct{})}
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread exits with us
 		if err := kernel.SetNoNewPrivs(); err != nil {
 			errs <- err
 			return
 		}
-		fd, err := kernel.InstallListenerFilter(AllowAll)
+		fd, err := kernel.InstallListenerFilter(prog)
 		if err != nil {
 			errs <- err
 			return
 		}
 		fds <- fd
-		<-stop
+		for {
+			select {
+			case f := <-th.run:
+				f()
+			case <-th.stop:
+				return
+			}
+		}
 	}()
 	select {
 	case err := <-errs:
 		t.Fatalf("install listener filter: %v", err)
 	case fd := <-fds:
-		l := New(fd)
+		l, err := Serve(fd, decide)
+		if err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(func() { l.Close() })
-		return l, func() { close(stop) }
+		return l, th
 	}
 	return nil, nil
 }
 
+func (th *thread) end() {
+	select {
+	case <-th.stop:
+	default:
+		close(th.stop)
+	}
+}
+
+func always(a Answer) Decide { return func(*kernel.SeccompNotif) Answer { return a } }
+
 func TestListenerOpenWhileItsThreadLives(t *testing.T) {
-	l, stop := onThread(t)
-	defer stop()
-	over, err := l.Over()
-	if err != nil || over {
-		t.Fatalf("Over() = %v, %v while the filter's thread lives", over, err)
+	l, th := onThread(t, AllowAll, always(Continue))
+	defer th.end()
+	if l.Over() {
+		t.Fatal("over while the filter's thread lives")
 	}
 	if err := l.Wait(20 * time.Millisecond); !errors.Is(err, ErrOpen) {
 		t.Fatalf("Wait = %v, want ErrOpen", err)
 	}
 }
 
-func TestListenerHangsUpWhenItsThreadExits(t *testing.T) {
-	l, stop := onThread(t)
-	stop()
-	if err := l.Wait(5 * time.Second); err != nil {
+func TestListenerOverWhenItsThreadExits(t *testing.T) {
+	l, th := onThread(t, AllowAll, always(Continue))
+	th.end()
+	if err := l.Wait(10 * time.Second); err != nil {
 		t.Fatalf("Wait after the thread exited: %v", err)
 	}
-	over, err := l.Over()
-	if err != nil || !over {
-		t.Fatalf("Over() = %v, %v after the thread exited", over, err)
+	if !l.Over() || l.Err() != nil {
+		t.Fatalf("Over %v, Err %v after the thread exited", l.Over(), l.Err())
 	}
 }
 
-func TestClosedListener(t *testing.T) {
-	l, stop := onThread(t)
-	defer stop()
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
+func TestListenerContinuesAndHolds(t *testing.T) {
+	var hold atomic.Bool
+	var seen atomic.Int32
+	l, th := onThread(t, notifyGetpriority, func(n *kernel.SeccompNotif) Answer {
+		seen.Add(1)
+		if n.Data.Nr != unix.SYS_GETPRIORITY {
+			t.Errorf("notified of syscall %d", n.Data.Nr)
+		}
+		if hold.Load() {
+			return Hold
+		}
+		return Continue
+	})
+	defer th.end()
+	result := make(chan error, 1)
+	call := func() { _, err := unix.Getpriority(unix.PRIO_PROCESS, 0); result <- err }
+
+	th.run <- call
+	if err := <-result; err != nil {
+		t.Fatalf("continued getpriority: %v", err)
 	}
-	if l.Fd() != -1 {
-		t.Fatalf("Fd after Close = %d", l.Fd())
+	hold.Store(true)
+	th.run <- call
+	select {
+	case err := <-result:
+		t.Fatalf("a held call returned (%v)", err)
+	case <-time.After(50 * time.Millisecond):
+		// Held, as meant. 50 ms is only how long we look, not a sync.
 	}
-	if _, err := l.Over(); err == nil {
-		t.Fatal("Over on a closed listener: no error")
+	// Closing the listener releases the held call with ENOSYS.
+	l.Close()
+	if err := <-result; !errors.Is(err, unix.ENOSYS) {
+		t.Fatalf("held call after Close: %v, want ENOSYS", err)
 	}
-	if err := l.Close(); err != nil {
-		t.Fatalf("second Close: %v", err)
+	if seen.Load() != 2 {
+		t.Fatalf("decide called %d times, want 2", seen.Load())
 	}
 }
 
@@ -91,25 +149,16 @@ func TestSupported(t *testing.T) {
 func TestSecondListenerInTheSameTreeIsRefused(t *testing.T) {
 	// What an agent under sysgate gets when it asks for a listener of its
 	// own: the tree's one listener is sysgate's.
+	_, th := onThread(t, AllowAll, always(Continue))
+	defer th.end()
 	errs := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		if err := kernel.SetNoNewPrivs(); err != nil {
-			errs <- err
-			return
-		}
+	th.run <- func() {
 		fd, err := kernel.InstallListenerFilter(AllowAll)
-		if err != nil {
-			errs <- err
-			return
-		}
-		defer unix.Close(fd)
-		fd2, err := kernel.InstallListenerFilter(AllowAll)
 		if err == nil {
-			unix.Close(fd2)
+			unix.Close(fd)
 		}
 		errs <- err
-	}()
+	}
 	if err := <-errs; !errors.Is(err, unix.EBUSY) {
 		t.Fatalf("second listener: %v, want EBUSY", err)
 	}

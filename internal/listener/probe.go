@@ -51,7 +51,10 @@ var Supported = sync.OnceValue(func() error {
 	case err := <-errs:
 		return fmt.Errorf("%w: %w (needs Linux 5.8+ with CONFIG_SECCOMP_FILTER)", ErrNotSupported, err)
 	case fd := <-fds:
-		l = New(fd)
+		var err error
+		if l, err = Serve(fd, func(*kernel.SeccompNotif) Answer { return Continue }); err != nil {
+			return fmt.Errorf("%w: %w", ErrNotSupported, err)
+		}
 	}
 	defer l.Close()
 	if err := l.Wait(probeWait); err != nil {
