@@ -90,7 +90,7 @@ func reapAbandonedRuns() error {
 		if owner.alive() {
 			continue
 		}
-		out := killTree(uint32(ses), -1, CauseAbandoned, treeOutcome{})
+		out := killTree(uint32(ses), -1, CauseAbandoned, nil, treeOutcome{})
 		if out.Err != nil {
 			errs = append(errs, fmt.Errorf("kill abandoned run (audit session %d): %w", ses, out.Err))
 			continue

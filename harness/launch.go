@@ -24,6 +24,9 @@ type agentProcess struct {
 	ses   uint32
 	pid   int
 	pidfd int
+	// listener is the run's listener fd (-1 before the session record):
+	// the caller takes it over (listener.Serve).
+	listener int
 	// release lets the child drop privileges, load the filter and exec the
 	// agent; it returns once the agent runs, or the child's error.
 	release func() error

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -38,7 +39,7 @@ func startVfork(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 		done <- spawned{pid, pidfd, err}
 	}()
 
-	p := &agentProcess{pid: -1, pidfd: -1}
+	p := &agentProcess{pid: -1, pidfd: -1, listener: -1}
 	var child spawned
 	reap := func() (*os.ProcessState, error) {
 		proc, err := os.FindProcess(child.pid)
@@ -85,8 +86,11 @@ func startVfork(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 			statusR.Close()
 			return fmt.Errorf("%w: %w", ErrAgentStart, err)
 		}
-		st, err := kernel.ReadSpawnStatus(statusR)
+		st, lfd, err := kernel.ReadSpawnStatus(int(statusR.Fd()))
 		statusR.Close()
+		if lfd >= 0 {
+			unix.Close(lfd) // only the session record carries one
+		}
 		if err == io.EOF && werr == nil {
 			return nil // exec'd: the close-on-exec status pipe closed
 		}
@@ -97,10 +101,16 @@ func startVfork(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 		return fmt.Errorf("%w: %s: %w", ErrAgentStart, cfg.Path, err)
 	}
 
-	st, err := kernel.ReadSpawnStatus(statusR)
-	if err == nil && st.Kind == kernel.StatusSession {
-		p.ses = st.Ses
+	st, lfd, err := kernel.ReadSpawnStatus(int(statusR.Fd()))
+	if err == nil && st.Kind == kernel.StatusSession && (lfd >= 0 || len(cfg.Listener) == 0) {
+		p.ses, p.listener = st.Ses, lfd
 		return p, nil
+	}
+	if lfd >= 0 {
+		unix.Close(lfd)
+	}
+	if err == nil && st.Kind == kernel.StatusSession {
+		err = errors.New("the session record carried no listener")
 	}
 	// The child failed before the handshake (or the clone did).
 	ferr := finish()

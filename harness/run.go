@@ -68,6 +68,12 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		return nil, err
 	}
 	defer child.closePidfd()
+	run, err := serveListener(child.listener)
+	if err != nil {
+		child.abort()
+		return nil, err
+	}
+	defer run.Close()
 	// Claimed before the go-ahead: an agent that runs has a claim, so a
 	// killed harness's tree is reaped by the next Run.
 	unclaim, err := claimSession(child.ses)
@@ -95,7 +101,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		_, _ = sub.Close(closeCtx)
 		return nil, err
 	}
-	tree := superviseTree(ctx, child.pidfd, child.pid, child.ses, cfg.timeout, cfg.grace)
+	tree := superviseTree(ctx, child.pidfd, child.pid, child.ses, run, cfg.timeout, cfg.grace)
 	state, waitErr := child.wait()
 	duration := time.Since(started)
 
@@ -230,7 +236,7 @@ func (c *runConfig) agentSetup(agent Agent, filter *baseline.Filter, mode baseli
 	setup := &kernel.AgentSetup{
 		Path: agent.Command[0], Args: agent.Command, Env: env, Dir: agent.Dir,
 		LoginUID: loginUID, SetUser: c.setUser, UID: c.uid, GID: c.gid,
-		Program: filter.Program,
+		Program: filter.Program, Listener: filter.Listener,
 	}
 	if mode == baseline.ModeEnforce {
 		// Enforce denials are ERRNO/KILL, not LOG: ask the kernel to log

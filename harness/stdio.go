@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"syscall"
+
+	"github.com/sysgate/sysgate/internal/kernel"
 )
 
 // childStdio is the plumbing exec.Cmd would do for a child it does not
@@ -127,8 +129,9 @@ func (s *childStdio) wait() error {
 	return s.err
 }
 
-// openLaunchPipes opens what every launcher hands its child: the agent's
-// stdio, the go-ahead pipe (control) and the status pipe.
+// openLaunchPipes opens what the launcher hands its child: the agent's
+// stdio, the go-ahead pipe (control) and the status socket (a unix socket,
+// so the session record can carry the run's listener fd).
 func openLaunchPipes(stdin io.Reader, stdout, stderr io.Writer) (stdio *childStdio, controlR, controlW, statusR, statusW *os.File, err error) {
 	stdio, err = openStdio(stdin, stdout, stderr)
 	if err != nil {
@@ -139,12 +142,12 @@ func openLaunchPipes(stdin io.Reader, stdout, stderr io.Writer) (stdio *childStd
 		stdio.closeAll()
 		return nil, nil, nil, nil, nil, err
 	}
-	statusR, statusW, err = os.Pipe()
+	parent, child, err := kernel.StatusSocket()
 	if err != nil {
 		stdio.closeAll()
 		controlR.Close()
 		controlW.Close()
 		return nil, nil, nil, nil, nil, err
 	}
-	return stdio, controlR, controlW, statusR, statusW, nil
+	return stdio, controlR, controlW, os.NewFile(uintptr(parent), "status"), os.NewFile(uintptr(child), "status-child"), nil
 }

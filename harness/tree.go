@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -40,15 +41,25 @@ type treeOutcome struct {
 	Err       error // tracking failed: the run cannot be trusted
 }
 
-// superviseTree waits for the root (through its pidfd), then for every
-// other process of audit session ses for at most grace, and kills whatever
-// is left. The session id marks the tree exactly: every descendant
-// inherits it, orphans included, and none can change it because the shim
-// took CAP_AUDIT_CONTROL away.
-func superviseTree(ctx context.Context, rootPidfd, rootPID int, ses uint32, timeout, grace time.Duration) treeOutcome {
+// superviseTree waits for the root (through its pidfd), then for the rest
+// of the run for at most grace, and kills whatever is left. The run's
+// listener says when the run is over: every process of the run holds the
+// run filter, so the listener hangs up only once the last of them has
+// exited, however the tree forked, double-forked or hopped on the way. The
+// audit session id (which no process of the run can change, the shim took
+// CAP_AUDIT_CONTROL away) lists the processes to kill.
+func superviseTree(ctx context.Context, rootPidfd, rootPID int, ses uint32, run *runListener, timeout, grace time.Duration) treeOutcome {
+	out := supervise(ctx, rootPidfd, rootPID, ses, run, timeout, grace)
+	if run.over() {
+		awaitExiting(ses)
+	}
+	return out
+}
+
+func supervise(ctx context.Context, rootPidfd, rootPID int, ses uint32, run *runListener, timeout, grace time.Duration) treeOutcome {
 	cancelR, stop, err := contextFd(ctx)
 	if err != nil {
-		return killTree(ses, rootPID, CauseCancelled, treeOutcome{Err: err})
+		return killTree(ses, rootPID, CauseCancelled, run, treeOutcome{Err: err})
 	}
 	defer stop()
 
@@ -57,41 +68,29 @@ func superviseTree(ctx context.Context, rootPidfd, rootPID int, ses uint32, time
 	switch {
 	case err != nil:
 		out.Err = err
-		return killTree(ses, rootPID, CauseCancelled, out)
+		return killTree(ses, rootPID, CauseCancelled, run, out)
 	case len(ready) == 0:
 		out.TimedOut = true
-		return killTree(ses, rootPID, CauseTimeout, out)
+		return killTree(ses, rootPID, CauseTimeout, run, out)
 	case ready[0] != 0:
-		return killTree(ses, rootPID, out.stopped(ctx), out)
+		return killTree(ses, rootPID, out.stopped(ctx), run, out)
 	}
 
-	graceEnd := time.Now().Add(grace)
-	for {
-		members, err := liveMembers(ses)
-		if err != nil {
-			out.Err = err
-			return killTree(ses, rootPID, CauseOutlived, out)
-		}
-		if len(members) == 0 {
-			return out
-		}
-		fds := openPidfds(members, ses)
-		if len(fds) == 0 {
-			continue // all exited between scan and open: scan again
-		}
-		ready, err := kernel.WaitReady(append(fds, cancelR), max(0, int(time.Until(graceEnd).Milliseconds())))
-		closeAll(fds)
-		switch {
-		case err != nil:
-			out.Err = err
-			return killTree(ses, rootPID, CauseOutlived, out)
-		case len(ready) == 0:
-			return killTree(ses, rootPID, CauseOutlived, out)
-		case ready[len(ready)-1] == len(fds):
-			return killTree(ses, rootPID, out.stopped(ctx), out)
-		}
-		// Someone exited; it may have forked first: scan again.
+	ready, err = kernel.WaitReady(append(run.overFds(), cancelR), max(0, int(grace.Milliseconds())))
+	switch {
+	case err != nil:
+		out.Err = err
+		return killTree(ses, rootPID, CauseOutlived, run, out)
+	case len(ready) == 0:
+		return killTree(ses, rootPID, CauseOutlived, run, out)
+	case !run.over() && run.err() == nil:
+		return killTree(ses, rootPID, out.stopped(ctx), run, out)
 	}
+	if err := run.err(); err != nil {
+		out.Err = err
+		return killTree(ses, rootPID, CauseOutlived, run, out)
+	}
+	return out
 }
 
 // stopped records why ctx ended the run: its deadline counts as the run's
@@ -105,42 +104,45 @@ func (o *treeOutcome) stopped(ctx context.Context) string {
 	return CauseCancelled
 }
 
-// liveMembers scans /proc for the session's processes. A walk that finds
-// nobody is trusted only if no pid was allocated while it ran (so no
-// process appeared behind the walk's position); otherwise it walks again,
-// so a process that forked and exited during the first walk is still seen
-// through its child.
-func liveMembers(ses uint32) ([]kernel.Info, error) {
-	before, berr := kernel.LastPID()
-	members, err := kernel.SessionMembers(ses)
-	if err != nil || len(members) > 0 {
-		return members, err
-	}
-	if after, aerr := kernel.LastPID(); berr == nil && aerr == nil && after == before {
-		return nil, nil
-	}
-	return kernel.SessionMembers(ses)
-}
+// rescanWait bounds a wait in the kill loop before the session is listed
+// again: a process forked between a listing and the kills is found by the
+// next listing.
+const rescanWait = 20 * time.Millisecond
 
-// killTree SIGKILLs every live process of ses until none is left, recording
-// each one (but the root) as a Leak with cause.
-func killTree(ses uint32, rootPID int, cause string, out treeOutcome) treeOutcome {
+// killTree SIGKILLs every live process of ses, again and again, until the
+// run's listener says the run is over, recording each one (but the root)
+// as a Leak with cause. From the first kill on, the run's held
+// process-creation calls stay held, so a chain that forks its successor
+// and exits cannot outrun the kills. A run still open after killDeadline
+// makes the result inconclusive, naming the pids still alive.
+func killTree(ses uint32, rootPID int, cause string, run *runListener, out treeOutcome) treeOutcome {
+	run.holdForks()
 	deadline := time.Now().Add(killDeadline)
 	seen := map[int]bool{}
-	for {
-		members, err := liveMembers(ses)
+	for !run.over() {
+		if err := run.err(); err != nil {
+			out.Err = errors.Join(out.Err, err)
+			return out
+		}
+		members, err := kernel.SessionMembers(ses)
 		if err != nil {
 			out.Err = errors.Join(out.Err, err)
 			return out
 		}
-		if len(members) == 0 {
+		if run == nil && len(members) == 0 {
 			return out
 		}
 		if time.Now().After(deadline) {
-			out.Err = errors.Join(out.Err, fmt.Errorf("%d processes of audit session %d survived SIGKILL for %v", len(members), ses, killDeadline))
+			pids := make([]string, len(members))
+			for i, m := range members {
+				pids[i] = fmt.Sprintf("%d (%s)", m.PID, m.Comm)
+			}
+			out.Err = errors.Join(out.Err, fmt.Errorf("the run was still open %v after the first SIGKILL; alive in audit session %d: %s",
+				killDeadline, ses, orNone(strings.Join(pids, ", "))))
 			return out
 		}
-		var fds []int
+		fds := run.overFds()
+		listed := len(fds)
 		for _, m := range members {
 			fd, ok := openMember(m.PID, ses)
 			if !ok {
@@ -155,34 +157,58 @@ func killTree(ses uint32, rootPID int, cause string, out treeOutcome) treeOutcom
 				out.Leaked = append(out.Leaked, Leak{PID: m.PID, Exe: m.Exe, Comm: m.Comm, Lived: m.Lived(), Cause: cause})
 			}
 		}
-		waitAllExited(fds, deadline)
-		closeAll(fds)
+		if len(fds) == listed {
+			// Nobody to kill, yet the run is open: a fork raced the
+			// listing. Wait a little for the end, then list again.
+			_, _ = kernel.WaitReady(fds, int(min(rescanWait, max(time.Millisecond, time.Until(deadline))).Milliseconds()))
+			continue
+		}
+		waitAnyExited(fds, deadline)
+		closeAll(fds[listed:])
 	}
+	return out
 }
 
-// waitAllExited blocks until every pidfd in fds reports an exit or the
-// deadline passes.
-func waitAllExited(fds []int, deadline time.Time) {
-	pending := append([]int(nil), fds...)
-	for len(pending) > 0 && time.Now().Before(deadline) {
-		ready, err := kernel.WaitReady(pending, max(1, int(time.Until(deadline).Milliseconds())))
-		if err != nil || len(ready) == 0 {
-			return
-		}
-		for i := len(ready) - 1; i >= 0; i-- {
-			pending = append(pending[:ready[i]], pending[ready[i]+1:]...)
-		}
-	}
-}
+// exitingWait bounds the wait for processes that have dropped the run
+// filter but not yet finished exiting.
+const exitingWait = time.Second
 
-func openPidfds(members []kernel.Info, ses uint32) []int {
-	fds := make([]int, 0, len(members))
+// awaitExiting waits until the processes the session still lists have
+// finished exiting. A task drops its seccomp filter early in exit, so the
+// listener can hang up while /proc still shows it; it can make no syscall
+// any more, but callers expect the run to be gone when Run returns.
+func awaitExiting(ses uint32) {
+	members, err := kernel.SessionMembers(ses)
+	if err != nil || len(members) == 0 {
+		return
+	}
+	var fds []int
 	for _, m := range members {
-		if fd, ok := openMember(m.PID, ses); ok {
+		if fd, err := kernel.PidfdOpen(m.PID); err == nil {
 			fds = append(fds, fd)
 		}
 	}
-	return fds
+	defer closeAll(fds)
+	deadline := time.Now().Add(exitingWait)
+	for _, fd := range fds {
+		if time.Now().After(deadline) {
+			return
+		}
+		_, _ = kernel.WaitReady([]int{fd}, max(1, int(time.Until(deadline).Milliseconds())))
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none visible (zombies not yet reaped, or processes outside this pid namespace's view)"
+	}
+	return s
+}
+
+// waitAnyExited blocks until one of fds is ready (a killed process exited,
+// or the run is over) or the deadline passes.
+func waitAnyExited(fds []int, deadline time.Time) {
+	_, _ = kernel.WaitReady(fds, max(1, int(time.Until(deadline).Milliseconds())))
 }
 
 // openMember opens a pidfd for pid if it is still a live process of

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,9 +13,23 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
+
+// notifyForks is a run filter like the compiled one of a baseline that
+// allows process creation: clone, clone3, fork and vfork notify.
+var notifyForks = []unix.SockFilter{
+	{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: 0}, // seccomp_data.nr
+	{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: unix.SYS_CLONE, Jt: 4},
+	{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: unix.SYS_CLONE3, Jt: 3},
+	{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: unix.SYS_FORK, Jt: 2},
+	{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: unix.SYS_VFORK, Jt: 1},
+	{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
+	{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_USER_NOTIF},
+}
 
 type treeRun struct {
 	ses     uint32
@@ -29,15 +44,21 @@ func runTree(t *testing.T, timeout, grace time.Duration, args ...string) treeRun
 	t.Helper()
 	testutil.RequireAudit(t)
 	var stdout bytes.Buffer
-	cfg := &kernel.AgentSetup{Path: args[0], Args: args, Env: os.Environ(), LoginUID: uint32(os.Getuid()), Program: kernel.LogAllProgram}
+	cfg := &kernel.AgentSetup{Path: args[0], Args: args, Env: os.Environ(), LoginUID: uint32(os.Getuid()),
+		Program: kernel.LogAllProgram, Listener: notifyForks}
 	s, err := startVfork(cfg, nil, &stdout, os.Stderr)
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
+	run, err := serveListener(s.listener)
+	if err != nil {
+		t.Fatalf("serve listener: %v", err)
+	}
+	defer run.Close()
 	if err := s.release(); err != nil {
 		t.Fatalf("release: %v", err)
 	}
-	out := superviseTree(context.Background(), s.pidfd, s.pid, s.ses, timeout, grace)
+	out := superviseTree(context.Background(), s.pidfd, s.pid, s.ses, run, timeout, grace)
 	state, _ := s.wait()
 	s.closePidfd()
 	if out.Err != nil {
@@ -157,5 +178,47 @@ func TestAbortBeforeRelease(t *testing.T) {
 	}
 	if left, err := kernel.SessionMembers(s.ses); err != nil || len(left) > 0 {
 		t.Fatalf("aborted child still there: %+v %v", left, err)
+	}
+}
+
+// hopper is a Python fork-hopping chain: the first process exits at once,
+// each generation forks its successor and exits, for secs seconds; the
+// last one writes mark.
+func hopper(t *testing.T, secs float64, mark string) []string {
+	return []string{testutil.Python(t), "-c", fmt.Sprintf(`import os, time
+end = time.monotonic() + %g
+while True:
+    if os.fork():
+        os._exit(0)
+    if time.monotonic() > end:
+        break
+open(%q, "w").write("hop-done")
+`, secs, mark)}
+}
+
+func TestTreeWaitsForAForkHoppingChain(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "mark")
+	r := runTree(t, 10*time.Second, 10*time.Second, hopper(t, 0.5, mark)...)
+	if len(r.outcome.Leaked) != 0 || r.outcome.TimedOut {
+		t.Fatalf("outcome %+v", r.outcome)
+	}
+	if b, err := os.ReadFile(mark); err != nil || string(b) != "hop-done" {
+		t.Fatalf("supervision ended before the chain did: %q %v", b, err)
+	}
+}
+
+func TestTreeKillsAForkHoppingChainAfterGrace(t *testing.T) {
+	mark := filepath.Join(t.TempDir(), "mark")
+	r := runTree(t, 10*time.Second, 200*time.Millisecond, hopper(t, 60, mark)...)
+	if len(r.outcome.Leaked) == 0 {
+		t.Fatalf("outcome %+v; want the chain killed and reported", r.outcome)
+	}
+	for _, l := range r.outcome.Leaked {
+		if l.Cause != CauseOutlived {
+			t.Errorf("leak %+v: cause", l)
+		}
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Fatal("the chain finished: it was never killed")
 	}
 }

@@ -31,6 +31,11 @@ type AgentSetup struct {
 	UID, GID uint32
 	Groups   []uint32
 	Program  []unix.SockFilter
+	// Listener is the run filter, installed with a listener right after
+	// the session is set up; the session record then carries the listener
+	// fd (see ReadSpawnStatus). Every process of the run holds that
+	// filter: the listener hangs up once the last one has exited.
+	Listener []unix.SockFilter
 	// SeccompFlags are SECCOMP_FILTER_FLAG_* for seccomp(2).
 	SeccompFlags uint
 }
@@ -75,11 +80,6 @@ type SpawnConfig struct {
 	ControlPeer int
 	// DropCap is removed from every capability set of the child.
 	DropCap int
-	// Listener installs the sentinel filter (allow everything) with a
-	// listener before the session record, which then carries the
-	// listener fd (see ReadSpawnStatus). Every process of the run holds
-	// that filter: the listener hangs up when the last one is reaped.
-	Listener []unix.SockFilter
 }
 
 // SpawnStatus is one record the child writes on the status fd.

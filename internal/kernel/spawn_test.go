@@ -97,7 +97,7 @@ func TestSpawnChildExitsWhenParentGivesUpBeforeGoAhead(t *testing.T) {
 // once the orphan is gone too.
 func TestSpawnListenerOutlivesTheFirstProcess(t *testing.T) {
 	testutil.RequireAudit(t)
-	if err := BecomeSubreaper(); err != nil {
+	if err := becomeSubreaper(); err != nil {
 		t.Fatal(err)
 	}
 	holdR, holdW, err := os.Pipe() // the orphan lives until we close holdW
@@ -109,9 +109,9 @@ func TestSpawnListenerOutlivesTheFirstProcess(t *testing.T) {
 	// Without job control a background job's stdin is /dev/null unless
 	// redirected: keep the pipe on fd 3 and read that.
 	h := spawnHeld(t, &SpawnConfig{
-		AgentSetup: AgentSetup{Path: "/bin/sh", Args: []string{"sh", "-c", "exec 3<&0; (cat <&3 >/dev/null) &"}, Program: allowAll},
-		Stdio:      [3]int{int(holdR.Fd())},
-		Listener:   allowAll,
+		AgentSetup: AgentSetup{Path: "/bin/sh", Args: []string{"sh", "-c", "exec 3<&0; (cat <&3 >/dev/null) &"},
+			Program: allowAll, Listener: allowAll},
+		Stdio: [3]int{int(holdR.Fd())},
 	})
 	if h.listener < 0 {
 		t.Fatal("the session record carried no listener fd")
@@ -150,7 +150,7 @@ func TestSpawnListenerOutlivesTheFirstProcess(t *testing.T) {
 	if _, err := WaitReady([]int{orphan}, 10_000); err != nil {
 		t.Fatal(err)
 	}
-	if reaped, err := ReapPidfd(orphan); err != nil || !reaped {
+	if reaped, err := reapPidfd(orphan); err != nil || !reaped {
 		t.Fatalf("reap the orphan: %v, %v", reaped, err)
 	}
 	if over, err := ListenerHungUp(h.listener); err != nil || !over {

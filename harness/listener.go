@@ -1,0 +1,73 @@
+package harness
+
+import (
+	"fmt"
+	"sync/atomic"
+
+	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/internal/listener"
+)
+
+// runListener serves a run's listener (see baseline's run filter): the
+// process-creation calls it holds run on at once, until the harness starts
+// killing the run; from then on they stay held, so nothing of the run can
+// fork past the kills. A nil *runListener is a run without a listener (an
+// abandoned run of a harness that died): over, err and holdForks do
+// nothing, and the kill loop ends when the session lists nobody.
+type runListener struct {
+	l       *listener.Listener
+	holding atomic.Bool
+}
+
+func serveListener(fd int) (*runListener, error) {
+	if fd < 0 {
+		return nil, fmt.Errorf("%w: the child handed over no listener", ErrAgentStart)
+	}
+	r := &runListener{}
+	l, err := listener.Serve(fd, func(*kernel.SeccompNotif) listener.Answer {
+		if r.holding.Load() {
+			return listener.Hold
+		}
+		return listener.Continue
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrAgentStart, err)
+	}
+	r.l = l
+	return r, nil
+}
+
+// holdForks makes every later process-creation call of the run wait.
+func (r *runListener) holdForks() {
+	if r != nil {
+		r.holding.Store(true)
+	}
+}
+
+// over reports whether every process of the run has exited.
+func (r *runListener) over() bool { return r != nil && r.l.Over() }
+
+// err is why the listener stopped serving early, or nil.
+func (r *runListener) err() error {
+	if r == nil {
+		return nil
+	}
+	return r.l.Err()
+}
+
+// overFds is the fd that becomes readable when the run is over, as a
+// list for polling (empty without a listener).
+func (r *runListener) overFds() []int {
+	if r == nil {
+		return nil
+	}
+	return []int{r.l.OverFd()}
+}
+
+// Close stops serving; held calls of processes still alive then fail.
+func (r *runListener) Close() error {
+	if r == nil {
+		return nil
+	}
+	return r.l.Close()
+}
