@@ -69,6 +69,12 @@ func (r *Report) Annotations() []Annotation {
 		msg += "\nA run that lost audit events is never reported clean. Re-run the job; if it repeats, see `sysgate doctor`."
 		failures = append(failures, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: %s inconclusive (%s)", run.Agent, orDash(run.arch())), Message: msg})
 	}
+	for _, run := range r.gateRuns() {
+		if run.Outcome() == VerdictAgentFailed {
+			failures = append(failures, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: %s failed (%s)", run.Agent, orDash(run.arch())),
+				Message: fmt.Sprintf("The agent %s; its syscalls stayed within the baseline. A failing agent fails the gate unless --allow-agent-failure is given.", run.ExitText())})
+		}
+	}
 	for _, rw := range r.missingArchRows() {
 		out = append(out, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: no %s baseline for %s", orDash(rw.Arch), rw.Agent), Message: rw.ArchHint})
 	}

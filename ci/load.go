@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -31,7 +32,7 @@ type LoadOptions struct {
 func Load(opts LoadOptions, paths ...string) (*Report, error) {
 	r := &Report{Root: opts.Root}
 	for _, path := range paths {
-		data, err := os.ReadFile(path)
+		data, err := baseline.ReadInput(path)
 		if err != nil {
 			return nil, fmt.Errorf("load results: %w", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -12,11 +13,13 @@ import (
 type Verdict string
 
 // Verdicts, in the order a summary ranks them: a violation is conclusive
-// evidence and outranks a run that could not decide.
+// evidence and outranks a run that could not decide, which outranks an
+// agent that failed with clean syscalls.
 const (
 	VerdictClean        Verdict = Verdict(harness.VerdictClean)
 	VerdictInconclusive Verdict = Verdict(harness.VerdictInconclusive)
 	VerdictViolation    Verdict = Verdict(harness.VerdictViolation)
+	VerdictAgentFailed  Verdict = Verdict(harness.VerdictAgentFailed)
 	// VerdictRecorded is a record-mode run that saw syscalls its baseline
 	// does not list yet (harness.Result.Recorded): what a baseline update
 	// adds, not a failure.
@@ -26,8 +29,10 @@ const (
 func (v Verdict) rank() int {
 	switch v {
 	case VerdictViolation:
-		return 4
+		return 5
 	case VerdictInconclusive:
+		return 4
+	case VerdictAgentFailed:
 		return 3
 	case VerdictRecorded:
 		return 2
@@ -71,6 +76,9 @@ type Run struct {
 func (run Run) Outcome() Verdict {
 	if run.Recorded() {
 		return VerdictRecorded
+	}
+	if run.Mode == baseline.ModeRecord && !run.Conclusive() {
+		return VerdictInconclusive // what it recorded may be incomplete
 	}
 	return Verdict(run.Result.Verdict)
 }

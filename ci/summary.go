@@ -146,6 +146,8 @@ func verdictLabel(v Verdict) string {
 		return "❌ violation"
 	case VerdictInconclusive:
 		return "⚠️ inconclusive"
+	case VerdictAgentFailed:
+		return "💥 agent failed"
 	case VerdictRecorded:
 		return "📝 recorded, new syscalls"
 	}

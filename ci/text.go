@@ -17,7 +17,7 @@ import (
 func WriteText(w io.Writer, r *harness.Result) error {
 	var b strings.Builder
 	verdict := strings.ToUpper(string(r.Verdict))
-	if r.Mode == baseline.ModeRecord && r.Conclusive() {
+	if r.Mode == baseline.ModeRecord && r.Conclusive() && r.Verdict != harness.VerdictAgentFailed {
 		verdict = "RECORDED" // beyond the extended bases is what record writes, not a failure
 	}
 	fmt.Fprintf(&b, "sysgate %s %s: %s", r.Mode, r.Agent, verdict)
@@ -25,7 +25,7 @@ func WriteText(w io.Writer, r *harness.Result) error {
 		fmt.Fprintf(&b, " (%s)", r.Inconclusive)
 	}
 	fmt.Fprintf(&b, "\n  %d logged syscalls from %d processes in %v; agent %s\n",
-		r.Events, len(r.Processes), r.Duration.Round(time.Millisecond), exitText(r))
+		r.Events, len(r.Processes), r.Duration.Round(time.Millisecond), r.ExitText())
 	if h := r.ArchHint(); h != "" {
 		fmt.Fprintf(&b, "  %s\n", h)
 	}
@@ -92,16 +92,6 @@ func writeViolationTable(b *strings.Builder, vs harness.Violations) {
 		}
 		fmt.Fprintf(b, "  %s %s: %s%s\n", v.Arch, v.Syscall, strings.Join(progs, ", "), more)
 	}
-}
-
-func exitText(r *harness.Result) string {
-	switch {
-	case r.TimedOut:
-		return "timed out"
-	case r.Signal != "":
-		return "killed by " + r.Signal
-	}
-	return fmt.Sprintf("exited %d", r.ExitStatus)
 }
 
 // position is "file:line" for a terminal, "-" without a file.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -199,7 +198,7 @@ func readBaselineDir(dir string) ([]*baselineFile, error) {
 		if err != nil || d.IsDir() || filepath.Ext(path) != ".yaml" {
 			return err
 		}
-		data, err := os.ReadFile(path)
+		data, err := baseline.ReadInput(path)
 		if err != nil {
 			return err
 		}

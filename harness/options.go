@@ -39,6 +39,9 @@ type runConfig struct {
 	uid, gid    uint32
 	progress    func(*record.SeccompEvent)
 	observation string
+	// allowAgentFailure: an agent that exits non-zero or dies of a signal
+	// does not fail a run whose syscalls are clean.
+	allowAgentFailure bool
 }
 
 // WithBaselines checks (or, in record mode, diffs) against these baseline
@@ -81,3 +84,10 @@ func WithProgress(fn func(ev *record.SeccompEvent)) Option {
 // make baseline-update does, and StayWithinBaseline passes it. Other modes
 // write nothing.
 func WithObservationFile(path string) Option { return func(c *runConfig) { c.observation = path } }
+
+// WithAllowAgentFailure makes a clean run clean even when the agent exited
+// non-zero or was killed by a signal, for callers that check the agent's
+// status themselves (Result.ExitStatus, Result.Signal). By default such a
+// run is VerdictAgentFailed: `sysgate check -- pytest` must not hide a red
+// test run.
+func WithAllowAgentFailure() Option { return func(c *runConfig) { c.allowAgentFailure = true } }

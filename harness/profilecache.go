@@ -100,7 +100,7 @@ func (e *cachedProfile) fresh() bool {
 }
 
 func fileSum(path string) ([sha256.Size]byte, error) {
-	b, err := os.ReadFile(path)
+	b, err := baseline.ReadInput(path)
 	if err != nil {
 		return [sha256.Size]byte{}, err
 	}

@@ -16,9 +16,12 @@ type Verdict string
 
 // Verdicts. A run is never clean when sysgate could not see all of it.
 const (
-	VerdictClean        Verdict = "clean"        // nothing outside the baseline
-	VerdictViolation    Verdict = "violation"    // syscalls outside the baseline
+	VerdictClean        Verdict = "clean"        // nothing outside the baseline, and the agent succeeded
+	VerdictViolation    Verdict = "violation"    // syscalls outside the baseline (whatever else went wrong)
 	VerdictInconclusive Verdict = "inconclusive" // lost records, failed barrier, untracked tree, timeout
+	// VerdictAgentFailed: the syscalls were clean, but the agent exited
+	// non-zero or was killed by a signal (see WithAllowAgentFailure).
+	VerdictAgentFailed Verdict = "agent-failed"
 )
 
 // ReportEntryName is the name of the Ginkgo report entry holding a run's
@@ -176,11 +179,30 @@ func (r *Result) ArchHint() string {
 // Recorded reports whether a record run saw syscalls beyond its bases:
 // what the run writes into its baseline, not a violation.
 func (r *Result) Recorded() bool {
-	return r.Mode == baseline.ModeRecord && r.Verdict == VerdictViolation
+	return r.Mode == baseline.ModeRecord && r.Verdict == VerdictViolation && r.Conclusive()
 }
 
-// Conclusive reports whether the verdict can be trusted either way.
-func (r *Result) Conclusive() bool { return r.Verdict != VerdictInconclusive }
+// Conclusive reports whether nothing of the run can have been missed (no
+// loss, barrier passed, tree tracked). A violation may come with an
+// inconclusive cause: the verdict is still a violation, and Inconclusive
+// says what else went wrong.
+func (r *Result) Conclusive() bool { return r.Inconclusive == "" && r.Verdict != VerdictInconclusive }
+
+// ExitText says how the agent's first process ended: "exited 0", "killed
+// by segmentation fault", "timed out".
+func (r *Result) ExitText() string {
+	switch {
+	case r.TimedOut:
+		return "timed out"
+	case r.Signal != "":
+		return "killed by " + r.Signal
+	}
+	return fmt.Sprintf("exited %d", r.ExitStatus)
+}
+
+// AgentFailed reports whether the agent's first process exited non-zero
+// or was killed by a signal.
+func (r *Result) AgentFailed() bool { return r.ExitStatus != 0 || r.Signal != "" }
 
 // Risky returns the violations with a risk class.
 func (r *Result) Risky() Violations {
@@ -225,6 +247,9 @@ func (r *Result) Summary() string {
 		fmt.Fprintf(&b, ": %s", r.Inconclusive)
 	}
 	fmt.Fprintf(&b, "; %d logged syscalls from %d processes", r.Events, len(r.Processes))
+	if r.AgentFailed() {
+		fmt.Fprintf(&b, "; agent %s", r.ExitText())
+	}
 	if len(r.Violations) > 0 {
 		fmt.Fprintf(&b, "\n%s", r.Violations)
 	}

@@ -44,12 +44,13 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if agent.Name == "" {
 		agent.Name = filepath.Base(agent.Command[0])
 	}
-	if ok, err := kernel.HasCapability(capAuditControl); err != nil || !ok {
-		return nil, fmt.Errorf("%w: CAP_AUDIT_CONTROL is needed to give the agent its own audit session (run as root; `sysgate doctor` checks the rest)", ErrPrivileges)
-	}
+	// Bad input is reported before missing privileges: it needs neither.
 	profile, mode, filter, err := cfg.loadCompiled()
 	if err != nil {
 		return nil, err
+	}
+	if ok, err := kernel.HasCapability(capAuditControl); err != nil || !ok {
+		return nil, fmt.Errorf("%w: CAP_AUDIT_CONTROL is needed to give the agent its own audit session (run as root; `sysgate doctor` checks the rest)", ErrPrivileges)
 	}
 	release, err := auditctl.AcquireTuning()
 	if err != nil {
@@ -134,7 +135,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	}
 	r.MissingArch = profile != nil && mode != baseline.ModeRecord && !slices.Contains(profile.Arches(), r.Arch)
 	r.normalize()
-	r.decide(tree, closeErr)
+	r.decide(tree, closeErr, cfg.allowAgentFailure)
 	if mode == baseline.ModeRecord && r.Conclusive() && cfg.observation != "" {
 		if err := MergeObservationFile(cfg.observation, r.Observed); err != nil {
 			return r, err
@@ -160,9 +161,11 @@ func (r *Result) normalize() {
 	}
 }
 
-// decide sets the verdict: inconclusive whenever part of the run may have
-// gone unseen, else violation or clean.
-func (r *Result) decide(tree treeOutcome, closeErr error) {
+// decide sets the verdict, in the order violation > inconclusive > agent
+// failed > clean. Whatever made the run inconclusive is kept in
+// Inconclusive beside a violation: an agent that has made a new syscall
+// cannot hide it by flooding the audit path afterwards.
+func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool) {
 	var reasons []error
 	if r.Loss.Any() {
 		reasons = append(reasons, errors.New(r.Loss.String()))
@@ -176,15 +179,20 @@ func (r *Result) decide(tree treeOutcome, closeErr error) {
 	if tree.Cancelled {
 		reasons = append(reasons, fmt.Errorf("run cancelled; %d processes killed", len(tree.Leaked)+1))
 	}
+	if tree.TimedOut {
+		reasons = append(reasons, fmt.Errorf("agent timed out; the tree was killed (%d processes besides the agent)", len(tree.Leaked)))
+	}
+	if len(reasons) > 0 {
+		r.Inconclusive = errors.Join(reasons...).Error()
+	}
 	switch {
-	case len(reasons) > 0:
-		r.Verdict, r.Inconclusive = VerdictInconclusive, errors.Join(reasons...).Error()
 	case len(r.Violations) > 0 || r.UnknownABI > 0:
 		// A call of an ABI sysgate cannot name is outside every baseline.
 		r.Verdict = VerdictViolation
-	case tree.TimedOut:
+	case len(reasons) > 0:
 		r.Verdict = VerdictInconclusive
-		r.Inconclusive = fmt.Sprintf("agent timed out; the tree was killed (%d processes besides the agent)", len(tree.Leaked))
+	case r.AgentFailed() && !allowAgentFailure:
+		r.Verdict = VerdictAgentFailed
 	default:
 		r.Verdict = VerdictClean
 	}

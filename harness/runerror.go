@@ -29,8 +29,11 @@ func (e *RunError) Error() string { return e.Result.Summary() }
 // method: Gomega finds it by its name, harness does not import Gomega).
 func (e *RunError) FormattedGomegaError() string {
 	r := e.Result
-	if !r.Conclusive() {
+	switch r.Verdict {
+	case VerdictInconclusive:
 		return fmt.Sprintf("sysgate: run of %s was inconclusive: %s", r.Agent, r.Inconclusive)
+	case VerdictAgentFailed:
+		return fmt.Sprintf("sysgate: %s stayed within its baseline, but the agent failed (%s)", r.Agent, r.ExitText())
 	}
 	files := strings.Join(r.Baselines, ", ")
 	if files == "" {

@@ -14,7 +14,10 @@ import (
 // StayWithinBaseline succeeds when a *harness.Result made no syscall
 // outside its baseline. With paths it diffs the result's observation
 // against those baseline files instead (useful for a record-mode result).
-// On an inconclusive result it errors, for To and NotTo alike. A
+// The verdict's order holds: a violation fails To (and passes NotTo) even
+// when the run was also inconclusive; an inconclusive run without one
+// errors, for To and NotTo alike; a clean run whose agent failed fails To.
+// A
 // record-mode result that learned (its observation went into a file
 // through harness.WithObservationFile, as in make baseline-update)
 // succeeds: its new syscalls are for the baseline diff, reviewed in the
@@ -35,18 +38,30 @@ func (m *withinBaselineMatcher) Match(actual any) (bool, error) {
 		return false, err
 	}
 	m.result, m.violations = r, r.Violations
-	if err := inconclusive("StayWithinBaseline", r); err != nil {
-		return false, err
-	}
 	if len(m.paths) > 0 {
 		p, err := baseline.LoadStack(m.paths...)
 		if err != nil {
+			if ierr := inconclusive("StayWithinBaseline", r); ierr != nil {
+				return false, ierr
+			}
 			return false, err
 		}
 		m.violations = r.ViolationsAgainst(p)
 	}
-	if r.Mode == baseline.ModeRecord && r.ObservationFile != "" {
+	if r.Mode == baseline.ModeRecord && r.ObservationFile != "" && r.Conclusive() {
 		return true, nil // learned: the new syscalls go into the baseline diff
+	}
+	// Same order as the verdict: a violation seen is evidence, whatever
+	// else went wrong; else an inconclusive run proves nothing either way;
+	// else a failed agent fails.
+	if len(m.violations) > 0 || r.UnknownABI > 0 {
+		return false, nil
+	}
+	if err := inconclusive("StayWithinBaseline", r); err != nil {
+		return false, err
+	}
+	if r.Verdict == harness.VerdictAgentFailed {
+		return false, nil
 	}
 	return len(m.violations) == 0 && r.UnknownABI == 0, nil
 }
@@ -56,10 +71,18 @@ func (m *withinBaselineMatcher) FailureMessage(any) string {
 	if r == nil {
 		return "StayWithinBaseline: no result"
 	}
-	if !r.Conclusive() {
-		return inconclusive("StayWithinBaseline", r).Error()
+	if len(m.violations) == 0 && r.UnknownABI == 0 {
+		if err := inconclusive("StayWithinBaseline", r); err != nil {
+			return err.Error()
+		}
+		return fmt.Sprintf("Expected %s to succeed within its baseline (%s): its syscalls did, but the agent %s\n"+
+			"A failing agent fails the gate; harness.WithAllowAgentFailure() accepts it.", r.Agent, m.baselines(), r.ExitText())
 	}
-	return r.ViolationReport(m.violations, m.baselines())
+	msg := r.ViolationReport(m.violations, m.baselines())
+	if !r.Conclusive() {
+		msg += "\nThe run was also inconclusive (more may have been missed): " + r.Inconclusive
+	}
+	return msg
 }
 
 func (m *withinBaselineMatcher) NegatedFailureMessage(any) string {
@@ -98,10 +121,13 @@ func (m *observedMatcher) Match(actual any) (bool, error) {
 		return false, err
 	}
 	m.result = r
+	if r.Saw(m.name) {
+		return true, nil // seen is seen, whatever else the run missed
+	}
 	if err := inconclusive("HaveObserved", r); err != nil {
 		return false, err
 	}
-	return r.Saw(m.name), nil
+	return false, nil
 }
 
 func (m *observedMatcher) FailureMessage(any) string {

@@ -62,7 +62,6 @@ func TestInconclusiveFailsBothPolarities(t *testing.T) {
 	for name, m := range map[string]types.GomegaMatcher{
 		"StayWithinBaseline":        StayWithinBaseline(),
 		"StayWithinBaseline(files)": StayWithinBaseline("agents/fake.yaml"),
-		"HaveObserved":              HaveObserved("read"),
 		"HaveObserved(absent)":      HaveObserved("connect"),
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -84,6 +83,31 @@ func TestInconclusiveFailsBothPolarities(t *testing.T) {
 		})
 	}
 	NewWithT(t).Expect(r.Err()).To(HaveOccurred())
+}
+
+// The matchers rank like the verdict: violation > inconclusive > agent
+// failed > clean.
+func TestMatchersFollowTheVerdictOrder(t *testing.T) {
+	g := NewWithT(t)
+	// A violation, then a flood: still a violation, the loss beside it.
+	flooded := fakeResult(harness.VerdictViolation, socketViolation)
+	flooded.Inconclusive = "audit records lost: 90000 audit records never delivered"
+	g.Expect(flooded).NotTo(StayWithinBaseline())
+	m := StayWithinBaseline()
+	ok, err := m.Match(flooded)
+	g.Expect(ok, err).To(BeFalse())
+	g.Expect(m.FailureMessage(flooded)).To(And(ContainSubstring("socket (41)"), ContainSubstring("also inconclusive"), ContainSubstring("90000")))
+	// What the run saw, it saw, whatever else it missed.
+	g.Expect(flooded).To(HaveObserved("socket"))
+
+	// Clean syscalls, failed agent: To fails, naming how it ended.
+	failed := fakeResult(harness.VerdictAgentFailed)
+	failed.Signal = "segmentation fault"
+	m = StayWithinBaseline()
+	ok, err = m.Match(failed)
+	g.Expect(ok, err).To(BeFalse())
+	g.Expect(m.FailureMessage(failed)).To(And(ContainSubstring("killed by segmentation fault"), ContainSubstring("WithAllowAgentFailure")))
+	g.Expect(failed.Err()).To(MatchError(ContainSubstring("segmentation fault")))
 }
 
 func TestMatchersRejectWrongActualAndNeverPanic(t *testing.T) {

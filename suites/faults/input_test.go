@@ -1,12 +1,15 @@
 package faults_test
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 )
 
@@ -75,4 +78,18 @@ var _ = Describe("bad input", RequiresAudit, BadInput, func() {
 			return writeFile(dir, "agent.sh", "#!/bin/sh\nexit 0\n", 0o644)
 		}, "permission denied"),
 	)
+
+	// Issue 12: a reader that stops after one line (record ... | head -1)
+	// used to see RECORDED before the file existed, and kill sysgate with
+	// SIGPIPE before it wrote the file.
+	It("record | head -1 leaves a complete, valid baseline every time", func(ctx SpecContext) {
+		for i := range 20 {
+			out := filepath.Join(dir, fmt.Sprintf("true-%d.yaml", i))
+			cmd := exec.CommandContext(ctx, "sh", "-c", `"$0" record -o "$1" -- /bin/true 2>&1 | head -1`, bin.Sysgate, out)
+			line, err := cmd.Output()
+			Expect(err).NotTo(HaveOccurred(), "run %d: %s", i, line)
+			_, err = baseline.Load(out)
+			Expect(err).NotTo(HaveOccurred(), "run %d: the baseline after %q", i, line)
+		}
+	})
 })

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 
@@ -62,7 +61,7 @@ func (c *Command) runBaselineDiff(args []string) int {
 // loadSyscallSet reads an observation (JSON, starting with "{") or a
 // baseline with everything it extends.
 func loadSyscallSet(path string) (*syscallSet, error) {
-	data, err := os.ReadFile(path)
+	data, err := baseline.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/sysgate/sysgate/baseline"
 )
@@ -23,7 +22,7 @@ func (c *Command) runBaselineFmt(args []string) int {
 	}
 	code := ExitOK
 	for _, path := range fs.Args() {
-		data, err := os.ReadFile(path)
+		data, err := baseline.ReadInput(path)
 		if err != nil {
 			code = c.errorf(ExitUsage, "fmt: %v", err)
 			continue
@@ -71,11 +70,7 @@ func (c *Command) parseFileArgs(fs *flag.FlagSet, args []string) (code int, ok b
 	if code, ok := c.parse(fs, args); !ok {
 		return code, false
 	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return ExitUsage, false
-	}
-	return ExitOK, true
+	return c.require(fs, fs.Name(), required{"FILE", fs.NArg() > 0})
 }
 
 // printFindings prints a baseline error's findings one per line, or the

@@ -15,7 +15,11 @@ const (
 	ExitViolation    = 1 // a regression was found (new syscall, stale baseline with --strict, ...)
 	ExitUsage        = 2 // bad flags or bad input (malformed baseline, unknown syscall, ...)
 	ExitInconclusive = 3 // the environment kept sysgate from a verdict (loss, privileges, kernel settings, agent not started)
+	ExitAgentFailed  = 4 // the syscalls were clean, but the agent exited non-zero or died of a signal
 )
+
+// A violation outranks everything: a run that made a new syscall exits 1
+// whatever else went wrong (the other causes are reported beside it).
 
 // Command is one invocation of sysgate.
 type Command struct {
@@ -117,4 +121,28 @@ func (c *Command) parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
 func (c *Command) errorf(code int, format string, args ...any) int {
 	fmt.Fprintf(c.Stderr, "sysgate: "+format+"\n", args...)
 	return code
+}
+
+// required is an argument a verb cannot run without, and whether it was
+// given.
+type required struct {
+	name  string
+	given bool
+}
+
+// require prints one line per missing argument, then the usage, and
+// returns ExitUsage, false when anything is missing.
+func (c *Command) require(fs *flag.FlagSet, verb string, args ...required) (code int, ok bool) {
+	missing := false
+	for _, a := range args {
+		if !a.given {
+			c.errorf(ExitUsage, "%s: missing %s", verb, a.name)
+			missing = true
+		}
+	}
+	if missing {
+		fs.Usage()
+		return ExitUsage, false
+	}
+	return ExitOK, true
 }

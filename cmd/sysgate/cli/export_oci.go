@@ -19,9 +19,11 @@ func (c *Command) runExportOCI(args []string) int {
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
-	if len(files) == 0 || fs.NArg() > 0 {
-		fs.Usage()
-		return ExitUsage
+	if fs.NArg() > 0 {
+		return c.errorf(ExitUsage, "export oci: unexpected argument %q (baselines go after -b)", fs.Arg(0))
+	}
+	if code, ok := c.require(fs, "export oci", required{"-b BASELINE", len(files) > 0}); !ok {
+		return code
 	}
 	def, err := baseline.ParseAction(*action)
 	if err != nil {

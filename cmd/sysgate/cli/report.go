@@ -75,13 +75,16 @@ func repoRoot() (string, error) {
 	return ci.FindRoot(wd), nil
 }
 
-// verdictCode maps a report's verdict to the exit code of a gate.
+// verdictCode maps a verdict to the exit code of a gate: violation 1,
+// inconclusive 3, agent failed 4, clean 0.
 func verdictCode(v ci.Verdict) int {
 	switch v {
 	case ci.VerdictClean:
 		return ExitOK
 	case ci.VerdictViolation:
 		return ExitViolation
+	case ci.VerdictAgentFailed:
+		return ExitAgentFailed
 	}
 	return ExitInconclusive
 }
@@ -183,9 +186,8 @@ func (c *Command) runReportPRBody(args []string) int {
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
-	if *dir == "" || fs.NArg() == 0 {
-		fs.Usage()
-		return ExitUsage
+	if code, ok := c.require(fs, "report pr-body", required{"--baselines DIR", *dir != ""}, required{"OBSERVATION.json", fs.NArg() > 0}); !ok {
+		return code
 	}
 	obs, err := ci.MergeObservations(fs.Args()...)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/signal"
 	"os/user"
@@ -32,6 +33,8 @@ type runFlags struct {
 	user    string
 	timeout time.Duration
 	grace   time.Duration
+	// allowAgentFailure: a failing agent with clean syscalls exits 0.
+	allowAgentFailure bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -40,11 +43,15 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.user, "user", "", "run the agent as this user (name or uid[:gid]); default: the caller, without CAP_AUDIT_CONTROL")
 	fs.DurationVar(&f.timeout, "timeout", 0, "kill the whole process tree after this long (0: no limit)")
 	fs.DurationVar(&f.grace, "grace", harness.DefaultGrace, "how long processes may outlive the agent before they are killed and reported")
+	fs.BoolVar(&f.allowAgentFailure, "allow-agent-failure", false, "a clean run passes even if the agent exits non-zero or dies of a signal (default: exit 4)")
 }
 
 // options turns the shared flags into harness options.
 func (f *runFlags) options() ([]harness.Option, error) {
 	opts := []harness.Option{harness.WithTimeout(f.timeout), harness.WithGrace(f.grace)}
+	if f.allowAgentFailure {
+		opts = append(opts, harness.WithAllowAgentFailure())
+	}
 	if f.user != "" {
 		uid, gid, err := lookupUser(f.user)
 		if err != nil {
@@ -111,10 +118,20 @@ func (c *Command) runAgent(a harness.Agent, opts []harness.Option) (*harness.Res
 // everything else (no audit support, agent not started) keeps sysgate
 // from a verdict.
 func (c *Command) runError(err error) int {
-	if errors.Is(err, baseline.ErrInvalid) {
+	if errors.Is(err, baseline.ErrInvalid) || errors.Is(err, baseline.ErrBadInput) {
 		return c.errorf(ExitUsage, "%v", err)
 	}
 	return c.errorf(ExitInconclusive, "%v", err)
+}
+
+// unwrapPathError drops the "open PATH:" of a *fs.PathError when the
+// caller names the path already.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func (c *Command) runRecord(args []string) int {
@@ -131,9 +148,8 @@ func (c *Command) runRecord(args []string) int {
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
-	if out == "" || fs.NArg() == 0 {
-		fs.Usage()
-		return ExitUsage
+	if code, ok := c.require(fs, "record", required{"-o BASELINE", out != ""}, required{"-- CMD", fs.NArg() > 0}); !ok {
+		return code
 	}
 	opts, err := f.options()
 	if err != nil {
@@ -147,11 +163,14 @@ func (c *Command) runRecord(args []string) int {
 	if r == nil {
 		return code
 	}
-	if err := ci.WriteText(c.Stderr, r); err != nil {
-		return c.errorf(ExitInconclusive, "write result: %v", err)
-	}
 	if !r.Conclusive() {
+		ci.WriteText(c.Stderr, r)
 		return c.errorf(ExitInconclusive, "not writing %s: the run was inconclusive: %s", out, r.Inconclusive)
+	}
+	if r.Verdict == harness.VerdictAgentFailed {
+		ci.WriteText(c.Stderr, r)
+		return c.errorf(ExitAgentFailed, "not writing %s: the agent %s, so it may not have done what its baseline should hold "+
+			"(--allow-agent-failure records it anyway)", out, r.ExitText())
 	}
 	if obsPath != "" {
 		if merge {
@@ -169,6 +188,11 @@ func (c *Command) runRecord(args []string) int {
 			return c.errorf(ExitUsage, "%v", err)
 		}
 		return c.errorf(ExitInconclusive, "%v", err)
+	}
+	// Everything is written before anything is printed: a reader that
+	// stops reading (record ... | head -1) cannot cost the file.
+	if err := ci.WriteText(c.Stderr, r); err != nil {
+		return c.errorf(ExitInconclusive, "write result: %v", err)
 	}
 	if err := ci.WriteRecorded(c.Stderr, out, res); err != nil {
 		return c.errorf(ExitInconclusive, "write result: %v", err)
@@ -197,9 +221,8 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
-	if len(baselines) == 0 || fs.NArg() == 0 {
-		fs.Usage()
-		return ExitUsage
+	if code, ok := c.require(fs, verb, required{"-b BASELINE", len(baselines) > 0}, required{"-- CMD", fs.NArg() > 0}); !ok {
+		return code
 	}
 	if !slices.Contains(ci.ResultFormats, format) {
 		return c.errorf(ExitUsage, "--format %q: want text, json or github", format)
@@ -211,8 +234,8 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	// A baseline that cannot be read is bad input (exit 2), like one that
 	// does not parse, not an environment problem.
 	for _, b := range baselines {
-		if _, err := os.Stat(b); err != nil {
-			return c.errorf(ExitUsage, "baseline %s: %v", b, err)
+		if _, err := baseline.ReadInput(b); err != nil {
+			return c.errorf(ExitUsage, "baseline %s: %v", b, unwrapPathError(err))
 		}
 	}
 	opts = append(opts, harness.WithBaselines(baselines...), harness.WithMode(mode))
@@ -239,11 +262,5 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 			return c.errorf(ExitInconclusive, "write result: %v", err)
 		}
 	}
-	switch r.Verdict {
-	case harness.VerdictClean:
-		return ExitOK
-	case harness.VerdictViolation:
-		return ExitViolation
-	}
-	return ExitInconclusive
+	return verdictCode(ci.Verdict(r.Verdict))
 }
