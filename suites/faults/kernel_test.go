@@ -34,6 +34,24 @@ func expectInconclusive(o outcome, why ...string) *harness.Result {
 	return r
 }
 
+// expectViolationDespite checks a `check --format json` outcome of an agent
+// that made new syscalls and then lost records: the violation outranks the
+// loss (exit 1, issue 12), and the inconclusive cause is reported beside
+// it, containing each of why.
+func expectViolationDespite(o outcome, why ...string) *harness.Result {
+	GinkgoHelper()
+	GinkgoWriter.Printf("%s\n", o)
+	Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)
+	r := o.Result()
+	Expect(r.Verdict).To(Equal(harness.VerdictViolation))
+	Expect(r.Saw("getppid")).To(BeTrue(), "the new syscall is named")
+	Expect(r.Conclusive()).To(BeFalse(), "the loss is reported beside the violation")
+	for _, w := range why {
+		Expect(r.Inconclusive).To(ContainSubstring(w), "%s", o)
+	}
+	return r
+}
+
 var _ = Describe("audit records that never reach sysgate", RequiresAudit, Loss, func() {
 	var base string
 
@@ -42,18 +60,18 @@ var _ = Describe("audit records that never reach sysgate", RequiresAudit, Loss, 
 		base = recordBaseline(ctx, "loop")
 	})
 
-	It("is inconclusive when the kernel drops records at the source (backlog_limit 16, backlog_wait_time 0)", ExclusiveKernel, func() {
+	It("reports the violation, with the kernel's drops beside it, when records are dropped at the source (backlog_limit 16, backlog_wait_time 0)", ExclusiveKernel, func() {
 		withKernelFault(func() {
 			Expect(auditctltest.SetBacklog(16, 0)).To(Succeed())
 		}, func() {
 			o := sysgateInProcess(checkArgs(base, "loop", nil, "200000")...)
-			r := expectInconclusive(o, "dropped by the kernel", "backlog_limit")
+			r := expectViolationDespite(o, "dropped by the kernel", "backlog_limit")
 			Expect(r.Loss.KernelLost).To(BeNumerically(">", 0))
 			Expect(r.Observed.Count(r.Arch, "getppid")).To(BeNumerically("<", 200000))
 		})
 	})
 
-	It("is inconclusive when the audit socket overflows while sysgate's reader stalls", func(ctx SpecContext) {
+	It("reports the violation, with the overflow beside it, when the audit socket overflows while sysgate's reader stalls", func(ctx SpecContext) {
 		// The reader is stopped (SIGSTOP, as a starved CI runner would
 		// stop it) while the agent logs more records than the 128 MiB
 		// receive buffer holds. (auditlog's own tests force a tiny buffer
@@ -73,7 +91,7 @@ var _ = Describe("audit records that never reach sysgate", RequiresAudit, Loss, 
 		err := cmd.Wait()
 		o := outcome{Code: cmd.ProcessState.ExitCode(), Stdout: stdout.String(), Stderr: stderr.String()}
 		Expect(err).To(HaveOccurred(), "%s", o)
-		r := expectInconclusive(o, "ENOBUFS", "serial number gaps")
+		r := expectViolationDespite(o, "ENOBUFS", "serial number gaps")
 		Expect(r.Loss.ENOBUFS).To(BeNumerically(">", 0))
 		Expect(r.Observed.Count(r.Arch, "getppid")).To(BeNumerically("<", 250000))
 	})
@@ -99,13 +117,13 @@ var _ = Describe("audit records that never reach sysgate", RequiresAudit, Loss, 
 		})
 	})
 
-	It("is inconclusive when the barrier never completes (its sentinel's records are filtered out)", func(ctx SpecContext) {
+	It("reports the violation, with the barrier failure beside it, when the barrier never completes (its sentinel's records are filtered out)", func(ctx SpecContext) {
 		// An audit exclude rule for the sysgate binary drops the records of
 		// the barrier's sentinel thread (a thread of sysgate) and nothing
 		// else: the agent's own records still arrive.
 		excludeSeccompRecordsOf(bin.Sysgate)
 		o := sysgate(ctx, checkArgs(base, "loop", nil, "10")...)
-		r := expectInconclusive(o, "barrier", "no sentinel record")
+		r := expectViolationDespite(o, "barrier", "no sentinel record")
 		Expect(r.Observed.Count(r.Arch, "getppid")).To(BeEquivalentTo(10), "the agent's records still arrive")
 	})
 })
