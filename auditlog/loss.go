@@ -24,15 +24,26 @@ type Loss struct {
 	// KernelLost is the increase of the kernel's audit "lost" counter:
 	// records dropped at the source (backlog full, rate limit, memory).
 	KernelLost uint64 `json:"kernel_lost,omitempty"`
+	// Malformed counts AUDIT_SECCOMP records the parser rejected while
+	// subscribed: whose they were is unknown, so each may have been this
+	// run's. MalformedSample is the latest one (at most 512 bytes).
+	Malformed       uint64 `json:"malformed,omitempty"`
+	MalformedSample string `json:"malformed_sample,omitempty"`
 }
 
 // Any reports whether anything was lost.
-func (l Loss) Any() bool { return l.ENOBUFS != 0 || l.SerialGaps != 0 || l.KernelLost != 0 }
+func (l Loss) Any() bool {
+	return l.ENOBUFS != 0 || l.SerialGaps != 0 || l.KernelLost != 0 || l.Malformed != 0
+}
 
 // Add returns the sum of l and o.
 func (l Loss) Add(o Loss) Loss {
+	sample := l.MalformedSample
+	if o.MalformedSample != "" {
+		sample = o.MalformedSample
+	}
 	return Loss{ENOBUFS: l.ENOBUFS + o.ENOBUFS, SerialGaps: l.SerialGaps + o.SerialGaps, KernelLost: l.KernelLost + o.KernelLost,
-		GapSerials: append(slices.Clone(l.GapSerials), o.GapSerials...)}
+		GapSerials: append(slices.Clone(l.GapSerials), o.GapSerials...), Malformed: l.Malformed + o.Malformed, MalformedSample: sample}
 }
 
 // String describes the loss and its causes for a report.
@@ -57,6 +68,9 @@ func (l Loss) String() string {
 	}
 	if l.KernelLost != 0 {
 		parts = append(parts, fmt.Sprintf("%d audit records dropped by the kernel (status lost counter; backlog_limit, backlog_wait_time, rate_limit, or a full hold queue with audit=1 and no audit daemon: sysgate doctor tells which)", l.KernelLost))
+	}
+	if l.Malformed != 0 {
+		parts = append(parts, fmt.Sprintf("%d seccomp audit records sysgate could not parse (latest: %q)", l.Malformed, l.MalformedSample))
 	}
 	return "audit records lost: " + strings.Join(parts, "; ")
 }

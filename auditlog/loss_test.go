@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
+	"github.com/sysgate/sysgate/auditlog/barrier"
 	"github.com/sysgate/sysgate/auditlog/gaps"
 	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/internal/testutil"
@@ -111,5 +112,31 @@ func TestNoFalseGapsWithMultiRecordEvents(t *testing.T) {
 	}
 	if shared == 0 {
 		t.Errorf("no two records shared a serial: the test did not exercise multi-record events")
+	}
+}
+
+// A seccomp record the parser rejects could have been any run's: it is
+// counted, with a sample, and the loss it makes names it.
+func TestMalformedRecordIsCountedAsLoss(t *testing.T) {
+	s := &Stream{bySes: map[uint32][]*Subscription{}, gaps: gaps.New(time.Second), sentinels: barrier.New(1), pid: -1}
+	bad := `audit(1795313844.973:22): auid=0 uid=0 gid=0 ses=5 pid=10319 comm="child" exe="/tmp/x" sig=0 arch=c000003e syscall=-1 compat=0 ip=0x7f390161d4f7 code=0x7ffc0000`
+	good := strings.Replace(bad, "syscall=-1", "syscall=110", 1)
+	bt := &batch{}
+	for _, text := range []string{good, bad} {
+		off := len(bt.data)
+		bt.data = append(bt.data, text...)
+		bt.recs = append(bt.recs, rawRecord{typ: record.TypeSeccomp, off: uint32(off), end: uint32(len(bt.data))})
+	}
+	s.handle(record.NewParser(), bt)
+	if n := s.malformed.Load(); n != 1 {
+		t.Fatalf("malformed = %d, want 1 (the syscall=-1 record)", n)
+	}
+	sample := s.malformedSample.Load()
+	if sample == nil || !strings.Contains(*sample, "syscall=-1") {
+		t.Fatalf("sample %v", sample)
+	}
+	l := Loss{Malformed: 1, MalformedSample: *sample}
+	if !l.Any() || !strings.Contains(l.String(), "1 seccomp audit records sysgate could not parse") || !strings.Contains(l.String(), "syscall=-1") {
+		t.Errorf("loss %q", l.String())
 	}
 }

@@ -82,6 +82,7 @@ type Stream struct {
 	suppressSentinel atomic.Bool // test-only (export_test.go): barriers time out
 	sentinels        *barrier.Sentinels
 	malformed        atomic.Uint64
+	malformedSample  atomic.Pointer[string] // the latest record the parser rejected
 	records          atomic.Uint64
 	closeOnce        sync.Once
 }
@@ -238,6 +239,9 @@ func (s *Stream) handle(p *record.Parser, b *batch) {
 		}
 		var r record.Seccomp
 		if err := record.DecodeSeccomp(data, &r); err != nil {
+			// Whose it was is unknown: every open run counts it as loss.
+			sample := string(data[:min(len(data), maxMalformedSample)])
+			s.malformedSample.Store(&sample)
 			s.malformed.Add(1)
 			continue
 		}
@@ -273,14 +277,18 @@ func trimRecord(b []byte) []byte {
 	return b
 }
 
+// maxMalformedSample bounds the sample of a rejected record in reports.
+const maxMalformedSample = 512
+
 // counters is a snapshot of the stream's loss counters.
 type counters struct {
-	enobufs uint64
-	gaps    uint64
+	enobufs   uint64
+	gaps      uint64
+	malformed uint64
 }
 
 func (s *Stream) counters() counters {
-	return counters{enobufs: s.conn.ENOBUFS(), gaps: s.gaps.LostCount()}
+	return counters{enobufs: s.conn.ENOBUFS(), gaps: s.gaps.LostCount(), malformed: s.malformed.Load()}
 }
 
 // Stats are the stream's running totals, for diagnostics.

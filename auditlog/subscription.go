@@ -81,6 +81,11 @@ func (sub *Subscription) Close(ctx context.Context) (Loss, error) {
 	if loss.SerialGaps > 0 {
 		loss.GapSerials = s.gaps.LostSince(sub.start.gaps)
 	}
+	if loss.Malformed = end.malformed - sub.start.malformed; loss.Malformed > 0 {
+		if p := s.malformedSample.Load(); p != nil {
+			loss.MalformedSample = *p
+		}
+	}
 	st, stErr := auditctl.ReadStatus()
 	// A reader error (never seen in practice) may have cost records.
 	err = errors.Join(err, sub.statErr, stErr, s.Err())
