@@ -12,6 +12,7 @@ import (
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/auditlog/auditctl"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/internal/listener"
 )
 
 // Check is one preflight finding.
@@ -57,6 +58,14 @@ func Run() (*Report, error) {
 		fail("seccomp", auditctl.ErrNotSupported, "kernel has no SECCOMP_RET_LOG action (needs Linux 4.14+)", "use a newer kernel", nil)
 	default:
 		add(Check{Name: "seccomp", OK: true, Detail: "SECCOMP_RET_LOG available"})
+	}
+	// The end of a run is the hang-up of its seccomp listener: without it
+	// sysgate cannot tell when the last process of a run is gone.
+	if err := listener.Supported(); err != nil {
+		fail("seccomp listener", auditctl.ErrNotSupported, err.Error(),
+			"use Linux 5.8+ (SECCOMP_FILTER_FLAG_NEW_LISTENER with hang-up on the last task's exit)", err)
+	} else {
+		add(Check{Name: "seccomp listener", OK: true, Detail: "hangs up when a run's last process exits"})
 	}
 
 	cmdline, cmdlineErr := kernel.BootCmdline()

@@ -31,10 +31,7 @@ const probeWait = 2 * time.Second
 var Supported = sync.OnceValue(func() error {
 	fds := make(chan int, 1)
 	errs := make(chan error, 1)
-	go func() {
-		// Never unlocked: the thread ends with this goroutine, taking the
-		// filter with it.
-		runtime.LockOSThread()
+	onDisposableThread(func() {
 		if err := kernel.SetNoNewPrivs(); err != nil {
 			errs <- err
 			return
@@ -45,7 +42,7 @@ var Supported = sync.OnceValue(func() error {
 			return
 		}
 		fds <- fd
-	}()
+	})
 	var l *Listener
 	select {
 	case err := <-errs:
@@ -62,3 +59,19 @@ var Supported = sync.OnceValue(func() error {
 	}
 	return nil
 })
+
+// onDisposableThread runs fn on a goroutine locked to a thread that exits
+// when fn returns, taking its seccomp filter and no_new_privs with it. The
+// main thread never exits: a goroutine that lands there keeps it busy and
+// hands fn to another.
+func onDisposableThread(fn func()) {
+	go func() {
+		runtime.LockOSThread() // not unlocked: the thread ends with fn
+		if kernel.OnMainThread() {
+			onDisposableThread(fn)
+			runtime.UnlockOSThread()
+			return
+		}
+		fn()
+	}()
+}
