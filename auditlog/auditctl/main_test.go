@@ -25,8 +25,9 @@ func crashHoldingExclusive() {
 		os.Exit(2)
 	}
 	var snap kernelSnapshot
-	if _, err := readJSON(stateFile("exclusive.json"), &snap); err != nil {
-		fmt.Fprintln(os.Stderr, "child:", err)
+	found, err := readJSON(stateFile("exclusive.json"), &snap)
+	if err != nil || !found {
+		fmt.Fprintln(os.Stderr, "child: exclusive.json found:", found, err)
 		os.Exit(2)
 	}
 	fmt.Printf("%d %d\n", snap.BacklogLimit, snap.BacklogWaitTime)
