@@ -49,6 +49,35 @@ func BenchmarkLaunchVfork(b *testing.B) {
 	}
 }
 
+// BenchmarkLaunchVforkListener is BenchmarkLaunchVfork with the run filter
+// and its listener, served until it hangs up, as every run does: the
+// difference is what the end-of-run signal costs per launch.
+func BenchmarkLaunchVforkListener(b *testing.B) {
+	testutil.RequireRoot(b)
+	cfg := &kernel.AgentSetup{Path: "/bin/true", Args: []string{"/bin/true"}, Env: os.Environ(), Program: allowAll, Listener: allowAll}
+	for b.Loop() {
+		p, err := startVfork(cfg, nil, nil, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		run, err := serveListener(p.listener)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := p.release(); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := p.wait(); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := kernel.WaitReady(run.overFds(), 10_000); err != nil || !run.over() {
+			b.Fatalf("listener did not hang up: %v", err)
+		}
+		run.Close()
+		p.closePidfd()
+	}
+}
+
 // BenchmarkRunCheckTrue is a whole check-mode Run of /bin/true against its
 // own baseline: compile, tuning, subscribe, launch, tree wait, barrier.
 func BenchmarkRunCheckTrue(b *testing.B) {

@@ -76,19 +76,25 @@ func supervise(ctx context.Context, rootPidfd, rootPID int, ses uint32, run *run
 		return killTree(ses, rootPID, out.stopped(ctx), run, out)
 	}
 
-	ready, err = kernel.WaitReady(append(run.overFds(), cancelR), max(0, int(grace.Milliseconds())))
-	switch {
-	case err != nil:
-		out.Err = err
-		return killTree(ses, rootPID, CauseOutlived, run, out)
-	case len(ready) == 0:
-		return killTree(ses, rootPID, CauseOutlived, run, out)
-	case !run.over() && run.err() == nil:
-		return killTree(ses, rootPID, out.stopped(ctx), run, out)
-	}
-	if err := run.err(); err != nil {
-		out.Err = err
-		return killTree(ses, rootPID, CauseOutlived, run, out)
+	// The listener fd is also ready while a held call waits to be
+	// received: look again until the run is over or the grace ends.
+	graceEnd := time.Now().Add(grace)
+	fds := append(run.overFds(), cancelR)
+	for !run.over() {
+		if err := run.err(); err != nil {
+			out.Err = err
+			return killTree(ses, rootPID, CauseOutlived, run, out)
+		}
+		ready, err := kernel.WaitReady(fds, max(0, int(time.Until(graceEnd).Milliseconds())))
+		switch {
+		case err != nil:
+			out.Err = err
+			return killTree(ses, rootPID, CauseOutlived, run, out)
+		case len(ready) == 0 && !run.over():
+			return killTree(ses, rootPID, CauseOutlived, run, out)
+		case len(ready) > 0 && ready[len(ready)-1] == len(fds)-1:
+			return killTree(ses, rootPID, out.stopped(ctx), run, out)
+		}
 	}
 	return out
 }

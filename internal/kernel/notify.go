@@ -52,6 +52,14 @@ func InstallListenerFilter(prog []unix.SockFilter) (int, error) {
 // ListenerHungUp reports, without blocking, whether every task holding the
 // listener's filter is gone.
 func ListenerHungUp(fd int) (bool, error) {
+	_, hup, err := PollListener(fd)
+	return hup, err
+}
+
+// PollListener reports, without blocking, whether a held syscall waits to
+// be received (in) and whether every task holding the filter is gone
+// (hup).
+func PollListener(fd int) (in, hup bool, err error) {
 	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 	for {
 		_, err := unix.Poll(fds, 0)
@@ -59,9 +67,9 @@ func ListenerHungUp(fd int) (bool, error) {
 			continue
 		}
 		if err != nil {
-			return false, os.NewSyscallError("poll", err)
+			return false, false, os.NewSyscallError("poll", err)
 		}
-		return fds[0].Revents&(unix.POLLHUP|unix.POLLERR) != 0, nil
+		return fds[0].Revents&unix.POLLIN != 0, fds[0].Revents&(unix.POLLHUP|unix.POLLERR) != 0, nil
 	}
 }
 

@@ -29,100 +29,92 @@ const (
 // goroutine, one call at a time, and must not block.
 type Decide func(*kernel.SeccompNotif) Answer
 
-// Listener serves the listener fd of a run's filter on a goroutine of its
-// own until every process of the run is gone or Close is called.
+// Listener serves the listener fd of a run's filter until every process
+// of the run is gone or Close is called. The fd sits in Go's netpoller: a
+// run costs no thread of its own while nothing is held.
 type Listener struct {
-	fd           int
-	decide       Decide
-	overR, overW *os.File // overW is closed once the run is over
-	stopR, stopW *os.File
-	done         chan struct{}
+	f      *os.File
+	fd     int
+	decide Decide
+	done   chan struct{}
 
-	mu   sync.Mutex
-	over bool
-	err  error
+	mu  sync.Mutex
+	err error
 }
 
 // Serve takes ownership of fd, a seccomp listener, and starts answering
 // its notifications with decide.
 func Serve(fd int, decide Decide) (*Listener, error) {
-	l := &Listener{fd: fd, decide: decide, done: make(chan struct{})}
-	var err error
-	if l.overR, l.overW, err = os.Pipe(); err != nil {
+	if err := unix.SetNonblock(fd, true); err != nil {
 		unix.Close(fd)
+		return nil, fmt.Errorf("listener: %w", os.NewSyscallError("fcntl", err))
+	}
+	l := &Listener{f: os.NewFile(uintptr(fd), "seccomp-listener"), fd: fd, decide: decide, done: make(chan struct{})}
+	rc, err := l.f.SyscallConn()
+	if err != nil {
+		l.f.Close()
 		return nil, fmt.Errorf("listener: %w", err)
 	}
-	if l.stopR, l.stopW, err = os.Pipe(); err != nil {
-		unix.Close(fd)
-		l.overR.Close()
-		l.overW.Close()
-		return nil, fmt.Errorf("listener: %w", err)
-	}
-	go l.serve()
+	go l.serve(rc)
 	return l, nil
 }
 
-func (l *Listener) serve() {
+func (l *Listener) serve(rc interface {
+	Read(func(fd uintptr) bool) error
+}) {
 	defer close(l.done)
-	stop := int(l.stopR.Fd())
 	for {
-		ready, err := kernel.WaitReady([]int{l.fd, stop}, -1)
+		var stop bool
+		var serr error
+		err := rc.Read(func(fd uintptr) bool {
+			in, hup, err := kernel.PollListener(int(fd))
+			switch {
+			case err != nil:
+				serr, stop = err, true
+				return true
+			case hup:
+				stop = true
+				return true
+			case !in:
+				return false // wait in the netpoller
+			}
+			var n kernel.SeccompNotif
+			if err := kernel.NotifRecv(int(fd), &n); err != nil {
+				if !errors.Is(err, unix.ENOENT) { // ENOENT: its caller died first
+					serr, stop = err, true
+				}
+				return true
+			}
+			if l.decide(&n) == Continue {
+				if err := kernel.NotifContinue(int(fd), n.ID); err != nil && !errors.Is(err, unix.ENOENT) {
+					serr, stop = err, true
+				}
+			}
+			return true // look again: the netpoller is edge-triggered
+		})
 		if err != nil {
-			l.fail(err)
-			return
-		}
-		if len(ready) > 0 && ready[len(ready)-1] == 1 {
 			return // Close
 		}
-		hungUp, err := kernel.ListenerHungUp(l.fd)
-		if err != nil {
-			l.fail(err)
-			return
-		}
-		if hungUp {
+		if serr != nil {
 			l.mu.Lock()
-			l.over = true
+			l.err = fmt.Errorf("listener: %w", serr)
 			l.mu.Unlock()
-			l.overW.Close()
-			return
 		}
-		var n kernel.SeccompNotif
-		if err := kernel.NotifRecv(l.fd, &n); err != nil {
-			if errors.Is(err, unix.ENOENT) {
-				continue // the caller died before we could receive it
-			}
-			l.fail(err)
-			return
-		}
-		if l.decide(&n) == Hold {
-			continue
-		}
-		if err := kernel.NotifContinue(l.fd, n.ID); err != nil && !errors.Is(err, unix.ENOENT) {
-			l.fail(err)
+		if stop {
 			return
 		}
 	}
 }
 
-// fail records why serving stopped early. The run's calls that notify
-// then wait until Close, and fail with ENOSYS after it.
-func (l *Listener) fail(err error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.err = fmt.Errorf("listener: %w", err)
-	l.overW.Close() // wake whoever waits: Err says why
-}
-
-// OverFd becomes readable once the run is over (every process holding
-// its filter has exited), or serving failed (Err): for polling together
-// with other fds.
-func (l *Listener) OverFd() int { return int(l.overR.Fd()) }
+// OverFd is the listener fd, for polling together with other fds: it is
+// ready when the run is over, and also (briefly) while a held call waits
+// to be received; check Over after it is ready.
+func (l *Listener) OverFd() int { return l.fd }
 
 // Over reports whether every process of the run has exited.
 func (l *Listener) Over() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.over
+	_, hup, err := kernel.PollListener(l.fd)
+	return err == nil && hup
 }
 
 // Err is why serving stopped before the run was over, or nil.
@@ -135,26 +127,28 @@ func (l *Listener) Err() error {
 // Wait blocks until the run is over (nil), serving failed (Err), or d
 // passes (ErrOpen).
 func (l *Listener) Wait(d time.Duration) error {
-	ready, err := kernel.WaitReady([]int{l.OverFd()}, max(0, int(d.Milliseconds())))
-	switch {
-	case err != nil:
-		return fmt.Errorf("listener: %w", err)
-	case len(ready) == 0:
-		return ErrOpen
+	deadline := time.Now().Add(d)
+	for {
+		if l.Over() {
+			return nil
+		}
+		if err := l.Err(); err != nil {
+			return err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return ErrOpen
+		}
+		if _, err := kernel.WaitReady([]int{l.fd}, max(1, int(left.Milliseconds()))); err != nil {
+			return fmt.Errorf("listener: %w", err)
+		}
 	}
-	if err := l.Err(); err != nil {
-		return err
-	}
-	return nil
 }
 
 // Close stops serving and closes the listener. Calls still held then fail
 // with ENOSYS, as does every later call the filter would notify.
 func (l *Listener) Close() error {
-	l.stopW.Close()
+	err := l.f.Close()
 	<-l.done
-	l.stopR.Close()
-	l.overR.Close()
-	l.overW.Close()
-	return unix.Close(l.fd)
+	return err
 }
