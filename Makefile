@@ -8,6 +8,15 @@ BIN     := bin/sysgate
 
 export CGO_ENABLED := 1
 
+# Without HOME (some CI shells) the go command finds neither a module cache
+# nor a build cache: fall back to the machine's (root's) or a local one.
+ifeq ($(shell $(GO) env GOMODCACHE 2>/dev/null),)
+export GOPATH := $(if $(wildcard /root/go/pkg/mod),/root/go,$(CURDIR)/.cache/gopath)
+endif
+ifeq ($(shell $(GO) env GOCACHE 2>/dev/null),)
+export GOCACHE := $(if $(wildcard /root/.cache/go-build),/root/.cache/go-build,$(CURDIR)/.cache/go-build)
+endif
+
 .PHONY: all deps deps-suites deps-bench build test race unit security-test baseline-update bench stress lint fuzz clean
 
 all: build
