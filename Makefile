@@ -9,11 +9,15 @@ BIN     := bin/sysgate
 export CGO_ENABLED := 1
 
 # Without HOME (some CI shells) the go command finds neither a module cache
-# nor a build cache: fall back to the machine's (root's) or a local one.
+# nor a build cache ("off"): fall back to root's, or a local one.
+GO_BUILD_CACHE := $(shell $(GO) env GOCACHE 2>/dev/null)
 ifeq ($(shell $(GO) env GOMODCACHE 2>/dev/null),)
 export GOPATH := $(if $(wildcard /root/go/pkg/mod),/root/go,$(CURDIR)/.cache/gopath)
 endif
-ifeq ($(shell $(GO) env GOCACHE 2>/dev/null),)
+ifneq ($(filter-out off,$(GO_BUILD_CACHE)),$(GO_BUILD_CACHE))
+export GOCACHE := $(if $(wildcard /root/.cache/go-build),/root/.cache/go-build,$(CURDIR)/.cache/go-build)
+endif
+ifeq ($(GO_BUILD_CACHE),)
 export GOCACHE := $(if $(wildcard /root/.cache/go-build),/root/.cache/go-build,$(CURDIR)/.cache/go-build)
 endif
 
