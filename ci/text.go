@@ -24,8 +24,8 @@ func WriteText(w io.Writer, r *harness.Result) error {
 	if r.Inconclusive != "" {
 		fmt.Fprintf(&b, " (%s)", r.Inconclusive)
 	}
-	fmt.Fprintf(&b, "\n  %d logged syscalls from %d processes in %v; agent %s\n",
-		r.Events, len(r.Processes), r.Duration.Round(time.Millisecond), r.ExitText())
+	fmt.Fprintf(&b, "\n  %d logged syscalls from %d processes in %v; agent (uid %d) %s\n",
+		r.Events, len(r.Processes), r.Duration.Round(time.Millisecond), r.UID, r.ExitText())
 	if h := r.ArchHint(); h != "" {
 		fmt.Fprintf(&b, "  %s\n", h)
 	}

@@ -63,6 +63,8 @@ type Result struct {
 	Loss         auditlog.Loss         `json:"loss"`
 	Events       uint64                `json:"events"`
 	UnknownABI   uint64                `json:"unknown_abi"` // records of an audit arch sysgate cannot name
+	UID          uint32                `json:"uid"` // the user the agent ran as (--user, SUDO_UID, or sysgate's own)
+	GID          uint32                `json:"gid"`
 	ExitStatus   int                   `json:"exit_status"` // -1 when a signal ended the agent
 	Signal       string                `json:"signal"`
 	TimedOut     bool                  `json:"timed_out"`

@@ -114,7 +114,10 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	r := &Result{
 		Agent: agent.Name, Command: agent.Command, Mode: mode, Arch: scmp.Native(), Baselines: cfg.baselines,
 		Session: child.ses, Loss: loss, Leaked: tree.Leaked, TimedOut: tree.TimedOut,
-		Started: started, Duration: duration, ExitStatus: -1,
+		Started: started, Duration: duration, ExitStatus: -1, UID: uint32(os.Getuid()), GID: uint32(os.Getgid()),
+	}
+	if cfg.setUser {
+		r.UID, r.GID = cfg.uid, cfg.gid
 	}
 	r.setExit(state, waitErr)
 	events.obs.Runs = 1

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 )
@@ -26,6 +27,23 @@ type Command struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// Env is sysgate's own environment ("KEY=value"); nil means the
+	// process's. The CLI is the only library layer that reads it.
+	Env []string
+}
+
+// getenv reads sysgate's own environment.
+func (c *Command) getenv(key string) string {
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 type verb struct {

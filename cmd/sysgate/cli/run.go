@@ -40,26 +40,53 @@ type runFlags struct {
 func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.agent, "agent", "", "agent name (default: the command's base name)")
 	fs.StringVar(&f.dir, "dir", "", "working directory of the agent")
-	fs.StringVar(&f.user, "user", "", "run the agent as this user (name or uid[:gid]); default: the caller, without CAP_AUDIT_CONTROL")
+	fs.StringVar(&f.user, "user", "", "run the agent as this user (name or uid[:gid]); default: the user who ran sudo (SUDO_UID), else the caller; --user root keeps root")
 	fs.DurationVar(&f.timeout, "timeout", 0, "kill the whole process tree after this long (0: no limit)")
 	fs.DurationVar(&f.grace, "grace", harness.DefaultGrace, "how long processes may outlive the agent before they are killed and reported")
 	fs.BoolVar(&f.allowAgentFailure, "allow-agent-failure", false, "a clean run passes even if the agent exits non-zero or dies of a signal (default: exit 4)")
 }
 
 // options turns the shared flags into harness options.
-func (f *runFlags) options() ([]harness.Option, error) {
+func (c *Command) runOptions(f *runFlags) ([]harness.Option, error) {
 	opts := []harness.Option{harness.WithTimeout(f.timeout), harness.WithGrace(f.grace)}
 	if f.allowAgentFailure {
 		opts = append(opts, harness.WithAllowAgentFailure())
 	}
-	if f.user != "" {
-		uid, gid, err := lookupUser(f.user)
+	user := f.user
+	if user == "" {
+		var err error
+		if user, err = c.sudoUser(); err != nil {
+			return nil, err
+		}
+	}
+	if user != "" {
+		uid, gid, err := lookupUser(user)
 		if err != nil {
 			return nil, err
 		}
 		opts = append(opts, harness.WithUser(uid, gid))
 	}
 	return opts, nil
+}
+
+// sudoUser is "UID:GID" of the user who ran sudo, when sysgate runs as
+// root through sudo: the agent then runs as that user unless --user says
+// otherwise (`sudo make security-test`, a GitHub runner's `sudo sysgate`).
+// "" when not started through sudo, or sudo was run by root.
+func (c *Command) sudoUser() (string, error) {
+	uid, gid := c.getenv("SUDO_UID"), c.getenv("SUDO_GID")
+	if uid == "" || os.Geteuid() != 0 {
+		return "", nil
+	}
+	for name, v := range map[string]string{"SUDO_UID": uid, "SUDO_GID": gid} {
+		if _, err := strconv.ParseUint(v, 10, 32); err != nil {
+			return "", fmt.Errorf("%s=%q is not a numeric id: pass --user explicitly", name, v)
+		}
+	}
+	if uid == "0" {
+		return "", nil
+	}
+	return uid + ":" + gid, nil
 }
 
 // lookupUser accepts a user name or uid[:gid].
@@ -151,7 +178,7 @@ func (c *Command) runRecord(args []string) int {
 	if code, ok := c.require(fs, "record", required{"-o BASELINE", out != ""}, required{"-- CMD", fs.NArg() > 0}); !ok {
 		return code
 	}
-	opts, err := f.options()
+	opts, err := c.runOptions(&f)
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)
 	}
@@ -227,7 +254,7 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	if !slices.Contains(ci.ResultFormats, format) {
 		return c.errorf(ExitUsage, "--format %q: want text, json or github", format)
 	}
-	opts, err := f.options()
+	opts, err := c.runOptions(&f)
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)
 	}

@@ -1,0 +1,72 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/testutil"
+)
+
+// runEnv is run with sysgate's own environment set to env (as sudo sets
+// SUDO_UID and SUDO_GID), retried on machine-wide audit loss like
+// runAgentVerb.
+func runEnv(t *testing.T, env []string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		var out, errb bytes.Buffer
+		c := &Command{Stdout: &out, Stderr: &errb, Env: env}
+		code = c.Main(append([]string{"sysgate"}, args...))
+		stdout, stderr = out.String(), errb.String()
+		if code != ExitInconclusive || !strings.Contains(stdout+stderr, "audit records lost") || attempt == 3 {
+			return code, stdout, stderr
+		}
+	}
+}
+
+// Under sudo the agent runs as the user who ran sudo (issue 13), and the
+// result says so; --user root keeps root.
+func TestAgentRunsAsTheSudoCaller(t *testing.T) {
+	testutil.RequireAudit(t)
+	base := filepath.Join(t.TempDir(), "id.yaml")
+	if code, _, stderr := runAgentVerb(t, "record", "-o", base, "--user", "65534:65534", "--", "/usr/bin/id", "-u"); code != ExitOK {
+		t.Fatalf("record: %d %s", code, stderr)
+	}
+	if err := os.Chmod(filepath.Dir(base), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sudo := append(os.Environ(), "SUDO_UID=65534", "SUDO_GID=65534", "SUDO_USER=nobody")
+	for _, c := range []struct {
+		name string
+		env  []string
+		args []string
+		uid  uint32
+	}{
+		{"through sudo", sudo, nil, 65534},
+		{"through sudo, --user root", sudo, []string{"--user", "root"}, 0},
+		{"sudo run by root", append(os.Environ(), "SUDO_UID=0", "SUDO_GID=0"), nil, 0},
+		{"without sudo", os.Environ(), nil, 0},
+	} {
+		args := append(append([]string{"check", "--format", "json", "--allow-agent-failure", "-b", base}, c.args...), "--", "/usr/bin/id", "-u")
+		code, stdout, stderr := runEnv(t, c.env, args...)
+		var r harness.Result
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatalf("%s: code %d, %v\n%s%s", c.name, code, err, stdout, stderr)
+		}
+		if r.UID != c.uid || r.GID != c.uid {
+			t.Errorf("%s: result uid %d gid %d, want %d", c.name, r.UID, r.GID, c.uid)
+		}
+		// The agent's own answer (its stdout goes to stderr with --format json).
+		if got := strings.TrimSpace(stderr); !strings.HasPrefix(got, strconv.FormatUint(uint64(c.uid), 10)) {
+			t.Errorf("%s: agent said it is uid %q, want %d", c.name, got, c.uid)
+		}
+	}
+	if code, _, stderr := runEnv(t, append(os.Environ(), "SUDO_UID=bob"), "check", "-b", base, "--", "/usr/bin/id"); code != ExitUsage || !strings.Contains(stderr, "SUDO_UID") {
+		t.Errorf("a non-numeric SUDO_UID: code %d %s", code, stderr)
+	}
+}
