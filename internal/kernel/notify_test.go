@@ -26,6 +26,7 @@ func TestNotifRecvAndAnswer(t *testing.T) {
 		err  error
 	}
 	fds, calls, next := make(chan int, 1), make(chan call), make(chan struct{})
+	tids := make(chan int, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the filter leaves with the thread
 		if err := SetNoNewPrivs(); err != nil {
@@ -37,6 +38,7 @@ func TestNotifRecvAndAnswer(t *testing.T) {
 			calls <- call{err: err}
 			return
 		}
+		tids <- unix.Gettid()
 		fds <- fd
 		for range 2 {
 			prio, err := unix.Getpriority(unix.PRIO_PROCESS, 4242)
@@ -59,8 +61,9 @@ func TestNotifRecvAndAnswer(t *testing.T) {
 	if n.Data.Nr != unix.SYS_GETPRIORITY || n.Data.Args[0] != unix.PRIO_PROCESS || n.Data.Args[1] != 4242 {
 		t.Fatalf("notification %+v: want getpriority(PRIO_PROCESS, 4242)", n.Data)
 	}
-	if int(n.PID) != unix.Getpid() {
-		t.Errorf("notification pid %d, want this process %d", n.PID, unix.Getpid())
+	// The notification names the calling task: the thread, not the process.
+	if tid := <-tids; int(n.PID) != tid {
+		t.Errorf("notification pid %d, want the calling thread %d", n.PID, tid)
 	}
 	if err := NotifErrno(fd, n.ID, unix.EACCES); err != nil {
 		t.Fatal(err)
