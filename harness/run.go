@@ -49,8 +49,19 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	keep, kept, err := keptCapabilities(cfg.keepCaps)
+	if err != nil {
+		return nil, err
+	}
 	if ok, err := kernel.HasCapability(capAuditControl); err != nil || !ok {
 		return nil, fmt.Errorf("%w: CAP_AUDIT_CONTROL is needed to give the agent its own audit session (run as root; `sysgate doctor` checks the rest)", ErrPrivileges)
+	}
+	if err := protectSelf(); err != nil {
+		return nil, err
+	}
+	setup := cfg.agentSetup(agent, filter, mode)
+	if setup.DropCaps, err = fencedMask(keep); err != nil {
+		return nil, err
 	}
 	release, err := auditctl.AcquireTuning()
 	if err != nil {
@@ -64,7 +75,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if err := reapAbandonedRuns(); err != nil {
 		return nil, err
 	}
-	child, err := startVfork(cfg.agentSetup(agent, filter, mode), agent.Stdin, agent.Stdout, agent.Stderr)
+	child, err := startVfork(setup, agent.Stdin, agent.Stdout, agent.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +125,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	r := &Result{
 		Agent: agent.Name, Command: agent.Command, Mode: mode, Arch: scmp.Native(), Baselines: cfg.baselines,
 		Session: child.ses, Loss: loss, Leaked: tree.Leaked, TimedOut: tree.TimedOut,
-		Started: started, Duration: duration, ExitStatus: -1,
+		Started: started, Duration: duration, ExitStatus: -1, KeptCapabilities: kept,
 	}
 	r.setExit(state, waitErr)
 	events.obs.Runs = 1
