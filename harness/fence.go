@@ -95,7 +95,7 @@ func keptCapabilities(names []string) (caps []int, canonical []string, err error
 		c, ok := kernel.CapabilityByName(name)
 		i := slices.IndexFunc(FencedCapabilities, func(f FencedCapability) bool { return f.Cap == c })
 		if !ok || i < 0 {
-			return nil, nil, fmt.Errorf("%w: --keep-cap %q (one of %s)", ErrKeepCapability, name, fencedNames())
+			return nil, nil, fmt.Errorf("%w: %q (one of %s)", ErrKeepCapability, name, fencedNames())
 		}
 		if !slices.Contains(caps, c) {
 			caps = append(caps, c)
