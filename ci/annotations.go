@@ -57,6 +57,9 @@ func escapeProperty(s string) string {
 // entry.
 func (r *Report) Annotations() []Annotation {
 	out := newSyscallAnnotations(r.newRows())
+	for _, w := range r.weakenedRuns() {
+		out = append(out, Annotation{Level: "warning", Title: "sysgate: weakened gate for " + w.Agent, Message: w.Banner})
+	}
 	var failures, notices []Annotation
 	for _, run := range r.gateRuns() {
 		if run.Conclusive() {

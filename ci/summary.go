@@ -159,6 +159,9 @@ func verdictLabel(v Verdict) string {
 func (r *Report) WriteSummary(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## sysgate: %s\n\n", verdictLabel(r.Verdict()))
+	for _, w := range r.weakenedRuns() {
+		fmt.Fprintf(&b, "> **Weakened gate** (%s): %s\n\n", cell(w.Agent), cell(w.Banner))
+	}
 	if len(r.Runs) > 0 {
 		b.WriteString("| Agent | Arch | Verdict | Runs | New | Risky | Stale | Lost events | Duration |\n")
 		b.WriteString("|---|---|---|--:|--:|--:|--:|---|--:|\n")

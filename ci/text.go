@@ -26,6 +26,9 @@ func WriteText(w io.Writer, r *harness.Result) error {
 	}
 	fmt.Fprintf(&b, "\n  %d logged syscalls from %d processes in %v; agent (uid %d) %s\n",
 		r.Events, len(r.Processes), r.Duration.Round(time.Millisecond), r.UID, r.ExitText())
+	if banner := r.CapabilityBanner(); banner != "" {
+		fmt.Fprintf(&b, "  WEAKENED GATE: %s\n", banner)
+	}
 	if h := r.ArchHint(); h != "" {
 		fmt.Fprintf(&b, "  %s\n", h)
 	}

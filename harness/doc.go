@@ -4,8 +4,10 @@
 //
 // The agent's first process gives itself a fresh audit session id
 // (loginuid), reports it so the harness subscribes before anything can be
-// logged, removes CAP_AUDIT_CONTROL so nothing in the tree can leave that
-// session, optionally switches user, sets no_new_privs and loads the
+// logged, enters a mount namespace of its own with /proc/sys,
+// /proc/sysrq-trigger and /sys read-only, removes FencedCapabilities (among
+// them CAP_AUDIT_CONTROL, so nothing in the tree can leave that session)
+// from all five capability sets, optionally switches user, sets no_new_privs and loads the
 // precompiled filter with a raw seccomp(2) as its very last step before
 // execve, so none of its own syscalls are logged. That process is a
 // CLONE_VM|CLONE_VFORK child of this process that runs only raw syscalls
@@ -25,8 +27,9 @@
 // WithMode and WithObservationFile, set by the edges (the CLI, the suites'
 // gate helper).
 //
-// Needs root (CAP_AUDIT_CONTROL, CAP_SETPCAP, CAP_AUDIT_READ) on a kernel
-// with audit and seccomp's LOG action. A Result is conclusive only when its
+// Needs root (CAP_AUDIT_CONTROL, CAP_SETPCAP, CAP_AUDIT_READ, CAP_SYS_ADMIN
+// for the mount namespace) on a kernel with audit, seccomp's LOG action and
+// mount_setattr (5.12+). The first Run makes the process non-dumpable. A Result is conclusive only when its
 // Verdict is not "inconclusive": lost audit records, a failed barrier or a
 // tree that could not be tracked are never reported as clean.
 package harness

@@ -20,7 +20,7 @@ func startVfork(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 		return nil, err
 	}
 	spawn := &kernel.SpawnConfig{AgentSetup: *cfg,
-		Control: int(controlR.Fd()), ControlPeer: int(controlW.Fd()), Status: int(statusW.Fd()), DropCap: capAuditControl}
+		Control: int(controlR.Fd()), ControlPeer: int(controlW.Fd()), Status: int(statusW.Fd())}
 	for i, f := range stdio.files {
 		spawn.Stdio[i] = int(f.Fd())
 	}

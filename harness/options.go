@@ -42,6 +42,7 @@ type runConfig struct {
 	// allowAgentFailure: an agent that exits non-zero or dies of a signal
 	// does not fail a run whose syscalls are clean.
 	allowAgentFailure bool
+	keepCaps          []string
 }
 
 // WithBaselines checks (or, in record mode, diffs) against these baseline
@@ -91,3 +92,11 @@ func WithObservationFile(path string) Option { return func(c *runConfig) { c.obs
 // run is VerdictAgentFailed: `sysgate check -- pytest` must not hide a red
 // test run.
 func WithAllowAgentFailure() Option { return func(c *runConfig) { c.allowAgentFailure = true } }
+
+// WithKeepCapabilities lets a root agent keep these capabilities
+// ("CAP_SYS_PTRACE" or "sys_ptrace"), each one of FencedCapabilities,
+// which every agent otherwise loses. Every kept one weakens the gate and
+// is named in Result.KeptCapabilities and in every report.
+func WithKeepCapabilities(names ...string) Option {
+	return func(c *runConfig) { c.keepCaps = append(c.keepCaps, names...) }
+}

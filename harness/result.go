@@ -42,7 +42,7 @@ const ReportEntryName = "sysgate result"
 //	processes[] {pid, exe, comm, events}, leaked[] {pid, exe, comm, lived (ns), cause},
 //	loss (auditlog.Loss), events, unknown_abi, exit_status, signal,
 //	timed_out, started, duration (ns), arch (native arch of the run),
-//	missing_arch, observation_file (both omitted when unset).
+//	missing_arch, observation_file, kept_capabilities (omitted when unset).
 //
 // In check and enforce mode the kernel logs only syscalls outside the
 // baseline, so observed holds just those; in record mode it holds all.
@@ -63,7 +63,7 @@ type Result struct {
 	Loss         auditlog.Loss         `json:"loss"`
 	Events       uint64                `json:"events"`
 	UnknownABI   uint64                `json:"unknown_abi"` // records of an audit arch sysgate cannot name
-	UID          uint32                `json:"uid"` // the user the agent ran as (--user, SUDO_UID, or sysgate's own)
+	UID          uint32                `json:"uid"`         // the user the agent ran as (--user, SUDO_UID, or sysgate's own)
 	GID          uint32                `json:"gid"`
 	ExitStatus   int                   `json:"exit_status"` // -1 when a signal ended the agent
 	Signal       string                `json:"signal"`
@@ -78,6 +78,10 @@ type Result struct {
 	// (WithObservationFile): the run learned a baseline rather than
 	// checking one.
 	ObservationFile string `json:"observation_file,omitempty"`
+	// KeptCapabilities are the FencedCapabilities the agent kept
+	// (WithKeepCapabilities, --keep-cap), sorted: each weakens the gate,
+	// and every report says so (CapabilityBanner).
+	KeptCapabilities []string `json:"kept_capabilities,omitempty"`
 
 	firstCalls map[syscallKey]*firstCall // who made each observed syscall first
 }
@@ -271,4 +275,14 @@ func sortViolations(vs []Violation) {
 		}
 		return vs[i].Syscall < vs[j].Syscall
 	})
+}
+
+// CapabilityBanner is the line every report of a run with
+// KeptCapabilities shows; "" when the agent kept none.
+func (r *Result) CapabilityBanner() string {
+	if len(r.KeptCapabilities) == 0 {
+		return ""
+	}
+	return "the agent kept " + strings.Join(r.KeptCapabilities, ", ") +
+		" (--keep-cap), which sysgate otherwise takes away: a root agent can use it to reach sysgate, the audit log or the kernel"
 }

@@ -33,6 +33,9 @@ const barrierTimeout = 10 * time.Second
 // Run does what its options say and nothing else: it reads no environment,
 // writes no file but WithObservationFile's and reports nowhere
 // (gatetest.Run also reports the Result into the running Ginkgo spec).
+// It changes one thing about the calling process, for good: the process
+// becomes non-dumpable (PR_SET_DUMPABLE 0) on its first run, so no agent
+// of the same uid can ptrace it or open its memory (see protectSelf).
 func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	cfg := runConfig{grace: DefaultGrace}
 	for _, o := range opts {
@@ -49,8 +52,19 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	keep, kept, err := keptCapabilities(cfg.keepCaps)
+	if err != nil {
+		return nil, err
+	}
 	if ok, err := kernel.HasCapability(capAuditControl); err != nil || !ok {
 		return nil, fmt.Errorf("%w: CAP_AUDIT_CONTROL is needed to give the agent its own audit session (run as root; `sysgate doctor` checks the rest)", ErrPrivileges)
+	}
+	if err := protectSelf(); err != nil {
+		return nil, err
+	}
+	setup := cfg.agentSetup(agent, filter, mode)
+	if setup.DropCaps, err = fencedMask(keep); err != nil {
+		return nil, err
 	}
 	release, err := auditctl.AcquireTuning()
 	if err != nil {
@@ -64,7 +78,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if err := reapAbandonedRuns(); err != nil {
 		return nil, err
 	}
-	child, err := startVfork(cfg.agentSetup(agent, filter, mode), agent.Stdin, agent.Stdout, agent.Stderr)
+	child, err := startVfork(setup, agent.Stdin, agent.Stdout, agent.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +128,8 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	r := &Result{
 		Agent: agent.Name, Command: agent.Command, Mode: mode, Arch: scmp.Native(), Baselines: cfg.baselines,
 		Session: child.ses, Loss: loss, Leaked: tree.Leaked, TimedOut: tree.TimedOut,
-		Started: started, Duration: duration, ExitStatus: -1, UID: uint32(os.Getuid()), GID: uint32(os.Getgid()),
+		Started: started, Duration: duration, ExitStatus: -1, KeptCapabilities: kept,
+		UID: uint32(os.Getuid()), GID: uint32(os.Getgid()),
 	}
 	if cfg.setUser {
 		r.UID, r.GID = cfg.uid, cfg.gid

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -46,6 +47,10 @@ func runTree(t *testing.T, timeout, grace time.Duration, args ...string) treeRun
 	var stdout bytes.Buffer
 	cfg := &kernel.AgentSetup{Path: args[0], Args: args, Env: os.Environ(), LoginUID: uint32(os.Getuid()),
 		Program: kernel.LogAllProgram, Listener: notifyForks}
+	var err error
+	if cfg.DropCaps, err = fencedMask(nil); err != nil {
+		t.Fatal(err)
+	}
 	s, err := startVfork(cfg, nil, &stdout, os.Stderr)
 	if err != nil {
 		t.Fatalf("start: %v", err)
@@ -92,6 +97,57 @@ func TestShimGivesAgentFreshSessionWithoutAuditControl(t *testing.T) {
 	}
 	if lines[3] != "rewrite=denied" {
 		t.Errorf("root agent rewrote its loginuid: %q", lines[3])
+	}
+}
+
+// A root agent holds none of FencedCapabilities in any of the five sets,
+// and sees /proc/sys, /sys and everything mounted below them read-only in
+// a mount namespace of its own, while / stays as it was.
+func TestShimFencesRootAgent(t *testing.T) {
+	r := runTree(t, 10*time.Second, time.Second, "/bin/sh", "-c",
+		`grep ^Cap /proc/self/status; readlink /proc/self/ns/mnt; `+
+			`awk '$5 == "/" || $5 == "/proc/sys" || $5 ~ "^/proc/sys/" || $5 == "/sys" || $5 ~ "^/sys/" { print "mount", $5, $6 }' /proc/self/mountinfo`)
+	ours, err := os.Readlink("/proc/self/ns/mnt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fenced uint64
+	for _, f := range FencedCapabilities {
+		fenced |= 1 << f.Cap
+	}
+	seen := map[string]bool{}
+	// A mount point may list a shadowed mount first (/sys, bound onto
+	// itself): the last entry for it is the one the agent sees.
+	top := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		f := strings.Fields(l)
+		switch {
+		case strings.HasPrefix(l, "Cap"):
+			mask, err := strconv.ParseUint(f[1], 16, 64)
+			if err != nil || mask&fenced != 0 {
+				t.Errorf("%s: holds fenced capabilities %#x (%v)", l, mask&fenced, err)
+			}
+			seen[strings.TrimSuffix(f[0], ":")] = true
+		case strings.HasPrefix(l, "mnt:"):
+			if l == ours {
+				t.Errorf("agent shares our mount namespace %s", l)
+			}
+			seen["ns"] = true
+		case f[0] == "mount":
+			top[f[1]] = f[2]
+			seen[f[1]] = true
+		}
+	}
+	for point, opts := range top {
+		ro := slices.Contains(strings.Split(opts, ","), "ro")
+		if want := point != "/"; ro != want {
+			t.Errorf("%s mounted %s in the agent's namespace; read-only wanted: %v", point, opts, want)
+		}
+	}
+	for _, want := range []string{"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "ns", "/", "/proc/sys", "/sys"} {
+		if !seen[want] {
+			t.Errorf("no %s in the agent's output:\n%s", want, r.stdout)
+		}
 	}
 }
 

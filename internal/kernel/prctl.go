@@ -31,3 +31,23 @@ func SetThreadName(name string) error {
 // OnMainThread reports whether the calling goroutine runs on the
 // process's main thread (tid == pid).
 func OnMainThread() bool { return unix.Gettid() == unix.Getpid() }
+
+// SetNonDumpable marks the calling process non-dumpable: no core dump, its
+// /proc files belong to root, and only a process with CAP_SYS_PTRACE may
+// ptrace it or open its memory, even one of the same uid. It holds for the
+// whole process (the flag belongs to the memory map), until it execs.
+func SetNonDumpable() error {
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return os.NewSyscallError("prctl(PR_SET_DUMPABLE)", err)
+	}
+	return nil
+}
+
+// Dumpable reports the calling process's dumpable flag.
+func Dumpable() (bool, error) {
+	n, _, errno := unix.Syscall6(unix.SYS_PRCTL, unix.PR_GET_DUMPABLE, 0, 0, 0, 0, 0)
+	if errno != 0 {
+		return false, os.NewSyscallError("prctl(PR_GET_DUMPABLE)", errno)
+	}
+	return n != 0, nil
+}

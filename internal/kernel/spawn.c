@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -58,19 +59,54 @@ static __attribute__((noreturn)) void fail(const struct sysgate_spawn *s, int st
 	__builtin_unreachable();
 }
 
-static int drop_cap(int cap) {
-	if (syscall(SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0) != 0)
-		return -1;
-	syscall(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, cap, 0, 0);
+// drop_caps removes every capability in mask from the bounding, ambient,
+// inheritable, permitted and effective sets. The bounding set goes first:
+// PR_CAPBSET_DROP needs CAP_SETPCAP, which is never in the mask.
+static int drop_caps(uint64_t mask) {
+	for (int cap = 0; cap < 64; cap++) {
+		if (!(mask & (1ull << cap)))
+			continue;
+		if (syscall(SYS_prctl, PR_CAPBSET_DROP, cap, 0, 0, 0) != 0)
+			return -1;
+		syscall(SYS_prctl, PR_CAP_AMBIENT, PR_CAP_AMBIENT_LOWER, cap, 0, 0);
+	}
 	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
 	struct __user_cap_data_struct data[2];
 	if (syscall(SYS_capget, &hdr, data) != 0)
 		return -1;
-	uint32_t bit = 1u << (cap % 32);
-	data[cap / 32].effective &= ~bit;
-	data[cap / 32].permitted &= ~bit;
-	data[cap / 32].inheritable &= ~bit;
+	for (int w = 0; w < 2; w++) {
+		uint32_t bits = (uint32_t)(mask >> (32 * w));
+		data[w].effective &= ~bits;
+		data[w].permitted &= ~bits;
+		data[w].inheritable &= ~bits;
+	}
 	return syscall(SYS_capset, &hdr, data);
+}
+
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#ifndef AT_RECURSIVE
+#define AT_RECURSIVE 0x8000
+#endif
+#define SYSGATE_MOUNT_ATTR_RDONLY 0x00000001
+
+struct sysgate_mount_attr {
+	uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+
+// readonly makes path and every mount below it read-only in this mount
+// namespace. It binds path onto itself first, so path is a mount of its
+// own (the recursive attribute change then stays below path even where
+// path was only a directory of a bigger mount), then sets
+// MOUNT_ATTR_RDONLY on the whole subtree in one call (Linux 5.12+).
+// optional: a missing path is fine (/proc/sysrq-trigger without
+// CONFIG_MAGIC_SYSRQ).
+static int readonly(const char *path, int optional) {
+	if (syscall(SYS_mount, path, path, NULL, MS_BIND | MS_REC, NULL) != 0)
+		return optional && errno == ENOENT ? 0 : -1;
+	struct sysgate_mount_attr attr = {.attr_set = SYSGATE_MOUNT_ATTR_RDONLY};
+	return syscall(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &attr, sizeof attr);
 }
 
 static size_t cstrlen(const char *p) {
@@ -78,6 +114,26 @@ static size_t cstrlen(const char *p) {
 	while (p[n])
 		n++;
 	return n;
+}
+
+// fence_knobs gives the child a mount namespace of its own in which the
+// kernel's knobs are read-only: /proc/sys (core_pattern and modprobe are
+// checked by uid, not by capability, so only a read-only mount stops a
+// root agent), /proc/sysrq-trigger and /sys. / becomes a slave first, so
+// nothing done here propagates back, while mounts made outside later still
+// appear inside. Nothing else about the file system changes. Needs
+// CAP_SYS_ADMIN, so it runs before the capabilities are dropped.
+static void fence_knobs(const struct sysgate_spawn *s) {
+	if (syscall(SYS_unshare, CLONE_NEWNS) != 0)
+		fail(s, SYSGATE_STEP_MOUNT_NS, errno);
+	if (syscall(SYS_mount, NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0)
+		fail(s, SYSGATE_STEP_MOUNT_SLAVE, errno);
+	if (readonly("/proc/sys", 0) != 0)
+		fail(s, SYSGATE_STEP_RO_PROC_SYS, errno);
+	if (readonly("/proc/sysrq-trigger", 1) != 0)
+		fail(s, SYSGATE_STEP_RO_SYSRQ, errno);
+	if (readonly("/sys", 0) != 0)
+		fail(s, SYSGATE_STEP_RO_SYS, errno);
 }
 
 static __attribute__((noreturn)) void child(const struct sysgate_spawn *s, const sigset_t *oldmask) {
@@ -131,7 +187,13 @@ static __attribute__((noreturn)) void child(const struct sysgate_spawn *s, const
 	char go = 0;
 	if (syscall(SYS_read, s->control_fd, &go, 1) != 1 || go != 'g')
 		syscall(SYS_exit_group, 126); // the parent gave up
-	if (drop_cap(s->cap_drop) != 0)
+	// The order matters: the run filter (above) needed no_new_privs or
+	// CAP_SYS_ADMIN; the mounts need CAP_SYS_ADMIN; the capabilities go
+	// next, before the user switch (a uid change from root empties the
+	// effective and permitted sets, but dropping the bounding set needs
+	// CAP_SETPCAP, which only root has).
+	fence_knobs(s);
+	if (drop_caps(s->cap_drop) != 0)
 		fail(s, SYSGATE_STEP_CAPS, errno);
 	if (s->set_user) {
 		if (syscall(SYS_setgroups, s->ngroups, s->groups) != 0 ||

@@ -38,6 +38,10 @@ type AgentSetup struct {
 	Listener []unix.SockFilter
 	// SeccompFlags are SECCOMP_FILTER_FLAG_* for seccomp(2).
 	SeccompFlags uint
+	// DropCaps (bit n: capability n) are removed from all five capability
+	// sets of the child before it switches user. Bits above the kernel's
+	// last capability (LastCapability) make the step fail.
+	DropCaps uint64
 }
 
 // CandidatePaths lists where an exec of file looks, like execvp: file
@@ -78,8 +82,6 @@ type SpawnConfig struct {
 	// its copy first, so it sees EOF (and exits) if the parent dies
 	// before the go-ahead. 0 (or any fd <= 2): none.
 	ControlPeer int
-	// DropCap is removed from every capability set of the child.
-	DropCap int
 }
 
 // SpawnStatus is one record the child writes on the status fd.
@@ -99,10 +101,13 @@ const (
 var spawnSteps = map[int32]string{
 	C.SYSGATE_STEP_STDIO: "set up stdio", C.SYSGATE_STEP_LOGINUID: "set loginuid",
 	C.SYSGATE_STEP_SESSION: "read session id", C.SYSGATE_STEP_LISTENER: "install the run's listener filter", C.SYSGATE_STEP_GO_AHEAD: "wait for go-ahead",
-	C.SYSGATE_STEP_CAPS: "drop capability", C.SYSGATE_STEP_USER: "switch user",
+	C.SYSGATE_STEP_CAPS: "drop capabilities", C.SYSGATE_STEP_USER: "switch user",
 	C.SYSGATE_STEP_CHDIR: "chdir", C.SYSGATE_STEP_NO_NEW_PRIVS: "set no_new_privs",
 	C.SYSGATE_STEP_FIND: "find agent", C.SYSGATE_STEP_SECCOMP: "seccomp(SECCOMP_SET_MODE_FILTER)",
-	C.SYSGATE_STEP_EXEC: "execve",
+	C.SYSGATE_STEP_EXEC:     "execve",
+	C.SYSGATE_STEP_MOUNT_NS: "unshare(CLONE_NEWNS)", C.SYSGATE_STEP_MOUNT_SLAVE: "make / rslave",
+	C.SYSGATE_STEP_RO_PROC_SYS: "make /proc/sys read-only", C.SYSGATE_STEP_RO_SYSRQ: "make /proc/sysrq-trigger read-only",
+	C.SYSGATE_STEP_RO_SYS: "make /sys read-only",
 }
 
 // Err turns an error record into an error naming the step.
@@ -170,10 +175,12 @@ func StatusSocket() (parent, child int, err error) {
 
 // Spawn starts the child with clone(CLONE_VM|CLONE_VFORK) on a stack of
 // its own: the child writes cfg.LoginUID to its loginuid, reports its
-// session id on cfg.Status, waits for the go-ahead on cfg.Control, drops
-// cfg.DropCap, switches user, chdirs, sets no_new_privs, finds the
-// executable, and loads the filter as its last step before execve. Only
-// raw syscalls run in the child; it never runs Go code.
+// session id on cfg.Status, waits for the go-ahead on cfg.Control, enters
+// a mount namespace of its own in which /proc/sys, /proc/sysrq-trigger and
+// /sys are read-only, drops cfg.DropCaps, switches user, chdirs, sets
+// no_new_privs, finds the executable, and loads the filter as its last
+// step before execve. Only raw syscalls run in the child; it never runs Go
+// code.
 //
 // Spawn blocks its OS thread until the child exec'd or exited, so the
 // caller runs it on a goroutine of its own and answers the child from
@@ -211,7 +218,7 @@ func Spawn(cfg *SpawnConfig) (pid, pidfd int, err error) {
 	for i, fd := range cfg.Stdio {
 		s.stdio[i] = C.int(fd)
 	}
-	s.control_fd, s.status_fd, s.cap_drop = C.int(cfg.Control), C.int(cfg.Status), C.int(cfg.DropCap)
+	s.control_fd, s.status_fd, s.cap_drop = C.int(cfg.Control), C.int(cfg.Status), C.uint64_t(cfg.DropCaps)
 	s.control_peer_fd = C.int(cfg.ControlPeer)
 
 	var cpidfd C.int = -1

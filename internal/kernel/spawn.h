@@ -19,7 +19,7 @@ struct sysgate_spawn {
 	int control_fd;           // the child reads the go-ahead byte here
 	int control_peer_fd;      // the parent's write end of control_fd, closed first (<= 2: none)
 	int status_fd;            // a unix socket the child reports on (close-on-exec)
-	int cap_drop;             // capability to remove from every set
+	uint64_t cap_drop;        // capabilities (bit n: capability n) removed from all five sets
 };
 
 // A report from the child on status_fd.
@@ -44,6 +44,11 @@ enum {
 	SYSGATE_STEP_FIND,
 	SYSGATE_STEP_SECCOMP,
 	SYSGATE_STEP_EXEC,
+	SYSGATE_STEP_MOUNT_NS,     // unshare(CLONE_NEWNS)
+	SYSGATE_STEP_MOUNT_SLAVE,  // make / rslave
+	SYSGATE_STEP_RO_PROC_SYS,  // /proc/sys read-only
+	SYSGATE_STEP_RO_SYSRQ,     // /proc/sysrq-trigger read-only
+	SYSGATE_STEP_RO_SYS,       // /sys read-only
 };
 
 // sysgate_spawn_run starts the child (clone with CLONE_VM|CLONE_VFORK); it

@@ -51,7 +51,7 @@ func spawnHeld(t *testing.T, cfg *SpawnConfig) *heldChild {
 		}
 	}
 	cfg.Control, cfg.ControlPeer, cfg.Status = int(controlR.Fd()), int(controlW.Fd()), statusChild
-	cfg.DropCap = unix.CAP_AUDIT_CONTROL
+	cfg.DropCaps = 1 << unix.CAP_AUDIT_CONTROL
 	h := &heldChild{controlW: controlW, status: statusParent, done: make(chan spawned, 1)}
 	go func() {
 		pid, pidfd, err := Spawn(cfg)

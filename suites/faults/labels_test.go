@@ -14,6 +14,8 @@ var (
 	Loss = Label("loss")
 	// Escape: the agent tries to get a syscall past the gate.
 	Escape = Label("escape")
+	// Fence: a root agent reaches for the observer or the kernel's knobs.
+	Fence = Label("fence")
 	// Crash: the harness itself dies.
 	Crash = Label("crash")
 	// BadInput: a malformed baseline, a missing agent, a timeout.

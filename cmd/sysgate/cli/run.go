@@ -35,6 +35,7 @@ type runFlags struct {
 	grace   time.Duration
 	// allowAgentFailure: a failing agent with clean syscalls exits 0.
 	allowAgentFailure bool
+	keepCaps          listFlag // --keep-cap: capabilities the agent keeps (a weaker gate)
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -43,6 +44,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.user, "user", "", "run the agent as this user (name or uid[:gid]); default: the user who ran sudo (SUDO_UID), else the caller; --user root keeps root")
 	fs.DurationVar(&f.timeout, "timeout", 0, "kill the whole process tree after this long (0: no limit)")
 	fs.DurationVar(&f.grace, "grace", harness.DefaultGrace, "how long processes may outlive the agent before they are killed and reported")
+	fs.Var(&f.keepCaps, "keep-cap", "let the agent keep this capability (e.g. SYS_PTRACE), which sysgate otherwise takes; repeatable; every report names it as a weakening")
 	fs.BoolVar(&f.allowAgentFailure, "allow-agent-failure", false, "a clean run passes even if the agent exits non-zero or dies of a signal (default: exit 4)")
 }
 
@@ -51,6 +53,9 @@ func (c *Command) runOptions(f *runFlags) ([]harness.Option, error) {
 	opts := []harness.Option{harness.WithTimeout(f.timeout), harness.WithGrace(f.grace)}
 	if f.allowAgentFailure {
 		opts = append(opts, harness.WithAllowAgentFailure())
+	}
+	if len(f.keepCaps) > 0 {
+		opts = append(opts, harness.WithKeepCapabilities(f.keepCaps...))
 	}
 	user := f.user
 	if user == "" {
@@ -145,7 +150,7 @@ func (c *Command) runAgent(a harness.Agent, opts []harness.Option) (*harness.Res
 // everything else (no audit support, agent not started) keeps sysgate
 // from a verdict.
 func (c *Command) runError(err error) int {
-	if errors.Is(err, baseline.ErrInvalid) || errors.Is(err, baseline.ErrBadInput) {
+	if errors.Is(err, baseline.ErrInvalid) || errors.Is(err, baseline.ErrBadInput) || errors.Is(err, harness.ErrKeepCapability) {
 		return c.errorf(ExitUsage, "%v", err)
 	}
 	return c.errorf(ExitInconclusive, "%v", err)

@@ -94,8 +94,14 @@ func plan(ws, scenario, url string) ([]step, error) {
 	case "files+unshare":
 		return append(files, step{"unshare", func() (any, error) {
 			// A new UTS namespace for this process only: harmless, and a
-			// syscall no file-handling agent needs.
-			return "ok", os.NewSyscallError("unshare", syscall.Unshare(syscall.CLONE_NEWUTS))
+			// syscall no file-handling agent needs. The bite is the call:
+			// under sysgate even a root agent lacks CAP_SYS_ADMIN, so
+			// EPERM is an outcome here, not a failure.
+			err := syscall.Unshare(syscall.CLONE_NEWUTS)
+			if errors.Is(err, syscall.EPERM) {
+				return "refused (EPERM)", nil
+			}
+			return "ok", os.NewSyscallError("unshare", err)
 		}}), nil
 	}
 	return nil, fmt.Errorf("unknown scenario %q", scenario)

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
@@ -163,6 +164,82 @@ int main(int argc, char **argv) {
 		if (escape)
 			return denied ? 0 : 4; // 4: the rewrite worked
 		return n == 1 ? 0 : 1;
+	}
+	if (!strcmp(mode, "observer")) {
+		// A root agent reaching for the observer: open sysgate's memory
+		// for writing and PTRACE_SEIZE it (sysgate is our parent: the
+		// launcher exec'd us). benign does the same to a child of its own.
+		// escape exits 0 when both were refused (EACCES/EPERM), else with
+		// bit 8 (memory opened), 16 (seized), 32 (another error).
+		pid_t child = fork();
+		if (child < 0)
+			return 1;
+		if (child == 0) {
+			for (;;) // no syscall: whether it gets to make one would be a race
+				__asm__ volatile("" ::: "memory");
+		}
+		pid_t parent = getppid(); // in both modes: the baseline holds it
+		pid_t target = escape ? parent : child;
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%d/mem", (int)target);
+		int status = 0;
+		int fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd >= 0) {
+			status |= 8;
+			close(fd);
+		} else if (errno != EACCES && errno != EPERM) {
+			status |= 32;
+		}
+		fprintf(stderr, "open %s for writing: %s\n", path, fd >= 0 ? "opened" : strerror(errno));
+		long r = ptrace(PTRACE_SEIZE, target, 0, 0);
+		if (r == 0)
+			status |= 16; // we exit soon: the kernel detaches then
+		else if (errno != EACCES && errno != EPERM)
+			status |= 32;
+		fprintf(stderr, "PTRACE_SEIZE %d: %s\n", (int)target, r == 0 ? "seized" : strerror(errno));
+		kill(child, SIGKILL);
+		waitpid(child, 0, 0);
+		if (escape)
+			return status;
+		return status == (8 | 16) ? 0 : 1;
+	}
+	if (!strcmp(mode, "knobs")) {
+		// A root agent writing kernel knobs that turn logging off or make
+		// the kernel start a program outside the run. It writes back the
+		// very value it read, so nothing on the machine changes even
+		// where the write works. benign writes the value to /dev/null.
+		// escape exits 0 when every write was refused, else with bit 8,
+		// 16, 32 for the knob written, 64 for an unexpected error.
+		static const char *knobs[] = {"/proc/sys/kernel/seccomp/actions_logged",
+		                              "/proc/sys/kernel/core_pattern", "/proc/sys/kernel/modprobe"};
+		int status = 0;
+		for (int i = 0; i < 3; i++) {
+			char buf[4096];
+			int fd = open(knobs[i], O_RDONLY | O_CLOEXEC);
+			if (fd < 0 && errno == ENOENT) {
+				fprintf(stderr, "%s: absent\n", knobs[i]);
+				continue;
+			}
+			ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf);
+			if (fd >= 0)
+				close(fd);
+			if (n <= 0)
+				return 1;
+			const char *target = escape ? knobs[i] : "/dev/null";
+			fd = open(target, O_WRONLY | O_CLOEXEC);
+			ssize_t w = fd < 0 ? -1 : write(fd, buf, n);
+			int err = errno;
+			if (fd >= 0)
+				close(fd);
+			fprintf(stderr, "write %s: %s\n", target, w == n ? "written" : strerror(err));
+			if (w == n)
+				status |= 8 << i;
+			else if (err != EACCES && err != EPERM && err != EROFS)
+				status |= 64;
+		}
+		if (escape)
+			return status;
+		return status == (8 | 16 | 32) || status == (8 | 16) ? 0 : 1; // modprobe may be absent
 	}
 	if (!strcmp(mode, "loop")) {
 		// N logged calls (getppid) for the loss faults; with a fourth
