@@ -87,6 +87,7 @@ func (r *Report) Annotations() []Annotation {
 			Title:   fmt.Sprintf("sysgate: %s (%s) unused by %s", s.Syscall, s.Arch, s.Agent),
 			Message: fmt.Sprintf("No run of %s made %s on %s. If that is expected (an error path), move it to a group with a reason; otherwise `make baseline-update` proposes removing it.", s.Agent, s.Syscall, s.Arch)})
 	}
+	out = append(out, r.unseenAnnotations()...)
 	out = append(out, capped(failures, "error", "inconclusive runs or failed specs")...)
 	return append(out, capped(notices, "notice", "unused baseline entries")...)
 }

@@ -159,6 +159,7 @@ func verdictLabel(v Verdict) string {
 func (r *Report) WriteSummary(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## sysgate: %s\n\n", verdictLabel(r.Verdict()))
+	r.writeUnseenSummary(&b)
 	if len(r.Runs) > 0 {
 		b.WriteString("| Agent | Arch | Verdict | Runs | New | Risky | Stale | Lost events | Duration |\n")
 		b.WriteString("|---|---|---|--:|--:|--:|--:|---|--:|\n")

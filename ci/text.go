@@ -26,6 +26,7 @@ func WriteText(w io.Writer, r *harness.Result) error {
 	}
 	fmt.Fprintf(&b, "\n  %d logged syscalls from %d processes in %v; agent %s\n",
 		r.Events, len(r.Processes), r.Duration.Round(time.Millisecond), r.ExitText())
+	writeBanner(&b, r)
 	if h := r.ArchHint(); h != "" {
 		fmt.Fprintf(&b, "  %s\n", h)
 	}
@@ -39,6 +40,7 @@ func WriteText(w io.Writer, r *harness.Result) error {
 	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord {
 		writeViolationTable(&b, r.Violations)
 	}
+	writeRefused(&b, r)
 	if r.UnknownABI > 0 {
 		fmt.Fprintf(&b, "  %d syscalls of an ABI sysgate cannot name\n", r.UnknownABI)
 	}

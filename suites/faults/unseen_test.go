@@ -85,10 +85,18 @@ var _ = Describe("an agent acting where the filter cannot see", RequiresAudit, E
 	})
 
 	It("lets a baseline opt in to io_uring as unmonitored, and every report of the run says what went unseen", func(ctx SpecContext) {
-		base := recordBaseline(ctx, "uring")
-		withSection(base, nil, "unmonitored:\n  "+native+":\n"+
+		// The opt-in sits in a base the agent's file extends, so record
+		// lets the ring through too and learns what the agent does
+		// around it.
+		dir := GinkgoT().TempDir()
+		optIn := dir + "/uring-base.yaml"
+		Expect(os.WriteFile(optIn, []byte("version: 1\nunmonitored:\n  "+native+":\n"+
 			"    - io_uring_enter: \"the agent's runtime submits file reads through a ring\"\n"+
-			"    - io_uring_setup: \"the agent's runtime submits file reads through a ring\"\n")
+			"    - io_uring_setup: \"the agent's runtime submits file reads through a ring\"\n"), 0o644)).To(Succeed())
+		base := dir + "/uring.yaml"
+		rec := sysgate(ctx, "record", "-o", base, "--extends", optIn, "--", bin.Agent, "uring", "benign")
+		Expect(rec.Code).To(Equal(cli.ExitOK), "%s", rec)
+		Expect(rec.Stderr).To(ContainSubstring("UNMONITORED"))
 		o := sysgate(ctx, checkArgs(base, "uring", nil)...)
 		Expect(o.Code).To(Equal(cli.ExitOK), "%s", o)
 		r := o.Result()
