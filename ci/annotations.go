@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -168,7 +169,7 @@ func newSyscallAnnotation(g []newRow) Annotation {
 		fmt.Fprintf(&b, "%s made %s on %s %s, first by %s%s.", m.Agent, m.Syscall, m.Arch, times(m.Count), process(m.PID, m.Exe, m.Comm), alsoBy(m.Also, m.More))
 	}
 	if n.Risk.Risky() {
-		fmt.Fprintf(&b, "\nRisk: %s. A baseline entry for it needs a reason a reviewer accepts.", n.Risk)
+		fmt.Fprintf(&b, "\nRisk: %s (%s). A baseline entry for it needs a reason a reviewer accepts.", n.Risk, baseline.RiskReason(n.Syscall))
 	}
 	if n.File != "" {
 		list := "`" + strings.Join(names, "`, `") + "`"

@@ -112,7 +112,7 @@ func WriteRecorded(w io.Writer, path string, res *baseline.RecordResult) error {
 	for _, f := range res.Added {
 		risk := ""
 		if f.Risk.Risky() {
-			risk = fmt.Sprintf("  [risky: %s: give it a real reason]", f.Risk)
+			risk = fmt.Sprintf("  [risky: %s: %s; give it a real reason]", f.Risk, baseline.RiskReason(f.Syscall))
 		}
 		fmt.Fprintf(&b, "  + %s %s%s\n", f.Arch, f.Syscall, risk)
 	}
