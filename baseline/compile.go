@@ -57,6 +57,11 @@ func (f *Filter) SockFprog() *unix.SockFprog {
 //   - enforce: the profile's syscalls ALLOW, everything else ERRNO(EPERM)
 //     or KILL_PROCESS (opts.Action).
 //
+// In every mode the channels the filter cannot see (Channels) are refused
+// with their errno unless the profile names them unmonitored (in record
+// mode, p is the bases the recorded file extends). Record never writes a
+// refused call into a baseline.
+//
 // The filter covers the native arch and every arch with a section in p.
 // A syscall of any other ABI (int $0x80 on x86_64, an x32 number) gets LOG
 // in record and check, so it shows up in the log instead of killing the
@@ -174,6 +179,9 @@ func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, def, badArch secc
 	}
 	if mode != ModeRecord {
 		for _, e := range p.Entries(arch) {
+			if _, channel := ChannelOf(e.Name); channel {
+				continue // refused, or allowed as unmonitored, below
+			}
 			// The name resolves to a native or pseudo-syscall number that
 			// libseccomp translates for the filter's arch.
 			call, err := seccomp.GetSyscallFromName(e.Name)
@@ -185,8 +193,61 @@ func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, def, badArch secc
 			}
 		}
 	}
+	for _, c := range Channels {
+		if err := addChannel(f, p, mode, arch, def, c); err != nil {
+			return nil, fmt.Errorf("syscall %q: %w", c.Syscall, err)
+		}
+	}
 	ok = true
 	return f, nil
+}
+
+// addChannel refuses a channel the filter cannot see (see Channels), in
+// every mode, unless the profile lets it through as unmonitored (in record
+// mode: the bases it extends, so what the agent does around its ring is
+// recorded too). A listed entry of a channel outside the unmonitored section
+// does not open it: seccomp without a listener is what such an entry
+// allows, io_uring nothing. The harness loads the filter with
+// SECCOMP_FILTER_FLAG_LOG, so a refusal is logged with an ERRNO code and
+// reported as refused, not as a syscall.
+func addChannel(f *seccomp.ScmpFilter, p *Profile, mode Mode, arch scmp.Arch, def seccomp.ScmpAction, c Channel) error {
+	call, err := seccomp.GetSyscallFromName(c.Syscall)
+	if err != nil {
+		return err
+	}
+	if p.IsUnmonitored(arch, c.Syscall) {
+		return f.AddRule(call, seccomp.ActAllow)
+	}
+	refuse := seccomp.ActErrno.SetReturnCode(int16(c.Errno))
+	// libseccomp takes no rule whose action is the default: under
+	// enforce's EPERM the default refuses what the rule would.
+	refuseByDefault := refuse == def
+	if refuseByDefault && !c.Listener {
+		return nil
+	}
+	if !c.Listener {
+		return f.AddRule(call, refuse)
+	}
+	// flags is an unsigned int: the mask's upper half is zero, so what an
+	// agent leaves in the register's upper bits cannot dodge the match.
+	const listener = unix.SECCOMP_FILTER_FLAG_NEW_LISTENER
+	asks, err := seccomp.MakeCondition(1, seccomp.CompareMaskedEqual, listener, listener)
+	if err != nil {
+		return err
+	}
+	if !refuseByDefault {
+		if err := f.AddRuleConditional(call, refuse, []seccomp.ScmpCondition{asks}); err != nil {
+			return err
+		}
+	}
+	if mode == ModeRecord || !p.Allows(arch, c.Syscall) {
+		return nil // the default action (LOG, or enforce's) has the rest
+	}
+	without, err := seccomp.MakeCondition(1, seccomp.CompareMaskedEqual, listener, 0)
+	if err != nil {
+		return err
+	}
+	return f.AddRuleConditional(call, seccomp.ActAllow, []seccomp.ScmpCondition{without})
 }
 
 // exportBPF exports the filter into a memfd (ExportBPFMem needs

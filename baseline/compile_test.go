@@ -31,6 +31,11 @@ func seccompData(nr int32, auditArch uint32, ip uint64, args [6]uint64) []byte {
 
 func runFilter(t testing.TB, f *Filter, arch scmp.Arch, nr int) uint32 {
 	t.Helper()
+	return runFilterArgs(t, f, arch, nr, [6]uint64{1, 2, 3})
+}
+
+func runFilterArgs(t testing.TB, f *Filter, arch scmp.Arch, nr int, args [6]uint64) uint32 {
+	t.Helper()
 	raw := make([]bpf.RawInstruction, len(f.Program))
 	for i, ins := range f.Program {
 		raw[i] = bpf.RawInstruction{Op: ins.Code, Jt: ins.Jt, Jf: ins.Jf, K: ins.K}
@@ -43,7 +48,7 @@ func runFilter(t testing.TB, f *Filter, arch scmp.Arch, nr int) uint32 {
 	if err != nil {
 		t.Fatalf("bpf vm: %v", err)
 	}
-	ret, err := vm.Run(seccompData(int32(nr), arch.AuditArch(), 0x7fff12345678, [6]uint64{1, 2, 3}))
+	ret, err := vm.Run(seccompData(int32(nr), arch.AuditArch(), 0x7fff12345678, args))
 	if err != nil {
 		t.Fatalf("bpf run: %v", err)
 	}

@@ -28,7 +28,10 @@ type Document struct {
 	Agent    string
 	Extends  []Ref
 	Syscalls []Section // sorted by arch name
-	Groups   []Group   // sorted by name
+	// Unmonitored are the channels the filter cannot see (Channels) that
+	// this file lets through, each with a reason; sorted by arch name.
+	Unmonitored []Section
+	Groups      []Group // sorted by name
 
 	// Warnings found while parsing: unreviewed reasons, comments Format
 	// does not keep.
@@ -104,6 +107,7 @@ func sortEntries(entries []DocEntry) {
 // normalize sorts everything the writer emits in a fixed order.
 func (d *Document) normalize() {
 	sortSections(d.Syscalls)
+	sortSections(d.Unmonitored)
 	sort.SliceStable(d.Groups, func(i, j int) bool { return d.Groups[i].Name < d.Groups[j].Name })
 	for i := range d.Groups {
 		sortSections(d.Groups[i].Syscalls)

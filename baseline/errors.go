@@ -29,6 +29,7 @@ const (
 	KindRisk       = "risk"       // risky syscall without a reason
 	KindUnreviewed = "unreviewed" // warning: placeholder reason written by record
 	KindFormat     = "format"     // warning: content fmt would not keep (comments)
+	KindChannel    = "channel"    // a channel the filter cannot see: refused unless unmonitored
 )
 
 // Error is one finding in a baseline file. It prints as

@@ -38,5 +38,5 @@ func ExampleParseDocument() {
 	}
 	// Output:
 	// agent.yaml:4: unknown syscall "opnat" on x86_64, did you mean "openat"? [syscall]
-	// agent.yaml:5: mount is risky (mount): give a reason, as "- mount: why the agent needs it" [risk]
+	// agent.yaml:5: mount is risky (mount): mounts file systems: can shadow paths the agent is expected to use; give a reason, as "- mount: why the agent needs it" [risk]
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // Format renders d in the one canonical layout: header, version, agent,
-// extends, syscalls per arch, groups; everything sorted, one syscall per
+// extends, syscalls per arch, unmonitored channels per arch, groups; everything sorted, one syscall per
 // line. Parsing the output and formatting again gives the same bytes.
 func (d *Document) Format() []byte {
 	d.normalize()
@@ -33,6 +33,10 @@ func (d *Document) Format() []byte {
 	if len(d.Syscalls) > 0 {
 		b.WriteString("syscalls:\n")
 		writeSections(&b, "  ", d.Syscalls)
+	}
+	if len(d.Unmonitored) > 0 {
+		b.WriteString("unmonitored:\n")
+		writeSections(&b, "  ", d.Unmonitored)
 	}
 	if len(d.Groups) > 0 {
 		b.WriteString("groups:\n")

@@ -27,6 +27,7 @@ func FuzzParse(f *testing.F) {
 		"version: 1\ngroups:\n  g:\n    reason: r\n    syscalls:\n      aarch64: [openat]\n",
 		"version: 1\nextends: [a.yaml, a.yaml]\n", "&a [read]\n", "version: 1\nsyscalls: {x86_64: [{read: ~}]}\n",
 		"# c\n\nversion: 1 # v\nsyscalls:\n  x86_64:\n  # c\n  - read # r\n  # foot\n",
+		"version: 1\nunmonitored:\n  x86_64:\n    - io_uring_setup: r\n    - io_uring_enter\n    - seccomp: s\n    - read: x\n",
 	} {
 		f.Add([]byte(s))
 	}

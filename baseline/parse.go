@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -26,6 +27,8 @@ var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 type parser struct {
 	path string
 	errs ErrorList
+	// inUnmonitored: entries being read belong to the unmonitored section.
+	inUnmonitored bool
 }
 
 func (p *parser) add(n *yaml.Node, kind, format string, args ...any) {
@@ -90,7 +93,7 @@ func parseDocument(path string, data []byte) (*Document, ErrorList) {
 		doc.normalize()
 		return doc, p.errs
 	}
-	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 {
+	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 {
 		p.add(nil, KindEmpty, "empty baseline: no syscalls, extends or groups")
 		return nil, p.errs
 	}
@@ -222,11 +225,13 @@ func (p *parser) topLevel(doc *Document, top *yaml.Node) {
 		case "syscalls":
 			doc.syscallsLine = key.Line
 			doc.Syscalls = p.sections(val, "syscalls")
+		case "unmonitored":
+			doc.Unmonitored = p.unmonitored(val)
 		case "groups":
 			doc.groupsLine = key.Line
 			p.groups(doc, val)
 		default:
-			p.add(key, KindSchema, "unknown key %q (known: version, agent, extends, syscalls, groups)", key.Value)
+			p.add(key, KindSchema, "unknown key %q (known: version, agent, extends, syscalls, unmonitored, groups)", key.Value)
 		}
 	}
 	if !seen["version"] {
@@ -421,10 +426,14 @@ func (p *parser) entry(item *yaml.Node, arch scmp.Arch) (DocEntry, bool) {
 		p.add(nameNode, KindSyscall, "%s", msg)
 		return e, false
 	}
+	if c, ok := ChannelOf(name); ok && !c.Listener && !p.inUnmonitored {
+		p.warn(nameNode, KindChannel, "%s is refused (%s) in every run: %s cannot be seen by the filter; "+
+			"to let it through, move it to the unmonitored section with a reason", name, unixErrnoName(c.Errno), c.Unseen)
+	}
 	if r := Risk(name); r.Risky() {
 		switch {
 		case e.Reason == "":
-			p.add(nameNode, KindRisk, "%s is risky (%s): give a reason, as \"- %s: why the agent needs it\"", name, r, name)
+			p.add(nameNode, KindRisk, "%s is risky (%s): %s; give a reason, as \"- %s: why the agent needs it\"", name, r, RiskReason(name), name)
 		case strings.HasPrefix(e.Reason, "unreviewed"):
 			p.warn(nameNode, KindUnreviewed, "%s is risky (%s) and its reason is still the record-mode placeholder: review it", name, r)
 		}
@@ -516,4 +525,57 @@ func (p *parser) crossDuplicates(doc *Document) {
 	for _, g := range doc.Groups {
 		check("group "+g.Name, g.Syscalls)
 	}
+}
+
+// unmonitored reads the unmonitored section: per arch, channels the filter
+// cannot see (Channels) that the baseline lets through, each with a reason.
+func (p *parser) unmonitored(val *yaml.Node) []Section {
+	p.inUnmonitored = true
+	sections := p.sections(val, "unmonitored")
+	p.inUnmonitored = false
+	for si := range sections {
+		kept := sections[si].Entries[:0]
+		for _, e := range sections[si].Entries {
+			c, ok := ChannelOf(e.Name)
+			switch {
+			case !ok:
+				p.errs = append(p.errs, &Error{File: p.path, Line: e.Line, Col: e.Col, Kind: KindChannel,
+					Message: fmt.Sprintf("%s is not a channel the filter cannot see (%s): list it under syscalls", e.Name, channelNames())})
+				continue
+			case c.Listener:
+				p.errs = append(p.errs, &Error{File: p.path, Line: e.Line, Col: e.Col, Kind: KindChannel,
+					Message: fmt.Sprintf("%s with a listener cannot be unmonitored: the run's own listener makes the kernel refuse a second one (EBUSY); "+
+						"list seccomp under syscalls for filters without a listener", e.Name)})
+				continue
+			case e.Reason == "":
+				// A risky entry without a reason is reported by entry().
+				if !Risk(e.Name).Risky() {
+					p.errs = append(p.errs, &Error{File: p.path, Line: e.Line, Col: e.Col, Kind: KindChannel,
+						Message: fmt.Sprintf("unmonitored %s needs a reason: say why the agent needs what the gate cannot see", e.Name)})
+				}
+				continue
+			}
+			kept = append(kept, e)
+		}
+		sections[si].Entries = kept
+	}
+	return sections
+}
+
+func channelNames() string {
+	var names []string
+	for _, c := range Channels {
+		if !c.Listener {
+			names = append(names, c.Syscall)
+		}
+	}
+	return "these are: " + strings.Join(names, ", ")
+}
+
+// unixErrnoName is "ENOSYS" for unix.ENOSYS.
+func unixErrnoName(e unix.Errno) string {
+	if name := unix.ErrnoName(e); name != "" {
+		return name
+	}
+	return e.Error()
 }

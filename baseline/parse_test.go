@@ -111,6 +111,11 @@ func TestParseErrors(t *testing.T) {
 		{"extends not a list", "version: 1\nextends: base.yaml\n", 2, KindSchema, "extends must be a list"},
 		{"key twice", "version: 1\nversion: 1\nsyscalls: {x86_64: [read]}\n", 2, KindDuplicate, `key "version" given twice`},
 		{"empty arch list", "version: 1\nsyscalls:\n  x86_64: []\n", 3, KindEmpty, "has no syscalls"},
+		{"unmonitored: not a channel", "version: 1\nsyscalls: {x86_64: [read]}\nunmonitored:\n  x86_64:\n    - getppid: r\n", 5, KindChannel, "getppid is not a channel the filter cannot see"},
+		{"unmonitored: unknown name", "version: 1\nunmonitored:\n  x86_64:\n    - io_uring_setupp: r\n", 4, KindSyscall, `did you mean "io_uring_setup"?`},
+		{"unmonitored: listener", "version: 1\nunmonitored:\n  x86_64:\n    - seccomp: r\n", 4, KindChannel, "cannot be unmonitored"},
+		{"unmonitored: no reason", "version: 1\nunmonitored:\n  x86_64:\n    - io_uring_enter\n", 4, KindRisk, "give a reason"},
+		{"unmonitored: not a mapping", "version: 1\nunmonitored: [io_uring_setup]\n", 2, KindSchema, "unmonitored must map an architecture"},
 		{"list and group", "version: 1\nsyscalls:\n  x86_64: [read]\ngroups:\n  g:\n    reason: r\n    syscalls:\n      x86_64:\n        - read\n", 9, KindDuplicate, "already listed in syscalls (line 3)"},
 	}
 	for _, c := range cases {
@@ -290,5 +295,28 @@ func TestErrorValues(t *testing.T) {
 	}
 	if Errors(errors.New("other")) != nil {
 		t.Errorf("Errors of a foreign error")
+	}
+}
+
+func TestUnmonitoredRoundTripsAndListedChannelsWarn(t *testing.T) {
+	src := `version: 1
+syscalls:
+  x86_64:
+    - io_uring_setup: listed
+    - read
+unmonitored:
+  x86_64:
+    - io_uring_setup: "the runtime reads files through a ring"
+`
+	doc, err := ParseDocument("f.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Warnings) != 1 || doc.Warnings[0].Kind != KindChannel || doc.Warnings[0].Line != 4 {
+		t.Errorf("want one channel warning on line 4, got %v", doc.Warnings)
+	}
+	want := DefaultHeader + "\n\n" + strings.Replace(src, `"the runtime reads files through a ring"`, "the runtime reads files through a ring", 1)
+	if got := string(doc.Format()); got != want {
+		t.Errorf("format:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -23,10 +23,12 @@ type Entry struct {
 // caller plus everything they extend, as one allow-list per arch.
 type Profile struct {
 	// Docs are the loaded files, each after the files it extends.
-	Docs     []*Document
-	entries  map[scmp.Arch]map[string]Entry
-	direct   map[string]bool // paths named by the caller (not only reached through extends)
-	warnings ErrorList
+	Docs    []*Document
+	entries map[scmp.Arch]map[string]Entry
+	// unmonitored: the channels opted in to (first file wins, as for entries)
+	unmonitored map[scmp.Arch]map[string]Unmonitored
+	direct      map[string]bool // paths named by the caller (not only reached through extends)
+	warnings    ErrorList
 }
 
 // Load reads one baseline file and the files it extends.
@@ -43,7 +45,7 @@ func LoadStack(paths ...string) (*Profile, error) {
 		return nil, fmt.Errorf("load baseline: no files given")
 	}
 	l := &loader{docs: map[string]*Document{}}
-	p := &Profile{entries: map[scmp.Arch]map[string]Entry{}, direct: map[string]bool{}}
+	p := &Profile{entries: map[scmp.Arch]map[string]Entry{}, unmonitored: map[scmp.Arch]map[string]Unmonitored{}, direct: map[string]bool{}}
 	for _, path := range paths {
 		doc, err := l.readTop(path)
 		if err != nil {
@@ -96,6 +98,19 @@ func (p *Profile) add(d *Document) {
 		}
 	}
 	put(d.Syscalls, "")
+	for _, sec := range d.Unmonitored {
+		m := p.unmonitored[sec.Arch]
+		if m == nil {
+			m = map[string]Unmonitored{}
+			p.unmonitored[sec.Arch] = m
+		}
+		for _, e := range sec.Entries {
+			if _, have := m[e.Name]; !have {
+				c, _ := ChannelOf(e.Name)
+				m[e.Name] = Unmonitored{Arch: sec.Arch, Syscall: e.Name, Reason: e.Reason, Unseen: c.Unseen, File: d.Path, Line: e.Line}
+			}
+		}
+	}
 	for _, g := range d.Groups {
 		put(g.Syscalls, g.Name)
 	}
@@ -363,3 +378,33 @@ func (p *Profile) String() string {
 
 // GomegaString keeps Gomega from dumping every parsed document.
 func (p *Profile) GomegaString() string { return p.String() }
+
+// Unmonitored returns the channels the profile opts in to, by arch then
+// name.
+func (p *Profile) Unmonitored() []Unmonitored {
+	if p == nil {
+		return nil
+	}
+	var out []Unmonitored
+	for _, m := range p.unmonitored {
+		for _, u := range m {
+			out = append(out, u)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Arch != out[j].Arch {
+			return out[i].Arch.String() < out[j].Arch.String()
+		}
+		return out[i].Syscall < out[j].Syscall
+	})
+	return out
+}
+
+// IsUnmonitored reports whether the profile opts in to channel name on arch.
+func (p *Profile) IsUnmonitored(arch scmp.Arch, name string) bool {
+	if p == nil {
+		return false
+	}
+	_, ok := p.unmonitored[arch][name]
+	return ok
+}

@@ -80,7 +80,7 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 	}
 	doc := &Document{Path: path, Version: FormatVersion, Agent: agent}
 	if old != nil {
-		doc.Header, doc.Groups = old.Header, old.Groups
+		doc.Header, doc.Groups, doc.Unmonitored = old.Header, old.Groups, old.Unmonitored
 		if doc.Agent == "" {
 			doc.Agent = old.Agent
 		} else if old.Agent != "" && old.Agent != doc.Agent {
@@ -152,7 +152,7 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 		}
 	}
 	doc.normalize()
-	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 {
+	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 {
 		return nil, nil, fmt.Errorf("record baseline %s: %w: nothing observed beyond the bases and no extends to write", path, ErrInvalid)
 	}
 	sortFindings(res.Added)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -90,6 +91,7 @@ func (r *Report) Annotations() []Annotation {
 			Title:   fmt.Sprintf("sysgate: %s (%s) unused by %s", s.Syscall, s.Arch, s.Agent),
 			Message: fmt.Sprintf("No run of %s made %s on %s. If that is expected (an error path), move it to a group with a reason; otherwise `make baseline-update` proposes removing it.", s.Agent, s.Syscall, s.Arch)})
 	}
+	out = append(out, r.unseenAnnotations()...)
 	out = append(out, capped(failures, "error", "inconclusive runs or failed specs")...)
 	return append(out, capped(notices, "notice", "unused baseline entries")...)
 }
@@ -170,7 +172,7 @@ func newSyscallAnnotation(g []newRow) Annotation {
 		fmt.Fprintf(&b, "%s made %s on %s %s, first by %s%s.", m.Agent, m.Syscall, m.Arch, times(m.Count), process(m.PID, m.Exe, m.Comm), alsoBy(m.Also, m.More))
 	}
 	if n.Risk.Risky() {
-		fmt.Fprintf(&b, "\nRisk: %s. A baseline entry for it needs a reason a reviewer accepts.", n.Risk)
+		fmt.Fprintf(&b, "\nRisk: %s (%s). A baseline entry for it needs a reason a reviewer accepts.", n.Risk, baseline.RiskReason(n.Syscall))
 	}
 	if n.File != "" {
 		list := "`" + strings.Join(names, "`, `") + "`"

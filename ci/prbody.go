@@ -45,9 +45,10 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 	if risky := u.riskyAdded(); len(risky) > 0 {
 		b.WriteString("### ⚠️ Risky syscalls: a reason is required\n\n")
 		fmt.Fprintf(&b, "Each was written with the placeholder reason `%s`. Replace it with why the agent needs the syscall, or fix the agent and drop the line; `sysgate baseline validate` warns until then.\n\n", baseline.UnreviewedReason)
-		b.WriteString("| Agent | Arch | Syscall | Risk | Line |\n|---|---|---|---|---|\n")
+		b.WriteString("| Agent | Arch | Syscall | Risk | Why it is risky | Line |\n|---|---|---|---|---|---|\n")
 		for _, r := range risky {
-			fmt.Fprintf(&b, "| %s | %s | `%s` | **%s** | %s |\n", cell(r.agent), r.Arch, cell(r.Syscall), cell(string(r.Risk)), cell(location(r.File, r.Line)))
+			fmt.Fprintf(&b, "| %s | %s | `%s` | **%s** | %s | %s |\n", cell(r.agent), r.Arch, cell(r.Syscall), cell(string(r.Risk)),
+				cell(baseline.RiskReason(r.Syscall)), cell(location(r.File, r.Line)))
 		}
 		b.WriteString("\n")
 	}

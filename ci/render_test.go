@@ -60,6 +60,22 @@ func TestRenderCleanRun(t *testing.T) {
 	}
 }
 
+func TestRenderUnmonitored(t *testing.T) {
+	r := render(t, "unmonitored",
+		spec{text: "node server reads a file", result: &harness.Result{Agent: "mcp-node", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
+			Arch: scmp.X86_64, Duration: time.Second,
+			Unmonitored: []baseline.Unmonitored{{Arch: scmp.X86_64, Syscall: "io_uring_setup", Reason: "libuv reads files through a ring",
+				Unseen: "operations submitted through an io_uring", File: "../baselines/mcp-node.yaml", Line: 21}},
+			Refused: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "io_uring_enter", Count: 2, Risk: baseline.RiskIOUring}}}},
+	)
+	if r.Verdict() != VerdictClean {
+		t.Errorf("verdict %q: an opt-in is not a failure", r.Verdict())
+	}
+	if a := r.Annotations(); len(a) != 2 || a[0].Level != "warning" || a[0].File != "suites/baselines/mcp-node.yaml" {
+		t.Errorf("annotations %v: want a warning on the unmonitored entry and a notice", a)
+	}
+}
+
 func TestRenderViolations(t *testing.T) {
 	r := render(t, "violation",
 		spec{text: "filesystem server reads a file", failed: "mcp-filesystem made 2 syscalls outside its baseline", result: &harness.Result{

@@ -162,6 +162,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 	for _, w := range r.weakenedRuns() {
 		fmt.Fprintf(&b, "> **Weakened gate** (%s): %s\n\n", cell(w.Agent), cell(w.Banner))
 	}
+	r.writeUnseenSummary(&b)
 	if len(r.Runs) > 0 {
 		b.WriteString("| Agent | Arch | Verdict | Runs | New | Risky | Stale | Lost events | Duration |\n")
 		b.WriteString("|---|---|---|--:|--:|--:|--:|---|--:|\n")

@@ -29,6 +29,7 @@ func WriteText(w io.Writer, r *harness.Result) error {
 	if banner := r.CapabilityBanner(); banner != "" {
 		fmt.Fprintf(&b, "  WEAKENED GATE: %s\n", banner)
 	}
+	writeBanner(&b, r)
 	if h := r.ArchHint(); h != "" {
 		fmt.Fprintf(&b, "  %s\n", h)
 	}
@@ -42,6 +43,7 @@ func WriteText(w io.Writer, r *harness.Result) error {
 	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord {
 		writeViolationTable(&b, r.Violations)
 	}
+	writeRefused(&b, r)
 	if r.UnknownABI > 0 {
 		fmt.Fprintf(&b, "  %d syscalls of an ABI sysgate cannot name\n", r.UnknownABI)
 	}
@@ -113,7 +115,7 @@ func WriteRecorded(w io.Writer, path string, res *baseline.RecordResult) error {
 	for _, f := range res.Added {
 		risk := ""
 		if f.Risk.Risky() {
-			risk = fmt.Sprintf("  [risky: %s: give it a real reason]", f.Risk)
+			risk = fmt.Sprintf("  [risky: %s: %s; give it a real reason]", f.Risk, baseline.RiskReason(f.Syscall))
 		}
 		fmt.Fprintf(&b, "  + %s %s%s\n", f.Arch, f.Syscall, risk)
 	}

@@ -63,6 +63,15 @@ func TestResultGolden(t *testing.T) {
 		File: "baselines/python-agent.yaml", Line: 3}}
 	resultGolden(t, "missing-arch", m, "text", "github")
 
+	// A baseline that opts in to io_uring: the banner leads every format;
+	// the agent's listener attempt was refused.
+	u := fixtureResult()
+	u.Verdict, u.Violations, u.Leaked = harness.VerdictClean, harness.Violations{}, nil
+	u.Unmonitored = []baseline.Unmonitored{{Arch: scmp.X86_64, Syscall: "io_uring_setup", Reason: "the runtime reads files through a ring",
+		Unseen: "operations submitted through an io_uring", File: "baselines/python-agent.yaml", Line: 40}}
+	u.Refused = []baseline.Finding{{Arch: scmp.X86_64, Syscall: "seccomp", Count: 1, Risk: baseline.RiskSeccomp}}
+	resultGolden(t, "unseen", u, "text", "json", "github")
+
 	r.Verdict, r.Violations = harness.VerdictInconclusive, harness.Violations{}
 	r.Loss = auditlog.Loss{SerialGaps: 3}
 	r.Inconclusive = r.Loss.String()

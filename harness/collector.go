@@ -5,6 +5,8 @@ import (
 	"sort"
 	"sync"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/scmp"
@@ -62,6 +64,10 @@ type collector struct {
 	events     uint64
 	unknownABI uint64
 	progress   func(*record.SeccompEvent)
+	// refusal says whether an event is a refused channel (see
+	// refusalOf): such events go to refused, not into the observation.
+	refusal func(*record.SeccompEvent) bool
+	refused *baseline.Observation
 }
 
 func newCollector(agent string, progress func(*record.SeccompEvent)) *collector {
@@ -70,7 +76,41 @@ func newCollector(agent string, progress func(*record.SeccompEvent)) *collector 
 		first:    map[syscallKey]*firstCall{},
 		procs:    map[int]*Process{},
 		progress: progress,
+		refused:  baseline.NewObservation(agent),
 	}
+}
+
+// refusalOf tells the refused attempts at a channel the filter cannot see
+// (baseline.Channels) from the run's other records. The filter is loaded
+// with SECCOMP_FILTER_FLAG_LOG, so the kernel logs its ERRNO actions, with
+// code SECCOMP_RET_ERRNO (the errno itself is not in the record). In
+// record and check mode only the channel rules return ERRNO. Under
+// enforce's EPERM default a listener refusal looks the same as the default
+// refusing seccomp altogether: it counts as refused only when the
+// baselines allow seccomp (so only the listener rule can have refused it),
+// and as a violation otherwise.
+func refusalOf(p *baseline.Profile, mode baseline.Mode, action baseline.Action) func(*record.SeccompEvent) bool {
+	errnoDefault := mode == baseline.ModeEnforce && action != baseline.ActionKill
+	return func(ev *record.SeccompEvent) bool {
+		if ev.Code&unix.SECCOMP_RET_ACTION_FULL != unix.SECCOMP_RET_ERRNO {
+			return false
+		}
+		c, ok := baseline.ChannelOf(ev.Name)
+		return ok && (!errnoDefault || !c.Listener || p.Allows(ev.Arch, ev.Name))
+	}
+}
+
+// refusedFindings lists the refused attempts, sorted.
+func (c *collector) refusedFindings() []baseline.Finding {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := []baseline.Finding{}
+	for _, arch := range c.refused.Arches() {
+		for _, name := range c.refused.Names(arch) {
+			out = append(out, baseline.Finding{Arch: arch, Syscall: name, Count: c.refused.Count(arch, name), Risk: baseline.Risk(name)})
+		}
+	}
+	return out
 }
 
 func (c *collector) add(ev *record.SeccompEvent) {
@@ -86,6 +126,8 @@ func (c *collector) add(ev *record.SeccompEvent) {
 	p.Events++
 	if !ev.Arch.Valid() {
 		c.unknownABI++
+	} else if c.refusal != nil && c.refusal(ev) {
+		c.refused.Add(ev.Arch, ev.Name, 1)
 	} else {
 		c.obs.Add(ev.Arch, ev.Name, 1)
 		k := syscallKey{ev.Arch, ev.Name}
@@ -145,7 +187,7 @@ func attribute(news []baseline.Finding, first map[syscallKey]*firstCall) Violati
 		}
 		v := Violation{
 			Arch: f.Arch, Syscall: f.Syscall, Number: call.number, Count: f.Count,
-			Risk: riskOf(f.Syscall), PID: call.pid, Exe: call.exe, Comm: call.comm,
+			Risk: baseline.Risk(f.Syscall), PID: call.pid, Exe: call.exe, Comm: call.comm,
 			File: f.File, Line: f.Line,
 		}
 		if len(call.also) > 0 {
@@ -156,14 +198,4 @@ func attribute(news []baseline.Finding, first map[syscallKey]*firstCall) Violati
 	}
 	sortViolations(out)
 	return out
-}
-
-// riskOf is baseline.Risk, plus prctl: the audit record has no arguments,
-// so a prctl outside the baseline may be PR_SET_SECCOMP installing a
-// filter that hides later syscalls from the log.
-func riskOf(name string) baseline.RiskClass {
-	if name == "prctl" {
-		return baseline.RiskSeccomp
-	}
-	return baseline.Risk(name)
 }

@@ -42,7 +42,9 @@ const ReportEntryName = "sysgate result"
 //	processes[] {pid, exe, comm, events}, leaked[] {pid, exe, comm, lived (ns), cause},
 //	loss (auditlog.Loss), events, unknown_abi, exit_status, signal,
 //	timed_out, started, duration (ns), arch (native arch of the run),
-//	missing_arch, observation_file, kept_capabilities (omitted when unset).
+//	missing_arch, observation_file, kept_capabilities (omitted when unset),
+//	refused[] {arch, syscall, count, risk}, unmonitored[] {arch, syscall,
+//	reason, unseen, file, line}.
 //
 // In check and enforce mode the kernel logs only syscalls outside the
 // baseline, so observed holds just those; in record mode it holds all.
@@ -82,6 +84,13 @@ type Result struct {
 	// (WithKeepCapabilities, --keep-cap), sorted: each weakens the gate,
 	// and every report says so (CapabilityBanner).
 	KeptCapabilities []string `json:"kept_capabilities,omitempty"`
+	// Refused are the attempts at a channel the filter cannot see (an
+	// io_uring, a seccomp listener of the agent's own) that the gate
+	// refused: neither violations nor syscalls a record run writes.
+	Refused []baseline.Finding `json:"refused"`
+	// Unmonitored are the channels the baselines opted in to: what the
+	// agent did through them went unseen (see baseline.Unmonitored).
+	Unmonitored []baseline.Unmonitored `json:"unmonitored"`
 
 	firstCalls map[syscallKey]*firstCall // who made each observed syscall first
 }

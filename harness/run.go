@@ -62,7 +62,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if err := protectSelf(); err != nil {
 		return nil, err
 	}
-	setup := cfg.agentSetup(agent, filter, mode)
+	setup := cfg.agentSetup(agent, filter)
 	if setup.DropCaps, err = fencedMask(keep); err != nil {
 		return nil, err
 	}
@@ -107,6 +107,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		}
 	}()
 	events := newCollector(agent.Name, cfg.progress)
+	events.refusal = refusalOf(profile, mode, cfg.action)
 	sub := stream.Subscribe(child.ses, events.add)
 	started := time.Now()
 	releasing = true
@@ -151,6 +152,8 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	} else if mode != baseline.ModeRecord {
 		r.Violations = events.violations(baseline.Diff(nil, r.Observed).New)
 	}
+	r.Refused = events.refusedFindings()
+	r.Unmonitored = profile.Unmonitored()
 	r.MissingArch = profile != nil && mode != baseline.ModeRecord && !slices.Contains(profile.Arches(), r.Arch)
 	r.normalize()
 	r.decide(tree, closeErr, cfg.allowAgentFailure)
@@ -176,6 +179,12 @@ func (r *Result) normalize() {
 	}
 	if r.Leaked == nil {
 		r.Leaked = []Leak{}
+	}
+	if r.Refused == nil {
+		r.Refused = []baseline.Finding{}
+	}
+	if r.Unmonitored == nil {
+		r.Unmonitored = []baseline.Unmonitored{}
 	}
 }
 
@@ -250,7 +259,7 @@ func (c *runConfig) resolveMode(p *baseline.Profile) baseline.Mode {
 	}
 }
 
-func (c *runConfig) agentSetup(agent Agent, filter *baseline.Filter, mode baseline.Mode) *kernel.AgentSetup {
+func (c *runConfig) agentSetup(agent Agent, filter *baseline.Filter) *kernel.AgentSetup {
 	env := agent.Env
 	if env == nil {
 		env = os.Environ()
@@ -264,10 +273,10 @@ func (c *runConfig) agentSetup(agent Agent, filter *baseline.Filter, mode baseli
 		LoginUID: loginUID, SetUser: c.setUser, UID: c.uid, GID: c.gid,
 		Program: filter.Program, Listener: filter.Listener,
 	}
-	if mode == baseline.ModeEnforce {
-		// Enforce denials are ERRNO/KILL, not LOG: ask the kernel to log
-		// them too, so the result names what was refused.
-		setup.SeccompFlags = unix.SECCOMP_FILTER_FLAG_LOG
-	}
+	// Enforce denials and, in every mode, the refused channels the filter
+	// cannot see are ERRNO/KILL, not LOG: ask the kernel to log them too,
+	// so the result names what was refused. ALLOW is never logged, and
+	// LOG is logged anyway.
+	setup.SeccompFlags = unix.SECCOMP_FILTER_FLAG_LOG
 	return setup
 }

@@ -121,7 +121,7 @@ func (ch setChange) riskTag() string {
 	if !ch.risk.Risky() {
 		return ""
 	}
-	return "risky: " + string(ch.risk)
+	return "risky: " + string(ch.risk) + ": " + baseline.RiskReason(ch.syscall)
 }
 
 func countChanges(changes []setChange) (added, removed int) {
@@ -182,7 +182,7 @@ func writeDiffMarkdown(w io.Writer, oldName, newName string, changes []setChange
 		}
 		risk := ""
 		if ch.risk.Risky() {
-			risk = "⚠️ " + string(ch.risk)
+			risk = "⚠️ " + string(ch.risk) + ": " + baseline.RiskReason(ch.syscall)
 		}
 		fmt.Fprintf(w, "| %s | %s | `%s` | %s | %s |\n", ch.arch, change, ch.syscall, calls, risk)
 	}

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
+#include <linux/io_uring.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
 #include <signal.h>
@@ -18,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
@@ -59,6 +62,78 @@ static struct sock_filter hide_sysinfo[] = {
 	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 };
 static struct sock_fprog hide_prog = {4, hide_sysinfo};
+
+// ring_op runs one operation through a fresh io_uring (raw syscalls, no
+// liburing): IORING_OP_SOCKET for an AF_INET stream socket when escaping
+// (kernel 5.19+), IORING_OP_NOP otherwise. It returns the completion's
+// result (the socket's fd, or 0), or -errno when a syscall failed.
+static int ring_op(void) {
+	struct io_uring_params p;
+	memset(&p, 0, sizeof p);
+	int fd = syscall(SYS_io_uring_setup, 4, &p);
+	if (fd < 0)
+		return -errno;
+	size_t sq_size = p.sq_off.array + p.sq_entries * sizeof(unsigned);
+	size_t cq_size = p.cq_off.cqes + p.cq_entries * sizeof(struct io_uring_cqe);
+	if (p.features & IORING_FEAT_SINGLE_MMAP)
+		sq_size = cq_size = sq_size > cq_size ? sq_size : cq_size;
+	char *sq = mmap(0, sq_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQ_RING);
+	char *cq = sq;
+	if (!(p.features & IORING_FEAT_SINGLE_MMAP))
+		cq = mmap(0, cq_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_CQ_RING);
+	struct io_uring_sqe *sqes = mmap(0, p.sq_entries * sizeof(struct io_uring_sqe), PROT_READ | PROT_WRITE,
+					 MAP_SHARED | MAP_POPULATE, fd, IORING_OFF_SQES);
+	if (sq == MAP_FAILED || cq == MAP_FAILED || sqes == MAP_FAILED)
+		return -errno;
+	unsigned *tail = (unsigned *)(sq + p.sq_off.tail);
+	unsigned idx = *tail & *(unsigned *)(sq + p.sq_off.ring_mask);
+	struct io_uring_sqe *e = &sqes[idx];
+	memset(e, 0, sizeof *e);
+	e->opcode = IORING_OP_NOP;
+	if (escape) {
+		// liburing's io_uring_prep_socket: fd = domain, off = type,
+		// len = protocol.
+		e->opcode = IORING_OP_SOCKET;
+		e->fd = AF_INET;
+		e->off = SOCK_STREAM;
+	}
+	((unsigned *)(sq + p.sq_off.array))[idx] = idx;
+	__atomic_store_n(tail, *tail + 1, __ATOMIC_RELEASE);
+	if (syscall(SYS_io_uring_enter, fd, 1, 1, IORING_ENTER_GETEVENTS, 0, 0) < 0)
+		return -errno;
+	unsigned head = __atomic_load_n((unsigned *)(cq + p.cq_off.head), __ATOMIC_ACQUIRE);
+	struct io_uring_cqe *c = (struct io_uring_cqe *)(cq + p.cq_off.cqes) + (head & *(unsigned *)(cq + p.cq_off.ring_mask));
+	int res = c->res;
+	close(fd);
+	return res;
+}
+
+// A filter that sends socket(2) to its own listener (the notifier mode).
+static struct sock_filter notify_socket[] = {
+	BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 1),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
+	BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+static struct sock_fprog notify_prog = {4, notify_socket};
+static struct sock_filter allow_all[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+static struct sock_fprog allow_prog = {1, allow_all};
+
+// answer_continue answers one notification on its listener (-1 in the
+// benign run, where the same ioctls fail with EBADF) with CONTINUE: the
+// kernel then runs the held syscall as if nothing had stopped it.
+static void *answer_continue(void *arg) {
+	int listener = (int)(long)arg;
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	memset(&req, 0, sizeof req);
+	memset(&resp, 0, sizeof resp);
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, &req) == 0)
+		resp.id = req.id;
+	resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	return 0;
+}
 
 int main(int argc, char **argv) {
 	if (argc < 3)
@@ -150,6 +225,52 @@ int main(int argc, char **argv) {
 		long r = syscall(SYS_sysinfo, &si);
 		// escape: hidden and refused; benign: a plain call
 		return escape ? !(r < 0 && errno == EPERM) : r != 0;
+	}
+	if (!strcmp(mode, "uring")) {
+		// escape: an AF_INET socket through io_uring, where seccomp never
+		// sees it; benign: a NOP through the same ring. A refused ring
+		// (ENOSYS) makes it fall back to socket(2), as libraries do.
+		int r = ring_op();
+		if (r == -ENOSYS)
+			return escape && syscall(SYS_socket, AF_INET, SOCK_STREAM, 0) < 0;
+		if (r < 0)
+			return 1;
+		// The socket (or nothing, benign) exists: F_GETFD proves it.
+		if (escape && syscall(SYS_fcntl, r, F_GETFD) < 0)
+			return 1;
+		if (!escape)
+			syscall(SYS_fcntl, 0, F_GETFD);
+		return 0;
+	}
+	if (!strcmp(mode, "notifier")) {
+		// escape: a filter of the agent's own sends socket(2) to its
+		// listener, a thread answers CONTINUE, and the socket opens
+		// unlogged (USER_NOTIF outranks LOG). benign installs a filter
+		// without a listener and runs the same thread on no listener. A
+		// refused listener makes it fall back to a plain socket(2); exit 5
+		// says the refusal was not the gate's EPERM (the kernel's EBUSY,
+		// say, for a second listener in one filter chain).
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+			return 1;
+		long listener = -1;
+		if (escape) {
+			listener = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &notify_prog);
+			if (listener < 0) {
+				int refused = errno;
+				if (syscall(SYS_socket, AF_INET, SOCK_STREAM, 0) < 0)
+					return 1;
+				return refused == EPERM ? 0 : 5;
+			}
+		} else if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &allow_prog)) {
+			return 1;
+		}
+		pthread_t t;
+		if (pthread_create(&t, 0, answer_continue, (void *)listener))
+			return 1;
+		long s = escape ? syscall(SYS_socket, AF_INET, SOCK_STREAM, 0) : 0;
+		if (pthread_join(t, 0))
+			return 1;
+		return s < 0;
 	}
 	if (!strcmp(mode, "loginuid")) {
 		// Try to leave the run's audit session; the escape writes the
