@@ -147,11 +147,40 @@ func actions(mode Mode, opts CompileOptions) (def, badArch seccomp.ScmpAction, e
 	return 0, 0, fmt.Errorf("%w: invalid mode %s", ErrCompile, mode)
 }
 
+// newArchFilter is an empty filter for arch alone (native is what
+// libseccomp starts with) with the default and bad-arch actions set.
+func newArchFilter(arch, native scmp.Arch, def, badArch seccomp.ScmpAction) (*seccomp.ScmpFilter, error) {
+	f, err := seccomp.NewFilter(def)
+	if err != nil {
+		return nil, err
+	}
+	if err := setArch(f, arch, native, badArch); err != nil {
+		f.Release()
+		return nil, err
+	}
+	return f, nil
+}
+
+func setArch(f *seccomp.ScmpFilter, arch, native scmp.Arch, badArch seccomp.ScmpAction) error {
+	if arch != native {
+		if err := f.AddArch(arch.Libseccomp()); err != nil {
+			return fmt.Errorf("add arch: %w", err)
+		}
+		if err := f.RemoveArch(native.Libseccomp()); err != nil {
+			return fmt.Errorf("remove native arch: %w", err)
+		}
+	}
+	if err := f.SetBadArchAction(badArch); err != nil {
+		return fmt.Errorf("bad-arch action: %w", err)
+	}
+	return nil
+}
+
 // archFilter builds a one-arch filter; Compile merges them, because a rule
 // added to a multi-arch libseccomp filter applies to every arch, while a
 // baseline's sections differ per arch.
 func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, def, badArch seccomp.ScmpAction, opts CompileOptions) (*seccomp.ScmpFilter, error) {
-	f, err := seccomp.NewFilter(def)
+	f, err := newArchFilter(arch, native, def, badArch)
 	if err != nil {
 		return nil, err
 	}
@@ -161,17 +190,6 @@ func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, def, badArch secc
 			f.Release()
 		}
 	}()
-	if arch != native {
-		if err := f.AddArch(arch.Libseccomp()); err != nil {
-			return nil, fmt.Errorf("add arch: %w", err)
-		}
-		if err := f.RemoveArch(native.Libseccomp()); err != nil {
-			return nil, fmt.Errorf("remove native arch: %w", err)
-		}
-	}
-	if err := f.SetBadArchAction(badArch); err != nil {
-		return nil, fmt.Errorf("bad-arch action: %w", err)
-	}
 	if !opts.Linear {
 		if err := f.SetOptimize(2); err != nil {
 			return nil, fmt.Errorf("binary tree: %w", err)

@@ -60,7 +60,7 @@ func compileListener(p *Profile, mode Mode, arches []scmp.Arch) ([]unix.SockFilt
 }
 
 func listenerArchFilter(arch, native scmp.Arch, notify []string) (*seccomp.ScmpFilter, error) {
-	f, err := seccomp.NewFilter(seccomp.ActAllow)
+	f, err := newArchFilter(arch, native, seccomp.ActAllow, seccomp.ActAllow)
 	if err != nil {
 		return nil, err
 	}
@@ -70,17 +70,6 @@ func listenerArchFilter(arch, native scmp.Arch, notify []string) (*seccomp.ScmpF
 			f.Release()
 		}
 	}()
-	if arch != native {
-		if err := f.AddArch(arch.Libseccomp()); err != nil {
-			return nil, fmt.Errorf("add arch: %w", err)
-		}
-		if err := f.RemoveArch(native.Libseccomp()); err != nil {
-			return nil, fmt.Errorf("remove native arch: %w", err)
-		}
-	}
-	if err := f.SetBadArchAction(seccomp.ActAllow); err != nil {
-		return nil, fmt.Errorf("bad-arch action: %w", err)
-	}
 	for _, name := range notify {
 		call, err := seccomp.GetSyscallFromName(name)
 		if err != nil {
