@@ -8,8 +8,10 @@
 // inherited across fork, clone and exec, and cannot be removed, so the
 // tasks holding that filter are exactly the run's members: the listener
 // polls POLLHUP once the last of them has been reaped, however the tree
-// forked, double-forked or re-parented itself on the way. Zombies still
-// hold the filter: someone (the harness as subreaper, or init) must reap.
+// forked, double-forked or re-parented itself on the way. (On 6.18 here a
+// task drops its filter as it exits, so an unreaped zombie does not keep
+// the listener open; kernels that drop it only at reaping need init or a
+// subreaper to reap orphans.)
 //
 // Needs Linux 5.8+ for POLLHUP on the listener (Supported probes it), and
 // no privilege: the child installing the filter needs no_new_privs or
