@@ -88,14 +88,32 @@ func Compile(p *Profile, mode Mode, opts CompileOptions) (*Filter, error) {
 			}
 		}
 	}
+	prog, err := exportMerged(mode.String(), arches, func(arch scmp.Arch) (*seccomp.ScmpFilter, error) {
+		return archFilter(p, mode, arch, native, defaultAction, badArch, opts)
+	})
+	if err != nil {
+		return nil, err
+	}
+	listener, err := compileListener(p, mode, arches)
+	if err != nil {
+		return nil, err
+	}
+	return &Filter{Mode: mode, Tree: !opts.Linear, Arches: arches, Program: prog, Listener: listener}, nil
+}
+
+// exportMerged builds one filter per arch (a rule added to a multi-arch
+// libseccomp filter applies to every arch, while a baseline's sections
+// differ per arch), merges them and exports the program. what names the
+// filter in errors.
+func exportMerged(what string, arches []scmp.Arch, build func(scmp.Arch) (*seccomp.ScmpFilter, error)) ([]unix.SockFilter, error) {
 	var merged *seccomp.ScmpFilter
 	for _, arch := range arches {
-		f, err := archFilter(p, mode, arch, native, defaultAction, badArch, opts)
+		f, err := build(arch)
 		if err != nil {
 			if merged != nil {
 				merged.Release()
 			}
-			return nil, fmt.Errorf("%w %s for %s: %w", ErrCompile, mode, arch, err)
+			return nil, fmt.Errorf("%w %s for %s: %w", ErrCompile, what, arch, err)
 		}
 		if merged == nil {
 			merged = f
@@ -104,19 +122,15 @@ func Compile(p *Profile, mode Mode, opts CompileOptions) (*Filter, error) {
 		if err := merged.Merge(f); err != nil {
 			f.Release()
 			merged.Release()
-			return nil, fmt.Errorf("%w %s: merge %s: %w", ErrCompile, mode, arch, err)
+			return nil, fmt.Errorf("%w %s: merge %s: %w", ErrCompile, what, arch, err)
 		}
 	}
 	defer merged.Release()
 	prog, err := exportBPF(merged)
 	if err != nil {
-		return nil, fmt.Errorf("%w %s: %w", ErrCompile, mode, err)
+		return nil, fmt.Errorf("%w %s: %w", ErrCompile, what, err)
 	}
-	listener, err := compileListener(p, mode, arches)
-	if err != nil {
-		return nil, err
-	}
-	return &Filter{Mode: mode, Tree: !opts.Linear, Arches: arches, Program: prog, Listener: listener}, nil
+	return prog, nil
 }
 
 // treeSupported probes once whether libseccomp can build a binary tree

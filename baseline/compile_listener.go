@@ -26,37 +26,15 @@ func compileListener(p *Profile, mode Mode, arches []scmp.Arch) ([]unix.SockFilt
 	if mode == ModeRecord || p == nil {
 		return allowAll(), nil
 	}
-	var merged *seccomp.ScmpFilter
-	for _, arch := range arches {
+	return exportMerged("listener filter", arches, func(arch scmp.Arch) (*seccomp.ScmpFilter, error) {
 		var notify []string
 		for _, name := range ForkCalls {
 			if p.Allows(arch, name) {
 				notify = append(notify, name)
 			}
 		}
-		f, err := listenerArchFilter(arch, arches[0], notify)
-		if err != nil {
-			if merged != nil {
-				merged.Release()
-			}
-			return nil, fmt.Errorf("%w listener filter for %s: %w", ErrCompile, arch, err)
-		}
-		if merged == nil {
-			merged = f
-			continue
-		}
-		if err := merged.Merge(f); err != nil {
-			f.Release()
-			merged.Release()
-			return nil, fmt.Errorf("%w listener filter: merge %s: %w", ErrCompile, arch, err)
-		}
-	}
-	defer merged.Release()
-	prog, err := exportBPF(merged)
-	if err != nil {
-		return nil, fmt.Errorf("%w listener filter: %w", ErrCompile, err)
-	}
-	return prog, nil
+		return listenerArchFilter(arch, arches[0], notify)
+	})
 }
 
 func listenerArchFilter(arch, native scmp.Arch, notify []string) (*seccomp.ScmpFilter, error) {
