@@ -13,7 +13,7 @@ import (
 
 func TestSuppressedSentinelTimesOut(t *testing.T) {
 	testutil.RequireAudit(t)
-	holdTuning(t) // like a run: no fault-forcing test (ExclusiveKernel) elsewhere meanwhile
+	auditctltest.HoldTuning(t) // like a run: no fault-forcing test (ExclusiveKernel) elsewhere meanwhile
 	s, err := Open(Options{BarrierTimeout: 50 * time.Millisecond, BarrierAttempts: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -39,7 +39,7 @@ func TestSuppressedSentinelTimesOut(t *testing.T) {
 
 func TestClosedStream(t *testing.T) {
 	testutil.RequireAudit(t)
-	holdTuning(t) // like a run: no fault-forcing test (ExclusiveKernel) elsewhere meanwhile
+	auditctltest.HoldTuning(t) // like a run: no fault-forcing test (ExclusiveKernel) elsewhere meanwhile
 	s, err := Open(Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +62,7 @@ func TestClosedStream(t *testing.T) {
 // lock converts its hold instead of waiting for itself.
 func TestExclusiveWhileHoldingTuning(t *testing.T) {
 	testutil.RequireAudit(t)
-	holdTuning(t)
+	auditctltest.HoldTuning(t)
 	done := make(chan error, 1)
 	go func() {
 		release, err := auditctltest.ExclusiveKernel()

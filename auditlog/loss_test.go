@@ -52,7 +52,7 @@ func TestTinyBufferIsInconclusive(t *testing.T) {
 // records at the source; only its lost counter tells.
 func TestKernelLostCounterIsInconclusive(t *testing.T) {
 	s := sharedForTest(t)
-	holdExclusive(t)
+	auditctltest.HoldExclusive(t)
 	if err := auditctltest.SetBacklog(16, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestKernelLostCounterIsInconclusive(t *testing.T) {
 // gap detection raises no false alarm.
 func TestNoFalseGapsWithMultiRecordEvents(t *testing.T) {
 	testutil.RequireAudit(t)
-	holdExclusive(t) // its release restores enabled
+	auditctltest.HoldExclusive(t) // its release restores enabled
 	if err := auditctltest.SetEnabled(true); err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestNoFalseGapsWithMultiRecordEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	holdTuning(t)
+	auditctltest.HoldTuning(t)
 	const n = 20_000
 	r := runLogged(t, s, n)
 	if err := s.Close(); err != nil { // Raw's maps are safe to read now

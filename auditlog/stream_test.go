@@ -36,36 +36,8 @@ func sharedForTest(t *testing.T) *Stream {
 // inconclusive, so tests that make bursts or assert zero loss use this.
 func holdQuietKernel(t *testing.T) {
 	t.Helper()
-	holdExclusive(t)
-	holdTuning(t)
-}
-
-// holdExclusive takes ExclusiveKernel for the test; its release restores
-// the kernel settings the test changes.
-func holdExclusive(t *testing.T) {
-	t.Helper()
-	release, err := auditctltest.ExclusiveKernel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := release(); err != nil {
-			t.Errorf("release exclusive kernel: %v", err)
-		}
-	})
-}
-
-func holdTuning(t *testing.T) {
-	t.Helper()
-	release, err := auditctl.AcquireTuning()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := release(); err != nil {
-			t.Error(err)
-		}
-	})
+	auditctltest.HoldExclusive(t)
+	auditctltest.HoldTuning(t)
 }
 
 // collector keeps what a subscription delivered.
@@ -88,7 +60,7 @@ func (c *collector) events() []*record.SeccompEvent {
 
 func TestBarrierLatency(t *testing.T) {
 	s := sharedForTest(t)
-	holdTuning(t) // like a run: no fault-forcing test (ExclusiveKernel) elsewhere meanwhile
+	auditctltest.HoldTuning(t) // like a run: no fault-forcing test (ExclusiveKernel) elsewhere meanwhile
 	ctx := testContext(t)
 	self, err := kernel.ReadStat(os.Getpid())
 	if err != nil {
@@ -128,7 +100,7 @@ func TestBarrierLatency(t *testing.T) {
 
 func TestConcurrentBarriers(t *testing.T) {
 	s := sharedForTest(t)
-	holdTuning(t) // like a run: no fault-forcing test (ExclusiveKernel) elsewhere meanwhile
+	auditctltest.HoldTuning(t) // like a run: no fault-forcing test (ExclusiveKernel) elsewhere meanwhile
 	ctx := testContext(t)
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
@@ -181,7 +153,7 @@ func TestHundredThousandRecords(t *testing.T) {
 	s := sharedForTest(t)
 	// Exclusive so that no other process's run changes the backlog
 	// between the before and after readings.
-	holdExclusive(t)
+	auditctltest.HoldExclusive(t)
 	before := backlogOf(t)
 	release, err := auditctl.AcquireTuning()
 	if err != nil {

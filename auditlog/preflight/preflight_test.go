@@ -30,22 +30,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func holdTuning(t *testing.T) {
-	t.Helper()
-	release, err := auditctl.AcquireTuning()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := release(); err != nil {
-			t.Error(err)
-		}
-	})
-}
-
 func TestPreflightPassesHere(t *testing.T) {
 	testutil.RequireAudit(t)
-	holdTuning(t) // like a run: no fault-forcing test (ExclusiveKernel) elsewhere meanwhile
+	auditctltest.HoldTuning(t) // like a run: no fault-forcing test (ExclusiveKernel) elsewhere meanwhile
 	r, err := Run()
 	if err != nil {
 		t.Fatalf("preflight: %v", err)
@@ -67,24 +54,9 @@ func TestPreflightPassesHere(t *testing.T) {
 	}
 }
 
-// holdExclusive takes ExclusiveKernel for the test; its release restores
-// the kernel settings the test changes.
-func holdExclusive(t *testing.T) {
-	t.Helper()
-	release, err := auditctltest.ExclusiveKernel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := release(); err != nil {
-			t.Errorf("release exclusive kernel: %v", err)
-		}
-	})
-}
-
 func TestActionsLoggedWithoutLogIsExplained(t *testing.T) {
 	testutil.RequireAudit(t)
-	holdExclusive(t)
+	auditctltest.HoldExclusive(t)
 	before, err := auditctl.ReadActionsLogged()
 	if err != nil {
 		t.Fatal(err)
@@ -128,7 +100,7 @@ func TestActionsLoggedWithoutLogIsExplained(t *testing.T) {
 func TestPreflightInContainerNamespaces(t *testing.T) {
 	testutil.RequireAudit(t)
 	// The children check actions_logged too: no forced fault meanwhile.
-	holdTuning(t)
+	auditctltest.HoldTuning(t)
 	for name, attr := range map[string]*syscall.SysProcAttr{
 		"netns":  {Cloneflags: syscall.CLONE_NEWNET},
 		"userns": {Cloneflags: syscall.CLONE_NEWUSER, UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1}}, GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1}}},

@@ -12,7 +12,9 @@
 package auditctltest
 
 import (
-	_ "github.com/sysgate/sysgate/auditlog/auditctl" // fills faulthook in its init
+	"testing"
+
+	"github.com/sysgate/sysgate/auditlog/auditctl" // also fills faulthook in its init
 	"github.com/sysgate/sysgate/auditlog/auditctl/internal/faulthook"
 )
 
@@ -35,3 +37,34 @@ func SetEnabled(on bool) error { return faulthook.SetEnabled(on) }
 // SetActionsLogged writes kernel.seccomp.actions_logged; without "log",
 // SECCOMP_RET_LOG produces no records.
 func SetActionsLogged(v string) error { return faulthook.SetActionsLogged(v) }
+
+// HoldExclusive takes ExclusiveKernel for the rest of the test; its
+// release, at cleanup, restores the settings the test changes.
+func HoldExclusive(t testing.TB) {
+	t.Helper()
+	release, err := ExclusiveKernel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := release(); err != nil {
+			t.Errorf("release exclusive kernel: %v", err)
+		}
+	})
+}
+
+// HoldTuning holds auditctl.AcquireTuning for the rest of the test, as a
+// run does, so no fault-forcing test elsewhere (HoldExclusive) changes the
+// kernel's audit settings meanwhile.
+func HoldTuning(t testing.TB) {
+	t.Helper()
+	release, err := auditctl.AcquireTuning()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := release(); err != nil {
+			t.Error(err)
+		}
+	})
+}

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/auditlog"
-	"github.com/sysgate/sysgate/auditlog/auditctl"
+	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
 	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
@@ -38,22 +38,6 @@ func (s *safeBuffer) String() string {
 	return s.b.String()
 }
 
-// holdRunLock takes the audit tuning like a run does, so no fault-forcing
-// test elsewhere (auditctltest.ExclusiveKernel) removes "log" from
-// actions_logged or drops records while this test needs them.
-func holdRunLock(t *testing.T) {
-	t.Helper()
-	release, err := auditctl.AcquireTuning()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := release(); err != nil {
-			t.Error(err)
-		}
-	})
-}
-
 // tailLines runs `sysgate audit tail args... --count 20` and makes logged
 // syscalls (barriers of a second stream: a sentinel thread logs getppid)
 // until the tail has printed 20 lines and exited. Other activity on the
@@ -61,7 +45,7 @@ func holdRunLock(t *testing.T) {
 func tailLines(t *testing.T, count int, args ...string) []string {
 	t.Helper()
 	testutil.RequireAudit(t)
-	holdRunLock(t)
+	auditctltest.HoldTuning(t)
 	other, err := auditlog.Open(auditlog.Options{})
 	if err != nil {
 		t.Fatal(err)

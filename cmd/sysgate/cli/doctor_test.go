@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/auditlog/auditctl"
+	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
 	"github.com/sysgate/sysgate/auditlog/preflight"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
 func TestDoctorPassesHere(t *testing.T) {
 	testutil.RequireAudit(t)
-	holdRunLock(t)
+	auditctltest.HoldTuning(t)
 	var out, errOut bytes.Buffer
 	code := (&Command{Stdout: &out, Stderr: &errOut}).Main([]string{"sysgate", "doctor"})
 	if code != ExitOK {
