@@ -169,7 +169,7 @@ func TestShimReportsMissingCommand(t *testing.T) {
 func TestTreeWaitsForOrphanToFinish(t *testing.T) {
 	mark := filepath.Join(t.TempDir(), "mark")
 	r := runTree(t, 10*time.Second, 10*time.Second, "/bin/sh", "-c",
-		`(sleep 0.3; echo orphan-done > `+mark+`) &`)
+		`(sleep 0.3; echo orphan-done > `+mark+`) >/dev/null &`) // off the stdout pipe: only the tree wait can wait for it
 	if len(r.outcome.Leaked) != 0 || r.outcome.TimedOut {
 		t.Fatalf("outcome %+v", r.outcome)
 	}
@@ -241,7 +241,10 @@ func TestAbortBeforeRelease(t *testing.T) {
 // each generation forks its successor and exits, for secs seconds; the
 // last one writes mark.
 func hopper(t *testing.T, secs float64, mark string) []string {
+	// fd 1 is the harness's stdout pipe: closed, so waiting for the pipe
+	// cannot stand in for waiting for the chain.
 	return []string{testutil.Python(t), "-c", fmt.Sprintf(`import os, time
+os.close(1)
 end = time.monotonic() + %g
 while True:
     if os.fork():
