@@ -79,19 +79,14 @@ func (c *Command) runOptions(f *runFlags) ([]harness.Option, error) {
 // otherwise (`sudo make security-test`, a GitHub runner's `sudo sysgate`).
 // "" when not started through sudo, or sudo was run by root.
 func (c *Command) sudoUser() (string, error) {
-	uid, gid := c.getenv("SUDO_UID"), c.getenv("SUDO_GID")
-	if uid == "" || os.Geteuid() != 0 {
+	uid, gid, ok, err := harness.SudoCaller(c.getenv)
+	if err != nil {
+		return "", fmt.Errorf("%w: pass --user explicitly", err)
+	}
+	if !ok {
 		return "", nil
 	}
-	for name, v := range map[string]string{"SUDO_UID": uid, "SUDO_GID": gid} {
-		if _, err := strconv.ParseUint(v, 10, 32); err != nil {
-			return "", fmt.Errorf("%s=%q is not a numeric id: pass --user explicitly", name, v)
-		}
-	}
-	if uid == "0" {
-		return "", nil
-	}
-	return uid + ":" + gid, nil
+	return fmt.Sprintf("%d:%d", uid, gid), nil
 }
 
 // lookupUser accepts a user name or uid[:gid].
