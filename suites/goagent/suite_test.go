@@ -25,6 +25,8 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	testutil.RequireAudit(GinkgoT())
 	dir, err := os.MkdirTemp("", "sysgate-goagent-")
 	Expect(err).NotTo(HaveOccurred())
+	// The agent may run as the user who ran sudo.
+	Expect(os.Chmod(dir, 0o755)).To(Succeed())
 	bin, err := fixture.BuildGoAgent(dir)
 	Expect(err).NotTo(HaveOccurred())
 	return []byte(bin)

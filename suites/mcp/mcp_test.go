@@ -126,7 +126,7 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 		// module node preloads: it runs a shell command on start.
 		It("fails the gate when a compromised dependency spawns a shell", labels.Bite, func(ctx SpecContext) {
 			gate.SkipWhenRecording()
-			preload := filepath.Join(GinkgoT().TempDir(), "preload.cjs")
+			preload := filepath.Join(gate.AgentTempDir(), "preload.cjs")
 			Expect(os.WriteFile(preload, []byte("require('child_process').execFileSync('/bin/sh', ['-c', 'id > /dev/null']);\n"), 0o644)).To(Succeed())
 			spec.Agent = "mcp-memory-bite-spawn"
 			spec.Env = append(spec.Env, "NODE_OPTIONS=--require "+preload)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -36,6 +37,10 @@ var workspaceRoot = sync.OnceValues(func() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// An agent running as the sudo caller passes through to its workspace.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return "", err
+	}
 	// Resolved, as the kernel reports a working directory.
 	return filepath.EvalSymlinks(dir)
 })
@@ -53,7 +58,39 @@ func NewWorkspace() string {
 	dir, err = filepath.EvalSymlinks(dir)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(fixture.NewWorkspace(dir)).To(Succeed())
+	handToAgent(dir)
 	return dir
+}
+
+// AgentTempDir is a new directory, removed when the spec ends, for files
+// an agent reads (a module to preload, a plan): readable by the agent's
+// user also when that is not the caller (under sudo).
+func AgentTempDir() string {
+	GinkgoHelper()
+	root, err := workspaceRoot()
+	Expect(err).NotTo(HaveOccurred())
+	dir, err := os.MkdirTemp(root, "files-")
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(os.RemoveAll, dir)
+	Expect(os.Chmod(dir, 0o755)).To(Succeed())
+	return dir
+}
+
+// handToAgent gives a workspace to the agent's user when that is not the
+// caller (under sudo), as a user's own checkout would be theirs: the
+// agents write there.
+func handToAgent(dir string) {
+	GinkgoHelper()
+	uid, gid, ok := agentUser()
+	if !ok {
+		return
+	}
+	Expect(filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(path, int(uid), int(gid))
+	})).To(Succeed())
 }
 
 // resetWorkspace puts a workspace made by NewWorkspace back into its
@@ -72,6 +109,7 @@ func resetWorkspace(dir string) {
 		Expect(os.RemoveAll(filepath.Join(dir, e.Name()))).To(Succeed())
 	}
 	Expect(fixture.NewWorkspace(dir)).To(Succeed())
+	handToAgent(dir)
 }
 
 // ExpectNoLeftovers fails if a process still works in one of this test

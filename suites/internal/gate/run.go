@@ -87,7 +87,21 @@ func (s Spec) options() []harness.Option {
 		opts = append(opts, harness.WithMode(baseline.ModeRecord),
 			harness.WithObservationFile(filepath.Join(dir, s.agent().Name+".json")))
 	}
+	if uid, gid, ok := agentUser(); ok {
+		opts = append(opts, harness.WithUser(uid, gid))
+	}
 	return opts
+}
+
+// agentUser is the user the suites' agents run as: under sudo the user who
+// ran it (`sudo make security-test`), as the CLI does; otherwise the
+// caller. An unreadable SUDO_UID fails the spec rather than running the
+// agent as root by mistake.
+func agentUser() (uid, gid uint32, ok bool) {
+	GinkgoHelper()
+	uid, gid, ok, err := harness.SudoCaller(os.Getenv)
+	Expect(err).NotTo(HaveOccurred(), "the suites run agents as the user who ran sudo")
+	return uid, gid, ok
 }
 
 // Run runs the spec's command to completion under the gate and returns a
