@@ -8,6 +8,15 @@ BIN     := bin/sysgate
 
 export CGO_ENABLED := 1
 
+# `sudo make ...` runs with sudo's secure_path, which seldom holds Go:
+# fall back to where the official tarball puts it. (Elsewhere, e.g.
+# setup-go's tool cache: sudo env "PATH=$$PATH" make ...)
+ifeq ($(shell command -v $(GO) 2>/dev/null),)
+ifneq ($(wildcard /usr/local/go/bin/go),)
+export PATH := /usr/local/go/bin:$(PATH)
+endif
+endif
+
 # Without HOME (some CI shells) the go command finds neither a module cache
 # nor a build cache ("off"): fall back to root's, or a local one.
 GO_BUILD_CACHE := $(shell $(GO) env GOCACHE 2>/dev/null)
@@ -21,7 +30,7 @@ ifeq ($(GO_BUILD_CACHE),)
 export GOCACHE := $(if $(wildcard /root/.cache/go-build),/root/.cache/go-build,$(CURDIR)/.cache/go-build)
 endif
 
-.PHONY: all deps deps-suites deps-bench build test race unit security-test baseline-update bench stress lint fuzz clean
+.PHONY: all deps deps-suites deps-test deps-bench build test race unit security-test baseline-update bench stress lint fuzz clean
 
 all: build
 
@@ -30,6 +39,9 @@ deps:
 
 deps-suites:
 	@scripts/deps.sh --suites
+
+deps-test:
+	@scripts/deps.sh --suites --test
 
 deps-bench:
 	@scripts/deps.sh --suites --bench
@@ -44,7 +56,7 @@ lint: deps
 
 # The project's tests: unit tests everywhere, the privileged kernel tests
 # when run as root (under CI=true a skipped privileged test is a failure).
-test: deps-suites lint
+test: deps-test lint
 	$(GO) test -count=1 -timeout 20m $(PKGS)
 	@$(MAKE) --no-print-directory race
 

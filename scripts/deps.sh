@@ -4,14 +4,16 @@
 #   scripts/deps.sh            build + test dependencies (libseccomp, pkg-config)
 #   scripts/deps.sh --suites   also the pinned npm packages of the MCP suites
 #   scripts/deps.sh --bench    also strace, which the benchmarks compare against
+#   scripts/deps.sh --test     also sudo, which the tests of the sudo path run for real
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-want_suites=0 want_bench=0
+want_suites=0 want_bench=0 want_test=0
 for arg in "$@"; do
 	case "$arg" in
 	--suites) want_suites=1 ;;
 	--bench) want_bench=1 ;;
+	--test) want_test=1 ;;
 	*) echo "deps.sh: unknown flag $arg" >&2; exit 2 ;;
 	esac
 done
@@ -33,6 +35,9 @@ if [ "$want_suites" = 1 ]; then
 fi
 if [ "$want_bench" = 1 ]; then
 	command -v strace >/dev/null || missing+=(strace)
+fi
+if [ "$want_test" = 1 ] && [ "$(id -u)" -eq 0 ]; then
+	command -v sudo >/dev/null || missing+=(sudo)
 fi
 
 if [ "${#missing[@]}" -gt 0 ]; then

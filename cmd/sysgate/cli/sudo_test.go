@@ -3,7 +3,9 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -68,5 +70,64 @@ func TestAgentRunsAsTheSudoCaller(t *testing.T) {
 	}
 	if code, _, stderr := runEnv(t, append(os.Environ(), "SUDO_UID=bob"), "check", "-b", base, "--", "/usr/bin/id"); code != ExitUsage || !strings.Contains(stderr, "SUDO_UID") {
 		t.Errorf("a non-numeric SUDO_UID: code %d %s", code, stderr)
+	}
+}
+
+// The same through the real sudo: an unprivileged user runs
+// `sudo sysgate check` from their home directory, and the agent runs as
+// that user; `sudo sysgate check --user root` keeps root.
+func TestAgentRunsAsTheCallerOfRealSudo(t *testing.T) {
+	testutil.RequireAudit(t)
+	u := testutil.RequireSudoUser(t)
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "sysgate")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/sysgate/sysgate/cmd/sysgate").CombinedOutput(); err != nil {
+		t.Fatalf("build sysgate: %v\n%s", err, out)
+	}
+	base := filepath.Join(dir, "id.yaml")
+	if code, _, stderr := runAgentVerb(t, "record", "-o", base, "--user", fmt.Sprintf("%d:%d", u.UID, u.GID), "--", "/usr/bin/id", "-u"); code != ExitOK {
+		t.Fatalf("record: %d %s", code, stderr)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		uid  uint32
+	}{
+		{"sudo sysgate check", nil, u.UID},
+		{"sudo sysgate check --user root", []string{"--user", "root"}, 0},
+	} {
+		args := append(append([]string{bin, "check", "--format", "json", "-b", base}, c.args...), "--", "/usr/bin/id", "-u")
+		var code int
+		var stdout, stderr bytes.Buffer
+		for attempt := 1; attempt <= 3; attempt++ { // machine-wide audit loss, as runAgentVerb
+			stdout.Reset()
+			stderr.Reset()
+			cmd := u.Sudo("/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", args...)
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code = cmd.ProcessState.ExitCode()
+			if err != nil && code < 0 {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+			if code != ExitInconclusive || !strings.Contains(stdout.String(), "audit records lost") {
+				break
+			}
+		}
+		var r harness.Result
+		if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+			t.Fatalf("%s: exit %d, %v\n%s%s", c.name, code, err, stdout.String(), stderr.String())
+		}
+		if code != ExitOK || r.Verdict != harness.VerdictClean {
+			t.Errorf("%s: exit %d, verdict %s\n%s", c.name, code, r.Verdict, stderr.String())
+		}
+		if r.UID != c.uid || r.GID != map[bool]uint32{true: u.GID, false: 0}[c.uid != 0] {
+			t.Errorf("%s: result uid %d gid %d, want uid %d", c.name, r.UID, r.GID, c.uid)
+		}
+		if got := strings.TrimSpace(stderr.String()); got != strconv.FormatUint(uint64(c.uid), 10) {
+			t.Errorf("%s: the agent said it is uid %q, want %d", c.name, got, c.uid)
+		}
 	}
 }

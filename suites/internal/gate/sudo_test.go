@@ -1,0 +1,69 @@
+package gate
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/sysgate/sysgate/ci"
+	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/suites/internal/fixture"
+)
+
+// `sudo make security-test`, run for real by an unprivileged user from a
+// checkout of their own: the embedded suites pass, and every agent ran as
+// that user (issue 13), not as root.
+func TestSecurityTestThroughSudo(t *testing.T) {
+	testutil.RequireAudit(t)
+	u := testutil.RequireSudoUser(t)
+	checkout := filepath.Join(u.Home, fmt.Sprintf("checkout-%d", os.Getpid()))
+	if err := os.RemoveAll(checkout); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(checkout) })
+	copyCheckout(t, filepath.Dir(fixture.SuitesDir()), checkout)
+	if out, err := exec.Command("chown", "-R", fmt.Sprintf("%d:%d", u.UID, u.GID), checkout).CombinedOutput(); err != nil {
+		t.Fatalf("chown: %v: %s", err, out)
+	}
+
+	// The user's own PATH does not matter: sudo replaces it with its
+	// secure_path, and the Makefile finds Go by itself.
+	cmd := u.Sudo("/usr/bin:/bin", "make", "--no-print-directory", "security-test")
+	cmd.Dir = checkout
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("sudo make security-test as %s: %v\n%s", u.Name, err, out.String())
+	}
+	report, err := ci.Load(ci.LoadOptions{}, filepath.Join(checkout, "out", "security-test.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d runs, e.g. %s as %d", len(report.Runs), report.Runs[0].Spec, report.Runs[0].UID)
+	if len(report.Runs) < 10 {
+		t.Fatalf("only %d runs in the report:\n%s", len(report.Runs), out.String())
+	}
+	for _, r := range report.Runs {
+		if r.UID != u.UID || r.GID != u.GID {
+			t.Errorf("%s: the agent ran as %d:%d, want %s (%d:%d)", r.Spec, r.UID, r.GID, u.Name, u.UID, u.GID)
+		}
+	}
+}
+
+// copyCheckout copies the files git knows of (committed or not, minus the
+// ignored ones) and the installed MCP servers, so the copy needs no
+// network and tests the working tree.
+func copyCheckout(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sh := `git -C "$1" ls-files -z --cached --others --exclude-standard | (cd "$1" && tar --null -T - -cf -) | tar -xf - -C "$2" &&
+		cp -a "$1/suites/node_modules" "$2/suites/"`
+	if out, err := exec.Command("sh", "-c", sh, "sh", from, to).CombinedOutput(); err != nil {
+		t.Fatalf("copy the checkout: %v: %s", err, out)
+	}
+}
