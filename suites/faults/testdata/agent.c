@@ -44,6 +44,8 @@ static void pause_ms(long ms) {
 	nanosleep(&ts, 0);
 }
 
+static void on_sigchld(int sig) { (void)sig; }
+
 static void *thread_main(void *arg) {
 	(void)arg;
 	new_syscall();
@@ -170,6 +172,36 @@ int main(int argc, char **argv) {
 		}
 		close(p[0]);
 		return waitpid(mid, 0, 0) == mid ? 0 : 1;
+	}
+	if (!strcmp(mode, "forkstorm")) {
+		// Forks while its children's SIGCHLD arrive, to a handler without
+		// SA_RESTART. Natively fork never fails with EINTR (the kernel
+		// restarts it); a gate that holds forks for a listener made it do
+		// so, and a shell said "Cannot fork". Exits 1 if any fork failed.
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_sigchld;
+		sigaction(SIGCHLD, &sa, 0);
+		int failed = 0, eintr = 0;
+		for (int i = 0; i < 2000; i++) {
+			pid_t pid = fork();
+			if (pid == 0)
+				_exit(0);
+			if (pid < 0) {
+				failed++;
+				eintr += errno == EINTR;
+				continue;
+			}
+			if (i % 2) // let some SIGCHLD find the next fork pending
+				while (waitpid(-1, 0, WNOHANG) > 0)
+					;
+		}
+		while (wait(0) > 0)
+			;
+		new_syscall();
+		if (failed)
+			fprintf(stderr, "forkstorm: %d of 2000 forks failed (%d with EINTR)\n", failed, eintr);
+		return failed ? 1 : 0;
 	}
 	if (!strcmp(mode, "hop")) {
 		// Fork-hopping (issue 12): the root exits at once; each generation
