@@ -163,6 +163,10 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		fmt.Fprintf(&b, "> **Weakened gate** (%s): %s\n\n", cell(w.Agent), cell(w.Banner))
 	}
 	r.writeUnseenSummary(&b)
+	if names := r.droppedEnv(); len(names) > 0 {
+		fmt.Fprintf(&b, "Not passed to the agents: %s (runner credentials and workflow-command files; `--pass-env NAME` passes one).\n\n",
+			cell(strings.Join(names, ", ")))
+	}
 	if len(r.Runs) > 0 {
 		b.WriteString("| Agent | Arch | Verdict | Runs | New | Risky | Stale | Lost events | Duration |\n")
 		b.WriteString("|---|---|---|--:|--:|--:|--:|---|--:|\n")

@@ -30,6 +30,9 @@ func WriteText(w io.Writer, r *harness.Result) error {
 		fmt.Fprintf(&b, "  WEAKENED GATE: %s\n", banner)
 	}
 	writeBanner(&b, r)
+	if note := r.DroppedEnvNote(); note != "" {
+		fmt.Fprintf(&b, "  %s\n", note)
+	}
 	if h := r.ArchHint(); h != "" {
 		fmt.Fprintf(&b, "  %s\n", h)
 	}

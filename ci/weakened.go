@@ -19,3 +19,18 @@ func (r *Report) weakenedRuns() []weakenedRun {
 	}
 	return out
 }
+
+// droppedEnv lists, sorted and once, the variables any run kept from its
+// agent (names only).
+func (r *Report) droppedEnv() []string {
+	var names []string
+	for _, run := range r.Runs {
+		for _, n := range run.DroppedEnv {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	slices.Sort(names)
+	return names
+}

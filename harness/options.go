@@ -2,6 +2,7 @@ package harness
 
 import (
 	"io"
+	"os"
 	"time"
 
 	"github.com/sysgate/sysgate/auditlog/record"
@@ -14,7 +15,13 @@ const (
 )
 
 // Agent is the command to run and its I/O. Env nil means the caller's
-// environment; Stdin nil means /dev/null; Stdout/Stderr nil discard.
+// environment without DroppedEnv; an explicit Env is set exactly (see
+// WithEnvFilter). Stdin nil means /dev/null; Stdout/Stderr nil discard.
+//
+// The agent starts with descriptors 0, 1 and 2 and ExtraFiles, nothing
+// else: every other descriptor of the caller, inheritable or not, is
+// closed on exec. When Stdin is not a terminal (or with WithNoTTY) the
+// agent gets a session of its own, without a controlling terminal.
 type Agent struct {
 	Name    string
 	Command []string
@@ -23,6 +30,11 @@ type Agent struct {
 	Stdin   io.Reader
 	Stdout  io.Writer
 	Stderr  io.Writer
+	// ExtraFiles are descriptors passed on purpose: entry i becomes the
+	// agent's fd 3+i (a nil entry leaves that number closed), as in
+	// os/exec. Each is a channel the gate does not watch: a socket passed
+	// here sends without a socket() or connect() call.
+	ExtraFiles []*os.File
 }
 
 // Option configures Run.
@@ -43,6 +55,9 @@ type runConfig struct {
 	// does not fail a run whose syscalls are clean.
 	allowAgentFailure bool
 	keepCaps          []string
+	noTTY             bool
+	filterEnv         bool
+	passEnv           []string
 }
 
 // WithBaselines checks (or, in record mode, diffs) against these baseline
@@ -99,4 +114,19 @@ func WithAllowAgentFailure() Option { return func(c *runConfig) { c.allowAgentFa
 // is named in Result.KeptCapabilities and in every report.
 func WithKeepCapabilities(names ...string) Option {
 	return func(c *runConfig) { c.keepCaps = append(c.keepCaps, names...) }
+}
+
+// WithNoTTY gives the agent a session of its own without a controlling
+// terminal even when its stdin is a terminal: it cannot open /dev/tty or
+// push input into the caller's shell (TIOCSTI). Without this option that
+// happens only when stdin is not a terminal.
+func WithNoTTY() Option { return func(c *runConfig) { c.noTTY = true } }
+
+// WithEnvFilter drops DroppedEnv from the agent's environment, an explicit
+// Agent.Env too, except the variables whose names match one of pass
+// (path.Match globs, e.g. "GITHUB_*"). The names dropped (never the
+// values) are in Result.DroppedEnv. Without this option only an inherited
+// environment (Agent.Env nil) is filtered, with nothing passed back.
+func WithEnvFilter(pass ...string) Option {
+	return func(c *runConfig) { c.filterEnv, c.passEnv = true, append(c.passEnv, pass...) }
 }

@@ -44,7 +44,7 @@ const ReportEntryName = "sysgate result"
 //	timed_out, started, duration (ns), arch (native arch of the run),
 //	missing_arch, observation_file, kept_capabilities (omitted when unset),
 //	refused[] {arch, syscall, count, risk}, unmonitored[] {arch, syscall,
-//	reason, unseen, file, line}.
+//	reason, unseen, file, line}, dropped_env[] (names, omitted when none).
 //
 // In check and enforce mode the kernel logs only syscalls outside the
 // baseline, so observed holds just those; in record mode it holds all.
@@ -84,6 +84,9 @@ type Result struct {
 	// (WithKeepCapabilities, --keep-cap), sorted: each weakens the gate,
 	// and every report says so (CapabilityBanner).
 	KeptCapabilities []string `json:"kept_capabilities,omitempty"`
+	// DroppedEnv names the DroppedEnv variables the caller's environment
+	// held and the agent did not get (sorted; never their values).
+	DroppedEnv []string `json:"dropped_env,omitempty"`
 	// Refused are the attempts at a channel the filter cannot see (an
 	// io_uring, a seccomp listener of the agent's own) that the gate
 	// refused: neither violations nor syscalls a record run writes.
@@ -294,4 +297,13 @@ func (r *Result) CapabilityBanner() string {
 	}
 	return "the agent kept " + strings.Join(r.KeptCapabilities, ", ") +
 		" (--keep-cap), which sysgate otherwise takes away: a root agent can use it to reach sysgate, the audit log or the kernel"
+}
+
+// DroppedEnvNote says which variables of the caller's environment the
+// agent did not get, by name; "" when none.
+func (r *Result) DroppedEnvNote() string {
+	if len(r.DroppedEnv) == 0 {
+		return ""
+	}
+	return "not passed to the agent: " + strings.Join(r.DroppedEnv, ", ") + " (--pass-env NAME passes one)"
 }

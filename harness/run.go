@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"syscall"
 	"time"
@@ -62,6 +63,11 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if err := protectSelf(); err != nil {
 		return nil, err
 	}
+	env, droppedEnv, err := cfg.agentEnv(agent.Env)
+	if err != nil {
+		return nil, err
+	}
+	agent.Env = env
 	setup := cfg.agentSetup(agent, filter)
 	if setup.DropCaps, err = fencedMask(keep); err != nil {
 		return nil, err
@@ -111,7 +117,9 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	sub := stream.Subscribe(child.ses, events.add)
 	started := time.Now()
 	releasing = true
-	if err := child.release(); err != nil {
+	err = child.release()
+	runtime.KeepAlive(agent.ExtraFiles) // the child dup'd their fds, exec'd or failed
+	if err != nil {
 		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), barrierTimeout)
 		defer cancel()
 		_, _ = sub.Close(closeCtx)
@@ -129,7 +137,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	r := &Result{
 		Agent: agent.Name, Command: agent.Command, Mode: mode, Arch: scmp.Native(), Baselines: cfg.baselines,
 		Session: child.ses, Loss: loss, Leaked: tree.Leaked, TimedOut: tree.TimedOut,
-		Started: started, Duration: duration, ExitStatus: -1, KeptCapabilities: kept,
+		Started: started, Duration: duration, ExitStatus: -1, KeptCapabilities: kept, DroppedEnv: droppedEnv,
 		UID: uint32(os.Getuid()), GID: uint32(os.Getgid()),
 	}
 	if cfg.setUser {
@@ -260,18 +268,15 @@ func (c *runConfig) resolveMode(p *baseline.Profile) baseline.Mode {
 }
 
 func (c *runConfig) agentSetup(agent Agent, filter *baseline.Filter) *kernel.AgentSetup {
-	env := agent.Env
-	if env == nil {
-		env = os.Environ()
-	}
 	loginUID := uint32(os.Getuid())
 	if c.setUser {
 		loginUID = c.uid
 	}
 	setup := &kernel.AgentSetup{
-		Path: agent.Command[0], Args: agent.Command, Env: env, Dir: agent.Dir,
+		Path: agent.Command[0], Args: agent.Command, Env: agent.Env, Dir: agent.Dir,
 		LoginUID: loginUID, SetUser: c.setUser, UID: c.uid, GID: c.gid,
 		Program: filter.Program, Listener: filter.Listener,
+		KeepFds: extraFds(agent.ExtraFiles), NewSession: c.noTTY || !isTerminal(agent.Stdin),
 	}
 	// Enforce denials and, in every mode, the refused channels the filter
 	// cannot see are ERRNO/KILL, not LOG: ask the kernel to log them too,

@@ -11,10 +11,17 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#ifndef SYS_close_range
+#define SYS_close_range 436
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
@@ -136,6 +143,45 @@ static void fence_knobs(const struct sysgate_spawn *s) {
 		fail(s, SYSGATE_STEP_RO_SYS, errno);
 }
 
+// cloexec_from marks every descriptor from first up close-on-exec:
+// close_range(CLOSE_RANGE_CLOEXEC) (Linux 5.11+) in one call, else one
+// fcntl per descriptor up to the soft RLIMIT_NOFILE. Close-on-exec rather
+// than closed: the status and control descriptors are needed until exec.
+static int cloexec_from(unsigned int first, int loop) {
+	if (!loop) {
+		if (syscall(SYS_close_range, first, ~0U, CLOSE_RANGE_CLOEXEC) == 0)
+			return 0;
+		if (errno != ENOSYS && errno != EINVAL)
+			return -1;
+	}
+	struct { uint64_t cur, max; } rl; // the kernel's struct rlimit64
+	if (syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) != 0)
+		return -1;
+	unsigned long end = rl.cur > 0x7fffffffUL ? 0x7fffffffUL : (unsigned long)rl.cur;
+	for (unsigned long fd = first; fd < end; fd++) {
+		if (syscall(SYS_fcntl, (int)fd, F_SETFD, FD_CLOEXEC) != 0 && errno != EBADF)
+			return -1;
+	}
+	return 0;
+}
+
+// keep_fds makes keep_fds[i] the agent's fd 3+i and every other fd above
+// 2 close-on-exec. Spawn moved every source, and the status and control
+// descriptors, to 3+nkeep or above, so no dup3 here overwrites one.
+static void keep_fds(const struct sysgate_spawn *s) {
+	for (int i = 0; i < s->nkeep; i++) {
+		int src = s->keep_fds[i], dst = 3 + i;
+		if (src < 0) {
+			syscall(SYS_fcntl, dst, F_SETFD, FD_CLOEXEC); // a gap: EBADF is fine
+			continue;
+		}
+		if (syscall(SYS_dup3, src, dst, 0) < 0)
+			fail(s, SYSGATE_STEP_KEEP_FDS, errno);
+	}
+	if (cloexec_from(3 + (unsigned int)s->nkeep, s->cloexec_loop) != 0)
+		fail(s, SYSGATE_STEP_CLOSE_FDS, errno);
+}
+
 static __attribute__((noreturn)) void child(const struct sysgate_spawn *s, const sigset_t *oldmask) {
 	// Go's handlers live in the shared memory: back to defaults before any
 	// signal can be delivered here.
@@ -156,6 +202,13 @@ static __attribute__((noreturn)) void child(const struct sysgate_spawn *s, const
 		if (s->stdio[fd] == fd)
 			syscall(SYS_fcntl, fd, F_SETFD, 0);
 	}
+	// Nothing above 2 reaches the agent unless the caller named it: an
+	// inherited socket would let it send without socket() or connect().
+	keep_fds(s);
+	// No controlling terminal: the agent cannot open /dev/tty, push input
+	// into the caller's shell (TIOCSTI) or get its job-control signals.
+	if (s->new_session && syscall(SYS_setsid) < 0)
+		fail(s, SYSGATE_STEP_SETSID, errno);
 	int fd = syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/loginuid", O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || syscall(SYS_write, fd, s->loginuid, cstrlen(s->loginuid)) < 0)
 		fail(s, SYSGATE_STEP_LOGINUID, errno);

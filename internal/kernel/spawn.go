@@ -42,6 +42,13 @@ type AgentSetup struct {
 	// sets of the child before it switches user. Bits above the kernel's
 	// last capability (LastCapability) make the step fail.
 	DropCaps uint64
+	// KeepFds[i] (a descriptor of the caller, or -1 for none) becomes the
+	// agent's fd 3+i, as exec.Cmd's ExtraFiles do. Every other descriptor
+	// above 2 is closed on exec, inheritable or not.
+	KeepFds []int
+	// NewSession puts the agent in a session of its own (setsid), without
+	// a controlling terminal.
+	NewSession bool
 }
 
 // CandidatePaths lists where an exec of file looks, like execvp: file
@@ -82,6 +89,10 @@ type SpawnConfig struct {
 	// its copy first, so it sees EOF (and exits) if the parent dies
 	// before the go-ahead. 0 (or any fd <= 2): none.
 	ControlPeer int
+
+	// cloexecLoop makes the child skip close_range and run its fallback,
+	// for tests on kernels that have close_range.
+	cloexecLoop bool
 }
 
 // SpawnStatus is one record the child writes on the status fd.
@@ -107,7 +118,8 @@ var spawnSteps = map[int32]string{
 	C.SYSGATE_STEP_EXEC:     "execve",
 	C.SYSGATE_STEP_MOUNT_NS: "unshare(CLONE_NEWNS)", C.SYSGATE_STEP_MOUNT_SLAVE: "make / rslave",
 	C.SYSGATE_STEP_RO_PROC_SYS: "make /proc/sys read-only", C.SYSGATE_STEP_RO_SYSRQ: "make /proc/sysrq-trigger read-only",
-	C.SYSGATE_STEP_RO_SYS: "make /sys read-only",
+	C.SYSGATE_STEP_RO_SYS: "make /sys read-only", C.SYSGATE_STEP_KEEP_FDS: "dup3 a kept descriptor",
+	C.SYSGATE_STEP_CLOSE_FDS: "close_range(CLOSE_RANGE_CLOEXEC)", C.SYSGATE_STEP_SETSID: "setsid",
 }
 
 // Err turns an error record into an error naming the step.
@@ -174,7 +186,9 @@ func StatusSocket() (parent, child int, err error) {
 }
 
 // Spawn starts the child with clone(CLONE_VM|CLONE_VFORK) on a stack of
-// its own: the child writes cfg.LoginUID to its loginuid, reports its
+// its own: the child sets up its stdio and kept descriptors, marks every
+// other descriptor above 2 close-on-exec, starts a session of its own
+// when asked (setsid), writes cfg.LoginUID to its loginuid, reports its
 // session id on cfg.Status, waits for the go-ahead on cfg.Control, enters
 // a mount namespace of its own in which /proc/sys, /proc/sysrq-trigger and
 // /sys are read-only, drops cfg.DropCaps, switches user, chdirs, sets
@@ -218,8 +232,62 @@ func Spawn(cfg *SpawnConfig) (pid, pidfd int, err error) {
 	for i, fd := range cfg.Stdio {
 		s.stdio[i] = C.int(fd)
 	}
-	s.control_fd, s.status_fd, s.cap_drop = C.int(cfg.Control), C.int(cfg.Status), C.uint64_t(cfg.DropCaps)
-	s.control_peer_fd = C.int(cfg.ControlPeer)
+	control, status, peer := cfg.Control, cfg.Status, cfg.ControlPeer
+	if n := len(cfg.KeepFds); n > 0 {
+		// The child dup3s the kept descriptors onto 3..3+n-1: nothing it
+		// still needs may sit there (or on 0-2, which stdio takes first).
+		var moved []int
+		defer func() {
+			for _, fd := range moved {
+				unix.Close(fd)
+			}
+		}()
+		above := func(fd int) (int, error) {
+			if fd >= 3+n {
+				return fd, nil
+			}
+			nfd, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 3+n)
+			if err != nil {
+				return -1, os.NewSyscallError("fcntl(F_DUPFD_CLOEXEC)", err)
+			}
+			moved = append(moved, nfd)
+			return nfd, nil
+		}
+		keep := (*C.int)(mem.alloc(uintptr(n) * C.sizeof_int))
+		keepFds := unsafe.Slice(keep, n)
+		for i, fd := range cfg.KeepFds {
+			keepFds[i] = -1
+			if fd < 0 {
+				continue
+			}
+			src, err := above(fd)
+			if err != nil {
+				return -1, -1, err
+			}
+			keepFds[i] = C.int(src)
+		}
+		var err error
+		if control, err = above(control); err != nil {
+			return -1, -1, err
+		}
+		if status, err = above(status); err != nil {
+			return -1, -1, err
+		}
+		if peer > 2 {
+			if peer, err = above(peer); err != nil {
+				return -1, -1, err
+			}
+		}
+		s.keep_fds, s.nkeep = keep, C.int(n)
+	}
+	if cfg.NewSession {
+		s.new_session = 1
+	}
+	if cfg.cloexecLoop {
+		s.cloexec_loop = 1
+	}
+	s.control_fd, s.status_fd, s.cap_drop = C.int(control), C.int(status), C.uint64_t(cfg.DropCaps)
+	s.control_peer_fd = C.int(peer)
 
 	var cpidfd C.int = -1
 	syscall.ForkLock.Lock()

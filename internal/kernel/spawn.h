@@ -20,6 +20,10 @@ struct sysgate_spawn {
 	int control_peer_fd;      // the parent's write end of control_fd, closed first (<= 2: none)
 	int status_fd;            // a unix socket the child reports on (close-on-exec)
 	uint64_t cap_drop;        // capabilities (bit n: capability n) removed from all five sets
+	const int *keep_fds;      // keep_fds[i] becomes fd 3+i (-1: none); every source is >= 3+nkeep
+	int nkeep;                // every other fd above 2 is closed on exec
+	int new_session;          // setsid(): a session of its own, no controlling terminal
+	int cloexec_loop;         // tests: skip close_range, use the fallback loop
 };
 
 // A report from the child on status_fd.
@@ -49,6 +53,9 @@ enum {
 	SYSGATE_STEP_RO_PROC_SYS,  // /proc/sys read-only
 	SYSGATE_STEP_RO_SYSRQ,     // /proc/sysrq-trigger read-only
 	SYSGATE_STEP_RO_SYS,       // /sys read-only
+	SYSGATE_STEP_KEEP_FDS,     // dup3 of a kept descriptor
+	SYSGATE_STEP_CLOSE_FDS,    // every other fd above 2 close-on-exec
+	SYSGATE_STEP_SETSID,       // setsid()
 };
 
 // sysgate_spawn_run starts the child (clone with CLONE_VM|CLONE_VFORK); it

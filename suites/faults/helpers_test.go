@@ -47,9 +47,17 @@ func (o outcome) Result() *harness.Result {
 // sysgate runs the built CLI to completion.
 func sysgate(ctx context.Context, args ...string) outcome {
 	GinkgoHelper()
+	return sysgateWith(ctx, func(*exec.Cmd) {}, args...)
+}
+
+// sysgateWith runs the built CLI like sysgate, after setup has adjusted
+// the command (extra descriptors, environment, terminal).
+func sysgateWith(ctx context.Context, setup func(*exec.Cmd), args ...string) outcome {
+	GinkgoHelper()
 	cmd := exec.CommandContext(ctx, bin.Sysgate, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	setup(cmd)
 	err := cmd.Run()
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {

@@ -16,6 +16,9 @@ var (
 	Escape = Label("escape")
 	// Fence: a root agent reaches for the observer or the kernel's knobs.
 	Fence = Label("fence")
+	// Inherit: the agent starts with something it did not ask for (a
+	// descriptor, a credential, the terminal, a file sysgate writes).
+	Inherit = Label("inherit")
 	// Crash: the harness itself dies.
 	Crash = Label("crash")
 	// BadInput: a malformed baseline, a missing agent, a timeout.

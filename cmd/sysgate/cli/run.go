@@ -36,6 +36,7 @@ type runFlags struct {
 	// allowAgentFailure: a failing agent with clean syscalls exits 0.
 	allowAgentFailure bool
 	keepCaps          listFlag // --keep-cap: capabilities the agent keeps (a weaker gate)
+	inherit           inheritFlags
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -46,6 +47,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.grace, "grace", harness.DefaultGrace, "how long processes may outlive the agent before they are killed and reported")
 	fs.Var(&f.keepCaps, "keep-cap", "let the agent keep this capability (e.g. SYS_PTRACE), which sysgate otherwise takes; repeatable; every report names it as a weakening")
 	fs.BoolVar(&f.allowAgentFailure, "allow-agent-failure", false, "a clean run passes even if the agent exits non-zero or dies of a signal (default: exit 4)")
+	f.inherit.register(fs)
 }
 
 // options turns the shared flags into harness options.
@@ -57,6 +59,11 @@ func (c *Command) runOptions(f *runFlags) ([]harness.Option, error) {
 	if len(f.keepCaps) > 0 {
 		opts = append(opts, harness.WithKeepCapabilities(f.keepCaps...))
 	}
+	inherit, err := f.inherit.options()
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, inherit...)
 	user := f.user
 	if user == "" {
 		var err error
@@ -119,7 +126,12 @@ func lookupUser(spec string) (uid, gid uint32, err error) {
 
 // agent builds the harness agent from the command line after "--".
 func (c *Command) agent(f *runFlags, command []string, stdoutToStderr bool) harness.Agent {
-	a := harness.Agent{Name: f.agent, Command: command, Dir: f.dir, Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr}
+	own := c.Env
+	if own == nil {
+		own = os.Environ()
+	}
+	a := harness.Agent{Name: f.agent, Command: command, Dir: f.dir, Stdin: c.Stdin, Stdout: c.Stdout, Stderr: c.Stderr,
+		Env: f.inherit.env(own), ExtraFiles: f.inherit.extraFiles}
 	if stdoutToStderr {
 		a.Stdout = c.Stderr // keep the JSON on stdout parseable
 	}
@@ -145,7 +157,8 @@ func (c *Command) runAgent(a harness.Agent, opts []harness.Option) (*harness.Res
 // everything else (no audit support, agent not started) keeps sysgate
 // from a verdict.
 func (c *Command) runError(err error) int {
-	if errors.Is(err, baseline.ErrInvalid) || errors.Is(err, baseline.ErrBadInput) || errors.Is(err, harness.ErrKeepCapability) {
+	if errors.Is(err, baseline.ErrInvalid) || errors.Is(err, baseline.ErrBadInput) || errors.Is(err, harness.ErrKeepCapability) ||
+		errors.Is(err, harness.ErrPassEnv) {
 		return c.errorf(ExitUsage, "%v", err)
 	}
 	return c.errorf(ExitInconclusive, "%v", err)

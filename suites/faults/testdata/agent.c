@@ -143,6 +143,20 @@ int main(int argc, char **argv) {
 	const char *mode = argv[1];
 	escape = !strcmp(argv[2], "escape");
 
+	if (!strcmp(mode, "fds")) {
+		// Every descriptor the agent was started with, as "N -> TARGET",
+		// before it opens anything of its own.
+		char link[64], target[256];
+		for (int fd = 0; fd < 65536; fd++) {
+			if (fcntl(fd, F_GETFD) < 0)
+				continue;
+			snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+			ssize_t n = readlink(link, target, sizeof target - 1);
+			target[n < 0 ? 0 : n] = 0;
+			printf("%d -> %s\n", fd, target);
+		}
+		return 0;
+	}
 	if (!strcmp(mode, "leaf")) { // exec'd by vfork mode
 		new_syscall();
 		return 0;

@@ -73,7 +73,9 @@ func recording() bool {
 // `make baseline-update` writes back into the file whose agent key matches.
 func (s Spec) options() []harness.Option {
 	GinkgoHelper()
-	opts := []harness.Option{harness.WithTimeout(RunTimeout)}
+	// The CLI's default: the fixed AgentEnv holds none of DroppedEnv, and
+	// the filter keeps it so when a spec adds to it.
+	opts := []harness.Option{harness.WithTimeout(RunTimeout), harness.WithEnvFilter()}
 	if _, err := os.Stat(s.BaselinePath()); err == nil {
 		opts = append(opts, harness.WithBaselines(s.BaselinePath()))
 	} else {

@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/harness"
+)
+
+// inheritFlags say what the agent starts with besides its command line:
+// by default stdio only, no runner credentials, no terminal of the
+// caller's when stdin is not one.
+type inheritFlags struct {
+	keepFds listFlag // --keep-fd N: the caller's fd N stays fd N
+	noTTY   bool
+	passEnv listFlag // --pass-env NAME|GLOB
+	envFile string
+
+	extraFiles []*os.File // built from keepFds
+	envSet     []string   // KEY=VALUE from envFile
+}
+
+func (f *inheritFlags) register(fs *flag.FlagSet) {
+	fs.Var(&f.keepFds, "keep-fd", "pass the caller's descriptor N (3 or more) to the agent as fd N; repeatable; "+
+		"every other descriptor above 2 is closed (a passed socket sends without socket() or connect())")
+	fs.BoolVar(&f.noTTY, "no-tty", false, "give the agent a session of its own without a controlling terminal even when stdin is one "+
+		"(automatic when stdin is not a terminal)")
+	fs.Var(&f.passEnv, "pass-env", "pass this dropped variable (a runner credential or workflow-command file, see README) "+
+		"to the agent anyway; a glob like 'GITHUB_*' works; repeatable")
+	fs.StringVar(&f.envFile, "env-file", "", "set the agent's variables from this file (KEY=VALUE lines, # comments); "+
+		"these are passed even when on the dropped list")
+}
+
+// maxKeepFd bounds --keep-fd: the agent's descriptor table is at least
+// that long.
+const maxKeepFd = 1 << 16
+
+// options validates the flags and returns the run options; the agent's
+// ExtraFiles and environment additions are kept in f.
+func (f *inheritFlags) options() ([]harness.Option, error) {
+	var opts []harness.Option
+	for _, s := range f.keepFds {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 3 || n >= maxKeepFd {
+			return nil, fmt.Errorf("--keep-fd %s: want a descriptor number from 3 to %d (0-2 are the agent's stdio)", s, maxKeepFd-1)
+		}
+		if _, err := unix.FcntlInt(uintptr(n), unix.F_GETFD, 0); err != nil {
+			return nil, fmt.Errorf("--keep-fd %d: sysgate was not started with that descriptor open: %v", n, err)
+		}
+		for len(f.extraFiles) < n-2 {
+			f.extraFiles = append(f.extraFiles, nil)
+		}
+		f.extraFiles[n-3] = os.NewFile(uintptr(n), "fd "+s)
+	}
+	if f.noTTY {
+		opts = append(opts, harness.WithNoTTY())
+	}
+	if err := harness.ValidatePassEnv(f.passEnv); err != nil {
+		return nil, err
+	}
+	pass := append([]string{}, f.passEnv...)
+	if f.envFile != "" {
+		set, err := readEnvFile(f.envFile)
+		if err != nil {
+			return nil, err
+		}
+		f.envSet = set
+		for _, kv := range set {
+			// Names are identifiers: no glob metacharacters to escape.
+			pass = append(pass, kv[:strings.IndexByte(kv, '=')])
+		}
+	}
+	return append(opts, harness.WithEnvFilter(pass...)), nil
+}
+
+// env is the agent's environment before the filter: sysgate's own, with
+// the env file's variables set over it.
+func (f *inheritFlags) env(own []string) []string {
+	env := append([]string{}, own...)
+	for _, kv := range f.envSet {
+		name := kv[:strings.IndexByte(kv, '=')+1]
+		env = slices.DeleteFunc(env, func(e string) bool { return strings.HasPrefix(e, name) })
+		env = append(env, kv)
+	}
+	return env
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// errEnvFile marks a malformed --env-file: bad input.
+var errEnvFile = errors.New("env file")
+
+// readEnvFile reads KEY=VALUE lines; blank lines and lines starting with
+// # are skipped, an optional "export " prefix is allowed, and the value is
+// taken as is (no quotes removed, no expansion).
+func readEnvFile(path string) ([]string, error) {
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: --env-file: %v", errEnvFile, err)
+	}
+	defer file.Close()
+	var out []string
+	sc := bufio.NewScanner(file)
+	sc.Buffer(nil, 1<<20)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		text = strings.TrimPrefix(text, "export ")
+		name, value, ok := strings.Cut(text, "=")
+		if !ok || !envName.MatchString(name) {
+			return nil, fmt.Errorf("%w: %s:%d: want KEY=VALUE with KEY a variable name, got %q", errEnvFile, path, line, sc.Text())
+		}
+		out = append(out, name+"="+value)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", errEnvFile, path, err)
+	}
+	return out, nil
+}
