@@ -4,17 +4,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/internal/safefile"
 )
 
 // MergeObservationFile merges obs into the observation file at path,
 // creating it if needed. An exclusive flock on path+".lock" serialises
 // parallel Ginkgo workers and go test packages writing the same file.
 func MergeObservationFile(path string, obs *baseline.Observation) error {
-	lock, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	lock, err := safefile.OpenLock(path + ".lock")
 	if err != nil {
 		return fmt.Errorf("merge observation: %w", err)
 	}

@@ -37,6 +37,8 @@ type runFlags struct {
 	allowAgentFailure bool
 	keepCaps          listFlag // --keep-cap: capabilities the agent keeps (a weaker gate)
 	inherit           inheritFlags
+	force             bool           // --force: write outputs into directories the agent can write
+	agentUser         *agentIdentity // set by runOptions when the agent runs as a given user
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
@@ -48,6 +50,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.keepCaps, "keep-cap", "let the agent keep this capability (e.g. SYS_PTRACE), which sysgate otherwise takes; repeatable; every report names it as a weakening")
 	fs.BoolVar(&f.allowAgentFailure, "allow-agent-failure", false, "a clean run passes even if the agent exits non-zero or dies of a signal (default: exit 4)")
 	f.inherit.register(fs)
+	fs.BoolVar(&f.force, "force", false, "write outputs into a directory the agent's user can write (refused by default when the agent runs as another user)")
 }
 
 // options turns the shared flags into harness options.
@@ -77,6 +80,7 @@ func (c *Command) runOptions(f *runFlags) ([]harness.Option, error) {
 			return nil, err
 		}
 		opts = append(opts, harness.WithUser(uid, gid))
+		f.agentUser = &agentIdentity{uid, gid}
 	}
 	return opts, nil
 }
@@ -195,6 +199,13 @@ func (c *Command) runRecord(args []string) int {
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)
 	}
+	outputs := []string{out, obsPath}
+	if merge && obsPath != "" {
+		outputs = append(outputs, obsPath+".lock")
+	}
+	if code, ok := c.checkOutputs(&f, outputs...); !ok {
+		return code
+	}
 	opts = append(opts, harness.WithMode(baseline.ModeRecord))
 	if len(extends) > 0 {
 		opts = append(opts, harness.WithBaselines(extends...))
@@ -211,6 +222,10 @@ func (c *Command) runRecord(args []string) int {
 		ci.WriteText(c.Stderr, r)
 		return c.errorf(ExitAgentFailed, "not writing %s: the agent %s, so it may not have done what its baseline should hold "+
 			"(--allow-agent-failure records it anyway)", out, r.ExitText())
+	}
+	// The agent ran as another user: it may have planted links since.
+	if code, ok := c.checkOutputs(&f, outputs...); !ok {
+		return code
 	}
 	if obsPath != "" {
 		if merge {
@@ -278,6 +293,9 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 			return c.errorf(ExitUsage, "baseline %s: %v", b, unwrapPathError(err))
 		}
 	}
+	if code, ok := c.checkOutputs(&f, resultPath); !ok {
+		return code
+	}
 	opts = append(opts, harness.WithBaselines(baselines...), harness.WithMode(mode))
 	if action != "" {
 		a, err := baseline.ParseAction(action)
@@ -296,6 +314,9 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	}
 	if err := ci.WriteResult(c.Stdout, format, r, root); err != nil {
 		return c.errorf(ExitInconclusive, "write result: %v", err)
+	}
+	if code, ok := c.checkOutputs(&f, resultPath); !ok {
+		return code
 	}
 	if resultPath != "" {
 		if err := ci.WriteResultFile(resultPath, r); err != nil {
