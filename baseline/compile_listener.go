@@ -1,64 +1,24 @@
 package baseline
 
 import (
-	"fmt"
-
-	seccomp "github.com/seccomp/libseccomp-golang"
 	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
-// ForkCalls are the syscalls that create a process or a thread.
-var ForkCalls = []string{"clone", "clone3", "fork", "vfork"}
-
 // compileListener builds the run filter, installed before everything else
 // in the agent's first process and carrying the run's listener. It allows
-// every syscall except the process-creation calls that the main filter
-// allows too: those notify the listener, so the harness can hold them
-// while it kills the run (a fork-hopping chain cannot outrun a kill it
-// cannot fork past). A process-creation call the main filter does not
-// allow is left to it: USER_NOTIF outranks LOG and would hide it.
+// every syscall: it exists for its listener, which hangs up once the last
+// process of the run is gone.
 //
-// Record mode allows everything here: its main filter logs every call, and
-// a notification would take the call out of the log.
-func compileListener(p *Profile, mode Mode, arches []scmp.Arch) ([]unix.SockFilter, error) {
-	if mode == ModeRecord || p == nil {
-		return allowAll(), nil
-	}
-	return exportMerged("listener filter", arches, func(arch scmp.Arch) (*seccomp.ScmpFilter, error) {
-		var notify []string
-		for _, name := range ForkCalls {
-			if p.Allows(arch, name) {
-				notify = append(notify, name)
-			}
-		}
-		return listenerArchFilter(arch, arches[0], notify)
-	})
-}
-
-func listenerArchFilter(arch, native scmp.Arch, notify []string) (*seccomp.ScmpFilter, error) {
-	f, err := newArchFilter(arch, native, seccomp.ActAllow, seccomp.ActAllow)
-	if err != nil {
-		return nil, err
-	}
-	ok := false
-	defer func() {
-		if !ok {
-			f.Release()
-		}
-	}()
-	for _, name := range notify {
-		call, err := seccomp.GetSyscallFromName(name)
-		if err != nil {
-			return nil, fmt.Errorf("syscall %q: %w", name, err)
-		}
-		if err := f.AddRule(call, seccomp.ActNotify); err != nil {
-			return nil, fmt.Errorf("syscall %q: %w", name, err)
-		}
-	}
-	ok = true
-	return f, nil
+// It once made the process-creation calls notify, so the harness could
+// hold them while it killed the run. A held call returns EINTR when a
+// signal is pending before the harness receives it, and a native fork
+// never does: a shell whose SIGCHLD arrived mid-fork said "Cannot fork".
+// The kill loop outruns a fork-hopping chain without holding (see
+// harness/tree.go).
+func compileListener(*Profile, Mode, []scmp.Arch) ([]unix.SockFilter, error) {
+	return allowAll(), nil
 }
 
 // allowAll is a one-instruction program that allows every syscall.

@@ -2,21 +2,18 @@ package harness
 
 import (
 	"fmt"
-	"sync/atomic"
 
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/listener"
 )
 
 // runListener serves a run's listener (see baseline's run filter): the
-// process-creation calls it holds run on at once, until the harness starts
-// killing the run; from then on they stay held, so nothing of the run can
-// fork past the kills. A nil *runListener is a run without a listener (an
-// abandoned run of a harness that died): over, err and holdForks do
-// nothing, and the kill loop ends when the session lists nobody.
+// run is over when it hangs up. The run filter notifies nothing, so any
+// call that does arrive is let through. A nil *runListener is a run
+// without a listener (an abandoned run of a harness that died): over and
+// err do nothing, and the kill loop ends when the session lists nobody.
 type runListener struct {
-	l       *listener.Listener
-	holding atomic.Bool
+	l *listener.Listener
 }
 
 func serveListener(fd int) (*runListener, error) {
@@ -24,24 +21,12 @@ func serveListener(fd int) (*runListener, error) {
 		return nil, fmt.Errorf("%w: the child handed over no listener", ErrAgentStart)
 	}
 	r := &runListener{}
-	l, err := listener.Serve(fd, func(*kernel.SeccompNotif) listener.Answer {
-		if r.holding.Load() {
-			return listener.Hold
-		}
-		return listener.Continue
-	})
+	l, err := listener.Serve(fd, func(*kernel.SeccompNotif) listener.Answer { return listener.Continue })
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrAgentStart, err)
 	}
 	r.l = l
 	return r, nil
-}
-
-// holdForks makes every later process-creation call of the run wait.
-func (r *runListener) holdForks() {
-	if r != nil {
-		r.holding.Store(true)
-	}
 }
 
 // over reports whether every process of the run has exited.

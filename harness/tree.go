@@ -117,12 +117,17 @@ const rescanWait = 20 * time.Millisecond
 
 // killTree SIGKILLs every live process of ses, again and again, until the
 // run's listener says the run is over, recording each one (but the root)
-// as a Leak with cause. From the first kill on, the run's held
-// process-creation calls stay held, so a chain that forks its successor
-// and exits cannot outrun the kills. A run still open after killDeadline
-// makes the result inconclusive, naming the pids still alive.
+// as a Leak with cause. A run still open after killDeadline makes the
+// result inconclusive, naming the pids still alive.
+//
+// A chain that forks its successor and exits could outrun kills of the
+// processes one listing found. So while the root's process group (the
+// launcher makes the agent a session and group leader of its own) still
+// exists, each round first stops that whole group at once, which no fork
+// escapes, lists and kills the run's processes, then kills the group. A process that left the group (setsid,
+// setpgid) is left to the listings; one that keeps hopping faster than
+// they find it outlives killDeadline, and the run is inconclusive.
 func killTree(ses uint32, rootPID int, cause string, run *runListener, out treeOutcome) treeOutcome {
-	run.holdForks()
 	deadline := time.Now().Add(killDeadline)
 	seen := map[int]bool{}
 	for !run.over() {
@@ -130,6 +135,8 @@ func killTree(ses uint32, rootPID int, cause string, run *runListener, out treeO
 			out.Err = errors.Join(out.Err, err)
 			return out
 		}
+		// Stopped, the group cannot fork, and the listing names all of it.
+		signalRunGroup(rootPID, unix.SIGSTOP)
 		members, err := kernel.SessionMembers(ses)
 		if err != nil {
 			out.Err = errors.Join(out.Err, err)
@@ -163,6 +170,7 @@ func killTree(ses uint32, rootPID int, cause string, run *runListener, out treeO
 				out.Leaked = append(out.Leaked, Leak{PID: m.PID, Exe: m.Exe, Comm: m.Comm, Lived: m.Lived(), Cause: cause})
 			}
 		}
+		signalRunGroup(rootPID, unix.SIGKILL) // and what the listing missed
 		if len(fds) == listed {
 			// Nobody to kill, yet the run is open: a fork raced the
 			// listing. Wait a little for the end, then list again.
@@ -173,6 +181,16 @@ func killTree(ses uint32, rootPID int, cause string, run *runListener, out treeO
 		closeAll(fds[listed:])
 	}
 	return out
+}
+
+// signalRunGroup sends sig to the root's process group. The launcher
+// makes the root a session (and group) leader of its own unless the agent
+// keeps the caller's terminal; then no group has the root's pid as its id,
+// and the signal finds nobody. Only processes forked inside that session
+// can be in the group, and the root is not reaped before the kills end, so
+// its pid, the group's id, cannot have been reused.
+func signalRunGroup(rootPID int, sig unix.Signal) {
+	_ = kernel.SignalGroup(rootPID, sig) // ESRCH: no such group, or it is gone
 }
 
 // exitingWait bounds the wait for processes that have dropped the run

@@ -14,23 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
-
-// notifyForks is a run filter like the compiled one of a baseline that
-// allows process creation: clone, clone3, fork and vfork notify.
-var notifyForks = []unix.SockFilter{
-	{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: 0}, // seccomp_data.nr
-	{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: unix.SYS_CLONE, Jt: 4},
-	{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: unix.SYS_CLONE3, Jt: 3},
-	{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: unix.SYS_FORK, Jt: 2},
-	{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: unix.SYS_VFORK, Jt: 1},
-	{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
-	{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_USER_NOTIF},
-}
 
 type treeRun struct {
 	ses     uint32
@@ -46,7 +32,7 @@ func runTree(t *testing.T, timeout, grace time.Duration, args ...string) treeRun
 	testutil.RequireAudit(t)
 	var stdout bytes.Buffer
 	cfg := &kernel.AgentSetup{Path: args[0], Args: args, Env: os.Environ(), LoginUID: uint32(os.Getuid()),
-		Program: kernel.LogAllProgram, Listener: notifyForks}
+		Program: kernel.LogAllProgram, Listener: allowAll, NewSession: true} // the compiled run filter; Run without a terminal
 	var err error
 	if cfg.DropCaps, err = fencedMask(nil); err != nil {
 		t.Fatal(err)

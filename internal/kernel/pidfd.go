@@ -63,3 +63,25 @@ func WaitReady(fds []int, timeoutMs int) ([]int, error) {
 		return ready, nil
 	}
 }
+
+// ProcessGroup returns pid's process group id.
+func ProcessGroup(pid int) (int, error) {
+	pgid, err := unix.Getpgid(pid)
+	if err != nil {
+		return 0, os.NewSyscallError("getpgid", err)
+	}
+	return pgid, nil
+}
+
+// SignalGroup sends sig to every process of group pgid at once. The kernel
+// makes a fork that races it either fail or leave the child in the group
+// the signal reaches: no member can fork its way out of one group kill.
+func SignalGroup(pgid int, sig unix.Signal) error {
+	if pgid <= 1 {
+		return os.NewSyscallError("kill", unix.EINVAL)
+	}
+	if err := unix.Kill(-pgid, sig); err != nil {
+		return os.NewSyscallError("kill", err)
+	}
+	return nil
+}
