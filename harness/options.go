@@ -43,6 +43,7 @@ type runConfig struct {
 	// does not fail a run whose syscalls are clean.
 	allowAgentFailure bool
 	keepCaps          []string
+	snapshots         []*baseline.Snapshot // files compared after the run besides the baselines
 }
 
 // WithBaselines checks (or, in record mode, diffs) against these baseline
