@@ -79,7 +79,9 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := reapAbandonedRuns(); err != nil {
+	warnings := reapAbandonedRuns()
+	launched, err := kernel.BootTime()
+	if err != nil {
 		return nil, err
 	}
 	child, err := startVfork(setup, agent.Stdin, agent.Stdout, agent.Stderr)
@@ -95,7 +97,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	defer run.Close()
 	// Claimed before the go-ahead: an agent that runs has a claim, so a
 	// killed harness's tree is reaped by the next Run.
-	unclaim, err := claimSession(child.ses)
+	unclaim, err := claimSession(child.ses, launched, setup.DropCaps, setup.LoginUID)
 	if err != nil {
 		child.abort()
 		return nil, err
@@ -141,6 +143,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	}
 	r.setExit(state, waitErr)
 	r.ModifiedBaselines = modifiedFiles(snapshots)
+	r.Warnings = warnings
 	events.obs.Runs = 1
 	r.Observed = events.obs
 	r.Events, r.UnknownABI = events.events, events.unknownABI
