@@ -209,10 +209,17 @@ func reapAbandonedRuns() (warnings []string) {
 func reapClaim(c claim) (warnings []string) {
 	var killed, unproven []string
 	seen := map[int]bool{}
+	unaccounted := false
 	deadline := time.Now().Add(killDeadline)
 	for {
 		members, err := kernel.SessionMembers(c.ses)
-		if err != nil {
+		switch {
+		case errors.Is(err, kernel.ErrUnaccounted):
+			if !unaccounted {
+				unaccounted = true
+				warnings = append(warnings, fmt.Sprintf("abandoned run in audit session %d: %v", c.ses, err))
+			}
+		case err != nil:
 			return append(warnings, fmt.Sprintf("abandoned run in audit session %d: %v", c.ses, err))
 		}
 		unproven = unproven[:0]

@@ -50,6 +50,37 @@ var _ = Describe("an agent reaching outside its run", RequiresAudit, Escape, fun
 		})
 	})
 
+	Context("through a /proc directory hidden under a mount", func() {
+		// A root agent cannot mount (CAP_SYS_ADMIN is fenced), so the
+		// test does it for the agent's child from outside the run.
+		It("makes the run inconclusive naming the hidden process, never finished", func(ctx SpecContext) {
+			base := recordBaseline(ctx, "linger")
+			pidFile := filepath.Join(GinkgoT().TempDir(), "pids")
+			DeferCleanup(killLeftovers, pidFile)
+			// Files, not pipes: the hidden child keeps its copy of the
+			// agent's stdio until the cleanup kills it.
+			stdout, err := os.Create(filepath.Join(GinkgoT().TempDir(), "stdout"))
+			Expect(err).NotTo(HaveOccurred())
+			cmd := exec.Command(bin.Sysgate, "check", "--format", "json", "--timeout", "2s", "-b", base, "--", bin.Agent, "linger", "escape", pidFile)
+			cmd.Stdout, cmd.Stderr = stdout, stdout
+			Expect(cmd.Start()).To(Succeed())
+			waitForFile(pidFile)
+			hidden := pidsFrom(pidFile)[1]
+			proc := "/proc/" + strconv.Itoa(hidden)
+			Expect(syscall.Mount(GinkgoT().TempDir(), proc, "", syscall.MS_BIND, "")).To(Succeed())
+			DeferCleanup(func() { _ = syscall.Unmount(proc, syscall.MNT_DETACH) })
+			_, err = kernel.ReadSession(hidden)
+			Expect(err).To(HaveOccurred(), "the mount does not hide the session")
+
+			_ = cmd.Wait()
+			out, err := os.ReadFile(stdout.Name())
+			Expect(err).NotTo(HaveOccurred())
+			Expect(cmd.ProcessState.ExitCode()).To(Equal(cli.ExitInconclusive), "%s", out)
+			o := outcome{Stdout: string(out)}
+			Expect(o.Result().Inconclusive).To(ContainSubstring("audit session unreadable of live pids [%d]", hidden))
+		})
+	})
+
 	Context("through a planted abandoned-run claim", func() {
 		// victimInFreshSession starts a process outside any run, in an
 		// audit session of its own (the test is root, so it may set its
