@@ -40,11 +40,14 @@ func Load(path string) (*Profile, error) { return LoadStack(path) }
 // unrelated files given here may overlap (the first one wins for Lookup).
 // The error is an ErrorList matching ErrInvalid for problems in the files,
 // or a wrapped I/O error for a file named here that cannot be read.
-func LoadStack(paths ...string) (*Profile, error) {
+func LoadStack(paths ...string) (*Profile, error) { return loadStack(ReadInput, paths) }
+
+// loadStack is LoadStack reading every file through read.
+func loadStack(read func(string) ([]byte, error), paths []string) (*Profile, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("load baseline: no files given")
 	}
-	l := &loader{docs: map[string]*Document{}}
+	l := &loader{docs: map[string]*Document{}, read: read}
 	p := &Profile{entries: map[scmp.Arch]map[string]Entry{}, unmonitored: map[scmp.Arch]map[string]Unmonitored{}, direct: map[string]bool{}}
 	for _, path := range paths {
 		doc, err := l.readTop(path)
@@ -205,10 +208,11 @@ func (p *Profile) Files() []string {
 type loader struct {
 	docs map[string]*Document // by fileKey; nil value = failed
 	errs ErrorList
+	read func(string) ([]byte, error)
 }
 
 func (l *loader) readTop(path string) (*Document, error) {
-	data, err := ReadInput(path)
+	data, err := l.read(path)
 	if err != nil {
 		return nil, fmt.Errorf("load baseline: %w", err)
 	}
@@ -251,7 +255,7 @@ func (l *loader) stack(doc *Document, chain []*Document) []*Document {
 		}
 		base, ok := l.docs[fileKey(target)]
 		if !ok {
-			data, err := ReadInput(target)
+			data, err := l.read(target)
 			if err != nil {
 				l.errs = append(l.errs, &Error{File: doc.Path, Line: ref.Line,
 					Message: fmt.Sprintf("extends %s: cannot read %s: %v", ref.Path, target, unwrapPath(err)), Kind: KindExtends})

@@ -22,6 +22,11 @@ type RecordOptions struct {
 	// exactly what was observed beyond the bases. Either way the reasons,
 	// comments and groups of an existing file are kept.
 	Merge bool
+	// Before holds the file at path and its bases as they were before the
+	// run (SnapshotStack): the new file is built from them alone, so what
+	// an agent wrote to them during the run never reaches it. nil reads
+	// the disk now.
+	Before *Snapshot
 }
 
 // RecordResult says what WriteRecorded changed.
@@ -74,7 +79,11 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 	if _, err := mergeAgents(agent, o.Agent, false); err != nil {
 		return nil, nil, fmt.Errorf("record baseline %s: %w", path, err)
 	}
-	old, err := readExisting(path)
+	read := ReadInput
+	if opts.Before != nil {
+		read = opts.Before.Read
+	}
+	old, err := readExisting(read, path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -98,7 +107,7 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 			doc.Extends = append(doc.Extends, Ref{Path: rel})
 		}
 	}
-	base, err := loadBases(path, doc.Extends)
+	base, err := loadBases(read, path, doc.Extends)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -212,8 +221,8 @@ func relativeTo(path, base string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
-func readExisting(path string) (*Document, error) {
-	data, err := ReadInput(path)
+func readExisting(read func(string) ([]byte, error), path string) (*Document, error) {
+	data, err := read(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -228,7 +237,7 @@ func readExisting(path string) (*Document, error) {
 }
 
 // loadBases loads the extends stack of a file about to be written at path.
-func loadBases(path string, refs []Ref) (*Profile, error) {
+func loadBases(read func(string) ([]byte, error), path string, refs []Ref) (*Profile, error) {
 	if len(refs) == 0 {
 		return nil, nil
 	}
@@ -239,7 +248,7 @@ func loadBases(path string, refs []Ref) (*Profile, error) {
 			paths[i] = filepath.Join(filepath.Dir(path), ref.Path)
 		}
 	}
-	p, err := LoadStack(paths...)
+	p, err := loadStack(read, paths)
 	if err != nil {
 		return nil, fmt.Errorf("record baseline %s: extends: %w", path, err)
 	}

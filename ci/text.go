@@ -17,7 +17,7 @@ import (
 func WriteText(w io.Writer, r *harness.Result) error {
 	var b strings.Builder
 	verdict := strings.ToUpper(string(r.Verdict))
-	if r.Mode == baseline.ModeRecord && r.Conclusive() && r.Verdict != harness.VerdictAgentFailed {
+	if r.Mode == baseline.ModeRecord && r.Conclusive() && r.Verdict != harness.VerdictAgentFailed && len(r.ModifiedBaselines) == 0 {
 		verdict = "RECORDED" // beyond the extended bases is what record writes, not a failure
 	}
 	fmt.Fprintf(&b, "sysgate %s %s: %s", r.Mode, r.Agent, verdict)
@@ -26,6 +26,9 @@ func WriteText(w io.Writer, r *harness.Result) error {
 	}
 	fmt.Fprintf(&b, "\n  %d logged syscalls from %d processes in %v; agent (uid %d) %s\n",
 		r.Events, len(r.Processes), r.Duration.Round(time.Millisecond), r.UID, r.ExitText())
+	for _, f := range r.ModifiedBaselines {
+		fmt.Fprintf(&b, "  %s\n", harness.ModifiedMessage(f))
+	}
 	if banner := r.CapabilityBanner(); banner != "" {
 		fmt.Fprintf(&b, "  WEAKENED GATE: %s\n", banner)
 	}

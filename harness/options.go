@@ -58,6 +58,7 @@ type runConfig struct {
 	noTTY             bool
 	filterEnv         bool
 	passEnv           []string
+	snapshots         []*baseline.Snapshot // files compared after the run besides the baselines
 }
 
 // WithBaselines checks (or, in record mode, diffs) against these baseline

@@ -44,7 +44,8 @@ const ReportEntryName = "sysgate result"
 //	timed_out, started, duration (ns), arch (native arch of the run),
 //	missing_arch, observation_file, kept_capabilities (omitted when unset),
 //	refused[] {arch, syscall, count, risk}, unmonitored[] {arch, syscall,
-//	reason, unseen, file, line}, dropped_env[] (names, omitted when none).
+//	reason, unseen, file, line}, dropped_env[] (names, omitted when none),
+//	modified_baselines[] (paths) and warnings[] (both omitted when empty).
 //
 // In check and enforce mode the kernel logs only syscalls outside the
 // baseline, so observed holds just those; in record mode it holds all.
@@ -94,6 +95,14 @@ type Result struct {
 	// Unmonitored are the channels the baselines opted in to: what the
 	// agent did through them went unseen (see baseline.Unmonitored).
 	Unmonitored []baseline.Unmonitored `json:"unmonitored"`
+	// ModifiedBaselines are baseline files (the run's, everything they
+	// extend, a record target) whose bytes changed during the run: the
+	// agent wrote to its own gate. Each makes the run a violation.
+	ModifiedBaselines []string `json:"modified_baselines,omitempty"`
+	// Warnings are what the run found on the machine and did not act on
+	// (a claim on an abandoned run that cannot be verified), or did (the
+	// processes of an abandoned run it killed).
+	Warnings []string `json:"warnings,omitempty"`
 
 	firstCalls map[syscallKey]*firstCall // who made each observed syscall first
 }

@@ -72,6 +72,10 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if setup.DropCaps, err = fencedMask(keep); err != nil {
 		return nil, err
 	}
+	// What the agent will be able to write to, read before it starts:
+	// the run's own baselines (with everything they extend) and the
+	// caller's snapshots.
+	snapshots := append([]*baseline.Snapshot{baseline.SnapshotFiles(profile.Files()...)}, cfg.snapshots...)
 	release, err := auditctl.AcquireTuning()
 	if err != nil {
 		return nil, err
@@ -81,7 +85,9 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := reapAbandonedRuns(); err != nil {
+	warnings := reapAbandonedRuns()
+	launched, err := kernel.BootTime()
+	if err != nil {
 		return nil, err
 	}
 	child, err := startVfork(setup, agent.Stdin, agent.Stdout, agent.Stderr)
@@ -97,7 +103,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	defer run.Close()
 	// Claimed before the go-ahead: an agent that runs has a claim, so a
 	// killed harness's tree is reaped by the next Run.
-	unclaim, err := claimSession(child.ses)
+	unclaim, err := claimSession(child.ses, launched, setup.DropCaps, setup.LoginUID)
 	if err != nil {
 		child.abort()
 		return nil, err
@@ -144,6 +150,8 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		r.UID, r.GID = cfg.uid, cfg.gid
 	}
 	r.setExit(state, waitErr)
+	r.ModifiedBaselines = modifiedFiles(snapshots)
+	r.Warnings = warnings
 	events.obs.Runs = 1
 	r.Observed = events.obs
 	r.Events, r.UnknownABI = events.events, events.unknownABI
@@ -221,8 +229,9 @@ func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool
 		r.Inconclusive = errors.Join(reasons...).Error()
 	}
 	switch {
-	case len(r.Violations) > 0 || r.UnknownABI > 0:
-		// A call of an ABI sysgate cannot name is outside every baseline.
+	case len(r.Violations) > 0 || r.UnknownABI > 0 || len(r.ModifiedBaselines) > 0:
+		// A call of an ABI sysgate cannot name is outside every baseline;
+		// a baseline the agent wrote to says nothing about the next run.
 		r.Verdict = VerdictViolation
 	case len(reasons) > 0:
 		r.Verdict = VerdictInconclusive

@@ -130,6 +130,7 @@ const rescanWait = 20 * time.Millisecond
 func killTree(ses uint32, rootPID int, cause string, run *runListener, out treeOutcome) treeOutcome {
 	deadline := time.Now().Add(killDeadline)
 	seen := map[int]bool{}
+	unaccounted := false
 	for !run.over() {
 		if err := run.err(); err != nil {
 			out.Err = errors.Join(out.Err, err)
@@ -138,7 +139,16 @@ func killTree(ses uint32, rootPID int, cause string, run *runListener, out treeO
 		// Stopped, the group cannot fork, and the listing names all of it.
 		signalRunGroup(rootPID, unix.SIGSTOP)
 		members, err := kernel.SessionMembers(ses)
-		if err != nil {
+		switch {
+		case errors.Is(err, kernel.ErrUnaccounted):
+			// A process that may be the run's hides from the scan: the
+			// run cannot be called finished by the scan, so it is
+			// inconclusive; the members found are killed all the same.
+			if !unaccounted {
+				unaccounted = true
+				out.Err = errors.Join(out.Err, fmt.Errorf("audit session %d: %w", ses, err))
+			}
+		case err != nil:
 			out.Err = errors.Join(out.Err, err)
 			return out
 		}
@@ -202,8 +212,8 @@ const exitingWait = time.Second
 // listener can hang up while /proc still shows it; it can make no syscall
 // any more, but callers expect the run to be gone when Run returns.
 func awaitExiting(ses uint32) {
-	members, err := kernel.SessionMembers(ses)
-	if err != nil || len(members) == 0 {
+	members, _ := kernel.SessionMembers(ses) // those it could read
+	if len(members) == 0 {
 		return
 	}
 	var fds []int

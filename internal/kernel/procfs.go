@@ -72,8 +72,29 @@ func ReadInfo(pid int) (Info, error) {
 	return info, nil
 }
 
+// ErrUnaccounted is matched (errors.Is) by SessionMembers' error when a
+// live process's session could not be read: it may belong to the session
+// (a process can hide its /proc directory under a mount), so a scan with
+// one says nothing about the session being empty.
+var ErrUnaccounted = errors.New("audit session unreadable")
+
+// UnaccountedError names the live processes whose session could not be
+// read in a scan.
+type UnaccountedError struct {
+	PIDs []int
+	Err  error // the first read's error
+}
+
+func (e *UnaccountedError) Error() string {
+	return fmt.Sprintf("%v of live pids %v: %v", ErrUnaccounted, e.PIDs, e.Err)
+}
+
+func (e *UnaccountedError) Is(target error) bool { return target == ErrUnaccounted }
+
 // SessionMembers lists the live (not zombie) processes whose audit session
-// id is ses. Processes that exit during the scan are left out.
+// id is ses. Processes that exit during the scan are left out. A live
+// process whose session cannot be read is not left out silently: the
+// members found are returned with an *UnaccountedError.
 func SessionMembers(ses uint32) ([]Info, error) {
 	d, err := os.Open("/proc")
 	if err != nil {
@@ -84,28 +105,68 @@ func SessionMembers(ses uint32) ([]Info, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scan /proc: %w", err)
 	}
-	var members []Info
+	var pids []int
 	for _, name := range names {
-		pid, err := strconv.Atoi(name)
+		if pid, err := strconv.Atoi(name); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return scanSession(ses, pids, procSource{ReadSession, ReadInfo, processExists, threadsAlive})
+}
+
+// procSource is what a session scan reads, apart so that a test can make
+// a read fail.
+type procSource struct {
+	session      func(pid int) (uint32, error)
+	info         func(pid int) (Info, error)
+	exists       func(pid int) bool // asked of the kernel, not of /proc
+	threadsAlive func(pid int) bool
+}
+
+func scanSession(ses uint32, pids []int, src procSource) ([]Info, error) {
+	var members []Info
+	var unaccounted *UnaccountedError
+	for _, pid := range pids {
+		s, err := src.session(pid)
+		if err != nil && src.exists(pid) {
+			// Gone and its pid reused between the listing and the
+			// read, or hidden: read once more before calling it hidden.
+			s, err = src.session(pid)
+		}
 		if err != nil {
+			if src.exists(pid) {
+				if unaccounted == nil {
+					unaccounted = &UnaccountedError{Err: err}
+				}
+				unaccounted.PIDs = append(unaccounted.PIDs, pid)
+			}
 			continue
 		}
-		s, err := ReadSession(pid)
-		if err != nil || s != ses {
+		if s != ses {
 			continue
 		}
-		info, err := ReadInfo(pid)
+		info, err := src.info(pid)
 		if errors.Is(err, os.ErrNotExist) || errors.Is(err, unix.ESRCH) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		if !info.Zombie() || threadsAlive(pid) {
+		if !info.Zombie() || src.threadsAlive(pid) {
 			members = append(members, info)
 		}
 	}
+	if unaccounted != nil {
+		return members, unaccounted
+	}
 	return members, nil
+}
+
+// processExists asks the kernel whether pid names a process (a zombie
+// too), without /proc.
+func processExists(pid int) bool {
+	err := unix.Kill(pid, 0)
+	return err == nil || errors.Is(err, unix.EPERM)
 }
 
 // threadsAlive reports whether a zombie thread-group leader still has

@@ -77,3 +77,39 @@ func TestLastPIDMovesWithAFork(t *testing.T) {
 		t.Errorf("last pid stayed %d across the start of pid %d", before, cmd.Process.Pid)
 	}
 }
+
+// A process whose session cannot be read while the kernel says it exists
+// (its /proc directory hidden under a mount, say) is not gone: the scan
+// says so, and still lists the members it could read.
+func TestScanSessionCountsUnreadableAsUnaccounted(t *testing.T) {
+	const ses = 7
+	sessions := map[int]uint32{1: 7, 2: 8, 4: 7}
+	src := procSource{
+		session: func(pid int) (uint32, error) {
+			if s, ok := sessions[pid]; ok {
+				return s, nil
+			}
+			return 0, &os.PathError{Op: "open", Path: "/proc/N/sessionid", Err: fs.ErrNotExist}
+		},
+		info:         func(pid int) (Info, error) { return Info{PID: pid, Session: sessions[pid], State: 'S'}, nil },
+		exists:       func(pid int) bool { return pid != 5 }, // 3 is hidden, 5 is gone
+		threadsAlive: func(int) bool { return false },
+	}
+	members, err := scanSession(ses, []int{1, 2, 3, 4, 5}, src)
+	var pids []int
+	for _, m := range members {
+		pids = append(pids, m.PID)
+	}
+	if !slices.Equal(pids, []int{1, 4}) {
+		t.Errorf("members %v; want 1 and 4", pids)
+	}
+	var ue *UnaccountedError
+	if !errors.Is(err, ErrUnaccounted) || !errors.As(err, &ue) || !slices.Equal(ue.PIDs, []int{3}) {
+		t.Errorf("err %v; want pid 3 unaccounted", err)
+	}
+	delete(sessions, 1)
+	sessions[3] = 8
+	if _, err := scanSession(ses, []int{2, 3, 5}, src); err != nil {
+		t.Errorf("every process read or gone: %v", err)
+	}
+}

@@ -154,6 +154,9 @@ func (c *Command) runAgent(a harness.Agent, opts []harness.Option) (*harness.Res
 	if err != nil {
 		return nil, c.runError(err)
 	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(c.Stderr, "sysgate: warning: %s\n", w)
+	}
 	return r, ExitOK
 }
 
@@ -210,6 +213,10 @@ func (c *Command) runRecord(args []string) int {
 	if len(extends) > 0 {
 		opts = append(opts, harness.WithBaselines(extends...))
 	}
+	// The file is built from what it held before the run: the agent may
+	// write to it (see harness.WithBaselineSnapshot).
+	before := baseline.SnapshotStack(append([]string{out}, extends...)...)
+	opts = append(opts, harness.WithBaselineSnapshot(before))
 	r, code := c.runAgent(c.agent(&f, fs.Args(), false), opts)
 	if r == nil {
 		return code
@@ -237,7 +244,7 @@ func (c *Command) runRecord(args []string) int {
 			return c.errorf(ExitInconclusive, "%v", err)
 		}
 	}
-	res, err := baseline.WriteRecorded(out, r.Observed, baseline.RecordOptions{Agent: r.Agent, Extends: extends, Merge: merge})
+	res, err := baseline.WriteRecorded(out, r.Observed, baseline.RecordOptions{Agent: r.Agent, Extends: extends, Merge: merge, Before: before})
 	if err != nil {
 		if errors.Is(err, baseline.ErrInvalid) {
 			return c.errorf(ExitUsage, "%v", err)
@@ -251,6 +258,11 @@ func (c *Command) runRecord(args []string) int {
 	}
 	if err := ci.WriteRecorded(c.Stderr, out, res); err != nil {
 		return c.errorf(ExitInconclusive, "write result: %v", err)
+	}
+	if len(r.ModifiedBaselines) > 0 {
+		// Written from the files as they were before the run, so nothing
+		// the agent added is in it; the run itself still fails.
+		return c.errorf(ExitViolation, "%s was written from its content before the run", out)
 	}
 	return ExitOK
 }

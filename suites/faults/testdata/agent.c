@@ -437,6 +437,36 @@ int main(int argc, char **argv) {
 			pause_ms(1);
 		}
 	}
+	if (!strcmp(mode, "poison")) {
+		// Finds its baseline in its parent's (sysgate's) command line,
+		// the path after -b or -o, and appends a group that allows
+		// socket and connect. benign reads the same and writes the group
+		// to /dev/null. It needs only openat, read and write.
+		char path[64], args[8192];
+		snprintf(path, sizeof path, "/proc/%d/cmdline", (int)getppid());
+		int fd = open(path, O_RDONLY);
+		ssize_t n = fd < 0 ? -1 : read(fd, args, sizeof args - 1);
+		if (n <= 0)
+			return 1;
+		close(fd);
+		args[n] = 0;
+		const char *target = 0;
+		for (char *a = args; a < args + n; a += strlen(a) + 1) {
+			if ((!strcmp(a, "-b") || !strcmp(a, "-o")) && a + strlen(a) + 1 < args + n) {
+				target = a + strlen(a) + 1;
+				break;
+			}
+		}
+		if (!target)
+			return 1;
+		static const char group[] = "groups:\n  poison:\n    reason: planted by the agent\n    syscalls:\n"
+					    "      x86_64:\n        - connect\n        - socket\n";
+		fd = open(escape ? target : "/dev/null", O_WRONLY | O_APPEND | O_CREAT, 0644);
+		if (fd < 0 || write(fd, group, sizeof group - 1) != (ssize_t)(sizeof group - 1))
+			return 1;
+		close(fd);
+		return 0;
+	}
 	if (!strcmp(mode, "linger")) {
 		// Writes its pid and a child's to argv[3], then both sleep (for
 		// the killed-harness fault). benign writes and exits.

@@ -1,0 +1,130 @@
+package faults_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/sysgate/sysgate/auditlog/auditctl"
+	"github.com/sysgate/sysgate/cmd/sysgate/cli"
+	"github.com/sysgate/sysgate/internal/kernel"
+)
+
+// Issue 22: ways past the gate that need no syscall outside the baseline,
+// because they go around the filter through files and processes the agent
+// shares with the rest of the machine.
+var _ = Describe("an agent reaching outside its run", RequiresAudit, Escape, func() {
+	BeforeEach(func() {
+		requireAudit()
+	})
+
+	Context("through its own baseline file", func() {
+		It("fails the check run that appended a group to its baseline", func(ctx SpecContext) {
+			base := recordBaseline(ctx, "poison")
+			o := sysgate(ctx, "check", "-b", base, "--", bin.Agent, "poison", "escape")
+			poisoned, err := os.ReadFile(base)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(poisoned)).To(ContainSubstring("poison:"), "the agent did not reach its baseline: %s", o)
+			Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)
+			Expect(o.Output()).To(ContainSubstring("the agent modified its own baseline " + base))
+
+			json := sysgate(ctx, "check", "--format", "json", "-b", base, "--", bin.Agent, "poison", "benign")
+			Expect(json.Code).To(Equal(cli.ExitOK), "an unchanged baseline passes: %s", json)
+			Expect(json.Result().ModifiedBaselines).To(BeEmpty())
+		})
+
+		It("keeps the group an agent appends to its record target out of the written file", func(ctx SpecContext) {
+			out := recordBaseline(ctx, "poison")
+			o := sysgate(ctx, "record", "-o", out, "--", bin.Agent, "poison", "escape")
+			written, err := os.ReadFile(out)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(written)).NotTo(ContainSubstring("poison"), "the planted group reached the written baseline: %s", o)
+			Expect(string(written)).NotTo(ContainSubstring("connect"))
+			Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)
+			Expect(o.Output()).To(ContainSubstring("the agent modified its own baseline " + out))
+		})
+	})
+
+	Context("through a /proc directory hidden under a mount", func() {
+		// A root agent cannot mount (CAP_SYS_ADMIN is fenced), so the
+		// test does it for the agent's child from outside the run.
+		It("makes the run inconclusive naming the hidden process, never finished", func(ctx SpecContext) {
+			base := recordBaseline(ctx, "linger")
+			pidFile := filepath.Join(GinkgoT().TempDir(), "pids")
+			DeferCleanup(killLeftovers, pidFile)
+			// Files, not pipes: the hidden child keeps its copy of the
+			// agent's stdio until the cleanup kills it.
+			stdout, err := os.Create(filepath.Join(GinkgoT().TempDir(), "stdout"))
+			Expect(err).NotTo(HaveOccurred())
+			cmd := exec.Command(bin.Sysgate, "check", "--format", "json", "--timeout", "2s", "-b", base, "--", bin.Agent, "linger", "escape", pidFile)
+			cmd.Stdout, cmd.Stderr = stdout, stdout
+			Expect(cmd.Start()).To(Succeed())
+			waitForFile(pidFile)
+			hidden := pidsFrom(pidFile)[1]
+			proc := "/proc/" + strconv.Itoa(hidden)
+			Expect(syscall.Mount(GinkgoT().TempDir(), proc, "", syscall.MS_BIND, "")).To(Succeed())
+			DeferCleanup(func() { _ = syscall.Unmount(proc, syscall.MNT_DETACH) })
+			_, err = kernel.ReadSession(hidden)
+			Expect(err).To(HaveOccurred(), "the mount does not hide the session")
+
+			_ = cmd.Wait()
+			out, err := os.ReadFile(stdout.Name())
+			Expect(err).NotTo(HaveOccurred())
+			Expect(cmd.ProcessState.ExitCode()).To(Equal(cli.ExitInconclusive), "%s", out)
+			o := outcome{Stdout: string(out)}
+			Expect(o.Result().Inconclusive).To(ContainSubstring("audit session unreadable of live pids [%d]", hidden))
+		})
+	})
+
+	Context("through a planted abandoned-run claim", func() {
+		// victimInFreshSession starts a process outside any run, in an
+		// audit session of its own (the test is root, so it may set its
+		// loginuid), and returns it with that session.
+		victimInFreshSession := func() (*exec.Cmd, uint32) {
+			GinkgoHelper()
+			victim := exec.Command("/bin/sh", "-c", "echo 0 > /proc/self/loginuid && exec sleep 600")
+			Expect(victim.Start()).To(Succeed())
+			DeferCleanup(func() {
+				_ = victim.Process.Kill()
+				_ = victim.Wait()
+			})
+			Eventually(func() (string, error) {
+				st, err := kernel.ReadStat(victim.Process.Pid)
+				return st.Comm, err
+			}).Should(Equal("sleep"))
+			ses, err := kernel.ReadSession(victim.Process.Pid)
+			Expect(err).NotTo(HaveOccurred())
+			return victim, ses
+		}
+
+		// The claims an agent with write access to /run/sysgate can
+		// plant: the old format (owner pid and start time) and a forgery
+		// of the new one naming a dead owner. A claim for the unset
+		// session 4294967295 is left to the harness's unit tests: today's
+		// sysgate on another worktree of this machine would act on it.
+		DescribeTable("kills nothing outside a sysgate run", func(ctx SpecContext, claim string) {
+			base := recordBaseline(ctx, "poison")
+			victim, ses := victimInFreshSession()
+			path := filepath.Join(auditctl.StateDir, "sessions", strconv.FormatUint(uint64(ses), 10))
+			Expect(os.MkdirAll(filepath.Dir(path), 0o755)).To(Succeed())
+			Expect(os.WriteFile(path, []byte(claim), 0o644)).To(Succeed())
+			DeferCleanup(func() { _ = os.Remove(path) })
+
+			o := sysgate(ctx, "check", "-b", base, "--", bin.Agent, "poison", "benign")
+			Expect(o.Code).To(Equal(cli.ExitOK), "%s", o)
+			Expect(victim.Process.Signal(syscall.Signal(0))).To(Succeed(), "a planted claim made the run kill a process outside any run")
+			st, err := kernel.ReadStat(victim.Process.Pid)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(st.State).NotTo(Equal(byte('Z')), "a planted claim made the run kill a process outside any run: %s", o)
+			Expect(o.Stderr).To(ContainSubstring("audit session " + strconv.FormatUint(uint64(ses), 10)))
+		},
+			Entry("a dead owner in the old format", "999999999 1\n"),
+			Entry("a forged claim in the new format", "999999999 1 v2 0 1 1073741824 0\n"),
+		)
+	})
+})
