@@ -1,10 +1,7 @@
 package harness
 
 import (
-	"io"
 	"os"
-
-	"golang.org/x/sys/unix"
 )
 
 // extraFds maps Agent.ExtraFiles to the launcher's kept descriptors: entry
@@ -18,15 +15,4 @@ func extraFds(files []*os.File) []int {
 		}
 	}
 	return fds
-}
-
-// isTerminal reports whether the agent's stdin is a terminal: only then
-// does it keep the caller's session and controlling terminal.
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
 }

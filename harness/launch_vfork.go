@@ -15,7 +15,7 @@ import (
 // child that runs only raw syscalls (the same steps as the shim) and execs
 // the agent directly, without starting a second Go runtime.
 func startVfork(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
-	stdio, controlR, controlW, statusR, statusW, err := openLaunchPipes(stdin, stdout, stderr)
+	stdio, controlR, controlW, statusR, statusW, err := openLaunchPipes(cfg.Ctty, stdin, stdout, stderr)
 	if err != nil {
 		return nil, err
 	}

@@ -20,8 +20,9 @@ const (
 //
 // The agent starts with descriptors 0, 1 and 2 and ExtraFiles, nothing
 // else: every other descriptor of the caller, inheritable or not, is
-// closed on exec. When Stdin is not a terminal (or with WithNoTTY) the
-// agent gets a session of its own, without a controlling terminal.
+// closed on exec. It gets a session of its own without a controlling
+// terminal, even when Stdin is the caller's terminal; WithTTY gives it a
+// terminal of its own instead.
 type Agent struct {
 	Name    string
 	Command []string
@@ -55,7 +56,7 @@ type runConfig struct {
 	// does not fail a run whose syscalls are clean.
 	allowAgentFailure bool
 	keepCaps          []string
-	noTTY             bool
+	tty               bool
 	filterEnv         bool
 	passEnv           []string
 	snapshots         []*baseline.Snapshot // files compared after the run besides the baselines
@@ -117,11 +118,14 @@ func WithKeepCapabilities(names ...string) Option {
 	return func(c *runConfig) { c.keepCaps = append(c.keepCaps, names...) }
 }
 
-// WithNoTTY gives the agent a session of its own without a controlling
-// terminal even when its stdin is a terminal: it cannot open /dev/tty or
-// push input into the caller's shell (TIOCSTI). Without this option that
-// happens only when stdin is not a terminal.
-func WithNoTTY() Option { return func(c *runConfig) { c.noTTY = true } }
+// WithTTY gives the agent a fresh pseudo-terminal as its controlling
+// terminal and fds 0-2, relayed to and from Agent.Stdin and Agent.Stdout
+// (as `docker run -t` and `script` do), for agents that need a terminal.
+// What it pushes into its input (TIOCSTI) it reads back itself; the
+// caller's terminal never gets it. When Stdin is a terminal it is put in
+// raw mode for the run, and its window size is copied. Stderr is unused:
+// a terminal has one output.
+func WithTTY() Option { return func(c *runConfig) { c.tty = true } }
 
 // WithEnvFilter drops DroppedEnv from the agent's environment, an explicit
 // Agent.Env too, except the variables whose names match one of pass

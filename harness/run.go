@@ -285,7 +285,7 @@ func (c *runConfig) agentSetup(agent Agent, filter *baseline.Filter) *kernel.Age
 		Path: agent.Command[0], Args: agent.Command, Env: agent.Env, Dir: agent.Dir,
 		LoginUID: loginUID, SetUser: c.setUser, UID: c.uid, GID: c.gid,
 		Program: filter.Program, Listener: filter.Listener,
-		KeepFds: extraFds(agent.ExtraFiles), NewSession: c.noTTY || !isTerminal(agent.Stdin),
+		KeepFds: extraFds(agent.ExtraFiles), NewSession: true, Ctty: c.tty,
 	}
 	// Enforce denials and, in every mode, the refused channels the filter
 	// cannot see are ERRNO/KILL, not LOG: ask the kernel to log them too,

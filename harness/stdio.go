@@ -16,6 +16,7 @@ import (
 // and writers that are not files.
 type childStdio struct {
 	files     [3]*os.File
+	pty       *ptyRelay      // with WithTTY: the terminal the files are
 	parentEnd []*os.File     // closed once the child has them
 	stdinW    *os.File       // our end of the stdin pipe, closed by wait
 	copies    sync.WaitGroup // output copies only
@@ -124,6 +125,9 @@ func (s *childStdio) wait() error {
 		s.stdinW.Close()
 	}
 	s.copies.Wait()
+	if s.pty != nil {
+		s.record(s.pty.close())
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
@@ -132,8 +136,12 @@ func (s *childStdio) wait() error {
 // openLaunchPipes opens what the launcher hands its child: the agent's
 // stdio, the go-ahead pipe (control) and the status socket (a unix socket,
 // so the session record can carry the run's listener fd).
-func openLaunchPipes(stdin io.Reader, stdout, stderr io.Writer) (stdio *childStdio, controlR, controlW, statusR, statusW *os.File, err error) {
-	stdio, err = openStdio(stdin, stdout, stderr)
+func openLaunchPipes(tty bool, stdin io.Reader, stdout, stderr io.Writer) (stdio *childStdio, controlR, controlW, statusR, statusW *os.File, err error) {
+	if tty {
+		stdio, err = openPtyStdio(stdin, stdout)
+	} else {
+		stdio, err = openStdio(stdin, stdout, stderr)
+	}
 	if err != nil {
 		return nil, nil, nil, nil, nil, fmt.Errorf("%w: stdio: %v", ErrAgentStart, err)
 	}

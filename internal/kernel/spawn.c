@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -209,6 +210,10 @@ static __attribute__((noreturn)) void child(const struct sysgate_spawn *s, const
 	// into the caller's shell (TIOCSTI) or get its job-control signals.
 	if (s->new_session && syscall(SYS_setsid) < 0)
 		fail(s, SYSGATE_STEP_SETSID, errno);
+	// A terminal of its own (a pty sysgate relays): what it pushes into
+	// its input with TIOCSTI it reads back itself.
+	if (s->set_ctty && syscall(SYS_ioctl, 0, TIOCSCTTY, 0) < 0)
+		fail(s, SYSGATE_STEP_CTTY, errno);
 	int fd = syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/loginuid", O_WRONLY | O_CLOEXEC);
 	if (fd < 0 || syscall(SYS_write, fd, s->loginuid, cstrlen(s->loginuid)) < 0)
 		fail(s, SYSGATE_STEP_LOGINUID, errno);

@@ -49,6 +49,9 @@ type AgentSetup struct {
 	// NewSession puts the agent in a session of its own (setsid), without
 	// a controlling terminal.
 	NewSession bool
+	// Ctty, with NewSession, makes the agent's fd 0 (the terminal end of a
+	// pseudo-terminal) its controlling terminal.
+	Ctty bool
 }
 
 // CandidatePaths lists where an exec of file looks, like execvp: file
@@ -119,7 +122,7 @@ var spawnSteps = map[int32]string{
 	C.SYSGATE_STEP_MOUNT_NS: "unshare(CLONE_NEWNS)", C.SYSGATE_STEP_MOUNT_SLAVE: "make / rslave",
 	C.SYSGATE_STEP_RO_PROC_SYS: "make /proc/sys read-only", C.SYSGATE_STEP_RO_SYSRQ: "make /proc/sysrq-trigger read-only",
 	C.SYSGATE_STEP_RO_SYS: "make /sys read-only", C.SYSGATE_STEP_KEEP_FDS: "dup3 a kept descriptor",
-	C.SYSGATE_STEP_CLOSE_FDS: "close_range(CLOSE_RANGE_CLOEXEC)", C.SYSGATE_STEP_SETSID: "setsid",
+	C.SYSGATE_STEP_CLOSE_FDS: "close_range(CLOSE_RANGE_CLOEXEC)", C.SYSGATE_STEP_SETSID: "setsid", C.SYSGATE_STEP_CTTY: "ioctl(TIOCSCTTY)",
 }
 
 // Err turns an error record into an error naming the step.
@@ -282,6 +285,9 @@ func Spawn(cfg *SpawnConfig) (pid, pidfd int, err error) {
 	}
 	if cfg.NewSession {
 		s.new_session = 1
+	}
+	if cfg.Ctty {
+		s.set_ctty = 1
 	}
 	if cfg.cloexecLoop {
 		s.cloexec_loop = 1

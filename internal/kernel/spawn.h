@@ -23,6 +23,7 @@ struct sysgate_spawn {
 	const int *keep_fds;      // keep_fds[i] becomes fd 3+i (-1: none); every source is >= 3+nkeep
 	int nkeep;                // every other fd above 2 is closed on exec
 	int new_session;          // setsid(): a session of its own, no controlling terminal
+	int set_ctty;             // then make fd 0 (a pty's terminal end) its controlling terminal
 	int cloexec_loop;         // tests: skip close_range, use the fallback loop
 };
 
@@ -56,6 +57,7 @@ enum {
 	SYSGATE_STEP_KEEP_FDS,     // dup3 of a kept descriptor
 	SYSGATE_STEP_CLOSE_FDS,    // every other fd above 2 close-on-exec
 	SYSGATE_STEP_SETSID,       // setsid()
+	SYSGATE_STEP_CTTY,         // ioctl(0, TIOCSCTTY)
 };
 
 // sysgate_spawn_run starts the child (clone with CLONE_VM|CLONE_VFORK); it

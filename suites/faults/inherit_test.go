@@ -151,11 +151,18 @@ var _ = Describe("an agent handed more than it asked for", RequiresAudit, Escape
 			}
 		}
 
-		It("keeps the caller's terminal for an agent whose stdin is that terminal (the pty works)", func(ctx SpecContext) {
+		It("gives the agent no controlling terminal even when stdin is the caller's terminal", func(ctx SpecContext) {
 			o := recordShell(ctx, onTerminal(0), nil, script)
+			Expect(o.Code).To(Equal(cli.ExitOK), "%s", o)
+			Expect(o.Stdout).To(ContainSubstring("NO-CTTY"), "the agent can open the caller's terminal: %s", o)
+		})
+
+		It("gives the agent a terminal of its own with --tty, and relays what it prints", func(ctx SpecContext) {
+			o := recordShell(ctx, onTerminal(0), []string{"--tty"}, script+`; tty`)
 			Expect(o.Code).To(Equal(cli.ExitOK), "%s", o)
 			Expect(o.Stdout).To(ContainSubstring("CTTY"), "%s", o)
 			Expect(o.Stdout).NotTo(ContainSubstring("NO-CTTY"), "%s", o)
+			Expect(o.Stdout).To(MatchRegexp(`/dev/pts/\d+`), "its stdin is a terminal: %s", o)
 		})
 
 		It("gives the agent no controlling terminal under --no-tty", func(ctx SpecContext) {

@@ -17,11 +17,12 @@ import (
 )
 
 // inheritFlags say what the agent starts with besides its command line:
-// by default stdio only, no runner credentials, no terminal of the
-// caller's when stdin is not one.
+// by default stdio only, no runner credentials, no terminal (a relayed
+// one of its own with --tty).
 type inheritFlags struct {
 	keepFds listFlag // --keep-fd N: the caller's fd N stays fd N
-	noTTY   bool
+	noTTY   bool     // the default since --tty exists; accepted so scripts keep working
+	tty     bool
 	passEnv listFlag // --pass-env NAME|GLOB
 	envFile string
 
@@ -32,8 +33,9 @@ type inheritFlags struct {
 func (f *inheritFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.keepFds, "keep-fd", "pass the caller's descriptor N (3 or more) to the agent as fd N; repeatable; "+
 		"every other descriptor above 2 is closed (a passed socket sends without socket() or connect())")
-	fs.BoolVar(&f.noTTY, "no-tty", false, "give the agent a session of its own without a controlling terminal even when stdin is one "+
-		"(automatic when stdin is not a terminal)")
+	fs.BoolVar(&f.tty, "tty", false, "give the agent a terminal of its own that sysgate relays (as docker run -t): "+
+		"for agents that need one; without it the agent has no controlling terminal, even when stdin is the caller's")
+	fs.BoolVar(&f.noTTY, "no-tty", false, "no terminal for the agent: the default (kept for scripts that pass it)")
 	fs.Var(&f.passEnv, "pass-env", "pass this dropped variable (a runner credential or workflow-command file, see README) "+
 		"to the agent anyway; a glob like 'GITHUB_*' works; repeatable")
 	fs.StringVar(&f.envFile, "env-file", "", "set the agent's variables from this file (KEY=VALUE lines, # comments); "+
@@ -61,8 +63,11 @@ func (f *inheritFlags) options() ([]harness.Option, error) {
 		}
 		f.extraFiles[n-3] = os.NewFile(uintptr(n), "fd "+s)
 	}
-	if f.noTTY {
-		opts = append(opts, harness.WithNoTTY())
+	if f.tty && f.noTTY {
+		return nil, fmt.Errorf("--tty and --no-tty: pass one")
+	}
+	if f.tty {
+		opts = append(opts, harness.WithTTY())
 	}
 	if err := harness.ValidatePassEnv(f.passEnv); err != nil {
 		return nil, err

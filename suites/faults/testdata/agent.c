@@ -187,6 +187,21 @@ int main(int argc, char **argv) {
 		close(p[0]);
 		return waitpid(mid, 0, 0) == mid ? 0 : 1;
 	}
+	if (!strcmp(mode, "tiocsti")) {
+		// Pushes a command line into the input of the terminal on fd 0
+		// (issue 22): were that the caller's shell's terminal, the line
+		// would run there after sysgate exits. Prints how many bytes the
+		// kernel took; "escape" makes the new syscall too.
+		const char *line = "echo sysgate-tiocsti\n";
+		int pushed = 0;
+		for (const char *c = line; *c; c++)
+			if (ioctl(0, TIOCSTI, c) == 0)
+				pushed++;
+		new_syscall();
+		printf("tiocsti pushed %d\n", pushed);
+		fflush(stdout);
+		return 0;
+	}
 	if (!strcmp(mode, "forkstorm")) {
 		// Forks while its children's SIGCHLD arrive, to a handler without
 		// SA_RESTART. Natively fork never fails with EINTR (the kernel
