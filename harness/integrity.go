@@ -2,8 +2,10 @@ package harness
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 
+	"github.com/sysgate/sysgate/auditlog/auditctl"
 	"github.com/sysgate/sysgate/baseline"
 )
 
@@ -32,4 +34,27 @@ func modifiedFiles(snapshots []*baseline.Snapshot) []string {
 		}
 	}
 	return out
+}
+
+// outOfReach is what the agent's mount namespace hides and makes
+// read-only: sysgate's state directory (audit tuning, claims on runs)
+// under an empty tmpfs, and the run's files (its baselines and what they
+// extend, the caller's snapshots, the observation file) bound read-only.
+// The before/after comparison stays: an agent without a mount namespace
+// of sysgate's making (a future backend) or a file reached by another
+// path (a hard link) is still caught.
+func outOfReach(snapshots []*baseline.Snapshot, observation string) (hide, readOnly []string) {
+	for _, s := range snapshots {
+		readOnly = append(readOnly, s.Paths()...)
+	}
+	if observation != "" {
+		readOnly = append(readOnly, observation)
+	}
+	for i, p := range readOnly {
+		if abs, err := filepath.Abs(p); err == nil {
+			readOnly[i] = abs
+		}
+	}
+	slices.Sort(readOnly)
+	return []string{auditctl.StateDir}, slices.Compact(readOnly)
 }

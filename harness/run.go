@@ -76,6 +76,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	// the run's own baselines (with everything they extend) and the
 	// caller's snapshots.
 	snapshots := append([]*baseline.Snapshot{baseline.SnapshotFiles(profile.Files()...)}, cfg.snapshots...)
+	setup.HideDirs, setup.ReadOnlyPaths = outOfReach(snapshots, cfg.observation)
 	release, err := auditctl.AcquireTuning()
 	if err != nil {
 		return nil, err

@@ -129,7 +129,8 @@ static size_t cstrlen(const char *p) {
 // checked by uid, not by capability, so only a read-only mount stops a
 // root agent), /proc/sysrq-trigger and /sys. / becomes a slave first, so
 // nothing done here propagates back, while mounts made outside later still
-// appear inside. Nothing else about the file system changes. Needs
+// appear inside. Besides, sysgate's own directories are hidden and the
+// run's files read-only; nothing else about the file system changes. Needs
 // CAP_SYS_ADMIN, so it runs before the capabilities are dropped.
 static void fence_knobs(const struct sysgate_spawn *s) {
 	if (syscall(SYS_unshare, CLONE_NEWNS) != 0)
@@ -142,6 +143,18 @@ static void fence_knobs(const struct sysgate_spawn *s) {
 		fail(s, SYSGATE_STEP_RO_SYSRQ, errno);
 	if (readonly("/sys", 0) != 0)
 		fail(s, SYSGATE_STEP_RO_SYS, errno);
+	// sysgate's own state (audit tuning, claims on runs) is out of sight
+	// under an empty tmpfs, and the run's files (baselines, observation)
+	// cannot be written through this namespace.
+	for (const char *const *p = s->hide_dirs; p && *p; p++) {
+		if (syscall(SYS_mount, "sysgate", *p, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			    "size=4k,mode=0555") != 0 && errno != ENOENT)
+			fail(s, SYSGATE_STEP_HIDE_DIR, errno);
+	}
+	for (const char *const *p = s->ro_paths; p && *p; p++) {
+		if (readonly(*p, 1) != 0)
+			fail(s, SYSGATE_STEP_RO_PATH, errno);
+	}
 }
 
 // cloexec_from marks every descriptor from first up close-on-exec:

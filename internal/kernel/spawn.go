@@ -52,6 +52,10 @@ type AgentSetup struct {
 	// Ctty, with NewSession, makes the agent's fd 0 (the terminal end of a
 	// pseudo-terminal) its controlling terminal.
 	Ctty bool
+	// HideDirs are covered by an empty read-only tmpfs in the agent's mount
+	// namespace; ReadOnlyPaths are bound read-only there. Missing ones are
+	// skipped. Absolute paths.
+	HideDirs, ReadOnlyPaths []string
 }
 
 // CandidatePaths lists where an exec of file looks, like execvp: file
@@ -123,6 +127,7 @@ var spawnSteps = map[int32]string{
 	C.SYSGATE_STEP_RO_PROC_SYS: "make /proc/sys read-only", C.SYSGATE_STEP_RO_SYSRQ: "make /proc/sysrq-trigger read-only",
 	C.SYSGATE_STEP_RO_SYS: "make /sys read-only", C.SYSGATE_STEP_KEEP_FDS: "dup3 a kept descriptor",
 	C.SYSGATE_STEP_CLOSE_FDS: "close_range(CLOSE_RANGE_CLOEXEC)", C.SYSGATE_STEP_SETSID: "setsid", C.SYSGATE_STEP_CTTY: "ioctl(TIOCSCTTY)",
+	C.SYSGATE_STEP_HIDE_DIR: "tmpfs over sysgate's state directory", C.SYSGATE_STEP_RO_PATH: "bind a file of the run read-only",
 }
 
 // Err turns an error record into an error naming the step.
@@ -214,6 +219,12 @@ func Spawn(cfg *SpawnConfig) (pid, pidfd int, err error) {
 	s.paths = (**C.char)(mem.strings(CandidatePaths(cfg.Path, cfg.Env)))
 	s.argv = (**C.char)(mem.strings(cfg.Args))
 	s.envp = (**C.char)(mem.strings(cfg.Env))
+	if len(cfg.HideDirs) > 0 {
+		s.hide_dirs = (**C.char)(mem.strings(cfg.HideDirs))
+	}
+	if len(cfg.ReadOnlyPaths) > 0 {
+		s.ro_paths = (**C.char)(mem.strings(cfg.ReadOnlyPaths))
+	}
 	if cfg.Dir != "" {
 		s.dir = mem.cstring(cfg.Dir)
 	}

@@ -24,6 +24,8 @@ struct sysgate_spawn {
 	int nkeep;                // every other fd above 2 is closed on exec
 	int new_session;          // setsid(): a session of its own, no controlling terminal
 	int set_ctty;             // then make fd 0 (a pty's terminal end) its controlling terminal
+	const char *const *hide_dirs; // covered by an empty read-only tmpfs in the agent's mount namespace
+	const char *const *ro_paths;  // bound read-only there (missing ones skipped)
 	int cloexec_loop;         // tests: skip close_range, use the fallback loop
 };
 
@@ -58,6 +60,8 @@ enum {
 	SYSGATE_STEP_CLOSE_FDS,    // every other fd above 2 close-on-exec
 	SYSGATE_STEP_SETSID,       // setsid()
 	SYSGATE_STEP_CTTY,         // ioctl(0, TIOCSCTTY)
+	SYSGATE_STEP_HIDE_DIR,     // tmpfs over a directory of sysgate's
+	SYSGATE_STEP_RO_PATH,      // a file of the run read-only
 };
 
 // sysgate_spawn_run starts the child (clone with CLONE_VM|CLONE_VFORK); it

@@ -24,9 +24,27 @@ var _ = Describe("an agent reaching outside its run", RequiresAudit, Escape, fun
 	})
 
 	Context("through its own baseline file", func() {
-		It("fails the check run that appended a group to its baseline", func(ctx SpecContext) {
+		// link gives path a second name in its directory: the read-only
+		// bind covers the name sysgate passes, not the inode.
+		link := func(path string) string {
+			GinkgoHelper()
+			l := path + ".link"
+			Expect(os.Link(path, l)).To(Succeed())
+			return l
+		}
+
+		It("cannot append to its check baseline: the file is read-only where the agent runs", func(ctx SpecContext) {
 			base := recordBaseline(ctx, "poison")
+			before, err := os.ReadFile(base)
+			Expect(err).NotTo(HaveOccurred())
 			o := sysgate(ctx, "check", "-b", base, "--", bin.Agent, "poison", "escape")
+			Expect(o.Code).To(Equal(cli.ExitAgentFailed), "the agent's write should have failed: %s", o)
+			Expect(os.ReadFile(base)).To(Equal(before), "the agent reached its baseline: %s", o)
+		})
+
+		It("fails the check run that appended a group to its baseline through another name", func(ctx SpecContext) {
+			base := recordBaseline(ctx, "poison")
+			o := sysgate(ctx, "check", "-b", base, "--", bin.Agent, "poison", "escape", link(base))
 			poisoned, err := os.ReadFile(base)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(poisoned)).To(ContainSubstring("poison:"), "the agent did not reach its baseline: %s", o)
@@ -40,13 +58,28 @@ var _ = Describe("an agent reaching outside its run", RequiresAudit, Escape, fun
 
 		It("keeps the group an agent appends to its record target out of the written file", func(ctx SpecContext) {
 			out := recordBaseline(ctx, "poison")
-			o := sysgate(ctx, "record", "-o", out, "--", bin.Agent, "poison", "escape")
+			o := sysgate(ctx, "record", "-o", out, "--", bin.Agent, "poison", "escape", link(out))
 			written, err := os.ReadFile(out)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(written)).NotTo(ContainSubstring("poison"), "the planted group reached the written baseline: %s", o)
 			Expect(string(written)).NotTo(ContainSubstring("connect"))
 			Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)
 			Expect(o.Output()).To(ContainSubstring("the agent modified its own baseline " + out))
+		})
+	})
+
+	Context("through sysgate's state directory", func() {
+		// /run/sysgate holds the audit tuning state and the claims on
+		// runs that the next run acts on: a root agent sees neither.
+		It("sees an empty, read-only /run/sysgate", func(ctx SpecContext) {
+			Expect(os.MkdirAll("/run/sysgate/sessions", 0o755)).To(Succeed())
+			DeferCleanup(os.Remove, "/run/sysgate/sessions/1") // a claim planted by a failing run
+			o := sysgate(ctx, "record", "-o", filepath.Join(GinkgoT().TempDir(), "sh.yaml"), "--", "/bin/sh", "-c",
+				`echo "listed:$(ls -A /run/sysgate | tr '\n' ' ')"; if echo 1 2>/dev/null >/run/sysgate/sessions/1; then echo planted; else echo refused; fi`)
+			Expect(o.Code).To(Equal(cli.ExitOK), "%s", o)
+			Expect(o.Stdout).To(ContainSubstring("listed:\n"), "the agent sees sysgate's state: %s", o)
+			Expect(o.Stdout).To(ContainSubstring("refused"), "%s", o)
+			Expect("/run/sysgate/sessions/1").NotTo(BeAnExistingFile())
 		})
 	})
 

@@ -455,8 +455,10 @@ int main(int argc, char **argv) {
 	if (!strcmp(mode, "poison")) {
 		// Finds its baseline in its parent's (sysgate's) command line,
 		// the path after -b or -o, and appends a group that allows
-		// socket and connect. benign reads the same and writes the group
-		// to /dev/null. It needs only openat, read and write.
+		// socket and connect; argv[3], when given, is another name of
+		// the same file to write through (a hard link). benign reads the
+		// same and writes the group to /dev/null. It needs only openat,
+		// read and write.
 		char path[64], args[8192];
 		snprintf(path, sizeof path, "/proc/%d/cmdline", (int)getppid());
 		int fd = open(path, O_RDONLY);
@@ -474,6 +476,8 @@ int main(int argc, char **argv) {
 		}
 		if (!target)
 			return 1;
+		if (argc > 3)
+			target = argv[3];
 		static const char group[] = "groups:\n  poison:\n    reason: planted by the agent\n    syscalls:\n"
 					    "      x86_64:\n        - connect\n        - socket\n";
 		fd = open(escape ? target : "/dev/null", O_WRONLY | O_APPEND | O_CREAT, 0644);
