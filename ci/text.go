@@ -29,7 +29,7 @@ func WriteText(w io.Writer, r *harness.Result) error {
 	for _, f := range r.ModifiedBaselines {
 		fmt.Fprintf(&b, "  %s\n", harness.ModifiedMessage(f))
 	}
-	if banner := r.CapabilityBanner(); banner != "" {
+	if banner := r.WeakenedBanner(); banner != "" {
 		fmt.Fprintf(&b, "  WEAKENED GATE: %s\n", banner)
 	}
 	writeBanner(&b, r)

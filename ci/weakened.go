@@ -12,7 +12,7 @@ type weakenedRun struct {
 func (r *Report) weakenedRuns() []weakenedRun {
 	var out []weakenedRun
 	for _, run := range r.Runs {
-		w := weakenedRun{Agent: run.Agent, Banner: run.CapabilityBanner()}
+		w := weakenedRun{Agent: run.Agent, Banner: run.WeakenedBanner()}
 		if w.Banner != "" && !slices.Contains(out, w) {
 			out = append(out, w)
 		}

@@ -9,10 +9,14 @@
 // them CAP_AUDIT_CONTROL, so nothing in the tree can leave that session)
 // from all five capability sets, optionally switches user, sets no_new_privs and loads the
 // precompiled filter with a raw seccomp(2) as its very last step before
-// execve, so none of its own syscalls are logged. That process is a
-// CLONE_VM|CLONE_VFORK child of this process that runs only raw syscalls
-// (internal/kernel/spawn.c), so no second Go runtime starts and a launch
-// costs about what a bare fork+exec costs.
+// execve, so none of its own syscalls are logged. Each run has a PID
+// namespace of its own: its init, a copy of this process running raw
+// syscalls only (internal/kernel/spawn.c), does the session set-up, mounts
+// the namespace's /proc, starts the agent as its CLONE_VM|CLONE_VFORK child
+// and reaps; no second Go runtime starts. The agent names no process
+// outside its run, and killing init ends the whole run at once. Where the
+// kernel refuses the namespace, the agent is this process's own
+// CLONE_VFORK child and Result.IsolationUnavailable says why.
 //
 // The run's processes are exactly the processes whose audit session id is
 // the run's: orphans and double-forked daemons included. After the agent

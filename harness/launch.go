@@ -2,7 +2,6 @@ package harness
 
 import (
 	"errors"
-	"os"
 	"syscall"
 )
 
@@ -21,17 +20,27 @@ const capAuditControl = 30
 // agentProcess is a started agent, held before the go-ahead with its
 // fresh audit session id known (see startVfork).
 type agentProcess struct {
-	ses   uint32
+	ses uint32
+	// pid and pidfd are the agent's first process, the root of its tree
+	// (known once release returns, with a PID namespace).
 	pid   int
 	pidfd int
+	// initPid and initPidfd are the init of the run's PID namespace (-1
+	// without one): killing it kills every process of the run at once.
+	initPid   int
+	initPidfd int
+	// isolation says why the run has no PID namespace of its own ("" when
+	// it has one).
+	isolation string
 	// listener is the run's listener fd (-1 before the session record):
 	// the caller takes it over (listener.Serve).
 	listener int
 	// release lets the child drop privileges, load the filter and exec the
 	// agent; it returns once the agent runs, or the child's error.
 	release func() error
-	// wait reaps the agent and waits for its stdio copies.
-	wait func() (*os.ProcessState, error)
+	// wait returns the agent's wait status once its tree is gone, reaps
+	// what sysgate started, and waits for the stdio copies.
+	wait func() (syscall.WaitStatus, error)
 	// abort kills and reaps the child; for a failed start.
 	abort func()
 }
@@ -40,5 +49,9 @@ func (p *agentProcess) closePidfd() {
 	if p.pidfd >= 0 {
 		syscall.Close(p.pidfd)
 		p.pidfd = -1
+	}
+	if p.initPidfd >= 0 {
+		syscall.Close(p.initPidfd)
+		p.initPidfd = -1
 	}
 }

@@ -54,8 +54,21 @@ func BenchmarkLaunchVfork(b *testing.B) {
 // and its listener, served until it hangs up, as every run does: the
 // difference is what the end-of-run signal costs per launch.
 func BenchmarkLaunchVforkListener(b *testing.B) {
+	benchLaunchListener(b, false)
+}
+
+// BenchmarkLaunchPidNamespace is BenchmarkLaunchVforkListener in the
+// run's own PID namespace, as every run starts where the kernel allows:
+// init (a copy of this process) in between, a /proc of its own, and the
+// namespace torn down. The difference is what isolation costs per launch.
+func BenchmarkLaunchPidNamespace(b *testing.B) {
+	benchLaunchListener(b, true)
+}
+
+func benchLaunchListener(b *testing.B, pidns bool) {
 	testutil.RequireRoot(b)
-	cfg := &kernel.AgentSetup{Path: "/bin/true", Args: []string{"/bin/true"}, Env: os.Environ(), Program: allowAll, Listener: allowAll}
+	cfg := &kernel.AgentSetup{Path: "/bin/true", Args: []string{"/bin/true"}, Env: os.Environ(), Program: allowAll,
+		Listener: allowAll, NewSession: true, PidNamespace: pidns}
 	cfg.DropCaps = benchDropCaps(b)
 	for b.Loop() {
 		p, err := startVfork(cfg, nil, nil, nil)

@@ -5,16 +5,36 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/internal/kernel"
 )
 
-// startVfork starts the agent with kernel.Spawn: a CLONE_VM|CLONE_VFORK
-// child that runs only raw syscalls (the same steps as the shim) and execs
-// the agent directly, without starting a second Go runtime.
+// startVfork starts the agent with kernel.Spawn. Where the kernel lets it
+// (root), the run gets a PID namespace of its own: a minimal init (pid 1,
+// raw syscalls only, a copy of sysgate) sets up the session and starts the
+// agent as its child. Elsewhere the agent is sysgate's own CLONE_VM|
+// CLONE_VFORK child, and the process's isolation field says why.
 func startVfork(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
+	isolation := ""
+	if cfg.PidNamespace {
+		if err := kernel.ProbePidNamespace(); err != nil {
+			c := *cfg
+			c.PidNamespace = false
+			cfg = &c
+			isolation = err.Error()
+		}
+	}
+	p, err := spawnAgent(cfg, stdin, stdout, stderr)
+	if p != nil {
+		p.isolation = isolation
+	}
+	return p, err
+}
+
+func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
 	stdio, controlR, controlW, statusR, statusW, err := openLaunchPipes(cfg.Ctty, stdin, stdout, stderr)
 	if err != nil {
 		return nil, err
@@ -31,15 +51,17 @@ func startVfork(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 	done := make(chan spawned, 1)
 	go func() {
 		pid, pidfd, err := kernel.Spawn(spawn)
-		// The child has exec'd or exited: drop our copies of its ends, so
-		// the status pipe reads EOF once the child's copy closed on exec.
+		// The child has exec'd or exited, or (init) holds copies of its
+		// own: drop ours of its ends, so the status socket reads EOF once
+		// the child's copies are gone.
 		controlR.Close()
 		statusW.Close()
 		stdio.started()
 		done <- spawned{pid, pidfd, err}
 	}()
 
-	p := &agentProcess{pid: -1, pidfd: -1, listener: -1}
+	pidns := cfg.PidNamespace
+	p := &agentProcess{pid: -1, pidfd: -1, initPid: -1, initPidfd: -1, listener: -1}
 	var child spawned
 	reap := func() (*os.ProcessState, error) {
 		proc, err := os.FindProcess(child.pid)
@@ -56,7 +78,11 @@ func startVfork(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 			child = <-done
 			finishErr = child.err
 			if finishErr == nil {
-				p.pid, p.pidfd = child.pid, child.pidfd
+				if pidns {
+					p.initPid, p.initPidfd = child.pid, child.pidfd
+				} else {
+					p.pid, p.pidfd = child.pid, child.pidfd
+				}
 			}
 		}
 		return finishErr
@@ -66,18 +92,18 @@ func startVfork(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 		_ = finish()
 		statusR.Close()
 		if child.pid > 0 {
-			_ = kernel.PidfdSignal(child.pidfd, unix.SIGKILL)
+			_ = kernel.PidfdSignal(child.pidfd, unix.SIGKILL) // init: the whole namespace
 			_, _ = reap()
 		}
 		stdio.wait()
 		p.closePidfd()
 	}
-	p.wait = func() (*os.ProcessState, error) {
-		state, err := reap()
+	p.wait = func() (syscall.WaitStatus, error) {
+		ws, err := waitStatus(pidns, statusR, reap)
 		if serr := stdio.wait(); err == nil {
 			err = serr
 		}
-		return state, err
+		return ws, err
 	}
 	p.release = func() error {
 		_, werr := controlW.Write([]byte{'g'})
@@ -86,13 +112,23 @@ func startVfork(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 			statusR.Close()
 			return fmt.Errorf("%w: %w", ErrAgentStart, err)
 		}
-		st, lfd, err := kernel.ReadSpawnStatus(int(statusR.Fd()))
-		statusR.Close()
-		if lfd >= 0 {
-			unix.Close(lfd) // only the session record carries one
-		}
-		if err == io.EOF && werr == nil {
-			return nil // exec'd: the close-on-exec status pipe closed
+		st, fd, err := kernel.ReadSpawnStatus(int(statusR.Fd()))
+		switch {
+		case err == nil && st.Kind == kernel.StatusAgent && fd >= 0 && werr == nil:
+			// init started the agent; the status socket stays open for
+			// its wait status.
+			pid, perr := kernel.PidfdPid(fd)
+			if perr == nil {
+				p.pid, p.pidfd = pid, fd
+				return nil
+			}
+			unix.Close(fd)
+			err = perr
+		case !pidns && err == io.EOF && werr == nil:
+			statusR.Close()
+			return nil // exec'd: the close-on-exec status socket closed
+		case fd >= 0:
+			unix.Close(fd) // only the session and agent records carry one
 		}
 		p.abort()
 		if err == nil {
@@ -122,4 +158,40 @@ func startVfork(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 		err = st.Err()
 	}
 	return nil, fmt.Errorf("%w: %s: %w", ErrAgentStart, cfg.Path, err)
+}
+
+// killedStatus is the wait status of a process killed by SIGKILL.
+const killedStatus = syscall.WaitStatus(syscall.SIGKILL)
+
+// waitStatus is the agent's wait status. Without a PID namespace the agent
+// is the child sysgate reaps. With one, init reports it (StatusExit) when
+// it reaps the agent, then closes the status socket as it exits; an init
+// killed before it could report (the run's end after the grace) took the
+// agent with it: SIGKILL.
+func waitStatus(pidns bool, statusR *os.File, reap func() (*os.ProcessState, error)) (syscall.WaitStatus, error) {
+	if !pidns {
+		state, err := reap()
+		if err != nil {
+			return 0, err
+		}
+		return state.Sys().(syscall.WaitStatus), nil
+	}
+	defer statusR.Close()
+	ws, reported := killedStatus, false
+	for {
+		st, fd, err := kernel.ReadSpawnStatus(int(statusR.Fd()))
+		if fd >= 0 {
+			unix.Close(fd)
+		}
+		if err != nil { // io.EOF: init is gone
+			break
+		}
+		if st.Kind == kernel.StatusExit && !reported {
+			ws, reported = syscall.WaitStatus(st.Errno), true
+		}
+	}
+	if _, err := reap(); err != nil {
+		return ws, err
+	}
+	return ws, nil
 }

@@ -45,7 +45,8 @@ const ReportEntryName = "sysgate result"
 //	missing_arch, observation_file, kept_capabilities (omitted when unset),
 //	refused[] {arch, syscall, count, risk}, unmonitored[] {arch, syscall,
 //	reason, unseen, file, line}, dropped_env[] (names, omitted when none),
-//	modified_baselines[] (paths) and warnings[] (both omitted when empty).
+//	modified_baselines[] (paths), warnings[] and isolation_unavailable
+//	(omitted when empty).
 //
 // In check and enforce mode the kernel logs only syscalls outside the
 // baseline, so observed holds just those; in record mode it holds all.
@@ -83,7 +84,7 @@ type Result struct {
 	ObservationFile string `json:"observation_file,omitempty"`
 	// KeptCapabilities are the FencedCapabilities the agent kept
 	// (WithKeepCapabilities, --keep-cap), sorted: each weakens the gate,
-	// and every report says so (CapabilityBanner).
+	// and every report says so (WeakenedBanner).
 	KeptCapabilities []string `json:"kept_capabilities,omitempty"`
 	// DroppedEnv names the DroppedEnv variables the caller's environment
 	// held and the agent did not get (sorted; never their values).
@@ -103,6 +104,11 @@ type Result struct {
 	// (a claim on an abandoned run that cannot be verified), or did (the
 	// processes of an abandoned run it killed).
 	Warnings []string `json:"warnings,omitempty"`
+	// IsolationUnavailable says why the run had no PID namespace of its
+	// own ("" when it had one): its agent then saw every process of the
+	// machine, and one that left its process group could outrun the kill
+	// at the end. Every report names it.
+	IsolationUnavailable string `json:"isolation_unavailable,omitempty"`
 
 	firstCalls map[syscallKey]*firstCall // who made each observed syscall first
 }
@@ -298,14 +304,20 @@ func sortViolations(vs []Violation) {
 	})
 }
 
-// CapabilityBanner is the line every report of a run with
-// KeptCapabilities shows; "" when the agent kept none.
-func (r *Result) CapabilityBanner() string {
-	if len(r.KeptCapabilities) == 0 {
-		return ""
+// WeakenedBanner says how this run's gate was weaker than sysgate's
+// default, for every report; "" when it was not: capabilities the agent
+// kept (--keep-cap), or no PID namespace of its own.
+func (r *Result) WeakenedBanner() string {
+	var parts []string
+	if len(r.KeptCapabilities) > 0 {
+		parts = append(parts, "the agent kept "+strings.Join(r.KeptCapabilities, ", ")+
+			" (--keep-cap), which sysgate otherwise takes away: a root agent can use it to reach sysgate, the audit log or the kernel")
 	}
-	return "the agent kept " + strings.Join(r.KeptCapabilities, ", ") +
-		" (--keep-cap), which sysgate otherwise takes away: a root agent can use it to reach sysgate, the audit log or the kernel"
+	if r.IsolationUnavailable != "" {
+		parts = append(parts, "process isolation unavailable: "+r.IsolationUnavailable+
+			"; the agent could see and signal processes outside its run, and one that left its process group could outrun the kill at the end")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // DroppedEnvNote says which variables of the caller's environment the

@@ -132,8 +132,8 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		_, _ = sub.Close(closeCtx)
 		return nil, err
 	}
-	tree := superviseTree(ctx, child.pidfd, child.pid, child.ses, run, cfg.timeout, cfg.grace)
-	state, waitErr := child.wait()
+	tree := superviseTree(ctx, runRoot{child.pidfd, child.pid, child.initPidfd, child.initPid}, child.ses, run, cfg.timeout, cfg.grace)
+	status, waitErr := child.wait()
 	duration := time.Since(started)
 
 	// The tree is gone: after the barrier every record it caused is in.
@@ -150,7 +150,8 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if cfg.setUser {
 		r.UID, r.GID = cfg.uid, cfg.gid
 	}
-	r.setExit(state, waitErr)
+	r.setExit(status, waitErr)
+	r.IsolationUnavailable = child.isolation
 	r.ModifiedBaselines = modifiedFiles(snapshots)
 	r.Warnings = warnings
 	events.obs.Runs = 1
@@ -243,14 +244,14 @@ func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool
 	}
 }
 
-func (r *Result) setExit(state *os.ProcessState, waitErr error) {
-	if state == nil {
+func (r *Result) setExit(ws syscall.WaitStatus, waitErr error) {
+	switch {
+	case waitErr != nil:
 		r.Signal = fmt.Sprint(waitErr)
-		return
-	}
-	r.ExitStatus = state.ExitCode()
-	if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+	case ws.Signaled():
 		r.Signal = ws.Signal().String()
+	default:
+		r.ExitStatus = ws.ExitStatus()
 	}
 }
 
@@ -286,7 +287,7 @@ func (c *runConfig) agentSetup(agent Agent, filter *baseline.Filter) *kernel.Age
 		Path: agent.Command[0], Args: agent.Command, Env: agent.Env, Dir: agent.Dir,
 		LoginUID: loginUID, SetUser: c.setUser, UID: c.uid, GID: c.gid,
 		Program: filter.Program, Listener: filter.Listener,
-		KeepFds: extraFds(agent.ExtraFiles), NewSession: true, Ctty: c.tty,
+		KeepFds: extraFds(agent.ExtraFiles), NewSession: true, Ctty: c.tty, PidNamespace: true,
 	}
 	// Enforce denials and, in every mode, the refused channels the filter
 	// cannot see are ERRNO/KILL, not LOG: ask the kernel to log them too,

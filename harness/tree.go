@@ -48,32 +48,48 @@ type treeOutcome struct {
 // exited, however the tree forked, double-forked or hopped on the way. The
 // audit session id (which no process of the run can change, the shim took
 // CAP_AUDIT_CONTROL away) lists the processes to kill.
-func superviseTree(ctx context.Context, rootPidfd, rootPID int, ses uint32, run *runListener, timeout, grace time.Duration) treeOutcome {
-	out := supervise(ctx, rootPidfd, rootPID, ses, run, timeout, grace)
+func superviseTree(ctx context.Context, root runRoot, ses uint32, run *runListener, timeout, grace time.Duration) treeOutcome {
+	out := supervise(ctx, root, ses, run, timeout, grace)
 	if run.over() {
 		awaitExiting(ses)
 	}
 	return out
 }
 
-func supervise(ctx context.Context, rootPidfd, rootPID int, ses uint32, run *runListener, timeout, grace time.Duration) treeOutcome {
+// runRoot names the processes a run starts with: the agent's first
+// process, and the init of the run's PID namespace (pid -1 without one).
+type runRoot struct {
+	pidfd, pid         int
+	initPidfd, initPid int
+}
+
+// group is the process group of the run: init's session (it called
+// setsid) when there is one, else the agent's.
+func (r runRoot) group() int {
+	if r.initPid > 0 {
+		return r.initPid
+	}
+	return r.pid
+}
+
+func supervise(ctx context.Context, root runRoot, ses uint32, run *runListener, timeout, grace time.Duration) treeOutcome {
 	cancelR, stop, err := contextFd(ctx)
 	if err != nil {
-		return killTree(ses, rootPID, CauseCancelled, run, treeOutcome{Err: err})
+		return killTree(ses, root, CauseCancelled, run, treeOutcome{Err: err})
 	}
 	defer stop()
 
 	var out treeOutcome
-	ready, err := kernel.WaitReady([]int{rootPidfd, cancelR}, msUntil(timeout))
+	ready, err := kernel.WaitReady([]int{root.pidfd, cancelR}, msUntil(timeout))
 	switch {
 	case err != nil:
 		out.Err = err
-		return killTree(ses, rootPID, CauseCancelled, run, out)
+		return killTree(ses, root, CauseCancelled, run, out)
 	case len(ready) == 0:
 		out.TimedOut = true
-		return killTree(ses, rootPID, CauseTimeout, run, out)
+		return killTree(ses, root, CauseTimeout, run, out)
 	case ready[0] != 0:
-		return killTree(ses, rootPID, out.stopped(ctx), run, out)
+		return killTree(ses, root, out.stopped(ctx), run, out)
 	}
 
 	// The listener fd is also ready while a held call waits to be
@@ -83,17 +99,17 @@ func supervise(ctx context.Context, rootPidfd, rootPID int, ses uint32, run *run
 	for !run.over() {
 		if err := run.err(); err != nil {
 			out.Err = err
-			return killTree(ses, rootPID, CauseOutlived, run, out)
+			return killTree(ses, root, CauseOutlived, run, out)
 		}
 		ready, err := kernel.WaitReady(fds, max(0, int(time.Until(graceEnd).Milliseconds())))
 		switch {
 		case err != nil:
 			out.Err = err
-			return killTree(ses, rootPID, CauseOutlived, run, out)
+			return killTree(ses, root, CauseOutlived, run, out)
 		case len(ready) == 0 && !run.over():
-			return killTree(ses, rootPID, CauseOutlived, run, out)
+			return killTree(ses, root, CauseOutlived, run, out)
 		case len(ready) > 0 && ready[len(ready)-1] == len(fds)-1:
-			return killTree(ses, rootPID, out.stopped(ctx), run, out)
+			return killTree(ses, root, out.stopped(ctx), run, out)
 		}
 	}
 	return out
@@ -116,18 +132,19 @@ func (o *treeOutcome) stopped(ctx context.Context) string {
 const rescanWait = 20 * time.Millisecond
 
 // killTree SIGKILLs every live process of ses, again and again, until the
-// run's listener says the run is over, recording each one (but the root)
-// as a Leak with cause. A run still open after killDeadline makes the
-// result inconclusive, naming the pids still alive.
+// run's listener says the run is over, recording each one (but the agent's
+// first process and init) as a Leak with cause. A run still open after
+// killDeadline makes the result inconclusive, naming the pids still alive.
 //
-// A chain that forks its successor and exits could outrun kills of the
-// processes one listing found. So while the root's process group (the
-// launcher makes the agent a session and group leader of its own) still
-// exists, each round first stops that whole group at once, which no fork
-// escapes, lists and kills the run's processes, then kills the group. A process that left the group (setsid,
-// setpgid) is left to the listings; one that keeps hopping faster than
-// they find it outlives killDeadline, and the run is inconclusive.
-func killTree(ses uint32, rootPID int, cause string, run *runListener, out treeOutcome) treeOutcome {
+// Each round stops the run's process group at once (the launcher makes
+// the run a session and group of its own), which no fork escapes, lists
+// and kills the run's processes, then kills the run's PID namespace (its
+// init: every process in it dies at once, and nothing forks past that)
+// and the group. Without a PID namespace (isolation unavailable), a
+// process that left the group (setsid, setpgid) is left to the listings,
+// and one that keeps forking its successor faster than they find it
+// outlives killDeadline: the run is inconclusive.
+func killTree(ses uint32, root runRoot, cause string, run *runListener, out treeOutcome) treeOutcome {
 	deadline := time.Now().Add(killDeadline)
 	seen := map[int]bool{}
 	unaccounted := false
@@ -137,7 +154,7 @@ func killTree(ses uint32, rootPID int, cause string, run *runListener, out treeO
 			return out
 		}
 		// Stopped, the group cannot fork, and the listing names all of it.
-		signalRunGroup(rootPID, unix.SIGSTOP)
+		signalRunGroup(root.group(), unix.SIGSTOP)
 		members, err := kernel.SessionMembers(ses)
 		switch {
 		case errors.Is(err, kernel.ErrUnaccounted):
@@ -175,12 +192,16 @@ func killTree(ses uint32, rootPID int, cause string, run *runListener, out treeO
 				out.Err = errors.Join(out.Err, err)
 			}
 			fds = append(fds, fd)
-			if m.PID != rootPID && !seen[m.PID] {
+			if m.PID != root.pid && m.PID != root.initPid && !seen[m.PID] {
 				seen[m.PID] = true
 				out.Leaked = append(out.Leaked, Leak{PID: m.PID, Exe: m.Exe, Comm: m.Comm, Lived: m.Lived(), Cause: cause})
 			}
 		}
-		signalRunGroup(rootPID, unix.SIGKILL) // and what the listing missed
+		if root.initPidfd >= 0 {
+			// The PID namespace dies with its init, every process at once.
+			_ = kernel.PidfdSignal(root.initPidfd, unix.SIGKILL)
+		}
+		signalRunGroup(root.group(), unix.SIGKILL) // and what the listing missed
 		if len(fds) == listed {
 			// Nobody to kill, yet the run is open: a fork raced the
 			// listing. Wait a little for the end, then list again.
@@ -193,14 +214,13 @@ func killTree(ses uint32, rootPID int, cause string, run *runListener, out treeO
 	return out
 }
 
-// signalRunGroup sends sig to the root's process group. The launcher
-// makes the root a session (and group) leader of its own unless the agent
-// keeps the caller's terminal; then no group has the root's pid as its id,
-// and the signal finds nobody. Only processes forked inside that session
-// can be in the group, and the root is not reaped before the kills end, so
-// its pid, the group's id, cannot have been reused.
-func signalRunGroup(rootPID int, sig unix.Signal) {
-	_ = kernel.SignalGroup(rootPID, sig) // ESRCH: no such group, or it is gone
+// signalRunGroup sends sig to the run's process group, whose id is the
+// pid of the run's first process (init, or the agent): the launcher makes
+// it a session and group leader of its own. Only processes forked inside
+// that session can be in the group, and that process is not reaped before
+// the kills end, so its pid, the group's id, cannot have been reused.
+func signalRunGroup(pgid int, sig unix.Signal) {
+	_ = kernel.SignalGroup(pgid, sig) // ESRCH: no such group, or it is gone
 }
 
 // exitingWait bounds the wait for processes that have dropped the run

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -22,17 +23,24 @@ type treeRun struct {
 	ses     uint32
 	outcome treeOutcome
 	stdout  string
-	state   *os.ProcessState
+	status  syscall.WaitStatus
 }
 
 // runTree launches args through the shim with a log-everything filter and
 // supervises its tree; no audit stream is involved.
 func runTree(t *testing.T, timeout, grace time.Duration, args ...string) treeRun {
 	t.Helper()
+	return runTreeIn(t, true, timeout, grace, args...)
+}
+
+// runTreeIn is runTree with or without the run's own PID namespace (the
+// fallback where the kernel refuses one).
+func runTreeIn(t *testing.T, pidns bool, timeout, grace time.Duration, args ...string) treeRun {
+	t.Helper()
 	testutil.RequireAudit(t)
 	var stdout bytes.Buffer
 	cfg := &kernel.AgentSetup{Path: args[0], Args: args, Env: os.Environ(), LoginUID: uint32(os.Getuid()),
-		Program: kernel.LogAllProgram, Listener: allowAll, NewSession: true} // the compiled run filter; Run without a terminal
+		Program: kernel.LogAllProgram, Listener: allowAll, NewSession: true, PidNamespace: pidns} // as Run sets it up
 	var err error
 	if cfg.DropCaps, err = fencedMask(nil); err != nil {
 		t.Fatal(err)
@@ -49,8 +57,8 @@ func runTree(t *testing.T, timeout, grace time.Duration, args ...string) treeRun
 	if err := s.release(); err != nil {
 		t.Fatalf("release: %v", err)
 	}
-	out := superviseTree(context.Background(), s.pidfd, s.pid, s.ses, run, timeout, grace)
-	state, _ := s.wait()
+	out := superviseTree(context.Background(), runRoot{s.pidfd, s.pid, s.initPidfd, s.initPid}, s.ses, run, timeout, grace)
+	status, _ := s.wait()
 	s.closePidfd()
 	if out.Err != nil {
 		t.Fatalf("tracking: %v", out.Err)
@@ -58,7 +66,7 @@ func runTree(t *testing.T, timeout, grace time.Duration, args ...string) treeRun
 	if left, err := kernel.SessionMembers(s.ses); err != nil || len(left) > 0 {
 		t.Fatalf("processes of session %d left after supervision: %+v (%v)", s.ses, left, err)
 	}
-	return treeRun{ses: s.ses, outcome: out, stdout: stdout.String(), state: state}
+	return treeRun{ses: s.ses, outcome: out, stdout: stdout.String(), status: status}
 }
 
 func TestShimGivesAgentFreshSessionWithoutAuditControl(t *testing.T) {
@@ -193,8 +201,8 @@ func TestTreeTimeoutKillsWholeTree(t *testing.T) {
 			t.Errorf("leak %+v: cause", l)
 		}
 	}
-	if r.state == nil || r.state.String() != "signal: killed" {
-		t.Errorf("root exit %v; want killed", r.state)
+	if !r.status.Signaled() || r.status.Signal() != syscall.SIGKILL {
+		t.Errorf("root exit %#x; want killed", r.status)
 	}
 }
 
@@ -253,8 +261,14 @@ func TestTreeWaitsForAForkHoppingChain(t *testing.T) {
 }
 
 func TestTreeKillsAForkHoppingChainAfterGrace(t *testing.T) {
+	for _, pidns := range []bool{true, false} {
+		t.Run(fmt.Sprintf("pidns=%v", pidns), func(t *testing.T) { testKillsAHopper(t, pidns) })
+	}
+}
+
+func testKillsAHopper(t *testing.T, pidns bool) {
 	mark := filepath.Join(t.TempDir(), "mark")
-	r := runTree(t, 10*time.Second, 200*time.Millisecond, hopper(t, 60, mark)...)
+	r := runTreeIn(t, pidns, 10*time.Second, 200*time.Millisecond, hopper(t, 60, mark)...)
 	if len(r.outcome.Leaked) == 0 {
 		t.Fatalf("outcome %+v; want the chain killed and reported", r.outcome)
 	}

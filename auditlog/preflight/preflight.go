@@ -67,6 +67,15 @@ func Run() (*Report, error) {
 	} else {
 		add(Check{Name: "seccomp listener", OK: true, Detail: "hangs up when a run's last process exits"})
 	}
+	// A run's own PID namespace keeps the agent from naming processes
+	// outside it; without one runs still work, weaker, and say so.
+	if err := kernel.ProbePidNamespace(); err != nil {
+		add(Check{Name: "process isolation", OK: true, Warn: true,
+			Detail: "unavailable: " + err.Error() + "; every run says so, its agent sees and can signal the machine's processes",
+			Fix:    "run sysgate as root (CAP_SYS_ADMIN), outside a seccomp profile or user-namespace limit that refuses clone(CLONE_NEWPID)"})
+	} else {
+		add(Check{Name: "process isolation", OK: true, Detail: "each run gets a PID namespace and /proc of its own"})
+	}
 
 	cmdline, cmdlineErr := kernel.BootCmdline()
 	if cmdlineErr == nil && slices.Contains(strings.Fields(cmdline), "audit=0") {

@@ -1,7 +1,10 @@
 package kernel
 
 import (
+	"fmt"
 	"os"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -84,4 +87,20 @@ func SignalGroup(pgid int, sig unix.Signal) error {
 		return os.NewSyscallError("kill", err)
 	}
 	return nil
+}
+
+// PidfdPid is the pid, in this process's PID namespace, of the process
+// behind pidfd (the "Pid:" line of its fdinfo); -1 once it has been reaped.
+func PidfdPid(pidfd int) (int, error) {
+	path := "/proc/self/fdinfo/" + strconv.Itoa(pidfd)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Pid:"); ok {
+			return strconv.Atoi(strings.TrimSpace(v))
+		}
+	}
+	return 0, fmt.Errorf("%s: no Pid line (not a pidfd?)", path)
 }

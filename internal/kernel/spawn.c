@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef SYS_close_range
@@ -22,6 +23,9 @@
 #endif
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+#ifndef __WALL
+#define __WALL 0x40000000
 #endif
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
@@ -40,9 +44,9 @@ static void report(int fd, int kind, int step, int err, uint32_t ses) {
 	syscall(SYS_write, fd, &st, sizeof st);
 }
 
-// report_fd sends the session record with passfd attached (SCM_RIGHTS).
-static long report_fd(int fd, uint32_t ses, int passfd) {
-	struct sysgate_status st = {SYSGATE_STATUS_SES, 0, 0, ses};
+// report_fd sends a record of kind with passfd attached (SCM_RIGHTS).
+static long report_fd(int fd, int kind, uint32_t ses, int passfd) {
+	struct sysgate_status st = {kind, 0, 0, ses};
 	struct iovec iov = {&st, sizeof st};
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -137,6 +141,11 @@ static void fence_knobs(const struct sysgate_spawn *s) {
 		fail(s, SYSGATE_STEP_MOUNT_NS, errno);
 	if (syscall(SYS_mount, NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0)
 		fail(s, SYSGATE_STEP_MOUNT_SLAVE, errno);
+	// The run's own PID namespace gets a /proc of its own: the agent sees
+	// its run's processes and nothing else (no /proc/<pid>/fd/0 of a
+	// shell outside). First, so the read-only knobs below are this one's.
+	if (s->pidns && syscall(SYS_mount, "proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+		fail(s, SYSGATE_STEP_PROC, errno);
 	if (readonly("/proc/sys", 0) != 0)
 		fail(s, SYSGATE_STEP_RO_PROC_SYS, errno);
 	if (readonly("/proc/sysrq-trigger", 1) != 0)
@@ -196,7 +205,10 @@ static void keep_fds(const struct sysgate_spawn *s) {
 		fail(s, SYSGATE_STEP_CLOSE_FDS, errno);
 }
 
-static __attribute__((noreturn)) void child(const struct sysgate_spawn *s, const sigset_t *oldmask) {
+// session_setup is the part of the launch that the run's first process
+// does: the agent itself, or with a PID namespace its init, whose children
+// inherit it all (stdio, session, audit session, run filter, mounts).
+static void session_setup(const struct sysgate_spawn *s) {
 	// Go's handlers live in the shared memory: back to defaults before any
 	// signal can be delivered here.
 	unsigned long dfl[4] = {0}; // kernel struct sigaction: SIG_DFL, no flags, empty mask
@@ -249,7 +261,7 @@ static __attribute__((noreturn)) void child(const struct sysgate_spawn *s, const
 		int lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, s->listener_prog);
 		if (lfd < 0)
 			fail(s, SYSGATE_STEP_LISTENER, errno);
-		if (report_fd(s->status_fd, ses, lfd) < 0)
+		if (report_fd(s->status_fd, SYSGATE_STATUS_SES, ses, lfd) < 0)
 			fail(s, SYSGATE_STEP_LISTENER, errno);
 		syscall(SYS_close, lfd); // the harness holds it now; the agent never does
 	} else {
@@ -264,18 +276,23 @@ static __attribute__((noreturn)) void child(const struct sysgate_spawn *s, const
 	// effective and permitted sets, but dropping the bounding set needs
 	// CAP_SETPCAP, which only root has).
 	fence_knobs(s);
+}
+
+// agent_steps are the agent's own steps, from the capability drop to the
+// execve; on failure they return the errno and set *step.
+static int agent_steps(const struct sysgate_spawn *s, const sigset_t *oldmask, int *step) {
 	if (drop_caps(s->cap_drop) != 0)
-		fail(s, SYSGATE_STEP_CAPS, errno);
+		return *step = SYSGATE_STEP_CAPS, errno;
 	if (s->set_user) {
 		if (syscall(SYS_setgroups, s->ngroups, s->groups) != 0 ||
 		    syscall(SYS_setresgid, s->gid, s->gid, s->gid) != 0 ||
 		    syscall(SYS_setresuid, s->uid, s->uid, s->uid) != 0)
-			fail(s, SYSGATE_STEP_USER, errno);
+			return *step = SYSGATE_STEP_USER, errno;
 	}
 	if (s->dir && syscall(SYS_chdir, s->dir) != 0)
-		fail(s, SYSGATE_STEP_CHDIR, errno);
+		return *step = SYSGATE_STEP_CHDIR, errno;
 	if (syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-		fail(s, SYSGATE_STEP_NO_NEW_PRIVS, errno);
+		return *step = SYSGATE_STEP_NO_NEW_PRIVS, errno;
 	const char *path = NULL;
 	int err = ENOENT;
 	for (const char *const *p = s->paths; *p; p++) {
@@ -287,23 +304,95 @@ static __attribute__((noreturn)) void child(const struct sysgate_spawn *s, const
 			err = errno;
 	}
 	if (!path)
-		fail(s, SYSGATE_STEP_FIND, err);
+		return *step = SYSGATE_STEP_FIND, err;
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, oldmask, NULL, KERNEL_SIGSET_SIZE);
 	// The filter is the last step: only the execve below is logged.
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, s->seccomp_flags, s->prog) != 0)
-		fail(s, SYSGATE_STEP_SECCOMP, errno);
+		return *step = SYSGATE_STEP_SECCOMP, errno;
 	syscall(SYS_execve, path, s->argv, s->envp);
-	fail(s, SYSGATE_STEP_EXEC, errno);
+	return *step = SYSGATE_STEP_EXEC, errno;
+}
+
+static __attribute__((noreturn)) void child(const struct sysgate_spawn *s, const sigset_t *oldmask) {
+	session_setup(s);
+	int step = 0;
+	int err = agent_steps(s, oldmask, &step);
+	fail(s, step, err);
 }
 
 struct child_arg {
 	const struct sysgate_spawn *s;
 	sigset_t oldmask;
+	volatile int agent_failed; // with pidns: set by the agent before it reports a failure
 };
 
 static int child_main(void *p) {
 	struct child_arg *a = p;
 	child(a->s, &a->oldmask);
+}
+
+// agent_main is the agent under init: its own steps, then exec.
+static int agent_main(void *p) {
+	struct child_arg *a = p;
+	int step = 0;
+	int err = agent_steps(a->s, &a->oldmask, &step);
+	a->agent_failed = 1; // init shares this memory (CLONE_VM)
+	fail(a->s, step, err);
+}
+
+// close_all_but closes every descriptor except keep.
+static void close_all_but(int keep) {
+	if (keep > 0 && syscall(SYS_close_range, 0, keep - 1, 0) != 0)
+		for (int fd = 0; fd < keep; fd++)
+			syscall(SYS_close, fd);
+	if (syscall(SYS_close_range, keep + 1, ~0U, 0) != 0) {
+		struct { uint64_t cur, max; } rl;
+		unsigned long end = syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, &rl) == 0 && rl.cur < 0x7fffffffUL ? rl.cur : 65536;
+		for (unsigned long fd = keep + 1; fd < end; fd++)
+			syscall(SYS_close, (int)fd);
+	}
+}
+
+// init_main is pid 1 of the run's PID namespace: a copy of sysgate (no
+// shared memory), running raw syscalls only. It does the session set-up
+// for the whole run, starts the agent as its child (pid 2, so the agent's
+// own signal and reaping semantics are those of any process), reports it,
+// then holds nothing open but the status socket and reaps until the
+// namespace is empty. Killing it kills every process of the namespace at
+// once, and no fork survives that: that is how a run ends after its grace.
+static int init_main(void *p) {
+	struct child_arg *a = p;
+	const struct sysgate_spawn *s = a->s;
+	session_setup(s);
+	char *stack = (char *)syscall(SYS_mmap, NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		fail(s, SYSGATE_STEP_AGENT, errno);
+	int apidfd = -1;
+	int apid = clone(agent_main, stack + CHILD_STACK_SIZE, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, a, &apidfd);
+	if (apid < 0)
+		fail(s, SYSGATE_STEP_AGENT, errno);
+	// The agent exec'd or failed (and reported why).
+	if (!a->agent_failed && report_fd(s->status_fd, SYSGATE_STATUS_AGENT, 0, apidfd) < 0) {
+		syscall(SYS_kill, apid, SIGKILL);
+		fail(s, SYSGATE_STEP_AGENT, errno);
+	}
+	// Nothing of the agent's stdio or of sysgate's stays open here: a
+	// pipe must read EOF when the run's processes close it.
+	close_all_but(s->status_fd);
+	for (;;) {
+		int st;
+		long pid = syscall(SYS_wait4, -1, &st, __WALL, NULL);
+		if (pid < 0) {
+			if (errno == EINTR)
+				continue;
+			break; // ECHILD: the namespace is empty
+		}
+		if (pid == apid)
+			report(s->status_fd, SYSGATE_STATUS_EXIT, 0, st, 0);
+	}
+	syscall(SYS_exit_group, a->agent_failed ? 127 : 0);
+	__builtin_unreachable();
 }
 
 int sysgate_spawn_run(const struct sysgate_spawn *s, int *pidfd) {
@@ -314,11 +403,37 @@ int sysgate_spawn_run(const struct sysgate_spawn *s, int *pidfd) {
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &a.oldmask);
-	// CLONE_VFORK: this thread sleeps until the child execs or exits; the
-	// rest of the Go runtime keeps running and answers the child.
-	int pid = clone(child_main, stack + CHILD_STACK_SIZE, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &a, pidfd);
+	int pid;
+	if (s->pidns) {
+		// A copy of this process (no CLONE_VM): init outlives this call
+		// and must not share memory the Go runtime reuses. It starts on
+		// its copy of the stack below, with every signal blocked.
+		pid = clone(init_main, stack + CHILD_STACK_SIZE, CLONE_NEWPID | CLONE_PIDFD | SIGCHLD, &a, pidfd);
+	} else {
+		// CLONE_VFORK: this thread sleeps until the child execs or exits;
+		// the rest of the Go runtime keeps running and answers the child.
+		pid = clone(child_main, stack + CHILD_STACK_SIZE, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &a, pidfd);
+	}
 	int err = errno;
 	pthread_sigmask(SIG_SETMASK, &a.oldmask, NULL);
 	munmap(stack, CHILD_STACK_SIZE);
 	return pid < 0 ? -err : pid;
+}
+
+static int probe_exit(void *p) {
+	(void)p;
+	syscall(SYS_exit_group, 0);
+	return 0;
+}
+
+int sysgate_probe_pidns(void) {
+	char *stack = mmap(NULL, 64 * 1024, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return -errno;
+	int pid = clone(probe_exit, stack + 64 * 1024, CLONE_VM | CLONE_VFORK | CLONE_NEWPID | SIGCHLD, NULL);
+	int err = errno;
+	if (pid > 0)
+		waitpid(pid, NULL, __WALL);
+	munmap(stack, 64 * 1024);
+	return pid < 0 ? -err : 0;
 }

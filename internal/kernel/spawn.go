@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -52,6 +53,9 @@ type AgentSetup struct {
 	// Ctty, with NewSession, makes the agent's fd 0 (the terminal end of a
 	// pseudo-terminal) its controlling terminal.
 	Ctty bool
+	// PidNamespace starts the run in a PID namespace of its own with a
+	// minimal init as its pid 1 and a /proc of its own (see Spawn).
+	PidNamespace bool
 	// HideDirs are covered by an empty read-only tmpfs in the agent's mount
 	// namespace; ReadOnlyPaths are bound read-only there. Missing ones are
 	// skipped. Absolute paths.
@@ -104,9 +108,9 @@ type SpawnConfig struct {
 
 // SpawnStatus is one record the child writes on the status fd.
 type SpawnStatus struct {
-	Kind  int32 // StatusSession or StatusError
+	Kind  int32 // StatusSession, StatusError, StatusAgent or StatusExit
 	Step  int32 // which step failed
-	Errno int32
+	Errno int32 // StatusExit: the agent's wait status
 	Ses   uint32
 }
 
@@ -114,6 +118,8 @@ type SpawnStatus struct {
 const (
 	StatusSession = C.SYSGATE_STATUS_SES
 	StatusError   = C.SYSGATE_STATUS_ERROR
+	StatusAgent   = C.SYSGATE_STATUS_AGENT // with PidNamespace: the agent exec'd; its pidfd attached
+	StatusExit    = C.SYSGATE_STATUS_EXIT  // with PidNamespace: the agent was reaped; Err holds its wait status
 )
 
 var spawnSteps = map[int32]string{
@@ -128,6 +134,7 @@ var spawnSteps = map[int32]string{
 	C.SYSGATE_STEP_RO_SYS: "make /sys read-only", C.SYSGATE_STEP_KEEP_FDS: "dup3 a kept descriptor",
 	C.SYSGATE_STEP_CLOSE_FDS: "close_range(CLOSE_RANGE_CLOEXEC)", C.SYSGATE_STEP_SETSID: "setsid", C.SYSGATE_STEP_CTTY: "ioctl(TIOCSCTTY)",
 	C.SYSGATE_STEP_HIDE_DIR: "tmpfs over sysgate's state directory", C.SYSGATE_STEP_RO_PATH: "bind a file of the run read-only",
+	C.SYSGATE_STEP_PROC: "mount the PID namespace's /proc", C.SYSGATE_STEP_AGENT: "start the agent under init",
 }
 
 // Err turns an error record into an error naming the step.
@@ -207,6 +214,14 @@ func StatusSocket() (parent, child int, err error) {
 // Spawn blocks its OS thread until the child exec'd or exited, so the
 // caller runs it on a goroutine of its own and answers the child from
 // another. It holds syscall.ForkLock meanwhile.
+//
+// With PidNamespace the child is instead the init of a new PID namespace
+// (clone(CLONE_NEWPID), a copy of this process, so Spawn returns at once):
+// init does the steps up to the mount namespace, in which it mounts the
+// namespace's own /proc, then starts the agent as its child with the
+// remaining steps, reports it (StatusAgent, the agent's pidfd attached),
+// keeps only the status socket open, reports the agent's wait status once
+// it reaps it (StatusExit), and reaps until the namespace is empty.
 func Spawn(cfg *SpawnConfig) (pid, pidfd int, err error) {
 	if len(cfg.Program) == 0 || len(cfg.Args) == 0 {
 		return -1, -1, os.NewSyscallError("spawn", unix.EINVAL)
@@ -300,6 +315,9 @@ func Spawn(cfg *SpawnConfig) (pid, pidfd int, err error) {
 	if cfg.Ctty {
 		s.set_ctty = 1
 	}
+	if cfg.PidNamespace {
+		s.pidns = 1
+	}
 	if cfg.cloexecLoop {
 		s.cloexec_loop = 1
 	}
@@ -357,3 +375,17 @@ func (m *cMemory) free() {
 		C.free(p)
 	}
 }
+
+// ProbePidNamespace reports whether this process can start a child in a
+// PID namespace of its own (CAP_SYS_ADMIN, and no limit set by the host);
+// the error says why not.
+var ProbePidNamespace = sync.OnceValue(func() error {
+	var ret C.int
+	syscall.ForkLock.Lock()
+	ret = C.sysgate_probe_pidns()
+	syscall.ForkLock.Unlock()
+	if ret < 0 {
+		return os.NewSyscallError("clone(CLONE_NEWPID)", syscall.Errno(-ret))
+	}
+	return nil
+})

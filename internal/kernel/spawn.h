@@ -26,6 +26,7 @@ struct sysgate_spawn {
 	int set_ctty;             // then make fd 0 (a pty's terminal end) its controlling terminal
 	const char *const *hide_dirs; // covered by an empty read-only tmpfs in the agent's mount namespace
 	const char *const *ro_paths;  // bound read-only there (missing ones skipped)
+	int pidns;                // a PID namespace of the run's own, with a minimal init (see sysgate_spawn_run)
 	int cloexec_loop;         // tests: skip close_range, use the fallback loop
 };
 
@@ -37,7 +38,12 @@ struct sysgate_status {
 	uint32_t ses;  // the fresh audit session id
 };
 
-enum { SYSGATE_STATUS_SES = 1, SYSGATE_STATUS_ERROR = 2 };
+enum {
+	SYSGATE_STATUS_SES = 1,   // the session id (and the listener fd)
+	SYSGATE_STATUS_ERROR = 2, // step failed with err
+	SYSGATE_STATUS_AGENT = 3, // with pidns: the agent exec'd (its pidfd attached)
+	SYSGATE_STATUS_EXIT = 4,  // with pidns: the agent was reaped; err is its wait status
+};
 enum {
 	SYSGATE_STEP_STDIO = 1,
 	SYSGATE_STEP_LOGINUID,
@@ -62,9 +68,19 @@ enum {
 	SYSGATE_STEP_CTTY,         // ioctl(0, TIOCSCTTY)
 	SYSGATE_STEP_HIDE_DIR,     // tmpfs over a directory of sysgate's
 	SYSGATE_STEP_RO_PATH,      // a file of the run read-only
+	SYSGATE_STEP_PROC,         // mount the PID namespace's own /proc
+	SYSGATE_STEP_AGENT,        // init: start the agent
 };
 
-// sysgate_spawn_run starts the child (clone with CLONE_VM|CLONE_VFORK); it
-// returns the child's pid once the child has exec'd or exited, or -errno
-// if the clone failed. *pidfd receives a pidfd of the child.
+// sysgate_spawn_run starts the child. Without pidns it is the agent
+// (clone with CLONE_VM|CLONE_VFORK): the call returns the child's pid once
+// it has exec'd or exited. With pidns the child is the init of a new PID
+// namespace (clone with CLONE_NEWPID, a copy of this process): the call
+// returns at once; init sets up the run, starts the agent as its child
+// and reaps until the namespace is empty. -errno if the clone failed.
+// *pidfd receives a pidfd of the child.
 int sysgate_spawn_run(const struct sysgate_spawn *s, int *pidfd);
+
+// sysgate_probe_pidns starts and reaps a child in a new PID namespace:
+// 0 when that works here, else -errno.
+int sysgate_probe_pidns(void);

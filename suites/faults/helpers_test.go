@@ -9,6 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -137,7 +140,39 @@ func pidsFrom(path string) []int {
 	Expect(err).NotTo(HaveOccurred())
 	_, err = fmt.Sscan(string(data), &a, &b)
 	Expect(err).NotTo(HaveOccurred(), "pid file %q", data)
-	return []int{a, b}
+	return hostPids(path, a, b)
+}
+
+// hostPids maps pids the agent wrote (in its run's PID namespace) to the
+// pids of the same processes here: the live processes whose command line
+// holds marker (the agent's pid file, unique to the spec) and whose pid in
+// their innermost namespace (the last NSpid field) is one of nspids.
+// Processes already gone are left out.
+func hostPids(marker string, nspids ...int) []int {
+	var out []int
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, dir := range procs {
+		cmdline, err := os.ReadFile(dir + "/cmdline")
+		if err != nil || !strings.Contains(string(cmdline), marker) {
+			continue
+		}
+		status, err := os.ReadFile(dir + "/status")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(status), "\n") {
+			f := strings.Fields(strings.TrimPrefix(line, "NSpid:"))
+			if !strings.HasPrefix(line, "NSpid:") || len(f) == 0 {
+				continue
+			}
+			inner, _ := strconv.Atoi(f[len(f)-1])
+			host, _ := strconv.Atoi(f[0])
+			if slices.Contains(nspids, inner) {
+				out = append(out, host)
+			}
+		}
+	}
+	return out
 }
 
 // alive returns the pids of pids that still run (zombies count as gone).
@@ -163,7 +198,7 @@ func killLeftovers(pidFile string) {
 	if _, err := fmt.Sscan(string(data), &a, &b); err != nil {
 		return
 	}
-	for _, pid := range alive([]int{a, b}) {
+	for _, pid := range alive(hostPids(pidFile, a, b)) {
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
 }

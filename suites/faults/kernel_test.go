@@ -128,30 +128,34 @@ var _ = Describe("audit records that never reach sysgate", RequiresAudit, Loss, 
 	})
 })
 
-// waitForAgent returns the pid of the child of pid that runs exe (the
-// launcher's child before its exec does not count).
+// waitForAgent returns the pid of the descendant of pid that runs exe:
+// the agent runs under the init of its run's PID namespace, sysgate's
+// child (the launcher's processes before their exec do not count).
 func waitForAgent(pid int, exe string) int {
 	GinkgoHelper()
 	var agent int
 	Eventually(func() error {
-		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
-		if err != nil {
-			return err
-		}
-		for _, t := range tasks {
-			data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", pid, t.Name()))
-			for _, f := range strings.Fields(string(data)) {
-				child, err := strconv.Atoi(f)
-				if err != nil {
-					return err
-				}
-				if path, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", child)); path == exe {
-					agent = child
-					return nil
+		for queue := []int{pid}; len(queue) > 0; queue = queue[1:] {
+			tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", queue[0]))
+			if err != nil {
+				continue // gone meanwhile
+			}
+			for _, t := range tasks {
+				data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", queue[0], t.Name()))
+				for _, f := range strings.Fields(string(data)) {
+					child, err := strconv.Atoi(f)
+					if err != nil {
+						return err
+					}
+					if path, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", child)); path == exe {
+						agent = child
+						return nil
+					}
+					queue = append(queue, child)
 				}
 			}
 		}
-		return fmt.Errorf("no child of %d runs %s yet", pid, exe)
+		return fmt.Errorf("no descendant of %d runs %s yet", pid, exe)
 	}).WithTimeout(30 * time.Second).WithPolling(time.Millisecond).Should(Succeed())
 	return agent
 }

@@ -73,7 +73,7 @@ var _ = Describe("an agent reaching outside its run", RequiresAudit, Escape, fun
 		// runs that the next run acts on: a root agent sees neither.
 		It("sees an empty, read-only /run/sysgate", func(ctx SpecContext) {
 			Expect(os.MkdirAll("/run/sysgate/sessions", 0o755)).To(Succeed())
-			DeferCleanup(os.Remove, "/run/sysgate/sessions/1") // a claim planted by a failing run
+			DeferCleanup(func() { _ = os.Remove("/run/sysgate/sessions/1") }) // a claim planted by a failing run
 			o := sysgate(ctx, "record", "-o", filepath.Join(GinkgoT().TempDir(), "sh.yaml"), "--", "/bin/sh", "-c",
 				`echo "listed:$(ls -A /run/sysgate | tr '\n' ' ')"; if echo 1 2>/dev/null >/run/sysgate/sessions/1; then echo planted; else echo refused; fi`)
 			Expect(o.Code).To(Equal(cli.ExitOK), "%s", o)

