@@ -280,7 +280,10 @@ func TestDaemonIsWaitedForThenKilled(t *testing.T) {
 
 func TestHangingAgentTimesOut(t *testing.T) {
 	t.Parallel()
-	r := mustRun(t, Agent{Command: []string{"sh", "-c", `sleep 1000 & sleep 1000`}}, WithTimeout(300*time.Millisecond))
+	// The timeout leaves the shell ample time to start both sleeps, also
+	// under the race detector, whose larger process makes the launch of
+	// the run's PID namespace slower (about 4 ms).
+	r := mustRun(t, Agent{Command: []string{"sh", "-c", `sleep 1000 & sleep 1000`}}, WithTimeout(3*time.Second))
 	if !r.TimedOut || r.Verdict != VerdictInconclusive || r.Signal != "killed" {
 		t.Fatalf("%s (signal %q)", r.Summary(), r.Signal)
 	}
