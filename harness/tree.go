@@ -184,6 +184,15 @@ func killTree(ses uint32, root runRoot, cause string, run *runListener, out tree
 		fds := run.overFds()
 		listed := len(fds)
 		for _, m := range members {
+			// Listed while its group was stopped: it outlived the agent,
+			// whatever the kills below find of it.
+			if m.PID != root.pid && m.PID != root.initPid && !seen[m.PID] {
+				seen[m.PID] = true
+				out.Leaked = append(out.Leaked, Leak{PID: m.PID, Exe: m.Exe, Comm: m.Comm, Lived: m.Lived(), Cause: cause})
+			}
+			if m.PID == root.initPid {
+				continue // killed below, after the listing is used up
+			}
 			fd, ok := openMember(m.PID, ses)
 			if !ok {
 				continue // gone already
@@ -192,10 +201,6 @@ func killTree(ses uint32, root runRoot, cause string, run *runListener, out tree
 				out.Err = errors.Join(out.Err, err)
 			}
 			fds = append(fds, fd)
-			if m.PID != root.pid && m.PID != root.initPid && !seen[m.PID] {
-				seen[m.PID] = true
-				out.Leaked = append(out.Leaked, Leak{PID: m.PID, Exe: m.Exe, Comm: m.Comm, Lived: m.Lived(), Cause: cause})
-			}
 		}
 		if root.initPidfd >= 0 {
 			// The PID namespace dies with its init, every process at once.

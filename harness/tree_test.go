@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sysgate/sysgate/auditlog/auditctl"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
@@ -38,10 +39,16 @@ func runTree(t *testing.T, timeout, grace time.Duration, args ...string) treeRun
 func runTreeIn(t *testing.T, pidns bool, timeout, grace time.Duration, args ...string) treeRun {
 	t.Helper()
 	testutil.RequireAudit(t)
+	// As Run does: a test that forces a machine-wide fault (a process
+	// hidden under /proc, say) holds the kernel exclusively meanwhile.
+	release, err := auditctl.AcquireTuning()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
 	var stdout bytes.Buffer
 	cfg := &kernel.AgentSetup{Path: args[0], Args: args, Env: os.Environ(), LoginUID: uint32(os.Getuid()),
 		Program: kernel.LogAllProgram, Listener: allowAll, NewSession: true, PidNamespace: pidns} // as Run sets it up
-	var err error
 	if cfg.DropCaps, err = fencedMask(nil); err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +181,6 @@ func TestTreeWaitsForOrphanToFinish(t *testing.T) {
 }
 
 func TestTreeKillsDaemonAfterGrace(t *testing.T) {
-	start := time.Now()
 	r := runTree(t, 10*time.Second, 300*time.Millisecond, "/bin/sh", "-c", `(exec sleep 1000 </dev/null >/dev/null 2>&1 &)`)
 	if len(r.outcome.Leaked) != 1 {
 		t.Fatalf("leaked %+v; want the one sleep", r.outcome.Leaked)
@@ -183,8 +189,8 @@ func TestTreeKillsDaemonAfterGrace(t *testing.T) {
 	if l.Comm != "sleep" || !strings.HasSuffix(l.Exe, "sleep") || l.Cause != CauseOutlived || l.Lived <= 0 {
 		t.Errorf("leak %+v", l)
 	}
-	if r.outcome.TimedOut || time.Since(start) > 5*time.Second {
-		t.Errorf("outcome %+v after %v", r.outcome, time.Since(start))
+	if r.outcome.TimedOut {
+		t.Errorf("outcome %+v: the grace, not the timeout, should have ended it", r.outcome)
 	}
 }
 

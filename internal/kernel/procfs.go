@@ -111,7 +111,7 @@ func SessionMembers(ses uint32) ([]Info, error) {
 			pids = append(pids, pid)
 		}
 	}
-	return scanSession(ses, pids, procSource{ReadSession, ReadInfo, processExists, threadsAlive})
+	return scanSession(ses, pids, procSource{ReadSession, ReadInfo, processExists, threadsAlive, procHidden})
 }
 
 // procSource is what a session scan reads, apart so that a test can make
@@ -121,6 +121,10 @@ type procSource struct {
 	info         func(pid int) (Info, error)
 	exists       func(pid int) bool // asked of the kernel, not of /proc
 	threadsAlive func(pid int) bool
+	// hidden: something is mounted over /proc/<pid>. A process in the
+	// middle of its exit also fails the read while kill(pid, 0) still
+	// finds it; its directory is then missing or still procfs's.
+	hidden func(pid int) bool
 }
 
 func scanSession(ses uint32, pids []int, src procSource) ([]Info, error) {
@@ -134,7 +138,7 @@ func scanSession(ses uint32, pids []int, src procSource) ([]Info, error) {
 			s, err = src.session(pid)
 		}
 		if err != nil {
-			if src.exists(pid) {
+			if src.exists(pid) && src.hidden(pid) {
 				if unaccounted == nil {
 					unaccounted = &UnaccountedError{Err: err}
 				}
@@ -160,6 +164,16 @@ func scanSession(ses uint32, pids []int, src procSource) ([]Info, error) {
 		return members, unaccounted
 	}
 	return members, nil
+}
+
+// procHidden reports whether /proc/<pid> is on another file system than
+// /proc: a mount covers it.
+func procHidden(pid int) bool {
+	var proc, dir unix.Stat_t
+	if unix.Stat("/proc", &proc) != nil || unix.Stat("/proc/"+strconv.Itoa(pid), &dir) != nil {
+		return false
+	}
+	return proc.Dev != dir.Dev
 }
 
 // processExists asks the kernel whether pid names a process (a zombie

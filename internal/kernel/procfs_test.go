@@ -79,8 +79,9 @@ func TestLastPIDMovesWithAFork(t *testing.T) {
 }
 
 // A process whose session cannot be read while the kernel says it exists
-// (its /proc directory hidden under a mount, say) is not gone: the scan
-// says so, and still lists the members it could read.
+// and its /proc directory is hidden under a mount is not gone: the scan
+// says so, and still lists the members it could read. One in the middle of
+// its exit (unreadable, not hidden) is gone.
 func TestScanSessionCountsUnreadableAsUnaccounted(t *testing.T) {
 	const ses = 7
 	sessions := map[int]uint32{1: 7, 2: 8, 4: 7}
@@ -92,10 +93,11 @@ func TestScanSessionCountsUnreadableAsUnaccounted(t *testing.T) {
 			return 0, &os.PathError{Op: "open", Path: "/proc/N/sessionid", Err: fs.ErrNotExist}
 		},
 		info:         func(pid int) (Info, error) { return Info{PID: pid, Session: sessions[pid], State: 'S'}, nil },
-		exists:       func(pid int) bool { return pid != 5 }, // 3 is hidden, 5 is gone
+		exists:       func(pid int) bool { return pid != 5 }, // 3 is hidden, 5 is gone, 6 is exiting
 		threadsAlive: func(int) bool { return false },
+		hidden:       func(pid int) bool { return pid == 3 },
 	}
-	members, err := scanSession(ses, []int{1, 2, 3, 4, 5}, src)
+	members, err := scanSession(ses, []int{1, 2, 3, 4, 5, 6}, src)
 	var pids []int
 	for _, m := range members {
 		pids = append(pids, m.PID)

@@ -86,31 +86,39 @@ var _ = Describe("an agent reaching outside its run", RequiresAudit, Escape, fun
 	Context("through a /proc directory hidden under a mount", func() {
 		// A root agent cannot mount (CAP_SYS_ADMIN is fenced), so the
 		// test does it for the agent's child from outside the run.
-		It("makes the run inconclusive naming the hidden process, never finished", func(ctx SpecContext) {
+		It("makes the run inconclusive naming the hidden process, never finished", ExclusiveKernel, func(ctx SpecContext) {
 			base := recordBaseline(ctx, "linger")
 			pidFile := filepath.Join(GinkgoT().TempDir(), "pids")
 			DeferCleanup(killLeftovers, pidFile)
-			// Files, not pipes: the hidden child keeps its copy of the
-			// agent's stdio until the cleanup kills it.
-			stdout, err := os.Create(filepath.Join(GinkgoT().TempDir(), "stdout"))
-			Expect(err).NotTo(HaveOccurred())
-			cmd := exec.Command(bin.Sysgate, "check", "--format", "json", "--timeout", "2s", "-b", base, "--", bin.Agent, "linger", "escape", pidFile)
-			cmd.Stdout, cmd.Stderr = stdout, stdout
-			Expect(cmd.Start()).To(Succeed())
-			waitForFile(pidFile)
-			hidden := pidsFrom(pidFile)[1]
-			proc := "/proc/" + strconv.Itoa(hidden)
-			Expect(syscall.Mount(GinkgoT().TempDir(), proc, "", syscall.MS_BIND, "")).To(Succeed())
-			DeferCleanup(func() { _ = syscall.Unmount(proc, syscall.MNT_DETACH) })
-			_, err = kernel.ReadSession(hidden)
-			Expect(err).To(HaveOccurred(), "the mount does not hide the session")
+			// While the mount stands, every run on the machine is unsure
+			// of its own members (the hidden process may be one of
+			// theirs): other processes' runs wait, and this one runs in
+			// this process.
+			withKernelFault(func() {}, func() {
+				// Files, not pipes: the hidden child keeps its copy of the
+				// agent's stdio until the run's end kills it.
+				stdout, err := os.Create(filepath.Join(GinkgoT().TempDir(), "stdout"))
+				Expect(err).NotTo(HaveOccurred())
+				done := make(chan int, 1)
+				go func() {
+					c := &cli.Command{Stdout: stdout, Stderr: stdout}
+					done <- c.Main([]string{"sysgate", "check", "--format", "json", "--timeout", "2s", "-b", base, "--", bin.Agent, "linger", "escape", pidFile})
+				}()
+				waitForFile(pidFile)
+				hidden := pidsFrom(pidFile)[1]
+				proc := "/proc/" + strconv.Itoa(hidden)
+				Expect(syscall.Mount(GinkgoT().TempDir(), proc, "", syscall.MS_BIND, "")).To(Succeed())
+				DeferCleanup(func() { _ = syscall.Unmount(proc, syscall.MNT_DETACH) })
+				_, err = kernel.ReadSession(hidden)
+				Expect(err).To(HaveOccurred(), "the mount does not hide the session")
 
-			_ = cmd.Wait()
-			out, err := os.ReadFile(stdout.Name())
-			Expect(err).NotTo(HaveOccurred())
-			Expect(cmd.ProcessState.ExitCode()).To(Equal(cli.ExitInconclusive), "%s", out)
-			o := outcome{Stdout: string(out)}
-			Expect(o.Result().Inconclusive).To(ContainSubstring("audit session unreadable of live pids [%d]", hidden))
+				code := <-done
+				out, err := os.ReadFile(stdout.Name())
+				Expect(err).NotTo(HaveOccurred())
+				Expect(code).To(Equal(cli.ExitInconclusive), "%s", out)
+				o := outcome{Stdout: string(out)}
+				Expect(o.Result().Inconclusive).To(ContainSubstring("audit session unreadable of live pids [%d]", hidden))
+			})
 		})
 	})
 
