@@ -129,7 +129,7 @@ func recordVsStrace(ctx context.Context, cfg config, ws []workload) error {
 // the barrier on its own.
 func startup(ctx context.Context, cfg config, w workload, base string) error {
 	fmt.Printf("\n== start-up (median of %d launches)\n", cfg.launches)
-	var bare, gated, held, barrier, compile samples
+	var bare, gated, held, flat, barrier, compile samples
 	stream, err := auditlog.Shared()
 	if err != nil {
 		return err
@@ -169,6 +169,16 @@ func startup(ctx context.Context, cfg config, w workload, base string) error {
 			return err
 		}
 		held = append(held, g)
+		// Without the run's PID namespace (its init, its /proc), for what
+		// isolation costs per launch.
+		m, r, err := w.runGated(ctx, harness.WithBaselines(base), harness.WithMode(baseline.ModeCheck), harness.WithoutPIDNamespace())
+		if err != nil {
+			return err
+		}
+		if r.Verdict != harness.VerdictClean {
+			return fmt.Errorf("check /bin/true without a PID namespace: %s", r.Summary())
+		}
+		flat = append(flat, ms(m.wall))
 		start := time.Now()
 		p, err := baseline.LoadStack(base)
 		if err == nil {
@@ -189,6 +199,8 @@ func startup(ctx context.Context, cfg config, w workload, base string) error {
 	fmt.Fprintf(tw, "bare fork+exec+wait of /bin/true\t%.3f\t\n", bare.median())
 	fmt.Fprintf(tw, "harness.Run of /bin/true (check, clean)\t%.3f\t\n", gated.median())
 	fmt.Fprintf(tw, "harness.Run of /bin/true, audit tuning already held\t%.3f\t\n", held.median())
+	fmt.Fprintf(tw, "harness.Run of /bin/true without the run's PID namespace\t%.3f\t\n", flat.median())
+	fmt.Fprintf(tw, "the PID namespace per launch, paired (target <= 1 ms)\t%.3f\t\n", pairedDiff(gated, flat))
 	fmt.Fprintf(tw, "end-of-run barrier alone\t%.3f\t\n", barrier.median())
 	fmt.Fprintf(tw, "load + compile the baseline alone (a process's first run of a file; later runs reuse it)\t%.3f\t\n", compile.median())
 	fmt.Fprintf(tw, "overhead per launch, barrier included\t%.3f\t\n", gated.median()-bare.median())

@@ -57,6 +57,7 @@ type runConfig struct {
 	allowAgentFailure bool
 	keepCaps          []string
 	tty               bool
+	noPidns           bool
 	filterEnv         bool
 	passEnv           []string
 	snapshots         []*baseline.Snapshot // files compared after the run besides the baselines
@@ -117,6 +118,11 @@ func WithAllowAgentFailure() Option { return func(c *runConfig) { c.allowAgentFa
 func WithKeepCapabilities(names ...string) Option {
 	return func(c *runConfig) { c.keepCaps = append(c.keepCaps, names...) }
 }
+
+// WithoutPIDNamespace runs the agent without a PID namespace of its own,
+// as where the kernel refuses one: for measuring what isolation costs
+// (make bench). The Result says isolation was unavailable, and why.
+func WithoutPIDNamespace() Option { return func(c *runConfig) { c.noPidns = true } }
 
 // WithTTY gives the agent a fresh pseudo-terminal as its controlling
 // terminal and fds 0-2, relayed to and from Agent.Stdin and Agent.Stdout

@@ -152,6 +152,9 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	}
 	r.setExit(status, waitErr)
 	r.IsolationUnavailable = child.isolation
+	if cfg.noPidns {
+		r.IsolationUnavailable = "turned off by the caller (WithoutPIDNamespace)"
+	}
 	r.ModifiedBaselines = modifiedFiles(snapshots)
 	r.Warnings = warnings
 	events.obs.Runs = 1
@@ -287,7 +290,7 @@ func (c *runConfig) agentSetup(agent Agent, filter *baseline.Filter) *kernel.Age
 		Path: agent.Command[0], Args: agent.Command, Env: agent.Env, Dir: agent.Dir,
 		LoginUID: loginUID, SetUser: c.setUser, UID: c.uid, GID: c.gid,
 		Program: filter.Program, Listener: filter.Listener,
-		KeepFds: extraFds(agent.ExtraFiles), NewSession: true, Ctty: c.tty, PidNamespace: true,
+		KeepFds: extraFds(agent.ExtraFiles), NewSession: true, Ctty: c.tty, PidNamespace: !c.noPidns,
 	}
 	// Enforce denials and, in every mode, the refused channels the filter
 	// cannot see are ERRNO/KILL, not LOG: ask the kernel to log them too,
