@@ -39,16 +39,19 @@ func modifiedFiles(snapshots []*baseline.Snapshot) []string {
 // outOfReach is what the agent's mount namespace hides and makes
 // read-only: sysgate's state directory (audit tuning, claims on runs)
 // under an empty tmpfs, and the run's files (its baselines and what they
-// extend, the caller's snapshots, the observation file) bound read-only.
+// extend, the caller's snapshots, the observation file and the caller's
+// WithReadOnly files) bound read-only.
 // The before/after comparison stays: an agent without a mount namespace
 // of sysgate's making (a future backend) or a file reached by another
 // path (a hard link) is still caught.
-func outOfReach(snapshots []*baseline.Snapshot, observation string) (hide, readOnly []string) {
+func outOfReach(snapshots []*baseline.Snapshot, files ...string) (hide, readOnly []string) {
 	for _, s := range snapshots {
 		readOnly = append(readOnly, s.Paths()...)
 	}
-	if observation != "" {
-		readOnly = append(readOnly, observation)
+	for _, f := range files {
+		if f != "" {
+			readOnly = append(readOnly, f)
+		}
 	}
 	for i, p := range readOnly {
 		if abs, err := filepath.Abs(p); err == nil {

@@ -58,6 +58,7 @@ type runConfig struct {
 	keepCaps          []string
 	tty               bool
 	noPidns           bool
+	readOnly          []string // more files the agent's mount namespace binds read-only
 	filterEnv         bool
 	passEnv           []string
 	snapshots         []*baseline.Snapshot // files compared after the run besides the baselines
@@ -117,6 +118,13 @@ func WithAllowAgentFailure() Option { return func(c *runConfig) { c.allowAgentFa
 // is named in Result.KeptCapabilities and in every report.
 func WithKeepCapabilities(names ...string) Option {
 	return func(c *runConfig) { c.keepCaps = append(c.keepCaps, names...) }
+}
+
+// WithReadOnly binds these files read-only in the agent's mount namespace
+// (missing ones are skipped), as the run's baselines and observation file
+// are: outputs the caller writes after the run, such as a result file.
+func WithReadOnly(paths ...string) Option {
+	return func(c *runConfig) { c.readOnly = append(c.readOnly, paths...) }
 }
 
 // WithoutPIDNamespace runs the agent without a PID namespace of its own,

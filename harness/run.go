@@ -76,7 +76,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	// the run's own baselines (with everything they extend) and the
 	// caller's snapshots.
 	snapshots := append([]*baseline.Snapshot{baseline.SnapshotFiles(profile.Files()...)}, cfg.snapshots...)
-	setup.HideDirs, setup.ReadOnlyPaths = outOfReach(snapshots, cfg.observation)
+	setup.HideDirs, setup.ReadOnlyPaths = outOfReach(snapshots, append([]string{cfg.observation}, cfg.readOnly...)...)
 	release, err := auditctl.AcquireTuning()
 	if err != nil {
 		return nil, err

@@ -83,6 +83,20 @@ var _ = Describe("an agent reaching outside its run", RequiresAudit, Escape, fun
 		})
 	})
 
+	Context("through its result file", func() {
+		It("cannot write the result file of an earlier run while it runs", func(ctx SpecContext) {
+			base := recordBaseline(ctx, "poison") // the shell's syscalls are violations; only the write matters here
+			result := filepath.Join(GinkgoT().TempDir(), "result.json")
+			Expect(os.WriteFile(result, []byte("{}\n"), 0o644)).To(Succeed())
+			o := sysgate(ctx, "check", "--allow-agent-failure", "--result", result, "-b", base, "--", "/bin/sh", "-c",
+				`if echo forged 2>/dev/null >>"$0"; then echo wrote; else echo refused; fi`, result)
+			Expect(o.Stdout).To(ContainSubstring("refused"), "the agent wrote the result file: %s", o)
+			written, err := os.ReadFile(result)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(outcome{Stdout: string(written)}.Result().Agent).To(Equal("sh"), "sysgate wrote its result after the run")
+		})
+	})
+
 	Context("through a /proc directory hidden under a mount", func() {
 		// A root agent cannot mount (CAP_SYS_ADMIN is fenced), so the
 		// test does it for the agent's child from outside the run.

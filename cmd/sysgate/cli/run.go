@@ -309,6 +309,9 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 		return code
 	}
 	opts = append(opts, harness.WithBaselines(baselines...), harness.WithMode(mode))
+	if resultPath != "" {
+		opts = append(opts, harness.WithReadOnly(resultPath)) // an earlier result there stays as it was
+	}
 	if action != "" {
 		a, err := baseline.ParseAction(action)
 		if err != nil {
