@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -108,28 +108,33 @@ var errEnvFile = errors.New("env file")
 // # are skipped, an optional "export " prefix is allowed, and the value is
 // taken as is (no quotes removed, no expansion).
 func readEnvFile(path string) ([]string, error) {
-	file, err := os.Open(path)
+	// As a baseline is read: a regular file of bounded size, so a FIFO or
+	// /dev/zero named by mistake is an error, not a hang.
+	data, err := baseline.ReadInput(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: --env-file: %v", errEnvFile, err)
+		return nil, fmt.Errorf("%w: --env-file: %v", errEnvFile, unwrapPathError(err))
 	}
-	defer file.Close()
+	return parseEnvFile(path, data)
+}
+
+// parseEnvFile reads KEY=VALUE lines (blank lines, # comments and an
+// "export " prefix allowed); path names the file in errors.
+func parseEnvFile(path string, data []byte) ([]string, error) {
 	var out []string
-	sc := bufio.NewScanner(file)
-	sc.Buffer(nil, 1<<20)
-	for line := 1; sc.Scan(); line++ {
-		text := strings.TrimSpace(sc.Text())
+	for i, raw := range strings.Split(string(data), "\n") {
+		text := strings.TrimSpace(raw)
 		if text == "" || strings.HasPrefix(text, "#") {
 			continue
 		}
 		text = strings.TrimPrefix(text, "export ")
 		name, value, ok := strings.Cut(text, "=")
 		if !ok || !envName.MatchString(name) {
-			return nil, fmt.Errorf("%w: %s:%d: want KEY=VALUE with KEY a variable name, got %q", errEnvFile, path, line, sc.Text())
+			return nil, fmt.Errorf("%w: %s:%d: want KEY=VALUE with KEY a variable name, got %q", errEnvFile, path, i+1, raw)
+		}
+		if strings.IndexByte(value, 0) >= 0 {
+			return nil, fmt.Errorf("%w: %s:%d: %s holds a NUL byte, which no environment can carry", errEnvFile, path, i+1, name)
 		}
 		out = append(out, name+"="+value)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", errEnvFile, path, err)
 	}
 	return out, nil
 }
