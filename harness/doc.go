@@ -10,8 +10,8 @@
 // from all five capability sets, optionally switches user, sets no_new_privs and loads the
 // precompiled filter with a raw seccomp(2) as its very last step before
 // execve, so none of its own syscalls are logged. Each run has a PID
-// namespace of its own: its init, a copy of this process running raw
-// syscalls only (internal/kernel/spawn.c), does the session set-up, mounts
+// namespace of its own: its init, sharing this process's memory and
+// running raw syscalls only (internal/kernel/spawn.c), does the session set-up, mounts
 // the namespace's /proc, starts the agent as its CLONE_VM|CLONE_VFORK child
 // and reaps; no second Go runtime starts. The agent names no process
 // outside its run, and killing init ends the whole run at once. Where the

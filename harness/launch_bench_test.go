@@ -59,7 +59,7 @@ func BenchmarkLaunchVforkListener(b *testing.B) {
 
 // BenchmarkLaunchPidNamespace is BenchmarkLaunchVforkListener in the
 // run's own PID namespace, as every run starts where the kernel allows:
-// init (a copy of this process) in between, a /proc of its own, and the
+// init (sharing this process's memory) in between, a /proc of its own, and the
 // namespace torn down. The difference is what isolation costs per launch.
 func BenchmarkLaunchPidNamespace(b *testing.B) {
 	benchLaunchListener(b, true)

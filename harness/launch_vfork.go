@@ -14,7 +14,7 @@ import (
 
 // startVfork starts the agent with kernel.Spawn. Where the kernel lets it
 // (root), the run gets a PID namespace of its own: a minimal init (pid 1,
-// raw syscalls only, a copy of sysgate) sets up the session and starts the
+// raw syscalls only, sharing sysgate's memory) sets up the session and starts the
 // agent as its child. Elsewhere the agent is sysgate's own CLONE_VM|
 // CLONE_VFORK child, and the process's isolation field says why.
 func startVfork(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
@@ -46,18 +46,19 @@ func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 	}
 	type spawned struct {
 		pid, pidfd int
+		free       func() // after the child is reaped: init shares our memory
 		err        error
 	}
 	done := make(chan spawned, 1)
 	go func() {
-		pid, pidfd, err := kernel.Spawn(spawn)
+		pid, pidfd, free, err := kernel.Spawn(spawn)
 		// The child has exec'd or exited, or (init) holds copies of its
 		// own: drop ours of its ends, so the status socket reads EOF once
 		// the child's copies are gone.
 		controlR.Close()
 		statusW.Close()
 		stdio.started()
-		done <- spawned{pid, pidfd, err}
+		done <- spawned{pid, pidfd, free, err}
 	}()
 
 	pidns := cfg.PidNamespace
@@ -68,7 +69,12 @@ func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 		if err != nil {
 			return nil, err
 		}
-		return proc.Wait()
+		state, err := proc.Wait()
+		if err == nil && child.free != nil {
+			child.free()
+			child.free = nil
+		}
+		return state, err
 	}
 	var finished bool
 	var finishErr error

@@ -7,6 +7,7 @@
 #include <linux/seccomp.h>
 #include <signal.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -17,6 +18,58 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+// The child side below (everything up to sysgate_spawn_run) may run beside
+// the Go runtime in the same memory: the init of a run's PID namespace is
+// a CLONE_VM child without CLONE_VFORK. It must not write glibc's errno,
+// which is thread-local storage of the thread that cloned it. So its
+// syscalls are raw, and errno there is child_errno, written only when a
+// child-side call fails (two launches failing at the same instant could
+// swap their errno values; nothing else shares it).
+#if defined(__x86_64__)
+static long raw_syscall(long n, long a, long b, long c, long d, long e, long f) {
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+#elif defined(__aarch64__)
+static long raw_syscall(long n, long a, long b, long c, long d, long e, long f) {
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	register long x5 __asm__("x5") = f;
+	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
+	return x0;
+}
+#else
+#error "spawn.c: raw syscalls are written for x86_64 and aarch64"
+#endif
+
+static int child_errno;
+
+static long child_syscall(long n, long a, long b, long c, long d, long e, long f) {
+	long r = raw_syscall(n, a, b, c, d, e, f);
+	if (r < 0 && r > -4096) {
+		child_errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+#define CHILD_SYSCALL(n, a, b, c, d, e, f, ...) \
+	child_syscall((long)(n), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (long)(f))
+#define syscall(...) CHILD_SYSCALL(__VA_ARGS__, 0, 0, 0, 0, 0, 0, 0)
+#undef errno
+#define errno child_errno
 
 #ifndef SYS_close_range
 #define SYS_close_range 436
@@ -353,8 +406,8 @@ static void close_all_but(int keep) {
 	}
 }
 
-// init_main is pid 1 of the run's PID namespace: a copy of sysgate (no
-// shared memory), running raw syscalls only. It does the session set-up
+// init_main is pid 1 of the run's PID namespace: it shares sysgate's
+// memory (CLONE_VM, not CLONE_VFORK) and runs raw syscalls only. It does the session set-up
 // for the whole run, starts the agent as its child (pid 2, so the agent's
 // own signal and reaping semantics are those of any process), reports it,
 // then holds nothing open but the status socket and reaps until the
@@ -370,8 +423,8 @@ static int init_main(void *p) {
 		fail(s, SYSGATE_STEP_AGENT, errno);
 	int apidfd = -1;
 	int apid = clone(agent_main, stack + CHILD_STACK_SIZE, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, a, &apidfd);
-	if (apid < 0)
-		fail(s, SYSGATE_STEP_AGENT, errno);
+	if (apid < 0) // glibc's clone reports in the shared thread's errno: read it at once
+		fail(s, SYSGATE_STEP_AGENT, *__errno_location());
 	// The agent exec'd or failed (and reported why).
 	if (!a->agent_failed && report_fd(s->status_fd, SYSGATE_STATUS_AGENT, 0, apidfd) < 0) {
 		syscall(SYS_kill, apid, SIGKILL);
@@ -395,29 +448,67 @@ static int init_main(void *p) {
 	__builtin_unreachable();
 }
 
-int sysgate_spawn_run(const struct sysgate_spawn *s, int *pidfd) {
+// The parent side: glibc as usual.
+#undef syscall
+#undef errno
+#define errno (*__errno_location())
+
+// init_resources is what a running init uses of this process's memory: it
+// shares it (CLONE_VM), so they stay until init is reaped.
+struct init_resources {
+	char *stack;
+	struct child_arg a;
+};
+
+int sysgate_spawn_run(const struct sysgate_spawn *s, int *pidfd, void **resources) {
+	*resources = NULL;
 	char *stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED)
 		return -errno;
-	struct child_arg a = {.s = s};
 	sigset_t all;
 	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &a.oldmask);
-	int pid;
+	int pid, err;
 	if (s->pidns) {
-		// A copy of this process (no CLONE_VM): init outlives this call
-		// and must not share memory the Go runtime reuses. It starts on
-		// its copy of the stack below, with every signal blocked.
-		pid = clone(init_main, stack + CHILD_STACK_SIZE, CLONE_NEWPID | CLONE_PIDFD | SIGCHLD, &a, pidfd);
-	} else {
-		// CLONE_VFORK: this thread sleeps until the child execs or exits;
-		// the rest of the Go runtime keeps running and answers the child.
-		pid = clone(child_main, stack + CHILD_STACK_SIZE, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &a, pidfd);
+		// init shares this memory (no page tables to copy, nothing
+		// copied on write while the run goes on) and runs beside the Go
+		// runtime: on a stack of its own, with every signal blocked,
+		// reading only s and its own arguments, which outlive it.
+		struct init_resources *r = calloc(1, sizeof *r);
+		if (!r) {
+			munmap(stack, CHILD_STACK_SIZE);
+			return -ENOMEM;
+		}
+		r->stack = stack;
+		r->a.s = s;
+		pthread_sigmask(SIG_SETMASK, &all, &r->a.oldmask);
+		pid = clone(init_main, stack + CHILD_STACK_SIZE, CLONE_VM | CLONE_NEWPID | CLONE_PIDFD | SIGCHLD, &r->a, pidfd);
+		err = errno;
+		pthread_sigmask(SIG_SETMASK, &r->a.oldmask, NULL);
+		if (pid < 0) {
+			munmap(stack, CHILD_STACK_SIZE);
+			free(r);
+			return -err;
+		}
+		*resources = r;
+		return pid;
 	}
-	int err = errno;
+	struct child_arg a = {.s = s};
+	pthread_sigmask(SIG_SETMASK, &all, &a.oldmask);
+	// CLONE_VFORK: this thread sleeps until the child execs or exits; the
+	// rest of the Go runtime keeps running and answers the child.
+	pid = clone(child_main, stack + CHILD_STACK_SIZE, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, &a, pidfd);
+	err = errno;
 	pthread_sigmask(SIG_SETMASK, &a.oldmask, NULL);
 	munmap(stack, CHILD_STACK_SIZE);
 	return pid < 0 ? -err : pid;
+}
+
+void sysgate_spawn_free(void *resources) {
+	struct init_resources *r = resources;
+	if (!r)
+		return;
+	munmap(r->stack, CHILD_STACK_SIZE);
+	free(r);
 }
 
 static int probe_exit(void *p) {

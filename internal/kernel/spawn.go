@@ -216,18 +216,24 @@ func StatusSocket() (parent, child int, err error) {
 // another. It holds syscall.ForkLock meanwhile.
 //
 // With PidNamespace the child is instead the init of a new PID namespace
-// (clone(CLONE_NEWPID), a copy of this process, so Spawn returns at once):
+// (clone(CLONE_VM|CLONE_NEWPID) without CLONE_VFORK, so Spawn returns at
+// once; free must be called once init has been reaped, not before):
 // init does the steps up to the mount namespace, in which it mounts the
 // namespace's own /proc, then starts the agent as its child with the
 // remaining steps, reports it (StatusAgent, the agent's pidfd attached),
 // keeps only the status socket open, reports the agent's wait status once
 // it reaps it (StatusExit), and reaps until the namespace is empty.
-func Spawn(cfg *SpawnConfig) (pid, pidfd int, err error) {
+func Spawn(cfg *SpawnConfig) (pid, pidfd int, free func(), err error) {
 	if len(cfg.Program) == 0 || len(cfg.Args) == 0 {
-		return -1, -1, os.NewSyscallError("spawn", unix.EINVAL)
+		return -1, -1, nil, os.NewSyscallError("spawn", unix.EINVAL)
 	}
 	var mem cMemory
-	defer mem.free()
+	kept := false
+	defer func() {
+		if !kept {
+			mem.free()
+		}
+	}()
 	s := (*C.struct_sysgate_spawn)(mem.alloc(C.sizeof_struct_sysgate_spawn))
 	// The candidates are tried in the child, after its chdir and user
 	// switch, with access(X_OK): the agent's own view.
@@ -291,20 +297,20 @@ func Spawn(cfg *SpawnConfig) (pid, pidfd int, err error) {
 			}
 			src, err := above(fd)
 			if err != nil {
-				return -1, -1, err
+				return -1, -1, nil, err
 			}
 			keepFds[i] = C.int(src)
 		}
 		var err error
 		if control, err = above(control); err != nil {
-			return -1, -1, err
+			return -1, -1, nil, err
 		}
 		if status, err = above(status); err != nil {
-			return -1, -1, err
+			return -1, -1, nil, err
 		}
 		if peer > 2 {
 			if peer, err = above(peer); err != nil {
-				return -1, -1, err
+				return -1, -1, nil, err
 			}
 		}
 		s.keep_fds, s.nkeep = keep, C.int(n)
@@ -325,14 +331,24 @@ func Spawn(cfg *SpawnConfig) (pid, pidfd int, err error) {
 	s.control_peer_fd = C.int(peer)
 
 	var cpidfd C.int = -1
+	var resources unsafe.Pointer
 	syscall.ForkLock.Lock()
-	ret := C.sysgate_spawn_run(s, &cpidfd)
+	ret := C.sysgate_spawn_run(s, &cpidfd, &resources)
 	syscall.ForkLock.Unlock()
 	if ret < 0 {
-		return -1, -1, os.NewSyscallError("clone", syscall.Errno(-ret))
+		return -1, -1, nil, os.NewSyscallError("clone", syscall.Errno(-ret))
 	}
 	unix.CloseOnExec(int(cpidfd))
-	return int(ret), int(cpidfd), nil
+	free = func() {}
+	if resources != nil {
+		// init shares this memory: what it reads stays until it is reaped.
+		kept = true
+		free = func() {
+			C.sysgate_spawn_free(resources)
+			mem.free()
+		}
+	}
+	return int(ret), int(cpidfd), free, nil
 }
 
 // cMemory tracks C allocations the child reads: it shares our memory, and

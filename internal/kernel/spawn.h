@@ -75,11 +75,14 @@ enum {
 // sysgate_spawn_run starts the child. Without pidns it is the agent
 // (clone with CLONE_VM|CLONE_VFORK): the call returns the child's pid once
 // it has exec'd or exited. With pidns the child is the init of a new PID
-// namespace (clone with CLONE_NEWPID, a copy of this process): the call
+// namespace (clone with CLONE_VM|CLONE_NEWPID, without CLONE_VFORK): the call
 // returns at once; init sets up the run, starts the agent as its child
-// and reaps until the namespace is empty. -errno if the clone failed.
-// *pidfd receives a pidfd of the child.
-int sysgate_spawn_run(const struct sysgate_spawn *s, int *pidfd);
+// and reaps until the namespace is empty. init shares this process's
+// memory: s and *resources must stay until init has been reaped, then
+// sysgate_spawn_free(*resources). -errno if the clone failed. *pidfd
+// receives a pidfd of the child.
+int sysgate_spawn_run(const struct sysgate_spawn *s, int *pidfd, void **resources);
+void sysgate_spawn_free(void *resources);
 
 // sysgate_probe_pidns starts and reaps a child in a new PID namespace:
 // 0 when that works here, else -errno.

@@ -54,7 +54,7 @@ func spawnHeld(t *testing.T, cfg *SpawnConfig) *heldChild {
 	cfg.DropCaps = 1 << unix.CAP_AUDIT_CONTROL
 	h := &heldChild{controlW: controlW, status: statusParent, done: make(chan spawned, 1)}
 	go func() {
-		pid, pidfd, err := Spawn(cfg)
+		pid, pidfd, _, err := Spawn(cfg) // no PID namespace here: nothing to free
 		controlR.Close()
 		unix.Close(statusChild)
 		h.done <- spawned{pid, pidfd, err}

@@ -385,8 +385,8 @@ int main(int argc, char **argv) {
 	}
 	if (!strcmp(mode, "observer")) {
 		// A root agent reaching for the observer: open sysgate's memory
-		// for writing and PTRACE_SEIZE it (sysgate is our parent: the
-		// launcher exec'd us). benign does the same to a child of its own.
+		// for writing and PTRACE_SEIZE it (our parent: sysgate, or the
+		// init of the run's PID namespace, which shares its memory). benign does the same to a child of its own.
 		// escape exits 0 when both were refused (EACCES/EPERM), else with
 		// bit 8 (memory opened), 16 (seized), 32 (another error).
 		pid_t child = fork();
