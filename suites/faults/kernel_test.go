@@ -117,7 +117,7 @@ var _ = Describe("audit records that never reach sysgate", RequiresAudit, Loss, 
 		})
 	})
 
-	It("reports the violation, with the barrier failure beside it, when the barrier never completes (its sentinel's records are filtered out)", func(ctx SpecContext) {
+	It("reports the violation, with the barrier failure beside it, when the barrier never completes (its sentinel's records are filtered out)", GlobalAuditRule, func(ctx SpecContext) {
 		// An audit exclude rule for the sysgate binary drops the records of
 		// the barrier's sentinel thread (a thread of sysgate) and nothing
 		// else: the agent's own records still arrive.
