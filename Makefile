@@ -2,6 +2,7 @@
 #   make security-test   the gate: the embedded suites against committed baselines
 #   make test            the project's own tests (privileged ones run as root)
 GO      ?= go
+# GINKGO is the version go.mod pins with its tool directive (see there).
 GINKGO  := $(GO) run github.com/onsi/ginkgo/v2/ginkgo
 PKGS    := ./...
 BIN     := bin/sysgate

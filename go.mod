@@ -24,3 +24,14 @@ require (
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/tools v0.51.0 // indirect
 )
+
+// The Ginkgo CLI is pinned with the tool directive (Go 1.24+), not a
+// tools.go file with a blank import: go.mod names it as a tool, go mod tidy
+// keeps it, and no build-tagged package is needed. The Makefile and
+// scripts/ still run it as `go run github.com/onsi/ginkgo/v2/ginkgo`, which
+// resolves to this same version either way: should the go directive ever
+// have to go below 1.24 (the tool directive needs go >= 1.24), a tools.go
+// with `import _ "github.com/onsi/ginkgo/v2/ginkgo"` replaces this line and
+// nothing else changes. actionlint is run as `go run ...@version` by
+// ci/lint_test.go, deliberately outside go.mod.
+tool github.com/onsi/ginkgo/v2/ginkgo

@@ -3,6 +3,7 @@ package gatetest
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
@@ -53,7 +54,7 @@ func resultEntries() []types.ReportEntry {
 }
 
 var _ = Describe("a run inside a spec", func() {
-	It("attaches its Result to the spec report through Run", func(ctx SpecContext) {
+	It("attaches its Result to the spec report through Run", SpecTimeout(time.Minute), func(ctx SpecContext) {
 		r := runTrue(ctx, func(ctx SpecContext, a harness.Agent) (*harness.Result, error) { return Run(ctx, a) })
 		Expect(r).To(StayWithinBaseline())
 		Expect(r).To(HaveObserved("execve"))
@@ -75,7 +76,7 @@ var _ = Describe("a run inside a spec", func() {
 		Expect(entry.StringRepresentation()).To(ContainSubstring("true (record, /bin/true): clean"))
 	})
 
-	It("reports nothing through harness.Run alone", func(ctx SpecContext) {
+	It("reports nothing through harness.Run alone", SpecTimeout(time.Minute), func(ctx SpecContext) {
 		r := runTrue(ctx, func(ctx SpecContext, a harness.Agent) (*harness.Result, error) { return harness.Run(ctx, a) })
 		Expect(r).To(StayWithinBaseline())
 		Expect(resultEntries()).To(BeEmpty())

@@ -53,7 +53,7 @@ var _ = Describe("the harness killed with SIGKILL mid-run", RequiresAudit, Crash
 		requireAudit()
 	})
 
-	It("leaves no agent process running after the next start, which also restores the audit settings", func(ctx SpecContext) {
+	It("leaves no agent process running after the next start, which also restores the audit settings", ExclusiveKernel, func(ctx SpecContext) {
 		base := recordBaseline(ctx, "linger")
 		pidFile := filepath.Join(GinkgoT().TempDir(), "pids")
 		DeferCleanup(killLeftovers, pidFile)

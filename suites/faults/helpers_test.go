@@ -57,7 +57,7 @@ func sysgate(ctx context.Context, args ...string) outcome {
 // the command (extra descriptors, environment, terminal).
 func sysgateWith(ctx context.Context, setup func(*exec.Cmd), args ...string) outcome {
 	GinkgoHelper()
-	cmd := exec.CommandContext(ctx, bin.Sysgate, args...)
+	cmd := sysgateCommand(ctx, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	setup(cmd)
@@ -67,6 +67,18 @@ func sysgateWith(ctx context.Context, setup func(*exec.Cmd), args ...string) out
 		Fail(fmt.Sprintf("run sysgate %v: %v", args, err))
 	}
 	return outcome{Code: cmd.ProcessState.ExitCode(), Stdout: stdout.String(), Stderr: stderr.String()}
+}
+
+// sysgateCommand is the built CLI under the spec's context. When the
+// spec's deadline expires it is stopped as a user's interrupt stops it
+// (SIGTERM: it kills the agent's tree and reports an inconclusive, timed
+// out run); SIGKILL only if it has not exited 20 s later, inside Ginkgo's
+// default grace period of 30 s.
+func sysgateCommand(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, bin.Sysgate, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 20 * time.Second
+	return cmd
 }
 
 // sysgateInProcess runs the CLI's Main in this process: for faults forced

@@ -3,7 +3,6 @@ package faults_test
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -71,14 +70,14 @@ var _ = Describe("audit records that never reach sysgate", RequiresAudit, Loss, 
 		})
 	})
 
-	It("reports the violation, with the overflow beside it, when the audit socket overflows while sysgate's reader stalls", func(ctx SpecContext) {
+	It("reports the violation, with the overflow beside it, when the audit socket overflows while sysgate's reader stalls", SpecTimeout(4*time.Minute), func(ctx SpecContext) {
 		// The reader is stopped (SIGSTOP, as a starved CI runner would
 		// stop it) while the agent logs more records than the 128 MiB
 		// receive buffer holds. (auditlog's own tests force a tiny buffer
 		// through Options.RcvBuf; this is the same overflow end to end.)
 		// Paced (50 calls/ms): the overflow is only in the stopped reader's
 		// socket, not in the kernel backlog other runs share.
-		cmd := exec.CommandContext(ctx, bin.Sysgate, checkArgs(base, "loop", nil, "250000", "50")...)
+		cmd := sysgateCommand(ctx, checkArgs(base, "loop", nil, "250000", "50")...)
 		var stdout, stderr strings.Builder
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		Expect(cmd.Start()).To(Succeed())
@@ -117,7 +116,7 @@ var _ = Describe("audit records that never reach sysgate", RequiresAudit, Loss, 
 		})
 	})
 
-	It("reports the violation, with the barrier failure beside it, when the barrier never completes (its sentinel's records are filtered out)", func(ctx SpecContext) {
+	It("reports the violation, with the barrier failure beside it, when the barrier never completes (its sentinel's records are filtered out)", GlobalAuditRule, func(ctx SpecContext) {
 		// An audit exclude rule for the sysgate binary drops the records of
 		// the barrier's sentinel thread (a thread of sysgate) and nothing
 		// else: the agent's own records still arrive.

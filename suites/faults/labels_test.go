@@ -2,14 +2,23 @@ package faults_test
 
 import . "github.com/onsi/ginkgo/v2"
 
-// Labels of the fault suite, for ginkgo --label-filter.
+// Labels of the fault suite, for ginkgo --label-filter. The two that take
+// the whole kernel carry Ginkgo's Serial decorator with them, so ginkgo -p
+// runs those specs alone, after the parallel ones (serial_test.go checks
+// every spec so labelled is Serial).
 var (
 	// RequiresAudit: the spec runs an agent under the gate (root, audit,
 	// seccomp LOG).
 	RequiresAudit = Label("requires-audit")
-	// ExclusiveKernel: the spec forces a global kernel fault while holding
-	// auditctltest.ExclusiveKernel (other runs on the machine wait).
-	ExclusiveKernel = Label("exclusive-kernel")
+	// ExclusiveKernel: the spec holds auditctltest.ExclusiveKernel, most
+	// often to force a global kernel fault (other runs on the machine
+	// wait). Serial: the suite's other specs would wait for it, or see
+	// the fault.
+	ExclusiveKernel = []any{Label("exclusive-kernel"), Serial}
+	// GlobalAuditRule: the spec adds a machine-wide audit rule that drops
+	// the records of the suite's sysgate binary. Serial: every other spec
+	// of the suite runs that binary.
+	GlobalAuditRule = []any{Label("global-audit-rule"), Serial}
 	// Loss: audit records go missing on the way to sysgate.
 	Loss = Label("loss")
 	// Escape: the agent tries to get a syscall past the gate.

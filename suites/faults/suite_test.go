@@ -11,10 +11,13 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/sysgate/sysgate/suites/internal/deadline"
 )
 
 func TestFaults(t *testing.T) {
 	RegisterFailHandler(Fail)
+	defer deadline.Default(deadline.Ordinary)()
 	RunSpecs(t, "sysgate fault injection")
 }
 

@@ -8,12 +8,14 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/suites/internal/deadline"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/gate"
 )
 
 func TestMCPServers(t *testing.T) {
 	RegisterFailHandler(Fail)
+	defer deadline.Default(deadline.Ordinary)()
 	RunSpecs(t, "MCP servers from npm under the gate")
 }
 

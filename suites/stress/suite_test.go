@@ -24,6 +24,7 @@ import (
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/suites/internal/deadline"
 )
 
 // Labels of the stress suite.
@@ -41,6 +42,8 @@ func TestStress(t *testing.T) {
 	if suiteConfig.LabelFilter == "" {
 		suiteConfig.LabelFilter = "!stress"
 	}
+	// A spec's runs are concurrent, each bounded by stallTimeout.
+	defer deadline.Default(deadline.Ordinary)()
 	RunSpecs(t, "sysgate parallel stress", suiteConfig, reporterConfig)
 }
 

@@ -20,7 +20,10 @@ import (
 )
 
 // RunTimeout bounds one agent run; the slowest (an MCP server) takes about
-// a second.
+// a second. The whole spec, its attempts included, is bounded by its
+// SpecTimeout (deadline.Ordinary, the suites' default), whose context Run
+// and RunMCP hand to harness.Run: when it expires the run's tree is killed
+// and the result is inconclusive, timed out.
 const RunTimeout = 60 * time.Second
 
 // Spec names what runs and which committed baseline gates it.
