@@ -41,13 +41,15 @@ type runFlags struct {
 	agentUser         *agentIdentity // set by runOptions when the agent runs as a given user
 }
 
-func (f *runFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.agent, "agent", "", "agent name (default: the command's base name)")
-	fs.StringVar(&f.dir, "dir", "", "working directory of the agent")
-	fs.StringVar(&f.user, "user", "", "run the agent as this user (name or uid[:gid]); default: the user who ran sudo (SUDO_UID), else the caller; --user root keeps root")
+// register adds the shared flags; agentDefault says where the agent's
+// name comes from without --agent.
+func (f *runFlags) register(fs *flag.FlagSet, agentDefault string) {
+	fs.StringVar(&f.agent, "agent", "", "the agent's `NAME` in reports (default: "+agentDefault+")")
+	fs.StringVar(&f.dir, "dir", "", "the agent's working directory `DIR`")
+	fs.StringVar(&f.user, "user", "", "run the agent as `USER` (a name or uid[:gid]); default: the user who ran sudo (SUDO_UID), else the caller; --user root keeps root")
 	fs.DurationVar(&f.timeout, "timeout", 0, "kill the whole process tree after this long (0: no limit)")
 	fs.DurationVar(&f.grace, "grace", harness.DefaultGrace, "how long processes may outlive the agent before they are killed and reported")
-	fs.Var(&f.keepCaps, "keep-cap", "let the agent keep this capability (e.g. SYS_PTRACE), which sysgate otherwise takes; repeatable; every report names it as a weakening")
+	fs.Var(&f.keepCaps, "keep-cap", "let the agent keep the capability `CAP` (e.g. SYS_PTRACE), which sysgate otherwise takes; repeatable; every report names it as a weakening")
 	fs.BoolVar(&f.allowAgentFailure, "allow-agent-failure", false, "a clean run passes even if the agent exits non-zero or dies of a signal (default: exit 4)")
 	f.inherit.register(fs)
 	fs.BoolVar(&f.force, "force", false, "write outputs into a directory the agent's user can write (refused by default when the agent runs as another user)")
@@ -184,13 +186,13 @@ func unwrapPathError(err error) error {
 func (c *Command) runRecord(args []string) int {
 	fs := c.flagSet("record", "-o BASELINE -- CMD [ARGS...]")
 	var f runFlags
-	f.register(fs)
+	f.register(fs, "the command's base name")
 	var out, obsPath string
 	var extends listFlag
 	var merge bool
-	fs.StringVar(&out, "o", "", "baseline file to write (required)")
-	fs.Var(&extends, "extends", "baseline the written file extends (a runtime base; the file records it relative to itself); repeatable")
-	fs.StringVar(&obsPath, "observation", "", "also write the observation (syscalls with counts) as JSON here")
+	fs.StringVar(&out, "o", "", "the baseline `FILE` to write (required)")
+	fs.Var(&extends, "extends", "a `BASELINE` the written file extends (a runtime base; the file records it relative to itself); repeatable")
+	fs.StringVar(&obsPath, "observation", "", "also write the observation (syscalls with counts) as JSON to `FILE`")
 	fs.BoolVar(&merge, "merge", false, "add to an existing baseline and observation instead of replacing them")
 	if code, ok := c.parse(fs, args); !ok {
 		return code
@@ -276,12 +278,12 @@ func (c *Command) runEnforce(args []string) int {
 func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	fs := c.flagSet(verb, "-b BASELINE [-b MORE...] -- CMD [ARGS...]")
 	var f runFlags
-	f.register(fs)
+	f.register(fs, "the baselines' agent, else the command's base name")
 	var baselines listFlag
 	var format, action, resultPath string
-	fs.Var(&baselines, "b", "baseline file; repeatable, layered in order (required)")
+	fs.Var(&baselines, "b", "a `BASELINE` file; repeatable, layered in order (required)")
 	fs.StringVar(&format, "format", "text", "output: text, json (the full Result) or github (annotations)")
-	fs.StringVar(&resultPath, "result", "", "also write the Result as JSON to this file (for `sysgate report --result`)")
+	fs.StringVar(&resultPath, "result", "", "also write the Result as JSON to `FILE`, for sysgate report --result")
 	if mode == baseline.ModeEnforce {
 		fs.StringVar(&action, "action", "errno", "what a syscall outside the baselines gets: errno (EPERM) or kill")
 	}
@@ -305,6 +307,7 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 			return c.errorf(ExitUsage, "baseline %s: %v", b, unwrapPathError(err))
 		}
 	}
+	f.agent = c.gateAgent(f.agent, baselines)
 	if code, ok := c.checkOutputs(&f, resultPath); !ok {
 		return code
 	}
@@ -339,4 +342,25 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 		}
 	}
 	return verdictCode(ci.Verdict(r.Verdict))
+}
+
+// gateAgent is the agent's name for check and enforce: --agent when given,
+// else the name the baselines give (the first -b file with an agent key),
+// so the result names the agent the baseline is for, not "node" or
+// "python3". "" leaves it to the command's base name. A --agent the
+// baselines contradict is kept, with a warning: it is how a second agent
+// borrows a baseline, and how a typo shows.
+func (c *Command) gateAgent(flagAgent string, baselines []string) string {
+	p, err := baseline.LoadStack(baselines...)
+	if err != nil {
+		return flagAgent // the run reports the bad baseline
+	}
+	named := p.Agent()
+	switch {
+	case flagAgent == "":
+		return named
+	case named != "" && flagAgent != named:
+		fmt.Fprintf(c.Stderr, "sysgate: warning: --agent %s, but the baselines are for agent %s\n", flagAgent, named)
+	}
+	return flagAgent
 }
