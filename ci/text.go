@@ -24,8 +24,8 @@ func WriteText(w io.Writer, r *harness.Result) error {
 	if r.Inconclusive != "" {
 		fmt.Fprintf(&b, " (%s)", r.Inconclusive)
 	}
-	fmt.Fprintf(&b, "\n  %d logged syscalls from %d processes in %v; agent (uid %d) %s\n",
-		r.Events, len(r.Processes), r.Duration.Round(time.Millisecond), r.UID, r.ExitText())
+	fmt.Fprintf(&b, "\n  %s from %s in %v; agent (uid %d) %s\n",
+		Count(r.Events, "logged syscall", "logged syscalls"), Count(len(r.Processes), "process", "processes"), r.Duration.Round(time.Millisecond), r.UID, r.ExitText())
 	for _, f := range r.ModifiedBaselines {
 		fmt.Fprintf(&b, "  %s\n", harness.ModifiedMessage(f))
 	}
@@ -41,7 +41,7 @@ func WriteText(w io.Writer, r *harness.Result) error {
 	}
 	if r.Mode == baseline.ModeRecord && r.Observed != nil {
 		for _, arch := range r.Observed.Arches() {
-			fmt.Fprintf(&b, "  observed %s: %d distinct syscalls\n", arch, len(r.Observed.Names(arch)))
+			fmt.Fprintf(&b, "  observed %s: %s\n", arch, Count(len(r.Observed.Names(arch)), "distinct syscall", "distinct syscalls"))
 		}
 	}
 	// A record run's syscalls beyond its bases are what it writes: the
@@ -51,7 +51,7 @@ func WriteText(w io.Writer, r *harness.Result) error {
 	}
 	writeRefused(&b, r)
 	if r.UnknownABI > 0 {
-		fmt.Fprintf(&b, "  %d syscalls of an ABI sysgate cannot name\n", r.UnknownABI)
+		fmt.Fprintf(&b, "  %s of an ABI sysgate cannot name\n", Count(r.UnknownABI, "syscall", "syscalls"))
 	}
 	if len(r.Leaked) > 0 {
 		fmt.Fprintf(&b, "\nKilled by sysgate:\n")

@@ -116,3 +116,14 @@ func TestRenderingLeavesTheResultAlone(t *testing.T) {
 		t.Errorf("annotations:\n%s", b.String())
 	}
 }
+
+func TestCountAgrees(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{0, "0 processes"}, {1, "1 process"}, {2, "2 processes"}} {
+		if got := Count(tc.n, "process", "processes"); got != tc.want {
+			t.Errorf("Count(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}

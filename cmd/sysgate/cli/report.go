@@ -116,7 +116,7 @@ func (c *Command) runReportObservations(args []string) int {
 				return err
 			}
 		}
-		fmt.Fprintf(c.Stderr, "wrote %d observation files to %s\n", len(obs), *dir)
+		fmt.Fprintf(c.Stderr, "wrote %s to %s\n", ci.Count(len(obs), "observation file", "observation files"), *dir)
 		return nil
 	})
 }
