@@ -60,7 +60,7 @@ func WriteText(w io.Writer, r *harness.Result) error {
 		}
 	}
 	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord {
-		fmt.Fprintf(&b, "\n%s\n", harness.UpdateHint)
+		fmt.Fprintf(&b, "\n%s\n", updateHint(r))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
