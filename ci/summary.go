@@ -86,6 +86,7 @@ func (r *Report) newRows() []newRow {
 			}
 			index[key] = len(out)
 			v.File = r.baselinePath(run, v.File)
+			v = asStarted(v, run.Command)
 			out = append(out, newRow{Agent: run.Agent, Host: run.arch(), Violation: v, Runs: 1,
 				Record: recordCommand(run.Result, v.File, run.Spec != "")})
 		}

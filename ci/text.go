@@ -47,7 +47,7 @@ func WriteText(w io.Writer, r *harness.Result) error {
 	// A record run's syscalls beyond its bases are what it writes: the
 	// record summary (WriteRecorded) lists them.
 	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord {
-		writeViolationTable(&b, r.Violations)
+		writeViolationTable(&b, r.Violations, r.Command)
 	}
 	writeRefused(&b, r)
 	if r.UnknownABI > 0 {
@@ -68,7 +68,7 @@ func WriteText(w io.Writer, r *harness.Result) error {
 
 // writeViolationTable is the table of new syscalls, then the other
 // programs that made each one.
-func writeViolationTable(b *strings.Builder, vs harness.Violations) {
+func writeViolationTable(b *strings.Builder, vs harness.Violations, command []string) {
 	fmt.Fprintf(b, "\nOutside the baseline:\n")
 	tw := tabwriter.NewWriter(b, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "  ARCH\tSYSCALL\tNR\tCOUNT\tRISK\tFIRST MADE BY\tADD AT")
@@ -80,8 +80,9 @@ func writeViolationTable(b *strings.Builder, vs harness.Violations) {
 				others += "s"
 			}
 		}
+		first := asStarted(v, command)
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s (%s, pid %d)%s\t%s\n",
-			v.Arch, v.Syscall, v.Number, v.Count, orDash(string(v.Risk)), v.Exe, v.Comm, v.PID, others, position(v.File, v.Line))
+			v.Arch, v.Syscall, v.Number, v.Count, orDash(string(v.Risk)), first.Exe, first.Comm, v.PID, others, position(v.File, v.Line))
 	}
 	tw.Flush()
 	header := false

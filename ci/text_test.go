@@ -63,6 +63,14 @@ func TestResultGolden(t *testing.T) {
 		File: "baselines/python-agent.yaml", Line: 3}}
 	resultGolden(t, "missing-arch", m, "text", "github")
 
+	// A baseline without execve: the agent's own start is the first
+	// call, logged in sysgate's launcher, and named as the start.
+	e := fixtureResult()
+	e.Leaked = nil
+	e.Violations = harness.Violations{{Arch: scmp.X86_64, Syscall: "execve", Number: 59, Count: 2, PID: 12, Exe: "/usr/local/bin/sysgate", Comm: "sysgate",
+		AgentStart: true, File: "baselines/python-agent.yaml", Line: 5, Also: []harness.Caller{{PID: 16, Exe: "/usr/bin/python3.12", Comm: "python3", Count: 1}}}}
+	resultGolden(t, "agent-start", e, "text", "github")
+
 	// A baseline that opts in to io_uring: the banner leads every format;
 	// the agent's listener attempt was refused.
 	u := fixtureResult()

@@ -52,3 +52,17 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// asStarted names the agent's start as such: its execve is logged in
+// sysgate's launcher (harness.Violation.AgentStart), whose executable
+// would read as if sysgate had made the call.
+func asStarted(v harness.Violation, command []string) harness.Violation {
+	if !v.AgentStart {
+		return v
+	}
+	v.Exe, v.Comm = "the agent's start", "execve"
+	if len(command) > 0 {
+		v.Comm = "execve of " + shellQuote(command[0])
+	}
+	return v
+}
