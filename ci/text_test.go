@@ -2,6 +2,7 @@ package ci
 
 import (
 	"bytes"
+	"regexp"
 	"testing"
 	"time"
 
@@ -44,7 +45,7 @@ func resultGolden(t *testing.T, name string, r *harness.Result, formats ...strin
 	t.Helper()
 	for _, format := range formats {
 		var b bytes.Buffer
-		if err := WriteResult(&b, format, r, ""); err != nil {
+		if err := WriteResult(&b, format, r, "", Palette{}); err != nil {
 			t.Fatal(err)
 		}
 		golden(t, "result."+name+"."+format, b.Bytes())
@@ -92,7 +93,7 @@ func TestRecordGolden(t *testing.T) {
 	r := fixtureResult()
 	r.Mode, r.Leaked = baseline.ModeRecord, nil
 	var b bytes.Buffer
-	if err := WriteText(&b, r); err != nil {
+	if err := WriteText(&b, r, Palette{}); err != nil {
 		t.Fatal(err)
 	}
 	rec := &baseline.RecordResult{
@@ -100,7 +101,7 @@ func TestRecordGolden(t *testing.T) {
 		Removed: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "flock"}},
 		Skipped: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "1000"}},
 	}
-	if err := WriteRecorded(&b, "baselines/python-agent.yaml", rec); err != nil {
+	if err := WriteRecorded(&b, "baselines/python-agent.yaml", rec, Palette{}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "result.record.text", b.Bytes())
@@ -142,4 +143,35 @@ func TestShellQuote(t *testing.T) {
 			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
 		}
 	}
+}
+
+// TestColorGolden: on a terminal the verdict and risk tags are coloured,
+// and the table stays aligned (every RISK cell carries codes of the same
+// length). The plain goldens above are the same output without colour.
+func TestColorGolden(t *testing.T) {
+	for name, r := range map[string]*harness.Result{"violation": fixtureResult(), "clean": cleanResult()} {
+		var b bytes.Buffer
+		if err := WriteText(&b, r, Palette{Color: true}); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "result."+name+".color", b.Bytes())
+		var plain bytes.Buffer
+		if err := WriteText(&plain, r, Palette{}); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(plain.Bytes(), []byte("\x1b[")) {
+			t.Errorf("%s: ANSI codes without colour:\n%q", name, plain.String())
+		}
+		if got := ansi.ReplaceAll(b.Bytes(), nil); !bytes.Equal(got, plain.Bytes()) {
+			t.Errorf("%s: coloured output without its codes differs from the plain one:\n%s\n---\n%s", name, got, plain.Bytes())
+		}
+	}
+}
+
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+func cleanResult() *harness.Result {
+	r := fixtureResult()
+	r.Verdict, r.Violations, r.Leaked = harness.VerdictClean, harness.Violations{}, nil
+	return r
 }

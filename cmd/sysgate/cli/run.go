@@ -39,6 +39,7 @@ type runFlags struct {
 	inherit           inheritFlags
 	force             bool           // --force: write outputs into directories the agent can write
 	agentUser         *agentIdentity // set by runOptions when the agent runs as a given user
+	color             string         // --color: auto, always or never
 }
 
 // register adds the shared flags; agentDefault says where the agent's
@@ -52,6 +53,7 @@ func (f *runFlags) register(fs *flag.FlagSet, agentDefault string) {
 	fs.Var(&f.keepCaps, "keep-cap", "let the agent keep the capability `CAP` (e.g. SYS_PTRACE), which sysgate otherwise takes; repeatable; every report names it as a weakening")
 	fs.BoolVar(&f.allowAgentFailure, "allow-agent-failure", false, "a clean run passes even if the agent exits non-zero or dies of a signal (default: exit 4)")
 	f.inherit.register(fs)
+	fs.StringVar(&f.color, "color", "auto", "colour the text result: auto (on a terminal, unless NO_COLOR is set), always or never")
 	fs.BoolVar(&f.force, "force", false, "write outputs into a directory the agent's user can write (refused by default when the agent runs as another user)")
 }
 
@@ -200,6 +202,10 @@ func (c *Command) runRecord(args []string) int {
 	if code, ok := c.require(fs, "record", required{"-o BASELINE", out != ""}, required{"-- CMD", fs.NArg() > 0}); !ok {
 		return code
 	}
+	pal, err := c.palette(f.color, c.Stderr) // record reports on stderr
+	if err != nil {
+		return c.errorf(ExitUsage, "%v", err)
+	}
 	opts, err := c.runOptions(&f)
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)
@@ -224,11 +230,11 @@ func (c *Command) runRecord(args []string) int {
 		return code
 	}
 	if !r.Conclusive() {
-		ci.WriteText(c.Stderr, r)
+		ci.WriteText(c.Stderr, r, pal)
 		return c.errorf(ExitInconclusive, "not writing %s: the run was inconclusive: %s", out, r.Inconclusive)
 	}
 	if r.Verdict == harness.VerdictAgentFailed {
-		ci.WriteText(c.Stderr, r)
+		ci.WriteText(c.Stderr, r, pal)
 		return c.errorf(ExitAgentFailed, "not writing %s: the agent %s, so it may not have done what its baseline should hold "+
 			"(--allow-agent-failure records it anyway)", out, r.ExitText())
 	}
@@ -255,10 +261,10 @@ func (c *Command) runRecord(args []string) int {
 	}
 	// Everything is written before anything is printed: a reader that
 	// stops reading (record ... | head -1) cannot cost the file.
-	if err := ci.WriteText(c.Stderr, r); err != nil {
+	if err := ci.WriteText(c.Stderr, r, pal); err != nil {
 		return c.errorf(ExitInconclusive, "write result: %v", err)
 	}
-	if err := ci.WriteRecorded(c.Stderr, out, res); err != nil {
+	if err := ci.WriteRecorded(c.Stderr, out, res, pal); err != nil {
 		return c.errorf(ExitInconclusive, "write result: %v", err)
 	}
 	if len(r.ModifiedBaselines) > 0 {
@@ -296,6 +302,10 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	if !slices.Contains(ci.ResultFormats, format) {
 		return c.errorf(ExitUsage, "--format %q: want text, json or github", format)
 	}
+	pal, err := c.palette(f.color, c.Stdout)
+	if err != nil {
+		return c.errorf(ExitUsage, "%v", err)
+	}
 	opts, err := c.runOptions(&f)
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)
@@ -330,7 +340,7 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	if err != nil {
 		return c.errorf(ExitInconclusive, "%v", err)
 	}
-	if err := ci.WriteResult(c.Stdout, format, r, root); err != nil {
+	if err := ci.WriteResult(c.Stdout, format, r, root, pal); err != nil {
 		return c.errorf(ExitInconclusive, "write result: %v", err)
 	}
 	if code, ok := c.checkOutputs(&f, resultPath); !ok {
