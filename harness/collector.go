@@ -72,15 +72,26 @@ type collector struct {
 	// refusalOf): such events go to refused, not into the observation.
 	refusal func(*record.SeccompEvent) bool
 	refused *baseline.Observation
-	// launcher is the executable the agent's first process runs until its
-	// execve: this process's own (the launcher shares its image).
-	launcher string
+}
+
+// launcherExe is the executable the agent's first process runs until its
+// execve: this process's own, as the launcher shares its image. "" (not
+// known) matches no event, and the start is then named by that exe.
+var launcherExe = sync.OnceValue(func() string {
+	exe, _ := os.Executable()
+	return exe
+})
+
+// AgentStart reports whether ev, its process's first logged call when
+// firstOfProcess, is the execve that starts the agent: the launcher loads
+// the filter as its last step before it, so the call is logged in
+// sysgate's image and names sysgate's executable.
+func AgentStart(ev *record.SeccompEvent, firstOfProcess bool) bool {
+	return firstOfProcess && (ev.Name == "execve" || ev.Name == "execveat") && ev.Exe != "" && ev.Exe == launcherExe()
 }
 
 func newCollector(agent string, progress func(*record.SeccompEvent)) *collector {
-	launcher, _ := os.Executable() // "" matches no event: the start is then named by the launcher's exe
 	return &collector{
-		launcher: launcher,
 		obs:      baseline.NewObservation(agent),
 		first:    map[syscallKey]*firstCall{},
 		procs:    map[int]*Process{},
@@ -143,7 +154,7 @@ func (c *collector) add(ev *record.SeccompEvent) {
 		k := syscallKey{ev.Arch, ev.Name}
 		if f, ok := c.first[k]; !ok {
 			c.first[k] = &firstCall{number: ev.Number, pid: ev.PID, exe: ev.Exe, comm: ev.Comm,
-				start: first && c.launcher != "" && ev.Exe == c.launcher && (ev.Name == "execve" || ev.Name == "execveat")}
+				start: AgentStart(ev, first)}
 		} else {
 			f.note(ev)
 		}

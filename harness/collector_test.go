@@ -56,7 +56,7 @@ func TestCollectorNamesTheAgentStart(t *testing.T) {
 		for _, ev := range tc.events {
 			ev.Arch = scmp.X86_64
 			if ev.Exe == "" {
-				ev.Exe = c.launcher
+				ev.Exe = launcherExe()
 			}
 			c.add(&ev)
 		}
