@@ -2,7 +2,8 @@
 // the committed, reviewed lists of syscalls an agent is expected to make.
 //
 // A baseline file is YAML (see Document.Format for the one canonical
-// layout): per-arch lists of syscall names, one per line, sorted, with
+// layout; JSON is read too, being YAML, and its syntax errors say JSON,
+// but record and fmt write YAML): per-arch lists of syscall names, one per line, sorted, with
 // optional reasons, "extends" to layer a runtime base under an agent's
 // file, and named groups of syscalls expected but not necessarily seen.
 // Load and LoadStack validate a stack of files into a Profile; every

@@ -27,6 +27,10 @@ var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 type parser struct {
 	path string
 	errs ErrorList
+	// syntaxName names the input's syntax in syntax errors: "JSON" for a
+	// file that starts with "{" (JSON is YAML, and parses as such), else
+	// "YAML".
+	syntaxName string
 	// inUnmonitored: entries being read belong to the unmonitored section.
 	inUnmonitored bool
 }
@@ -108,6 +112,10 @@ func (p *parser) decode(data []byte) (*yaml.Node, bool) {
 		p.add(nil, KindEmpty, "empty baseline file")
 		return nil, false
 	}
+	p.syntaxName = "YAML"
+	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+		p.syntaxName = "JSON"
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var root yaml.Node
 	if err := dec.Decode(&root); err != nil {
@@ -120,7 +128,7 @@ func (p *parser) decode(data []byte) (*yaml.Node, bool) {
 	}
 	var second yaml.Node
 	if err := dec.Decode(&second); err == nil {
-		p.add(&second, KindSyntax, "a baseline file holds one YAML document")
+		p.add(&second, KindSyntax, "a baseline file holds one document")
 		return nil, false
 	} else if !errors.Is(err, io.EOF) {
 		p.syntax(err)
@@ -155,7 +163,7 @@ func (p *parser) syntax(err error) {
 	if parserProblems[problem] {
 		line++
 	}
-	p.errs = append(p.errs, &Error{File: p.path, Line: line, Message: "YAML: " + problem, Kind: KindSyntax})
+	p.errs = append(p.errs, &Error{File: p.path, Line: line, Message: p.syntaxName + ": " + problem, Kind: KindSyntax})
 }
 
 // parserProblems are the messages of yaml.v3's parser (parserc.go), as

@@ -180,7 +180,7 @@ func newSyscallAnnotation(g []newRow) Annotation {
 		if n.Risk.Risky() {
 			b.WriteString(" with its reason")
 		}
-		b.WriteString(" (or run `make baseline-update`); otherwise fix the agent.")
+		fmt.Fprintf(&b, " (or run %s); otherwise fix the agent.", n.Record)
 	}
 	return Annotation{Level: "error", File: n.File, Line: n.Line, Title: title, Message: b.String()}
 }

@@ -11,13 +11,14 @@ import (
 // check and enforce --format).
 var ResultFormats = []string{"text", "json", "github"}
 
-// WriteResult renders one run in format: text (WriteText), json
-// (WriteJSON) or github, the annotations `sysgate report annotations`
-// prints for the same result, with baseline paths relative to root.
-func WriteResult(w io.Writer, format string, r *harness.Result, root string) error {
+// WriteResult renders one run in format: text (WriteText, coloured by p),
+// json (WriteJSON) or github, the annotations `sysgate report
+// annotations` prints for the same result, with baseline paths relative
+// to root.
+func WriteResult(w io.Writer, format string, r *harness.Result, root string, p Palette) error {
 	switch format {
 	case "text":
-		return WriteText(w, r)
+		return WriteText(w, r, p)
 	case "json":
 		return WriteJSON(w, r)
 	case "github":

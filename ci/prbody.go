@@ -37,7 +37,7 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 	if opts.RunURL != "" {
 		fmt.Fprintf(&b, " by [this workflow run](%s)", opts.RunURL)
 	}
-	fmt.Fprintf(&b, ": %d of %d baseline files change.\n\n", changed, len(u.Files))
+	fmt.Fprintf(&b, ": %d of %s change.\n\n", changed, Count(len(u.Files), "baseline file", "baseline files"))
 	if changed == 0 {
 		b.WriteString("The baselines already match what the suites do.\n\n")
 	}
@@ -74,7 +74,7 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 			b.WriteString(section.note + "\n\n")
 		}
 		for _, f := range files {
-			fmt.Fprintf(&b, "#### %s (`%s`, %d runs)\n\n", cell(f.Agent), f.File, f.Runs)
+			fmt.Fprintf(&b, "#### %s (`%s`, %s)\n\n", cell(f.Agent), f.File, Count(f.Runs, "run", "runs"))
 			b.WriteString("| Arch | Added | Removed |\n|---|---|---|\n")
 			for _, arch := range findingArches(f.Added, f.Removed) {
 				fmt.Fprintf(&b, "| %s | %s | %s |\n", arch, names(f.Added, arch), names(f.Removed, arch))

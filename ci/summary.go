@@ -31,6 +31,9 @@ type newRow struct {
 	Agent, Host string // Host: the run's arch; an i386 syscall on an x86_64 runner counts there
 	harness.Violation
 	Runs int
+	// Record is the command that records the syscall into its file: the
+	// suites' make target, or sysgate record for a CLI run.
+	Record string
 }
 
 func (r *Report) rows() []row {
@@ -83,7 +86,9 @@ func (r *Report) newRows() []newRow {
 			}
 			index[key] = len(out)
 			v.File = r.baselinePath(run, v.File)
-			out = append(out, newRow{Agent: run.Agent, Host: run.arch(), Violation: v, Runs: 1})
+			v = asStarted(v, run.Command)
+			out = append(out, newRow{Agent: run.Agent, Host: run.arch(), Violation: v, Runs: 1,
+				Record: recordCommand(run.Result, v.File, run.Spec != "")})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b newRow) int {

@@ -13,19 +13,19 @@ import (
 
 // WriteText renders one run for a terminal (sysgate check, enforce and
 // record): the verdict, a table of the syscalls outside the baseline, the
-// leaked processes and how the agent ended.
-func WriteText(w io.Writer, r *harness.Result) error {
+// leaked processes and how the agent ended, coloured by p.
+func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	var b strings.Builder
 	verdict := strings.ToUpper(string(r.Verdict))
 	if r.Mode == baseline.ModeRecord && r.Conclusive() && r.Verdict != harness.VerdictAgentFailed && len(r.ModifiedBaselines) == 0 {
 		verdict = "RECORDED" // beyond the extended bases is what record writes, not a failure
 	}
-	fmt.Fprintf(&b, "sysgate %s %s: %s", r.Mode, r.Agent, verdict)
+	fmt.Fprintf(&b, "sysgate %s %s: %s", r.Mode, r.Agent, p.verdict(verdict))
 	if r.Inconclusive != "" {
 		fmt.Fprintf(&b, " (%s)", r.Inconclusive)
 	}
-	fmt.Fprintf(&b, "\n  %d logged syscalls from %d processes in %v; agent (uid %d) %s\n",
-		r.Events, len(r.Processes), r.Duration.Round(time.Millisecond), r.UID, r.ExitText())
+	fmt.Fprintf(&b, "\n  %s from %s in %v; agent (uid %d) %s\n",
+		Count(r.Events, "logged syscall", "logged syscalls"), Count(len(r.Processes), "process", "processes"), r.Duration.Round(time.Millisecond), r.UID, r.ExitText())
 	for _, f := range r.ModifiedBaselines {
 		fmt.Fprintf(&b, "  %s\n", harness.ModifiedMessage(f))
 	}
@@ -41,17 +41,17 @@ func WriteText(w io.Writer, r *harness.Result) error {
 	}
 	if r.Mode == baseline.ModeRecord && r.Observed != nil {
 		for _, arch := range r.Observed.Arches() {
-			fmt.Fprintf(&b, "  observed %s: %d distinct syscalls\n", arch, len(r.Observed.Names(arch)))
+			fmt.Fprintf(&b, "  observed %s: %s\n", arch, Count(len(r.Observed.Names(arch)), "distinct syscall", "distinct syscalls"))
 		}
 	}
 	// A record run's syscalls beyond its bases are what it writes: the
 	// record summary (WriteRecorded) lists them.
 	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord {
-		writeViolationTable(&b, r.Violations)
+		writeViolationTable(&b, r.Violations, r.Command, p)
 	}
 	writeRefused(&b, r)
 	if r.UnknownABI > 0 {
-		fmt.Fprintf(&b, "  %d syscalls of an ABI sysgate cannot name\n", r.UnknownABI)
+		fmt.Fprintf(&b, "  %s of an ABI sysgate cannot name\n", Count(r.UnknownABI, "syscall", "syscalls"))
 	}
 	if len(r.Leaked) > 0 {
 		fmt.Fprintf(&b, "\nKilled by sysgate:\n")
@@ -60,7 +60,7 @@ func WriteText(w io.Writer, r *harness.Result) error {
 		}
 	}
 	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord {
-		fmt.Fprintf(&b, "\n%s\n", harness.UpdateHint)
+		fmt.Fprintf(&b, "\n%s\n", updateHint(r))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -68,10 +68,10 @@ func WriteText(w io.Writer, r *harness.Result) error {
 
 // writeViolationTable is the table of new syscalls, then the other
 // programs that made each one.
-func writeViolationTable(b *strings.Builder, vs harness.Violations) {
+func writeViolationTable(b *strings.Builder, vs harness.Violations, command []string, p Palette) {
 	fmt.Fprintf(b, "\nOutside the baseline:\n")
 	tw := tabwriter.NewWriter(b, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "  ARCH\tSYSCALL\tNR\tCOUNT\tRISK\tFIRST MADE BY\tADD AT")
+	fmt.Fprintf(tw, "  ARCH\tSYSCALL\tNR\tCOUNT\t%s\tFIRST MADE BY\tADD AT\n", p.risk("RISK", false))
 	for _, v := range vs {
 		others := ""
 		if k := len(v.Also) + v.More; k > 0 {
@@ -80,8 +80,9 @@ func writeViolationTable(b *strings.Builder, vs harness.Violations) {
 				others += "s"
 			}
 		}
+		first := asStarted(v, command)
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s (%s, pid %d)%s\t%s\n",
-			v.Arch, v.Syscall, v.Number, v.Count, orDash(string(v.Risk)), v.Exe, v.Comm, v.PID, others, position(v.File, v.Line))
+			v.Arch, v.Syscall, v.Number, v.Count, p.risk(orDash(string(v.Risk)), v.Risk.Risky()), first.Exe, first.Comm, v.PID, others, position(v.File, v.Line))
 	}
 	tw.Flush()
 	header := false
@@ -115,13 +116,13 @@ func position(file string, line int) string {
 
 // WriteRecorded renders what sysgate record wrote into a baseline file:
 // the entries added and removed, and the numbers it could not name.
-func WriteRecorded(w io.Writer, path string, res *baseline.RecordResult) error {
+func WriteRecorded(w io.Writer, path string, res *baseline.RecordResult, p Palette) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "wrote %s: %d added, %d removed\n", path, len(res.Added), len(res.Removed))
 	for _, f := range res.Added {
 		risk := ""
 		if f.Risk.Risky() {
-			risk = fmt.Sprintf("  [risky: %s: %s; give it a real reason]", f.Risk, baseline.RiskReason(f.Syscall))
+			risk = "  " + p.risk(fmt.Sprintf("[risky: %s: %s; give it a real reason]", f.Risk, baseline.RiskReason(f.Syscall)), true)
 		}
 		fmt.Fprintf(&b, "  + %s %s%s\n", f.Arch, f.Syscall, risk)
 	}

@@ -2,6 +2,7 @@ package ci
 
 import (
 	"bytes"
+	"regexp"
 	"testing"
 	"time"
 
@@ -44,7 +45,7 @@ func resultGolden(t *testing.T, name string, r *harness.Result, formats ...strin
 	t.Helper()
 	for _, format := range formats {
 		var b bytes.Buffer
-		if err := WriteResult(&b, format, r, ""); err != nil {
+		if err := WriteResult(&b, format, r, "", Palette{}); err != nil {
 			t.Fatal(err)
 		}
 		golden(t, "result."+name+"."+format, b.Bytes())
@@ -62,6 +63,14 @@ func TestResultGolden(t *testing.T) {
 	m.Violations = harness.Violations{{Arch: scmp.AArch64, Syscall: "openat", Number: 56, Count: 9, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3",
 		File: "baselines/python-agent.yaml", Line: 3}}
 	resultGolden(t, "missing-arch", m, "text", "github")
+
+	// A baseline without execve: the agent's own start is the first
+	// call, logged in sysgate's launcher, and named as the start.
+	e := fixtureResult()
+	e.Leaked = nil
+	e.Violations = harness.Violations{{Arch: scmp.X86_64, Syscall: "execve", Number: 59, Count: 2, PID: 12, Exe: "/usr/local/bin/sysgate", Comm: "sysgate",
+		AgentStart: true, File: "baselines/python-agent.yaml", Line: 5, Also: []harness.Caller{{PID: 16, Exe: "/usr/bin/python3.12", Comm: "python3", Count: 1}}}}
+	resultGolden(t, "agent-start", e, "text", "github")
 
 	// A baseline that opts in to io_uring: the banner leads every format;
 	// the agent's listener attempt was refused.
@@ -84,7 +93,7 @@ func TestRecordGolden(t *testing.T) {
 	r := fixtureResult()
 	r.Mode, r.Leaked = baseline.ModeRecord, nil
 	var b bytes.Buffer
-	if err := WriteText(&b, r); err != nil {
+	if err := WriteText(&b, r, Palette{}); err != nil {
 		t.Fatal(err)
 	}
 	rec := &baseline.RecordResult{
@@ -92,7 +101,7 @@ func TestRecordGolden(t *testing.T) {
 		Removed: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "flock"}},
 		Skipped: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "1000"}},
 	}
-	if err := WriteRecorded(&b, "baselines/python-agent.yaml", rec); err != nil {
+	if err := WriteRecorded(&b, "baselines/python-agent.yaml", rec, Palette{}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "result.record.text", b.Bytes())
@@ -115,4 +124,54 @@ func TestRenderingLeavesTheResultAlone(t *testing.T) {
 	if !bytes.Contains(b.Bytes(), []byte("title=sysgate%3A risky syscall ptrace")) {
 		t.Errorf("annotations:\n%s", b.String())
 	}
+}
+
+func TestCountAgrees(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{0, "0 processes"}, {1, "1 process"}, {2, "2 processes"}} {
+		if got := Count(tc.n, "process", "processes"); got != tc.want {
+			t.Errorf("Count(%d) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{"python3": "python3", "a b": "'a b'", "it's": `'it'\''s'`, "": "''", "--x=/a/b": "--x=/a/b"} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// TestColorGolden: on a terminal the verdict and risk tags are coloured,
+// and the table stays aligned (every RISK cell carries codes of the same
+// length). The plain goldens above are the same output without colour.
+func TestColorGolden(t *testing.T) {
+	for name, r := range map[string]*harness.Result{"violation": fixtureResult(), "clean": cleanResult()} {
+		var b bytes.Buffer
+		if err := WriteText(&b, r, Palette{Color: true}); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "result."+name+".color", b.Bytes())
+		var plain bytes.Buffer
+		if err := WriteText(&plain, r, Palette{}); err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(plain.Bytes(), []byte("\x1b[")) {
+			t.Errorf("%s: ANSI codes without colour:\n%q", name, plain.String())
+		}
+		if got := ansi.ReplaceAll(b.Bytes(), nil); !bytes.Equal(got, plain.Bytes()) {
+			t.Errorf("%s: coloured output without its codes differs from the plain one:\n%s\n---\n%s", name, got, plain.Bytes())
+		}
+	}
+}
+
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+func cleanResult() *harness.Result {
+	r := fixtureResult()
+	r.Verdict, r.Violations, r.Leaked = harness.VerdictClean, harness.Violations{}, nil
+	return r
 }

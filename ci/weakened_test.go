@@ -18,7 +18,7 @@ func TestKeptCapabilitiesInEveryFormat(t *testing.T) {
 		Duration: time.Second, KeptCapabilities: []string{"CAP_SYS_PTRACE"}}
 	r := render(t, "kept-capabilities", spec{text: "debugger attaches", result: res}, spec{text: "debugger attaches again", result: res})
 	var text, js, ann, sum bytes.Buffer
-	if err := WriteText(&text, res); err != nil {
+	if err := WriteText(&text, res, Palette{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteJSON(&js, res); err != nil {

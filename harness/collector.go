@@ -2,6 +2,7 @@ package harness
 
 import (
 	"maps"
+	"os"
 	"sort"
 	"sync"
 
@@ -26,6 +27,9 @@ type firstCall struct {
 	also      []Caller
 	extra     map[string]bool // programs past maxAlso
 	more      int             // the same, from a decoded Violation
+	// start: the call was a process's first, an execve made in the
+	// launcher's image, i.e. the agent's start (see Violation.AgentStart).
+	start bool
 }
 
 // maxAlso bounds the other programs kept per syscall; Violation.More
@@ -68,6 +72,22 @@ type collector struct {
 	// refusalOf): such events go to refused, not into the observation.
 	refusal func(*record.SeccompEvent) bool
 	refused *baseline.Observation
+}
+
+// launcherExe is the executable the agent's first process runs until its
+// execve: this process's own, as the launcher shares its image. "" (not
+// known) matches no event, and the start is then named by that exe.
+var launcherExe = sync.OnceValue(func() string {
+	exe, _ := os.Executable()
+	return exe
+})
+
+// AgentStart reports whether ev, its process's first logged call when
+// firstOfProcess, is the execve that starts the agent: the launcher loads
+// the filter as its last step before it, so the call is logged in
+// sysgate's image and names sysgate's executable.
+func AgentStart(ev *record.SeccompEvent, firstOfProcess bool) bool {
+	return firstOfProcess && (ev.Name == "execve" || ev.Name == "execveat") && ev.Exe != "" && ev.Exe == launcherExe()
 }
 
 func newCollector(agent string, progress func(*record.SeccompEvent)) *collector {
@@ -117,7 +137,8 @@ func (c *collector) add(ev *record.SeccompEvent) {
 	c.mu.Lock()
 	c.events++
 	p := c.procs[ev.PID]
-	if p == nil {
+	first := p == nil
+	if first {
 		p = &Process{PID: ev.PID}
 		c.procs[ev.PID] = p
 	}
@@ -132,7 +153,8 @@ func (c *collector) add(ev *record.SeccompEvent) {
 		c.obs.Add(ev.Arch, ev.Name, 1)
 		k := syscallKey{ev.Arch, ev.Name}
 		if f, ok := c.first[k]; !ok {
-			c.first[k] = &firstCall{number: ev.Number, pid: ev.PID, exe: ev.Exe, comm: ev.Comm}
+			c.first[k] = &firstCall{number: ev.Number, pid: ev.PID, exe: ev.Exe, comm: ev.Comm,
+				start: AgentStart(ev, first)}
 		} else {
 			f.note(ev)
 		}
@@ -187,7 +209,7 @@ func attribute(news []baseline.Finding, first map[syscallKey]*firstCall) Violati
 		}
 		v := Violation{
 			Arch: f.Arch, Syscall: f.Syscall, Number: call.number, Count: f.Count,
-			Risk: baseline.Risk(f.Syscall), PID: call.pid, Exe: call.exe, Comm: call.comm,
+			Risk: baseline.Risk(f.Syscall), PID: call.pid, Exe: call.exe, Comm: call.comm, AgentStart: call.start,
 			File: f.File, Line: f.Line,
 		}
 		if len(call.also) > 0 {

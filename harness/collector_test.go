@@ -37,3 +37,32 @@ func TestCollectorKeepsOtherCallersBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestCollectorNamesTheAgentStart: the agent's execve is logged in the
+// launcher's image (this process's executable) as its process's first
+// call; a later execve in that image, or one by another program, is not
+// the start.
+func TestCollectorNamesTheAgentStart(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		events []record.SeccompEvent
+		start  bool
+	}{
+		{"launcher's first call", []record.SeccompEvent{{Name: "execve", PID: 7}}, true},
+		{"another program", []record.SeccompEvent{{Name: "execve", PID: 7, Exe: "/usr/bin/sh"}}, false},
+		{"not the process's first call", []record.SeccompEvent{{Name: "read", PID: 7}, {Name: "execve", PID: 7}}, false},
+	} {
+		c := newCollector("a", nil)
+		for _, ev := range tc.events {
+			ev.Arch = scmp.X86_64
+			if ev.Exe == "" {
+				ev.Exe = launcherExe()
+			}
+			c.add(&ev)
+		}
+		vs := c.violations([]baseline.Finding{{Arch: scmp.X86_64, Syscall: "execve", Count: 1}})
+		if len(vs) != 1 || vs[0].AgentStart != tc.start {
+			t.Errorf("%s: violations %+v, want AgentStart %v", tc.name, vs, tc.start)
+		}
+	}
+}

@@ -131,6 +131,11 @@ type Violation struct {
 	// list's bound. PID/Exe/Comm above made it first.
 	Also []Caller `json:"also,omitempty"`
 	More int      `json:"more,omitempty"`
+	// AgentStart: the first call was the execve that started the agent.
+	// The launcher makes it in sysgate's image (the filter is its last
+	// step before execve), so Exe and Comm name sysgate's executable, not
+	// a program of the agent; renderers name it as the agent's start.
+	AgentStart bool `json:"agent_start,omitempty"`
 }
 
 // Caller is a program that made a syscall: its first process and how many
@@ -182,7 +187,11 @@ func (v Violation) String() string {
 	if v.Risk.Risky() {
 		fmt.Fprintf(&b, " [risky: %s]", v.Risk)
 	}
-	fmt.Fprintf(&b, " x%d by %s (%s, pid %d)", v.Count, v.Exe, v.Comm, v.PID)
+	if v.AgentStart {
+		fmt.Fprintf(&b, " x%d by the agent's start (its execve, pid %d)", v.Count, v.PID)
+	} else {
+		fmt.Fprintf(&b, " x%d by %s (%s, pid %d)", v.Count, v.Exe, v.Comm, v.PID)
+	}
 	for i, c := range v.Also {
 		sep := ", "
 		if i == 0 {

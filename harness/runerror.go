@@ -81,7 +81,7 @@ func (r *Result) ViolationsAgainst(p *baseline.Profile) Violations {
 	if first == nil {
 		first = map[syscallKey]*firstCall{}
 		for _, v := range r.Violations {
-			first[syscallKey{v.Arch, v.Syscall}] = &firstCall{number: v.Number, pid: v.PID, exe: v.Exe, comm: v.Comm, also: v.Also, more: v.More}
+			first[syscallKey{v.Arch, v.Syscall}] = &firstCall{number: v.Number, pid: v.PID, exe: v.Exe, comm: v.Comm, also: v.Also, more: v.More, start: v.AgentStart}
 		}
 	}
 	return attribute(baseline.Diff(p, r.Observed).New, first)

@@ -48,6 +48,9 @@ flags=(
 	--timeout="${SYSGATE_SUITE_TIMEOUT:-5m}" --poll-progress-after=60s
 	--output-dir=out
 )
+# No colour codes in a redirected log (make security-test > log, CI
+# without a terminal), nor when NO_COLOR is set (https://no-color.org).
+if [ ! -t 1 ] || [ -n "${NO_COLOR:-}" ]; then flags+=(--no-color); fi
 # shellcheck disable=SC2206 # GINKGO_ARGS is a list of flags on purpose
 extra=(${GINKGO_ARGS:-})
 ginkgo=(go run github.com/onsi/ginkgo/v2/ginkgo)

@@ -22,7 +22,7 @@ func init() {
 func (c *Command) runAuditTail(args []string) int {
 	fs := c.flagSet("audit tail", "")
 	raw := fs.Bool("raw", false, "print every audit record as \"TYPE text\" (the testdata/*.log format), not just parsed seccomp events")
-	ses := fs.String("ses", "", "only events of this audit session id")
+	ses := fs.String("ses", "", "only events of the audit session `ID`")
 	format := fs.String("format", "text", "event output: text or json (one object per line)")
 	count := fs.Int("count", 0, "stop after this many events or records (0: until interrupted)")
 	duration := fs.Duration("duration", 0, "stop after this long (0: until interrupted)")

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -31,7 +32,7 @@ type setChange struct {
 }
 
 func (c *Command) runBaselineDiff(args []string) int {
-	fs := c.flagSet("baseline diff", "OLD NEW  (baseline .yaml files or observation .json files)")
+	fs := c.flagSet("baseline diff", "OLD NEW  (baseline files, YAML or JSON, or observation .json files)")
 	format := fs.String("format", "text", "text or markdown")
 	if code, ok := c.parse(fs, args); !ok {
 		return code
@@ -58,15 +59,15 @@ func (c *Command) runBaselineDiff(args []string) int {
 	return ExitOK
 }
 
-// loadSyscallSet reads an observation (JSON, starting with "{") or a
-// baseline with everything it extends.
+// loadSyscallSet reads an observation (JSON) or a baseline, YAML or JSON,
+// with everything it extends.
 func loadSyscallSet(path string) (*syscallSet, error) {
 	data, err := baseline.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}
 	s := &syscallSet{name: path, counts: map[scmp.Arch]map[string]uint64{}}
-	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+	if isObservation(data) {
 		o, err := baseline.DecodeObservation(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: observation: %w", path, err)
@@ -195,4 +196,18 @@ func writeDiffMarkdown(w io.Writer, oldName, newName string, changes []setChange
 	if len(risky) > 0 {
 		fmt.Fprintf(w, "\n> [!WARNING]\n> New risky syscalls need a reviewed reason in the baseline: %s.\n", strings.Join(risky, ", "))
 	}
+}
+
+// isObservation tells an observation from a baseline written in JSON: both
+// are JSON objects, and only a baseline has a version.
+func isObservation(data []byte) bool {
+	if !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+		return false
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return true // reported as a broken observation
+	}
+	_, baseline := top["version"]
+	return !baseline
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/ci"
 )
 
 func init() {
@@ -44,7 +45,7 @@ func (c *Command) runBaselineFmt(args []string) int {
 		changed := !bytes.Equal(out, data)
 		if *write && lost > 0 {
 			// gofmt never loses a comment; neither does fmt -w.
-			code = c.errorf(ExitUsage, "fmt: %s not rewritten: %d comment(s) would be lost; move them above an entry or into a reason", path, lost)
+			code = c.errorf(ExitUsage, "fmt: %s not rewritten: %s would be lost; move them above an entry or into a reason", path, ci.Count(lost, "comment", "comments"))
 			continue
 		}
 		if *list && changed {

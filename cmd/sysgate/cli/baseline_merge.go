@@ -13,7 +13,7 @@ func init() {
 
 func (c *Command) runBaselineMerge(args []string) int {
 	fs := c.flagSet("baseline merge", "OBS.json...")
-	out := fs.String("o", "", "write the merged observation here (atomically); default stdout")
+	out := fs.String("o", "", "write the merged observation to `FILE` (atomically); default stdout")
 	mixed := fs.Bool("allow-mixed-agents", false, "merge observations of different agents instead of refusing")
 	if code, ok := c.parseFileArgs(fs, args); !ok {
 		return code

@@ -111,6 +111,28 @@ func TestBaselineDiff(t *testing.T) {
 	}
 }
 
+// TestJSONBaseline: a baseline written in JSON is read as the YAML it is
+// (diff does not take it for an observation), and its syntax errors say
+// JSON.
+func TestJSONBaseline(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "base.json")
+	src := `{"version": 1, "syscalls": {"x86_64": ["close", "exit_group", "read", "write"]}}`
+	if err := os.WriteFile(good, []byte(src+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run(t, "baseline", "diff", td+"base.yaml", good); code != ExitOK || out != "0 new, 0 removed\n" {
+		t.Errorf("diff with a JSON baseline: code %d out %q err %q", code, out, errOut)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(strings.TrimSuffix(src, "}")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := run(t, "baseline", "validate", bad); code != ExitUsage || !strings.Contains(out, bad+":2: JSON: ") {
+		t.Errorf("broken JSON baseline: code %d out %q", code, out)
+	}
+}
+
 func TestBaselineMerge(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "merged.json")
 	if code, _, errOut := run(t, "baseline", "merge", "-o", out, td+"run1.json", td+"run2.json"); code != ExitOK {

@@ -89,8 +89,42 @@ func (c *Command) Main(args []string) int {
 			return v.run(c, args[n:])
 		}
 	}
+	if group := groupVerbs(args[0]); len(group) > 0 {
+		return c.groupUsage(args[0], group, args[1:])
+	}
 	c.usage(c.Stderr, args[0])
 	return ExitUsage
+}
+
+// groupVerbs are the verbs under a command group ("baseline": "baseline
+// diff", "baseline fmt", ...), sorted; none when word is not a group.
+func groupVerbs(word string) []string {
+	var paths []string
+	for p := range verbs {
+		if strings.HasPrefix(p, word+" ") {
+			paths = append(paths, p)
+		}
+	}
+	sort.Strings(paths)
+	return paths
+}
+
+// groupUsage answers a command group without a known verb: its verbs, one
+// line each, on stdout for -h (exit 0), else on stderr (exit 2).
+func (c *Command) groupUsage(group string, paths, rest []string) int {
+	w, code := c.Stderr, ExitUsage
+	switch {
+	case len(rest) > 0 && (rest[0] == "-h" || rest[0] == "--help" || rest[0] == "help"):
+		w, code = c.Stdout, ExitOK
+	case len(rest) > 0:
+		fmt.Fprintf(w, "sysgate: unknown command %q\n\n", group+" "+rest[0])
+	}
+	fmt.Fprintf(w, "Usage: sysgate %s COMMAND [FLAGS] [ARGS]\n\nCommands:\n", group)
+	for _, p := range paths {
+		fmt.Fprintf(w, "  %-20s %s\n", p, verbs[p].summary)
+	}
+	fmt.Fprintf(w, "\nRun 'sysgate %s COMMAND -h' for a command's flags.\n", group)
+	return code
 }
 
 func (c *Command) usage(w io.Writer, unknown string) {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/sysgate/sysgate/auditlog/preflight"
+	"github.com/sysgate/sysgate/ci"
 )
 
 func init() {
@@ -58,7 +59,7 @@ func writeDoctorText(w io.Writer, r *preflight.Report) {
 		}
 	}
 	if failed := r.Failed(); len(failed) > 0 {
-		fmt.Fprintf(w, "not ready: %d check(s) failed; runs on this machine would be inconclusive (exit 3)\n", len(failed))
+		fmt.Fprintf(w, "not ready: %s failed; runs on this machine would be inconclusive (exit 3)\n", ci.Count(len(failed), "check", "checks"))
 		return
 	}
 	fmt.Fprintln(w, "ready: sysgate can observe and attribute every logged syscall here")

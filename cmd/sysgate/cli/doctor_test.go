@@ -44,7 +44,7 @@ func TestDoctorPrintsTheFix(t *testing.T) {
 	if code != ExitInconclusive {
 		t.Errorf("exit %d, want %d", code, ExitInconclusive)
 	}
-	want := "FAIL  actions_logged     actions_logged lacks log\n                         fix: " + fix + "\nnot ready: 1 check(s) failed"
+	want := "FAIL  actions_logged     actions_logged lacks log\n                         fix: " + fix + "\nnot ready: 1 check failed"
 	if !strings.Contains(out.String(), want) {
 		t.Errorf("output:\n%s\nwant it to contain:\n%s", out.String(), want)
 	}

@@ -13,8 +13,8 @@ func init() {
 func (c *Command) runExportOCI(args []string) int {
 	fs := c.flagSet("export oci", "")
 	var files listFlag
-	fs.Var(&files, "b", "baseline file (repeatable; extends are followed)")
-	out := fs.String("o", "", "write the profile here (atomically); default stdout")
+	fs.Var(&files, "b", "a `BASELINE` file (repeatable; extends are followed)")
+	out := fs.String("o", "", "write the profile to `FILE` (atomically); default stdout")
 	action := fs.String("default-action", "errno", "for syscalls outside the baselines: errno (EPERM), kill or log")
 	if code, ok := c.parse(fs, args); !ok {
 		return code

@@ -31,14 +31,14 @@ type inheritFlags struct {
 }
 
 func (f *inheritFlags) register(fs *flag.FlagSet) {
-	fs.Var(&f.keepFds, "keep-fd", "pass the caller's descriptor N (3 or more) to the agent as fd N; repeatable; "+
+	fs.Var(&f.keepFds, "keep-fd", "pass the caller's descriptor `N` (3 or more) to the agent as fd N; repeatable; "+
 		"every other descriptor above 2 is closed (a passed socket sends without socket() or connect())")
 	fs.BoolVar(&f.tty, "tty", false, "give the agent a terminal of its own that sysgate relays (as docker run -t): "+
 		"for agents that need one; without it the agent has no controlling terminal, even when stdin is the caller's")
 	fs.BoolVar(&f.noTTY, "no-tty", false, "no terminal for the agent: the default (kept for scripts that pass it)")
-	fs.Var(&f.passEnv, "pass-env", "pass this dropped variable (a runner credential or workflow-command file, see README) "+
+	fs.Var(&f.passEnv, "pass-env", "pass the dropped variable `NAME` (a runner credential or workflow-command file, see README) "+
 		"to the agent anyway; a glob like 'GITHUB_*' works; repeatable")
-	fs.StringVar(&f.envFile, "env-file", "", "set the agent's variables from this file (KEY=VALUE lines, # comments); "+
+	fs.StringVar(&f.envFile, "env-file", "", "set the agent's variables from `FILE` (KEY=VALUE lines, # comments); "+
 		"these are passed even when on the dropped list")
 }
 

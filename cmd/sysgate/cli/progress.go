@@ -9,15 +9,17 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/auditlog/record"
+	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
 // progress prints each syscall the first time the run makes it, while
 // the agent runs; only on a terminal.
 type progress struct {
-	w    io.Writer
-	mu   sync.Mutex
-	seen map[string]bool
+	w     io.Writer
+	mu    sync.Mutex
+	seen  map[string]bool
+	procs map[int]bool // processes seen, to tell the agent's start
 }
 
 func newProgress(w io.Writer) *progress {
@@ -28,18 +30,24 @@ func newProgress(w io.Writer) *progress {
 	if _, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS); err != nil {
 		return nil
 	}
-	return &progress{w: w, seen: map[string]bool{}}
+	return &progress{w: w, seen: map[string]bool{}, procs: map[int]bool{}}
 }
 
 func (p *progress) event(ev *record.SeccompEvent) {
 	key := fmt.Sprintf("%s %s", archName(ev.Arch), ev.Name)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	first := !p.procs[ev.PID]
+	p.procs[ev.PID] = true
 	if p.seen[key] {
 		return
 	}
 	p.seen[key] = true
-	fmt.Fprintf(p.w, "sysgate: + %-28s %s (pid %d)\n", key, ev.Exe, ev.PID)
+	who := ev.Exe
+	if harness.AgentStart(ev, first) {
+		who = "the agent's start"
+	}
+	fmt.Fprintf(p.w, "sysgate: + %-28s %s (pid %d)\n", key, who, ev.PID)
 }
 
 func archName(a scmp.Arch) string {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"os"
 	"testing"
 
 	"github.com/sysgate/sysgate/auditlog/record"
@@ -10,7 +11,7 @@ import (
 
 func TestProgressPrintsEachSyscallOnce(t *testing.T) {
 	var b bytes.Buffer
-	p := &progress{w: &b, seen: map[string]bool{}}
+	p := &progress{w: &b, seen: map[string]bool{}, procs: map[int]bool{}}
 	ev := &record.SeccompEvent{Arch: scmp.X86_64, Name: "socket", PID: 7, Exe: "/usr/bin/python3"}
 	p.event(ev)
 	p.event(ev)
@@ -22,5 +23,18 @@ func TestProgressPrintsEachSyscallOnce(t *testing.T) {
 	}
 	if newProgress(&b) != nil {
 		t.Error("progress on a non-terminal")
+	}
+}
+
+func TestProgressNamesTheAgentStart(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	var b bytes.Buffer
+	p := &progress{w: &b, seen: map[string]bool{}, procs: map[int]bool{}}
+	p.event(&record.SeccompEvent{Arch: scmp.X86_64, Name: "execve", PID: 7, Exe: self})
+	if want := "sysgate: + x86_64 execve                the agent's start (pid 7)\n"; b.String() != want {
+		t.Errorf("got %q\nwant %q", b.String(), want)
 	}
 }

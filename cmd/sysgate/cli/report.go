@@ -32,10 +32,10 @@ type reportInputs struct {
 }
 
 func (in *reportInputs) register(fs *flag.FlagSet) {
-	fs.Var(&in.ginkgo, "ginkgo-json", "a Ginkgo JSON report (--json-report); repeatable")
-	fs.Var(&in.results, "result", "a sysgate result JSON file (check --format json); repeatable")
-	fs.StringVar(&in.root, "root", "", "repository root baseline paths are made relative to (default: the enclosing git repository)")
-	fs.StringVar(&in.arch, "arch", scmp.Native().String(), "arch of runs whose result does not name it")
+	fs.Var(&in.ginkgo, "ginkgo-json", "a Ginkgo JSON report `FILE` (--json-report); repeatable")
+	fs.Var(&in.results, "result", "a sysgate result JSON `FILE` (check --result or --format json); repeatable")
+	fs.StringVar(&in.root, "root", "", "the repository root `DIR` baseline paths are made relative to (default: the enclosing git repository)")
+	fs.StringVar(&in.arch, "arch", scmp.Native().String(), "the `ARCH` of runs whose result does not name it")
 }
 
 // load reads every input file; files given as arguments are told apart
@@ -101,7 +101,7 @@ func (c *Command) runReportObservations(args []string) int {
 	var dir *string
 	var checkRuns *bool
 	return c.runReport("report observations", args, func(fs *flag.FlagSet) {
-		dir = fs.String("o", "out/observations", "directory to write <agent>.json files to")
+		dir = fs.String("o", "out/observations", "the `DIR` to write <agent>.json files to")
 		checkRuns = fs.Bool("check-runs", false, "take check/enforce runs too: only their new syscalls (update baselines from them with pr-body --keep-unseen)")
 	}, func(r *ci.Report) error {
 		obs, err := r.Observations(*checkRuns)
@@ -116,7 +116,7 @@ func (c *Command) runReportObservations(args []string) int {
 				return err
 			}
 		}
-		fmt.Fprintf(c.Stderr, "wrote %d observation files to %s\n", len(obs), *dir)
+		fmt.Fprintf(c.Stderr, "wrote %s to %s\n", ci.Count(len(obs), "observation file", "observation files"), *dir)
 		return nil
 	})
 }
@@ -177,12 +177,12 @@ func (l *archList) Set(v string) error {
 
 func (c *Command) runReportPRBody(args []string) int {
 	fs := c.flagSet("report pr-body", "OBSERVATION.json...")
-	dir := fs.String("baselines", "", "directory of the baseline files to update (required)")
+	dir := fs.String("baselines", "", "the `DIR` of the baseline files to update (required)")
 	write := fs.Bool("write", false, "rewrite the baseline files (default: only print what would change)")
 	keep := fs.Bool("keep-unseen", false, "keep entries no run made instead of removing them as stale")
-	runURL := fs.String("run-url", "", "link to the workflow run that recorded the observations")
+	runURL := fs.String("run-url", "", "the `URL` of the workflow run that recorded the observations")
 	var arches archList
-	fs.Var(&arches, "arch", "an arch the observations must cover, exactly (repeatable or comma-separated); default: update the observed arches, keep the others")
+	fs.Var(&arches, "arch", "an `ARCH` the observations must cover, exactly (repeatable or comma-separated); default: update the observed arches, keep the others")
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}

@@ -39,17 +39,21 @@ type runFlags struct {
 	inherit           inheritFlags
 	force             bool           // --force: write outputs into directories the agent can write
 	agentUser         *agentIdentity // set by runOptions when the agent runs as a given user
+	color             string         // --color: auto, always or never
 }
 
-func (f *runFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.agent, "agent", "", "agent name (default: the command's base name)")
-	fs.StringVar(&f.dir, "dir", "", "working directory of the agent")
-	fs.StringVar(&f.user, "user", "", "run the agent as this user (name or uid[:gid]); default: the user who ran sudo (SUDO_UID), else the caller; --user root keeps root")
+// register adds the shared flags; agentDefault says where the agent's
+// name comes from without --agent.
+func (f *runFlags) register(fs *flag.FlagSet, agentDefault string) {
+	fs.StringVar(&f.agent, "agent", "", "the agent's `NAME` in reports (default: "+agentDefault+")")
+	fs.StringVar(&f.dir, "dir", "", "the agent's working directory `DIR`")
+	fs.StringVar(&f.user, "user", "", "run the agent as `USER` (a name or uid[:gid]); default: the user who ran sudo (SUDO_UID), else the caller; --user root keeps root")
 	fs.DurationVar(&f.timeout, "timeout", 0, "kill the whole process tree after this long (0: no limit)")
 	fs.DurationVar(&f.grace, "grace", harness.DefaultGrace, "how long processes may outlive the agent before they are killed and reported")
-	fs.Var(&f.keepCaps, "keep-cap", "let the agent keep this capability (e.g. SYS_PTRACE), which sysgate otherwise takes; repeatable; every report names it as a weakening")
+	fs.Var(&f.keepCaps, "keep-cap", "let the agent keep the capability `CAP` (e.g. SYS_PTRACE), which sysgate otherwise takes; repeatable; every report names it as a weakening")
 	fs.BoolVar(&f.allowAgentFailure, "allow-agent-failure", false, "a clean run passes even if the agent exits non-zero or dies of a signal (default: exit 4)")
 	f.inherit.register(fs)
+	fs.StringVar(&f.color, "color", "auto", "colour the text result: auto (on a terminal, unless NO_COLOR is set), always or never")
 	fs.BoolVar(&f.force, "force", false, "write outputs into a directory the agent's user can write (refused by default when the agent runs as another user)")
 }
 
@@ -184,19 +188,23 @@ func unwrapPathError(err error) error {
 func (c *Command) runRecord(args []string) int {
 	fs := c.flagSet("record", "-o BASELINE -- CMD [ARGS...]")
 	var f runFlags
-	f.register(fs)
+	f.register(fs, "the command's base name")
 	var out, obsPath string
 	var extends listFlag
 	var merge bool
-	fs.StringVar(&out, "o", "", "baseline file to write (required)")
-	fs.Var(&extends, "extends", "baseline the written file extends (a runtime base; the file records it relative to itself); repeatable")
-	fs.StringVar(&obsPath, "observation", "", "also write the observation (syscalls with counts) as JSON here")
+	fs.StringVar(&out, "o", "", "the baseline `FILE` to write (required)")
+	fs.Var(&extends, "extends", "a `BASELINE` the written file extends (a runtime base; the file records it relative to itself); repeatable")
+	fs.StringVar(&obsPath, "observation", "", "also write the observation (syscalls with counts) as JSON to `FILE`")
 	fs.BoolVar(&merge, "merge", false, "add to an existing baseline and observation instead of replacing them")
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
 	if code, ok := c.require(fs, "record", required{"-o BASELINE", out != ""}, required{"-- CMD", fs.NArg() > 0}); !ok {
 		return code
+	}
+	pal, err := c.palette(f.color, c.Stderr) // record reports on stderr
+	if err != nil {
+		return c.errorf(ExitUsage, "%v", err)
 	}
 	opts, err := c.runOptions(&f)
 	if err != nil {
@@ -222,11 +230,11 @@ func (c *Command) runRecord(args []string) int {
 		return code
 	}
 	if !r.Conclusive() {
-		ci.WriteText(c.Stderr, r)
+		ci.WriteText(c.Stderr, r, pal)
 		return c.errorf(ExitInconclusive, "not writing %s: the run was inconclusive: %s", out, r.Inconclusive)
 	}
 	if r.Verdict == harness.VerdictAgentFailed {
-		ci.WriteText(c.Stderr, r)
+		ci.WriteText(c.Stderr, r, pal)
 		return c.errorf(ExitAgentFailed, "not writing %s: the agent %s, so it may not have done what its baseline should hold "+
 			"(--allow-agent-failure records it anyway)", out, r.ExitText())
 	}
@@ -253,10 +261,10 @@ func (c *Command) runRecord(args []string) int {
 	}
 	// Everything is written before anything is printed: a reader that
 	// stops reading (record ... | head -1) cannot cost the file.
-	if err := ci.WriteText(c.Stderr, r); err != nil {
+	if err := ci.WriteText(c.Stderr, r, pal); err != nil {
 		return c.errorf(ExitInconclusive, "write result: %v", err)
 	}
-	if err := ci.WriteRecorded(c.Stderr, out, res); err != nil {
+	if err := ci.WriteRecorded(c.Stderr, out, res, pal); err != nil {
 		return c.errorf(ExitInconclusive, "write result: %v", err)
 	}
 	if len(r.ModifiedBaselines) > 0 {
@@ -276,12 +284,12 @@ func (c *Command) runEnforce(args []string) int {
 func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	fs := c.flagSet(verb, "-b BASELINE [-b MORE...] -- CMD [ARGS...]")
 	var f runFlags
-	f.register(fs)
+	f.register(fs, "the baselines' agent, else the command's base name")
 	var baselines listFlag
 	var format, action, resultPath string
-	fs.Var(&baselines, "b", "baseline file; repeatable, layered in order (required)")
+	fs.Var(&baselines, "b", "a `BASELINE` file; repeatable, layered in order (required)")
 	fs.StringVar(&format, "format", "text", "output: text, json (the full Result) or github (annotations)")
-	fs.StringVar(&resultPath, "result", "", "also write the Result as JSON to this file (for `sysgate report --result`)")
+	fs.StringVar(&resultPath, "result", "", "also write the Result as JSON to `FILE`, for sysgate report --result")
 	if mode == baseline.ModeEnforce {
 		fs.StringVar(&action, "action", "errno", "what a syscall outside the baselines gets: errno (EPERM) or kill")
 	}
@@ -294,6 +302,10 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	if !slices.Contains(ci.ResultFormats, format) {
 		return c.errorf(ExitUsage, "--format %q: want text, json or github", format)
 	}
+	pal, err := c.palette(f.color, c.Stdout)
+	if err != nil {
+		return c.errorf(ExitUsage, "%v", err)
+	}
 	opts, err := c.runOptions(&f)
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)
@@ -305,6 +317,7 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 			return c.errorf(ExitUsage, "baseline %s: %v", b, unwrapPathError(err))
 		}
 	}
+	f.agent = c.gateAgent(f.agent, baselines)
 	if code, ok := c.checkOutputs(&f, resultPath); !ok {
 		return code
 	}
@@ -327,7 +340,7 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	if err != nil {
 		return c.errorf(ExitInconclusive, "%v", err)
 	}
-	if err := ci.WriteResult(c.Stdout, format, r, root); err != nil {
+	if err := ci.WriteResult(c.Stdout, format, r, root, pal); err != nil {
 		return c.errorf(ExitInconclusive, "write result: %v", err)
 	}
 	if code, ok := c.checkOutputs(&f, resultPath); !ok {
@@ -339,4 +352,25 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 		}
 	}
 	return verdictCode(ci.Verdict(r.Verdict))
+}
+
+// gateAgent is the agent's name for check and enforce: --agent when given,
+// else the name the baselines give (the first -b file with an agent key),
+// so the result names the agent the baseline is for, not "node" or
+// "python3". "" leaves it to the command's base name. A --agent the
+// baselines contradict is kept, with a warning: it is how a second agent
+// borrows a baseline, and how a typo shows.
+func (c *Command) gateAgent(flagAgent string, baselines []string) string {
+	p, err := baseline.LoadStack(baselines...)
+	if err != nil {
+		return flagAgent // the run reports the bad baseline
+	}
+	named := p.Agent()
+	switch {
+	case flagAgent == "":
+		return named
+	case named != "" && flagAgent != named:
+		fmt.Fprintf(c.Stderr, "sysgate: warning: --agent %s, but the baselines are for agent %s\n", flagAgent, named)
+	}
+	return flagAgent
 }

@@ -1,0 +1,68 @@
+package ci
+
+import (
+	"strings"
+
+	"github.com/sysgate/sysgate/harness"
+)
+
+// recordCommand is how a person accepts new syscalls of a run: the
+// suites' make target for a run of a Ginkgo spec, else the CLI with the
+// run's own baseline file and command, which is what a user in their own
+// repository can run.
+func recordCommand(r *harness.Result, file string, fromSpec bool) string {
+	if fromSpec {
+		return "`make baseline-update`"
+	}
+	if file == "" && len(r.Baselines) > 0 {
+		file = r.Baselines[len(r.Baselines)-1]
+	}
+	if file == "" {
+		file = "BASELINE"
+	}
+	cmd := "CMD"
+	if len(r.Command) > 0 {
+		quoted := make([]string, len(r.Command))
+		for i, a := range r.Command {
+			quoted[i] = shellQuote(a)
+		}
+		cmd = strings.Join(quoted, " ")
+	}
+	return "`sysgate record --merge -o " + shellQuote(file) + " -- " + cmd + "` as root"
+}
+
+// updateHint tells the reader of a CLI run how to accept its new
+// syscalls; the suites keep harness.UpdateHint.
+func updateHint(r *harness.Result) string {
+	file := ""
+	for _, v := range r.Violations {
+		if v.File != "" {
+			file = v.File
+			break
+		}
+	}
+	return "If the new syscalls are expected, add them to the baseline with a reason, or run " +
+		recordCommand(r, file, false) + " and review the baseline diff in the pull request."
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// asStarted names the agent's start as such: its execve is logged in
+// sysgate's launcher (harness.Violation.AgentStart), whose executable
+// would read as if sysgate had made the call.
+func asStarted(v harness.Violation, command []string) harness.Violation {
+	if !v.AgentStart {
+		return v
+	}
+	v.Exe, v.Comm = "the agent's start", "execve"
+	if len(command) > 0 {
+		v.Comm = "execve of " + shellQuote(command[0])
+	}
+	return v
+}
