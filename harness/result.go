@@ -288,7 +288,8 @@ func (r *Result) Summary() string {
 	if r.Inconclusive != "" {
 		fmt.Fprintf(&b, ": %s", r.Inconclusive)
 	}
-	fmt.Fprintf(&b, "; %d logged syscalls from %d processes", r.Events, len(r.Processes))
+	fmt.Fprintf(&b, "; %d logged %s from %d %s", r.Events, plural(r.Events, "syscall", "syscalls"),
+		len(r.Processes), plural(len(r.Processes), "process", "processes"))
 	if r.AgentFailed() {
 		fmt.Fprintf(&b, "; agent %s", r.ExitText())
 	}
@@ -336,4 +337,13 @@ func (r *Result) DroppedEnvNote() string {
 		return ""
 	}
 	return "not passed to the agent: " + strings.Join(r.DroppedEnv, ", ") + " (--pass-env NAME passes one)"
+}
+
+// plural picks the word for n (the ci package renders reports with its
+// own; this is for the Result's one-line String).
+func plural[N int | uint64](n N, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
