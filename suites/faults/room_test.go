@@ -93,7 +93,8 @@ var _ = Describe("an agent reaching outside its run", RequiresAudit, Escape, fun
 			Expect(o.Stdout).To(ContainSubstring("refused"), "the agent wrote the result file: %s", o)
 			written, err := os.ReadFile(result)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(outcome{Stdout: string(written)}.Result().Agent).To(Equal("sh"), "sysgate wrote its result after the run")
+			Expect(outcome{Stdout: string(written)}.Result().Command).To(HaveExactElements("/bin/sh", "-c", HaveSuffix("fi"), result),
+				"sysgate wrote this run's result after it")
 		})
 	})
 
