@@ -425,6 +425,9 @@ static int init_main(void *p) {
 	int apid = clone(agent_main, stack + CHILD_STACK_SIZE, CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD, a, &apidfd);
 	if (apid < 0) // glibc's clone reports in the shared thread's errno: read it at once
 		fail(s, SYSGATE_STEP_AGENT, *__errno_location());
+	// The agent exec'd or exited: its stack, mapped in the memory init
+	// shares with sysgate, goes back.
+	syscall(SYS_munmap, stack, CHILD_STACK_SIZE);
 	// The agent exec'd or failed (and reported why).
 	if (!a->agent_failed && report_fd(s->status_fd, SYSGATE_STATUS_AGENT, 0, apidfd) < 0) {
 		syscall(SYS_kill, apid, SIGKILL);
