@@ -2,7 +2,11 @@
 // harness.Result of each run: the text sysgate check, enforce and record
 // print (WriteText, WriteRecorded), the Result JSON (WriteJSON), GitHub
 // annotations on the baseline line where a new syscall belongs, a
-// markdown step summary, and the body of a baseline-update pull request.
+// markdown step summary, the body of a baseline-update pull request, and
+// what other CI tools read: SARIF 2.1.0 for code scanning (WriteSARIF,
+// through github.com/owenrumney/go-sarif), JUnit XML (WriteJUnit) and the
+// step outputs of $GITHUB_OUTPUT (WriteGitHubOutput, to a writer the
+// caller opens).
 // WriteResult picks one of the formats of a single run (check --format).
 //
 // A Report is a list of runs, each a *harness.Result plus what only the

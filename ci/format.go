@@ -9,12 +9,12 @@ import (
 
 // ResultFormats are the formats WriteResult renders one run in (sysgate
 // check and enforce --format).
-var ResultFormats = []string{"text", "json", "github"}
+var ResultFormats = []string{"text", "json", "github", "sarif"}
 
 // WriteResult renders one run in format: text (WriteText, coloured by p),
-// json (WriteJSON) or github, the annotations `sysgate report
-// annotations` prints for the same result, with baseline paths relative
-// to root.
+// json (WriteJSON), github, the annotations `sysgate report annotations`
+// prints for the same result, or sarif (Report.WriteSARIF), with
+// baseline paths relative to root.
 func WriteResult(w io.Writer, format string, r *harness.Result, root string, p Palette) error {
 	switch format {
 	case "text":
@@ -23,6 +23,8 @@ func WriteResult(w io.Writer, format string, r *harness.Result, root string, p P
 		return WriteJSON(w, r)
 	case "github":
 		return FromResults(root, r).WriteAnnotations(w)
+	case "sarif":
+		return FromResults(root, r).WriteSARIF(w)
 	}
 	return fmt.Errorf("unknown format %q", format)
 }

@@ -8,6 +8,8 @@
 // written and fsynced, then renameat into place. A rename replaces a
 // planted symlink (or hard link) instead of writing through it, and a
 // crash leaves the old file or the new one, never a truncated one.
+// OpenAppend is for a file other programs append to too ($GITHUB_OUTPUT):
+// it opens the name relative to the directory with O_APPEND|O_NOFOLLOW.
 //
 // It needs no privilege; it is only as safe as the directory path itself:
 // symlinks in the components above the target are followed, which

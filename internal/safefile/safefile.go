@@ -64,16 +64,23 @@ func WriteFile(path string, data []byte, perm fs.FileMode) (err error) {
 // symlink at path, and without blocking on a FIFO planted there.
 func OpenLock(path string) (*os.File, error) {
 	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0o644)
+	return regularFile(fd, err, "open lock", path)
+}
+
+// regularFile wraps what an open with O_NOFOLLOW returned: a symlink at
+// path is ErrSymlink, and anything but a regular file (a FIFO, a device)
+// is refused and closed.
+func regularFile(fd int, err error, op, path string) (*os.File, error) {
 	if errors.Is(err, unix.ELOOP) {
-		return nil, &fs.PathError{Op: "open lock", Path: path, Err: ErrSymlink}
+		return nil, &fs.PathError{Op: op, Path: path, Err: ErrSymlink}
 	}
 	if err != nil {
-		return nil, &fs.PathError{Op: "open lock", Path: path, Err: err}
+		return nil, &fs.PathError{Op: op, Path: path, Err: err}
 	}
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
 		unix.Close(fd)
-		return nil, &fs.PathError{Op: "open lock", Path: path, Err: errors.New("not a regular file")}
+		return nil, &fs.PathError{Op: op, Path: path, Err: errors.New("not a regular file")}
 	}
 	return os.NewFile(uintptr(fd), path), nil
 }
@@ -103,4 +110,21 @@ func createTemp(dfd int, name string, perm fs.FileMode) (string, int, error) {
 		}
 	}
 	return "", -1, fmt.Errorf("no free temporary name beside %s", name)
+}
+
+// OpenAppend opens path for appending, creating it with perm if missing,
+// relative to its directory and with O_NOFOLLOW, so a symlink planted at
+// path is refused (ErrSymlink) rather than written through, and a FIFO
+// planted there neither blocks nor is written. It is for files other
+// programs append to as well, like GitHub's $GITHUB_OUTPUT, which a
+// rename would not do for.
+func OpenAppend(path string, perm fs.FileMode) (*os.File, error) {
+	dir, name := filepath.Split(filepath.Clean(path))
+	dfd, err := openDir(dir)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open directory", Path: path, Err: err}
+	}
+	defer unix.Close(dfd)
+	fd, err := unix.Openat(dfd, name, unix.O_WRONLY|unix.O_APPEND|unix.O_CREAT|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, uint32(perm))
+	return regularFile(fd, err, "open for append", path)
 }

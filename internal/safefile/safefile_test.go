@@ -83,3 +83,41 @@ func TestCheckWriter(t *testing.T) {
 		t.Fatalf("a directory of the agent's user: %v; want ErrUnsafeTarget", err)
 	}
 }
+
+func TestOpenAppend(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "github_output")
+	if err := os.WriteFile(path, []byte("a=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := OpenAppend(path, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("b=2\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if got, _ := os.ReadFile(path); string(got) != "a=1\nb=2\n" {
+		t.Errorf("%q: want the line appended", got)
+	}
+}
+
+func TestOpenAppendRefusesASymlink(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	if err := os.WriteFile(victim, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "github_output")
+	if err := os.Symlink(victim, path); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := OpenAppend(path, 0o644); !errors.Is(err, ErrSymlink) {
+		f.Close()
+		t.Fatalf("OpenAppend: %v; want ErrSymlink", err)
+	}
+	if got, _ := os.ReadFile(victim); string(got) != "keep" {
+		t.Errorf("the link's target was written: %q", got)
+	}
+}

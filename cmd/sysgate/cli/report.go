@@ -16,6 +16,7 @@ import (
 func init() {
 	register("report annotations", "print GitHub annotations for the new syscalls in Ginkgo JSON reports or result files", (*Command).runReportAnnotations)
 	register("report summary", "print the markdown summary CI writes to the step summary (also for terminals)", (*Command).runReportSummary)
+	register("report sarif", "print SARIF 2.1.0 for code scanning: the new syscalls at the baseline lines where they belong", (*Command).runReportSARIF)
 	register("report observations", "write what the runs in Ginkgo JSON reports or result files observed, one <agent>.json per agent", (*Command).runReportObservations)
 }
 
@@ -97,6 +98,10 @@ func (c *Command) runReportSummary(args []string) int {
 	return c.runReport("report summary", args, nil, func(r *ci.Report) error { return r.WriteSummary(c.Stdout) })
 }
 
+func (c *Command) runReportSARIF(args []string) int {
+	return c.runReport("report sarif", args, nil, func(r *ci.Report) error { return r.WriteSARIF(c.Stdout) })
+}
+
 func (c *Command) runReportObservations(args []string) int {
 	var dir *string
 	var checkRuns *bool
@@ -133,6 +138,8 @@ func (c *Command) runReport(path string, args []string, flags func(*flag.FlagSet
 		flags(fs)
 	}
 	exitCode := fs.Bool("exit-code", false, "exit 1 on a violation and 3 on an inconclusive run")
+	var ciOut ciOutputs
+	ciOut.register(fs, false)
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
@@ -142,6 +149,9 @@ func (c *Command) runReport(path string, args []string, flags func(*flag.FlagSet
 	}
 	if err := render(r); err != nil {
 		return c.errorf(ExitInconclusive, "%s: %v", path, err)
+	}
+	if code, ok := c.writeCIOutputs(&ciOut, r); !ok {
+		return code
 	}
 	if *exitCode {
 		return verdictCode(r.Verdict())

@@ -196,10 +196,15 @@ func (c *Command) runRecord(args []string) int {
 	fs.Var(&extends, "extends", "a `BASELINE` the written file extends (a runtime base; the file records it relative to itself); repeatable")
 	fs.StringVar(&obsPath, "observation", "", "also write the observation (syscalls with counts) as JSON to `FILE`")
 	fs.BoolVar(&merge, "merge", false, "add to an existing baseline and observation instead of replacing them")
+	var ciOut ciOutputs
+	ciOut.register(fs, true)
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
 	if code, ok := c.require(fs, "record", required{"-o BASELINE", out != ""}, required{"-- CMD", fs.NArg() > 0}); !ok {
+		return code
+	}
+	if code, ok := c.resolveCIOutputs(&ciOut); !ok {
 		return code
 	}
 	pal, err := c.palette(f.color, c.Stderr) // record reports on stderr
@@ -210,7 +215,7 @@ func (c *Command) runRecord(args []string) int {
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)
 	}
-	outputs := []string{out, obsPath}
+	outputs := []string{out, obsPath, ciOut.junit}
 	if merge && obsPath != "" {
 		outputs = append(outputs, obsPath+".lock")
 	}
@@ -218,6 +223,7 @@ func (c *Command) runRecord(args []string) int {
 		return code
 	}
 	opts = append(opts, harness.WithMode(baseline.ModeRecord))
+	opts = append(opts, ciOut.readOnly()...)
 	if len(extends) > 0 {
 		opts = append(opts, harness.WithBaselines(extends...))
 	}
@@ -227,6 +233,11 @@ func (c *Command) runRecord(args []string) int {
 	opts = append(opts, harness.WithBaselineSnapshot(before))
 	r, code := c.runAgent(c.agent(&f, fs.Args(), false), opts)
 	if r == nil {
+		return code
+	}
+	// CI reads these whatever the run's outcome: an inconclusive run is a
+	// failed testcase, not a missing one.
+	if code, ok := c.writeRunCIOutputs(&f, &ciOut, r); !ok {
 		return code
 	}
 	if !r.Conclusive() {
@@ -288,8 +299,10 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	var baselines listFlag
 	var format, action, resultPath string
 	fs.Var(&baselines, "b", "a `BASELINE` file; repeatable, layered in order (required)")
-	fs.StringVar(&format, "format", "text", "output: text, json (the full Result) or github (annotations)")
+	fs.StringVar(&format, "format", "text", "output: text, json (the full Result), github (annotations) or sarif (SARIF 2.1.0 for code scanning)")
 	fs.StringVar(&resultPath, "result", "", "also write the Result as JSON to `FILE`, for sysgate report --result")
+	var ciOut ciOutputs
+	ciOut.register(fs, true)
 	if mode == baseline.ModeEnforce {
 		fs.StringVar(&action, "action", "errno", "what a syscall outside the baselines gets: errno (EPERM) or kill")
 	}
@@ -300,7 +313,10 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 		return code
 	}
 	if !slices.Contains(ci.ResultFormats, format) {
-		return c.errorf(ExitUsage, "--format %q: want text, json or github", format)
+		return c.errorf(ExitUsage, "--format %q: want text, json, github or sarif", format)
+	}
+	if code, ok := c.resolveCIOutputs(&ciOut); !ok {
+		return code
 	}
 	pal, err := c.palette(f.color, c.Stdout)
 	if err != nil {
@@ -318,13 +334,11 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 		}
 	}
 	f.agent = c.gateAgent(f.agent, baselines)
-	if code, ok := c.checkOutputs(&f, resultPath); !ok {
+	if code, ok := c.checkOutputs(&f, resultPath, ciOut.junit); !ok {
 		return code
 	}
 	opts = append(opts, harness.WithBaselines(baselines...), harness.WithMode(mode))
-	if resultPath != "" {
-		opts = append(opts, harness.WithReadOnly(resultPath)) // an earlier result there stays as it was
-	}
+	opts = append(opts, ciOut.readOnly(resultPath)...)
 	if action != "" {
 		a, err := baseline.ParseAction(action)
 		if err != nil {
@@ -332,7 +346,8 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 		}
 		opts = append(opts, harness.WithEnforceAction(a))
 	}
-	r, code := c.runAgent(c.agent(&f, fs.Args(), format == "json"), opts)
+	// The agent's stdout goes to stderr when stdout is a machine's.
+	r, code := c.runAgent(c.agent(&f, fs.Args(), format == "json" || format == "sarif"), opts)
 	if r == nil {
 		return code
 	}
@@ -342,6 +357,9 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	}
 	if err := ci.WriteResult(c.Stdout, format, r, root, pal); err != nil {
 		return c.errorf(ExitInconclusive, "write result: %v", err)
+	}
+	if code, ok := c.writeRunCIOutputs(&f, &ciOut, r); !ok {
+		return code
 	}
 	if code, ok := c.checkOutputs(&f, resultPath); !ok {
 		return code

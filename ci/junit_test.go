@@ -1,0 +1,139 @@
+package ci
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// loadFixtureReport is a Ginkgo report with a run of every outcome: a
+// violation, a caught bite, an inconclusive run, a clean run and a spec
+// that failed without a result.
+func loadFixtureReport(t *testing.T) *Report {
+	t.Helper()
+	path := writeGinkgoReport(t, fixtureSuite,
+		spec{text: "filesystem server reads a file", failed: "mcp-filesystem made 1 syscall outside its baseline", result: &harness.Result{
+			Agent: "mcp-filesystem", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: 2 * time.Second,
+			Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 4, Risk: baseline.RiskProcessAccess, PID: 4242,
+				Exe: "/usr/bin/node", Comm: "node", File: "../baselines/mcp-filesystem.yaml", Line: 17}}}},
+		spec{text: "filesystem server is caught moving a file", result: &harness.Result{Agent: "mcp-filesystem-bite-move", Mode: baseline.ModeCheck,
+			Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: 500 * time.Millisecond,
+			Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "rename", Number: 82, Count: 1, PID: 3, Exe: "/usr/bin/node", Comm: "node",
+				File: "../baselines/mcp-filesystem.yaml", Line: 11}}}},
+		spec{text: "git server clones <a & b>", failed: "run inconclusive: audit events lost", result: &harness.Result{
+			Agent: "mcp-git", Mode: baseline.ModeCheck, Verdict: harness.VerdictInconclusive, Arch: scmp.X86_64, Duration: 3 * time.Second,
+			Inconclusive: "audit events lost during the run", Loss: auditlog.Loss{ENOBUFS: 2}}},
+		spec{text: "memory server stores an entity", result: &harness.Result{Agent: "mcp-memory", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
+			Arch: scmp.X86_64, Duration: 800 * time.Millisecond}},
+		spec{text: "fetch server installs", failed: "npm ci failed: exit status 1"},
+	)
+	r, err := Load(LoadOptions{Root: fixtureRoot, HostArch: scmp.X86_64}, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// junitDoc is what the test reads back: the counts and each testcase.
+type junitDoc struct {
+	Tests    int `xml:"tests,attr"`
+	Failures int `xml:"failures,attr"`
+	Suites   []struct {
+		Cases []struct {
+			Name      string `xml:"name,attr"`
+			ClassName string `xml:"classname,attr"`
+			Failure   *struct {
+				Type string `xml:"type,attr"`
+				Text string `xml:",chardata"`
+			} `xml:"failure"`
+			Skipped *struct{} `xml:"skipped"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+// wellFormed reads every token of an XML document, so a stray character
+// or unclosed element fails.
+func wellFormed(t *testing.T, data []byte) {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	for {
+		_, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("not well-formed XML: %v\n%s", err, data)
+		}
+	}
+}
+
+func TestJUnit(t *testing.T) {
+	var b bytes.Buffer
+	if err := loadFixtureReport(t).WriteJUnit(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.junit.xml", b.Bytes())
+	wellFormed(t, b.Bytes())
+	var doc junitDoc
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Tests != 5 || doc.Failures != 3 || len(doc.Suites) != 1 {
+		t.Fatalf("tests %d, failures %d, suites %d; want 5, 3 (violation, inconclusive, spec failure), 1", doc.Tests, doc.Failures, len(doc.Suites))
+	}
+	failed := map[string]string{}
+	for _, c := range doc.Suites[0].Cases {
+		if c.Skipped != nil {
+			t.Errorf("%s skipped: sysgate never skips", c.Name)
+		}
+		if c.Failure != nil {
+			failed[c.Name] = c.Failure.Type
+			if c.Failure.Text == "" {
+				t.Errorf("%s: a failure without the report text", c.Name)
+			}
+		}
+	}
+	if failed["mcp-filesystem"] != "violation" || failed["mcp-git"] != "inconclusive" || failed["mcp-filesystem-bite-move"] != "" || failed["mcp-memory"] != "" {
+		t.Errorf("failures %v", failed)
+	}
+}
+
+func TestJUnitOfOneResult(t *testing.T) {
+	var b bytes.Buffer
+	if err := FromResults("", fixtureResult()).WriteJUnit(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "result.violation.junit.xml", b.Bytes())
+	wellFormed(t, b.Bytes())
+	if !strings.Contains(b.String(), `<testcase name="python-agent" classname="sysgate"`) {
+		t.Errorf("no testcase for the agent, class sysgate:\n%s", b.String())
+	}
+}
+
+func TestGitHubOutput(t *testing.T) {
+	for _, tc := range []struct {
+		r    *Report
+		want string
+	}{
+		{FromResults("", fixtureResult()), "verdict=violation\nviolations=4\n"},
+		{FromResults("", cleanResult()), "verdict=clean\nviolations=0\n"},
+		{loadFixtureReport(t), "verdict=violation\nviolations=1\n"},
+	} {
+		var b bytes.Buffer
+		if err := tc.r.WriteGitHubOutput(&b); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tc.want {
+			t.Errorf("got %q, want %q", b.String(), tc.want)
+		}
+	}
+}
