@@ -6,6 +6,11 @@ GO      ?= go
 GINKGO  := $(GO) run github.com/onsi/ginkgo/v2/ginkgo
 PKGS    := ./...
 BIN     := bin/sysgate
+DIST    ?= dist
+
+# The version `sysgate version` prints; go install takes the module's instead.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo "(devel)")
+VERSION_LDFLAGS := -X github.com/sysgate/sysgate/cmd/sysgate/cli.version=$(VERSION)
 
 export CGO_ENABLED := 1
 
@@ -31,7 +36,7 @@ ifeq ($(GO_BUILD_CACHE),)
 export GOCACHE := $(if $(wildcard /root/.cache/go-build),/root/.cache/go-build,$(CURDIR)/.cache/go-build)
 endif
 
-.PHONY: all deps deps-suites deps-test deps-bench build test race unit security-test baseline-update bench stress lint fuzz clean
+.PHONY: all deps deps-suites deps-test deps-bench build release test race unit security-test baseline-update bench stress lint fuzz clean
 
 all: build
 
@@ -48,7 +53,21 @@ deps-bench:
 	@scripts/deps.sh --suites --bench
 
 build: deps
-	$(GO) build -o $(BIN) ./cmd/sysgate
+	$(GO) build -ldflags '$(VERSION_LDFLAGS)' -o $(BIN) ./cmd/sysgate
+
+# A static amd64 binary (libseccomp.a from libseccomp-dev, glibc static; the
+# netgo and osusergo tags keep glibc's NSS out) that runs on a machine
+# without libseccomp, and its checksum: cd $(DIST) && sha256sum -c SHA256SUMS.
+# cmd/sysgate's TestReleaseRunsWithoutLibseccomp runs it with the library hidden.
+RELEASE_BIN := sysgate-linux-amd64
+release: deps
+	rm -rf $(DIST) && mkdir -p $(DIST)
+	GOOS=linux GOARCH=amd64 $(GO) build -trimpath -tags netgo,osusergo \
+		-ldflags '-s -w $(VERSION_LDFLAGS) -linkmode external -extldflags "-static"' \
+		-o $(DIST)/$(RELEASE_BIN) ./cmd/sysgate
+	@file $(DIST)/$(RELEASE_BIN) | grep -q 'statically linked' || \
+		{ echo "$(DIST)/$(RELEASE_BIN) is not statically linked:"; file $(DIST)/$(RELEASE_BIN); exit 1; }
+	cd $(DIST) && sha256sum $(RELEASE_BIN) > SHA256SUMS
 
 lint: deps
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -85,4 +104,4 @@ fuzz: deps
 	@scripts/fuzz.sh $(FUZZTIME)
 
 clean:
-	rm -rf bin
+	rm -rf bin $(DIST)

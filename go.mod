@@ -1,6 +1,14 @@
 module github.com/sysgate/sysgate
 
-go 1.26.8
+// The oldest Go that builds sysgate: internal/kernel uses unix.Mmsghdr,
+// first in golang.org/x/sys v0.49.0, which itself requires go 1.26.0 (go
+// get go@1.24.0 downgrades x/sys to v0.41.0, where it is undefined).
+go 1.26.0
+
+// The Go the suites' baselines were recorded with (a Go agent's runtime
+// shows up in them): this repository's workflows install it through
+// setup-go's go-version-file, and the go command switches to it here.
+toolchain go1.26.8
 
 require (
 	github.com/elastic/go-libaudit/v2 v2.6.2

@@ -3,6 +3,7 @@ package testutil
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"strings"
 )
 
@@ -55,4 +56,15 @@ func RequireAudit(t TB) {
 	RequireRoot(t)
 	RequireFile(t, "/proc/self/loginuid", "kernel built without CONFIG_AUDITSYSCALL")
 	RequireFile(t, "/proc/sys/kernel/seccomp/actions_logged", "kernel without seccomp LOG")
+}
+
+// RequireCommand skips (or under CI fails) when the program name is not on
+// PATH, and returns its path.
+func RequireCommand(t TB, name, why string) string {
+	t.Helper()
+	path, err := exec.LookPath(name)
+	if err != nil {
+		skipOrFail(t, "tool", fmt.Sprintf("%s: %v (%s)", name, err, why))
+	}
+	return path
 }

@@ -27,3 +27,15 @@ func TestSkipBecomesFailureUnderCI(t *testing.T) {
 		t.Fatalf("outside CI want a tagged skip; got skipped=%q failed=%q", r.skipped, r.failed)
 	}
 }
+
+func TestRequireCommand(t *testing.T) {
+	t.Setenv("CI", "")
+	var r recorder
+	if path := RequireCommand(&r, "sh", "a shell"); path == "" || r.skipped != "" {
+		t.Fatalf("sh: path %q skipped %q", path, r.skipped)
+	}
+	RequireCommand(&r, "no-such-tool-sysgate", "for the test")
+	if r.skipped == "" || r.failed != "" {
+		t.Fatalf("a missing tool must skip outside CI; got skipped=%q failed=%q", r.skipped, r.failed)
+	}
+}
