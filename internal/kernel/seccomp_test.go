@@ -103,3 +103,10 @@ func TestSetEffectiveCapability(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The tests here change their own OS thread (a filter, a name, a
+// listener) and end it by returning while locked. Go never ends the main
+// thread that way (it parks it), so a change made there would outlive its
+// test: locking the main goroutine to the main thread keeps every other
+// goroutine off it.
+func init() { runtime.LockOSThread() }

@@ -163,3 +163,10 @@ func TestSecondListenerInTheSameTreeIsRefused(t *testing.T) {
 		t.Fatalf("second listener: %v, want EBUSY", err)
 	}
 }
+
+// onThread's goroutine installs a filter on its OS thread and ends it by
+// returning while locked. Go never ends the main thread that way (it parks
+// it for good), so a filter installed there would hold its listener open
+// forever. Locking the main goroutine to the main thread keeps every other
+// goroutine off it.
+func init() { runtime.LockOSThread() }
