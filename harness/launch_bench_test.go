@@ -70,30 +70,44 @@ func BenchmarkLaunchPidNamespace(b *testing.B) {
 
 func benchLaunchListener(b *testing.B, pidns bool) {
 	testutil.RequireRoot(b)
+	cfg := listenerLaunch(b, pidns)
+	for b.Loop() {
+		launchWithListener(b, cfg)
+	}
+}
+
+// listenerLaunch is how a run launches /bin/true: run filter, own session,
+// and the PID namespace when asked.
+func listenerLaunch(t testing.TB, pidns bool) *kernel.AgentSetup {
 	cfg := &kernel.AgentSetup{Path: "/bin/true", Args: []string{"/bin/true"}, Env: os.Environ(), Program: allowAll,
 		Listener: allowAll, NewSession: true, PidNamespace: pidns}
-	cfg.DropCaps = benchDropCaps(b)
-	for b.Loop() {
-		p, err := startVfork(cfg, nil, nil, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		run, err := serveListener(p.listener)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := p.release(); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := p.wait(); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := kernel.WaitReady(run.overFds(), 10_000); err != nil || !run.over() {
-			b.Fatalf("listener did not hang up: %v", err)
-		}
-		run.Close()
-		p.closePidfd()
+	cfg.DropCaps = benchDropCaps(t)
+	return cfg
+}
+
+// launchWithListener launches cfg, serves its listener and waits until it
+// hangs up.
+func launchWithListener(t testing.TB, cfg *kernel.AgentSetup) {
+	t.Helper()
+	p, err := startVfork(cfg, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
+	run, err := serveListener(p.listener)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.release(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.wait(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kernel.WaitReady(run.overFds(), 10_000); err != nil || !run.over() {
+		t.Fatalf("listener did not hang up: %v", err)
+	}
+	run.Close()
+	p.closePidfd()
 }
 
 // BenchmarkRunCheckTrue is a whole check-mode Run of /bin/true against its
@@ -148,27 +162,8 @@ func benchDropCaps(b testing.TB) uint64 {
 // hundreds).
 func TestPidNamespaceLaunchesLeaveNoMappings(t *testing.T) {
 	testutil.RequireRoot(t)
-	cfg := &kernel.AgentSetup{Path: "/bin/true", Args: []string{"/bin/true"}, Env: os.Environ(), Program: allowAll,
-		Listener: allowAll, NewSession: true, PidNamespace: true}
-	cfg.DropCaps = benchDropCaps(t)
-	launch := func() {
-		p, err := startVfork(cfg, nil, nil, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		run, err := serveListener(p.listener)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.release(); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.wait(); err != nil {
-			t.Fatal(err)
-		}
-		run.Close()
-		p.closePidfd()
-	}
+	cfg := listenerLaunch(t, true)
+	launch := func() { launchWithListener(t, cfg) }
 	launch() // the first launch may map what the process keeps (probe, caches)
 	// A leaked stack is 256 KiB: 10 MiB for a batch of 40 launches, in
 	// every batch. Go reserves heap arenas of 64 MiB now and then, in
