@@ -50,12 +50,7 @@ var workspaceRoot = sync.OnceValues(func() (string, error) {
 // path: the filesystem MCP server compares resolved paths.
 func NewWorkspace() string {
 	GinkgoHelper()
-	root, err := workspaceRoot()
-	Expect(err).NotTo(HaveOccurred())
-	dir, err := os.MkdirTemp(root, "workspace-")
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(os.RemoveAll, dir)
-	dir, err = filepath.EvalSymlinks(dir)
+	dir, err := filepath.EvalSymlinks(specDir("workspace-"))
 	Expect(err).NotTo(HaveOccurred())
 	Expect(fixture.NewWorkspace(dir)).To(Succeed())
 	handToAgent(dir)
@@ -67,12 +62,20 @@ func NewWorkspace() string {
 // user also when that is not the caller (under sudo).
 func AgentTempDir() string {
 	GinkgoHelper()
+	dir := specDir("files-")
+	Expect(os.Chmod(dir, 0o755)).To(Succeed())
+	return dir
+}
+
+// specDir is a new directory under workspaceRoot, removed when the spec
+// ends.
+func specDir(prefix string) string {
+	GinkgoHelper()
 	root, err := workspaceRoot()
 	Expect(err).NotTo(HaveOccurred())
-	dir, err := os.MkdirTemp(root, "files-")
+	dir, err := os.MkdirTemp(root, prefix)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(os.RemoveAll, dir)
-	Expect(os.Chmod(dir, 0o755)).To(Succeed())
 	return dir
 }
 
