@@ -26,6 +26,13 @@ type CompileOptions struct {
 	// Linear keeps libseccomp's default rule order instead of the binary
 	// tree (SCMP_FLTATR_CTL_OPTIMIZE=2); for measurements.
 	Linear bool
+	// Notify compiles for the notify backend: what record and check log
+	// and what enforce refuses, and the refused channels, return
+	// SECCOMP_RET_USER_NOTIF instead, for the run's listener to record
+	// and answer (continue, or the errno the filter would have
+	// returned). What the profile allows is allowed in the kernel, as
+	// for the audit backend.
+	Notify bool
 }
 
 // Filter is a compiled seccomp filter.
@@ -145,6 +152,16 @@ var treeSupported = sync.OnceValue(func() bool {
 })
 
 func actions(mode Mode, opts CompileOptions) (def, badArch seccomp.ScmpAction, err error) {
+	if opts.Notify {
+		switch mode {
+		case ModeRecord, ModeCheck, ModeEnforce:
+			if mode == ModeEnforce && opts.Action != 0 && opts.Action != ActionErrno && opts.Action != ActionKill {
+				return 0, 0, fmt.Errorf("%w: enforce action %s not possible in a filter", ErrCompile, opts.Action)
+			}
+			return seccomp.ActNotify, seccomp.ActNotify, nil
+		}
+		return 0, 0, fmt.Errorf("%w: invalid mode %s", ErrCompile, mode)
+	}
 	switch mode {
 	case ModeRecord, ModeCheck:
 		return seccomp.ActLog, seccomp.ActLog, nil
@@ -251,8 +268,14 @@ func addChannel(f *seccomp.ScmpFilter, p *Profile, mode Mode, arch scmp.Arch, de
 		return f.AddRule(call, seccomp.ActAllow)
 	}
 	refuse := seccomp.ActErrno.SetReturnCode(int16(c.Errno))
+	if def == seccomp.ActNotify {
+		// The notify backend: the listener refuses the call with the
+		// channel's errno, and sees it.
+		refuse = seccomp.ActNotify
+	}
 	// libseccomp takes no rule whose action is the default: under
-	// enforce's EPERM the default refuses what the rule would.
+	// enforce's EPERM the default refuses what the rule would (and under
+	// notify the listener does).
 	refuseByDefault := refuse == def
 	if refuseByDefault && !c.Listener {
 		return nil

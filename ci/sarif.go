@@ -3,6 +3,7 @@ package ci
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
@@ -38,6 +39,11 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 			}
 			res.AddLocation(sarif.NewLocationWithPhysicalLocation(loc))
 		}
+	}
+	if backends := r.backends(); len(backends) > 0 {
+		// Which backend saw the syscalls, for whoever reads the log.
+		run.PropertyBag = *sarif.NewPropertyBag()
+		run.Add("sysgate/backend", strings.Join(backends, "; "))
 	}
 	log.AddRun(run)
 	if err := log.PrettyWrite(w); err != nil {

@@ -164,6 +164,9 @@ func verdictLabel(v Verdict) string {
 func (r *Report) WriteSummary(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## sysgate: %s\n\n", verdictLabel(r.Verdict()))
+	if backends := r.backends(); len(backends) > 0 {
+		fmt.Fprintf(&b, "Backend: %s\n\n", cell(strings.Join(backends, "; ")))
+	}
 	for _, w := range r.weakenedRuns() {
 		fmt.Fprintf(&b, "> **Weakened gate** (%s): %s\n\n", cell(w.Agent), cell(w.Banner))
 	}

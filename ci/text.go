@@ -24,8 +24,13 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	if r.Inconclusive != "" {
 		fmt.Fprintf(&b, " (%s)", r.Inconclusive)
 	}
+	one, many := r.EventWord()
 	fmt.Fprintf(&b, "\n  %s from %s in %v; agent (uid %d) %s\n",
-		Count(r.Events, "logged syscall", "logged syscalls"), Count(len(r.Processes), "process", "processes"), r.Duration.Round(time.Millisecond), r.UID, r.ExitText())
+		Count(r.Events, one, many), Count(len(r.Processes), "process", "processes"), r.Duration.Round(time.Millisecond), r.UID, r.ExitText())
+	fmt.Fprintf(&b, "  backend: %s\n", r.BackendText())
+	if r.Unnamed > 0 {
+		fmt.Fprintf(&b, "  %s from callers sysgate could not name (pid not visible here, or gone before it was read)\n", Count(r.Unnamed, "call", "calls"))
+	}
 	for _, f := range r.ModifiedBaselines {
 		fmt.Fprintf(&b, "  %s\n", harness.ModifiedMessage(f))
 	}

@@ -34,3 +34,14 @@ func (r *Report) droppedEnv() []string {
 	slices.Sort(names)
 	return names
 }
+
+// backends lists, once each in run order, the backends the runs used.
+func (r *Report) backends() []string {
+	var out []string
+	for _, run := range r.Runs {
+		if b := run.BackendText(); !slices.Contains(out, b) {
+			out = append(out, b)
+		}
+	}
+	return out
+}

@@ -225,7 +225,7 @@ func reapClaim(c claim) (warnings []string) {
 		unproven = unproven[:0]
 		var fds []int
 		for _, m := range members {
-			fd, ok := openMember(m.PID, c.ses)
+			fd, ok := openMember(m, runMembers{ses: c.ses, audited: true})
 			if !ok {
 				continue
 			}

@@ -36,8 +36,10 @@ type agentProcess struct {
 	// the caller takes it over (listener.Serve).
 	listener int
 	// release lets the child drop privileges, load the filter and exec the
-	// agent; it returns once the agent runs, or the child's error.
-	release func() error
+	// agent; it returns once the agent runs, or the child's error. With
+	// the notify backend, serve takes over the filter's listener as soon
+	// as the child sends it, before the execve (which it may hold).
+	release func(serve func(listener int) error) error
 	// wait returns the agent's wait status once its tree is gone, reaps
 	// what sysgate started, and waits for the stdio copies.
 	wait func() (syscall.WaitStatus, error)

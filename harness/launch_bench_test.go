@@ -43,7 +43,7 @@ func BenchmarkLaunchVfork(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := p.release(); err != nil {
+		if err := p.release(nil); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := p.wait(); err != nil {
@@ -93,11 +93,11 @@ func launchWithListener(t testing.TB, cfg *kernel.AgentSetup) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run, err := serveListener(p.listener)
+	run, err := serveListener(p.listener, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.release(); err != nil {
+	if err := p.release(nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := p.wait(); err != nil {

@@ -61,7 +61,9 @@ func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 		done <- spawned{pid, pidfd, free, err}
 	}()
 
-	pidns := cfg.PidNamespace
+	// With a PID namespace, or as the run's subreaper, an init starts the
+	// agent and reports it.
+	pidns := cfg.PidNamespace || cfg.Subreaper
 	p := &agentProcess{pid: -1, pidfd: -1, initPid: -1, initPidfd: -1, listener: -1}
 	var child spawned
 	reap := func() (*os.ProcessState, error) {
@@ -97,6 +99,9 @@ func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 		controlW.Close() // before the go-ahead, the child exits on EOF
 		_ = finish()
 		statusR.Close()
+		if p.pidfd >= 0 && p.pidfd != child.pidfd {
+			_ = kernel.PidfdSignal(p.pidfd, unix.SIGKILL) // the agent, under a subreaper init
+		}
 		if child.pid > 0 {
 			_ = kernel.PidfdSignal(child.pidfd, unix.SIGKILL) // init: the whole namespace
 			_, _ = reap()
@@ -111,15 +116,44 @@ func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 		}
 		return ws, err
 	}
-	p.release = func() error {
+	p.release = func(serve func(listener int) error) error {
 		_, werr := controlW.Write([]byte{'g'})
 		controlW.Close()
-		if err := finish(); err != nil {
-			statusR.Close()
-			return fmt.Errorf("%w: %w", ErrAgentStart, err)
+		var st kernel.SpawnStatus
+		var fd int
+		var err error
+		notified := false
+		if cfg.Notify && werr == nil {
+			// The agent sends its filter's listener right before its
+			// execve, which may wait for the listener's answer: serve
+			// it before waiting for the exec.
+			st, fd, err = kernel.ReadSpawnStatus(int(statusR.Fd()))
+			if err == nil && st.Kind == kernel.StatusListener && fd >= 0 {
+				if err = serve(fd); err == nil {
+					notified = true
+				}
+				fd = -1
+			}
 		}
-		st, fd, err := kernel.ReadSpawnStatus(int(statusR.Fd()))
+		if ferr := finish(); ferr != nil {
+			statusR.Close()
+			return fmt.Errorf("%w: %w", ErrAgentStart, ferr)
+		}
 		switch {
+		case notified || !cfg.Notify:
+			st, fd, err = kernel.ReadSpawnStatus(int(statusR.Fd()))
+		case werr != nil:
+			err = werr
+		case err == io.EOF:
+			err = errors.New("the child exited before it sent its filter's listener")
+		}
+		switch {
+		case cfg.Notify && !notified:
+			// What came instead of the listener: the agent's error, or
+			// its end.
+			if err == nil && st.Kind == kernel.StatusListener {
+				err = errors.New("the listener record carried no listener")
+			}
 		case err == nil && st.Kind == kernel.StatusAgent && fd >= 0 && werr == nil:
 			// init started the agent; the status socket stays open for
 			// its wait status.

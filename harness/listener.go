@@ -7,21 +7,25 @@ import (
 	"github.com/sysgate/sysgate/internal/listener"
 )
 
-// runListener serves a run's listener (see baseline's run filter): the
-// run is over when it hangs up. The run filter notifies nothing, so any
-// call that does arrive is let through. A nil *runListener is a run
+// runListener serves a run's listener: the audit backend's run filter
+// (see baseline's compileListener), which notifies nothing, so any call
+// that does arrive is let through; or the notify backend's filter, whose
+// calls a notifier decides. The run is over when it hangs up. A nil *runListener is a run
 // without a listener (an abandoned run of a harness that died): over and
 // err do nothing, and the kill loop ends when the session lists nobody.
 type runListener struct {
 	l *listener.Listener
 }
 
-func serveListener(fd int) (*runListener, error) {
+func serveListener(fd int, decide listener.Decide) (*runListener, error) {
 	if fd < 0 {
 		return nil, fmt.Errorf("%w: the child handed over no listener", ErrAgentStart)
 	}
+	if decide == nil {
+		decide = func(*kernel.SeccompNotif) listener.Answer { return listener.Continue }
+	}
 	r := &runListener{}
-	l, err := listener.Serve(fd, func(*kernel.SeccompNotif) listener.Answer { return listener.Continue })
+	l, err := listener.Serve(fd, decide)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrAgentStart, err)
 	}

@@ -58,6 +58,8 @@ type runConfig struct {
 	keepCaps          []string
 	tty               bool
 	noPidns           bool
+	backend           Backend
+	notify            bool     // resolved from backend by Run
 	readOnly          []string // more files the agent's mount namespace binds read-only
 	filterEnv         bool
 	passEnv           []string

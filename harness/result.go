@@ -109,6 +109,19 @@ type Result struct {
 	// machine, and one that left its process group could outrun the kill
 	// at the end. Every report names it.
 	IsolationUnavailable string `json:"isolation_unavailable,omitempty"`
+	// Backend is how the run saw the syscalls: BackendAudit or
+	// BackendNotify; BackendNote says why auto picked it, when it did not
+	// pick audit.
+	Backend     Backend `json:"backend"`
+	BackendNote string  `json:"backend_note,omitempty"`
+	// Weakened names the fences the run went without for lack of
+	// privileges (the notify backend without root); every report names
+	// them.
+	Weakened []string `json:"weakened,omitempty"`
+	// Unnamed counts the notify backend's calls whose caller sysgate could
+	// not name (its pid not visible here, or gone before it was read):
+	// they count in the syscalls, without a pid or program.
+	Unnamed uint64 `json:"unnamed,omitempty"`
 
 	firstCalls map[syscallKey]*firstCall // who made each observed syscall first
 }
@@ -316,7 +329,8 @@ func sortViolations(vs []Violation) {
 
 // WeakenedBanner says how this run's gate was weaker than sysgate's
 // default, for every report; "" when it was not: capabilities the agent
-// kept (--keep-cap), or no PID namespace of its own.
+// kept (--keep-cap), no PID namespace of its own, or fences a run without
+// root went without (Weakened).
 func (r *Result) WeakenedBanner() string {
 	var parts []string
 	if len(r.KeptCapabilities) > 0 {
@@ -327,7 +341,31 @@ func (r *Result) WeakenedBanner() string {
 		parts = append(parts, "process isolation unavailable: "+r.IsolationUnavailable+
 			"; the agent could see and signal processes outside its run, and one that left its process group could outrun the kill at the end")
 	}
+	parts = append(parts, r.Weakened...)
 	return strings.Join(parts, "; ")
+}
+
+// BackendText names the backend that ran, and why auto picked it when
+// it was not audit: "audit", "notify (auto: audit unavailable: ...)".
+// Results from before backends were named read as audit.
+func (r *Result) BackendText() string {
+	b := string(r.Backend)
+	if b == "" {
+		b = string(BackendAudit)
+	}
+	if r.BackendNote != "" {
+		b += " (" + r.BackendNote + ")"
+	}
+	return b
+}
+
+// EventWord is what the run's events are: syscalls the kernel logged
+// (audit) or that sysgate's listener was handed (notify).
+func (r *Result) EventWord() (one, many string) {
+	if r.Backend == BackendNotify {
+		return "notified syscall", "notified syscalls"
+	}
+	return "logged syscall", "logged syscalls"
 }
 
 // DroppedEnvNote says which variables of the caller's environment the

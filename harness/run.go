@@ -17,6 +17,7 @@ import (
 	"github.com/sysgate/sysgate/auditlog/auditctl"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/internal/listener"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -48,6 +49,9 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if agent.Name == "" {
 		agent.Name = filepath.Base(agent.Command[0])
 	}
+	backend, backendNote := cfg.pickBackend()
+	notify := backend == BackendNotify
+	cfg.notify = notify
 	// Bad input is reported before missing privileges: it needs neither.
 	profile, mode, filter, err := cfg.loadCompiled()
 	if err != nil {
@@ -57,8 +61,17 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ok, err := kernel.HasCapability(capAuditControl); err != nil || !ok {
-		return nil, fmt.Errorf("%w: CAP_AUDIT_CONTROL is needed to give the agent its own audit session (run as root; `sysgate doctor` checks the rest)", ErrPrivileges)
+	// The audit session lists the run's processes and marks its claim;
+	// the audit backend cannot do without it, notify makes one where it
+	// may.
+	audited := InitialUserNamespace() && hasCap(capAuditControl)
+	if !notify && !audited {
+		return nil, fmt.Errorf("%w: the audit backend needs CAP_AUDIT_CONTROL in the initial user namespace to give the agent its own audit session (run as root, or use --backend notify; `sysgate doctor` checks the rest)", ErrPrivileges)
+	}
+	if notify {
+		if err := listener.Supported(); err != nil {
+			return nil, fmt.Errorf("%w: the notify backend: %w", ErrPrivileges, err)
+		}
 	}
 	if err := protectSelf(); err != nil {
 		return nil, err
@@ -69,24 +82,43 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	}
 	agent.Env = env
 	setup := cfg.agentSetup(agent, filter)
-	if setup.DropCaps, err = fencedMask(keep); err != nil {
-		return nil, err
+	setup.Notify, setup.NoAuditSession, setup.Subreaper = notify, !audited, !audited
+	if notify {
+		setup.Listener = nil
+	}
+	var weakened []string
+	if hasCap(capSetpcap) {
+		if setup.DropCaps, err = fencedMask(keep); err != nil {
+			return nil, err
+		}
+	} else if len(keep) > 0 {
+		return nil, fmt.Errorf("%w: --keep-cap: sysgate itself holds no capabilities to keep", ErrKeepCapability)
 	}
 	// What the agent will be able to write to, read before it starts:
 	// the run's own baselines (with everything they extend) and the
 	// caller's snapshots.
 	snapshots := append([]*baseline.Snapshot{baseline.SnapshotFiles(profile.Files()...)}, cfg.snapshots...)
-	setup.HideDirs, setup.ReadOnlyPaths = outOfReach(snapshots, append([]string{cfg.observation}, cfg.readOnly...)...)
-	release, err := auditctl.AcquireTuning()
-	if err != nil {
-		return nil, err
+	if hasCap(capSysAdmin) {
+		setup.HideDirs, setup.ReadOnlyPaths = outOfReach(snapshots, append([]string{cfg.observation}, cfg.readOnly...)...)
+	} else {
+		setup.NoFence = true
+		weakened = append(weakened, "no mount fence (no CAP_SYS_ADMIN): /proc/sys and /sys are as writable as the user makes them, and the run's baselines are only checked afterwards")
 	}
-	defer release()
-	stream, err := auditlog.Shared()
-	if err != nil {
-		return nil, err
+	var stream *auditlog.Stream
+	if !notify {
+		release, err := auditctl.AcquireTuning()
+		if err != nil {
+			return nil, err
+		}
+		defer release()
+		if stream, err = auditlog.Shared(); err != nil {
+			return nil, err
+		}
 	}
-	warnings := reapAbandonedRuns()
+	var warnings []string
+	if audited {
+		warnings = reapAbandonedRuns()
+	}
 	launched, err := kernel.BootTime()
 	if err != nil {
 		return nil, err
@@ -96,20 +128,29 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		return nil, err
 	}
 	defer child.closePidfd()
-	run, err := serveListener(child.listener)
-	if err != nil {
-		child.abort()
-		return nil, err
+	events := newCollector(agent.Name, cfg.progress)
+	events.refusal = refusalOf(profile, mode, cfg.action)
+	var run *runListener
+	var notes *notifier
+	if notify {
+		notes = newNotifier(events, profile, mode, cfg.action, child.ses)
+	} else {
+		if run, err = serveListener(child.listener, nil); err != nil {
+			child.abort()
+			return nil, err
+		}
 	}
-	defer run.Close()
+	defer func() { run.Close() }()
 	// Claimed before the go-ahead: an agent that runs has a claim, so a
 	// killed harness's tree is reaped by the next Run.
-	unclaim, err := claimSession(child.ses, launched, setup.DropCaps, setup.LoginUID)
-	if err != nil {
-		child.abort()
-		return nil, err
+	if audited {
+		unclaim, err := claimSession(child.ses, launched, setup.DropCaps, setup.LoginUID)
+		if err != nil {
+			child.abort()
+			return nil, err
+		}
+		defer unclaim()
 	}
-	defer unclaim()
 
 	// Until release, the child waits for us (and, with the vfork launcher,
 	// holds syscall.ForkLock): never leave it waiting.
@@ -119,27 +160,42 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 			child.abort()
 		}
 	}()
-	events := newCollector(agent.Name, cfg.progress)
-	events.refusal = refusalOf(profile, mode, cfg.action)
-	sub := stream.Subscribe(child.ses, events.add)
+	var sub *auditlog.Subscription
+	if stream != nil {
+		sub = stream.Subscribe(child.ses, events.add)
+	}
+	closeSub := func(ctx context.Context) (auditlog.Loss, error) {
+		if sub == nil {
+			return auditlog.Loss{}, nil
+		}
+		return sub.Close(ctx)
+	}
 	started := time.Now()
 	releasing = true
-	err = child.release()
+	err = child.release(func(fd int) error {
+		notes.fd = fd
+		var err error
+		run, err = serveListener(fd, notes.decide)
+		return err
+	})
 	runtime.KeepAlive(agent.ExtraFiles) // the child dup'd their fds, exec'd or failed
 	if err != nil {
 		closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), barrierTimeout)
 		defer cancel()
-		_, _ = sub.Close(closeCtx)
+		_, _ = closeSub(closeCtx)
 		return nil, err
 	}
-	tree := superviseTree(ctx, runRoot{child.pidfd, child.pid, child.initPidfd, child.initPid}, child.ses, run, cfg.timeout, cfg.grace)
+	members := runMembers{ses: child.ses, audited: audited, init: child.initPid}
+	root := runRoot{child.pidfd, child.pid, child.initPidfd, child.initPid, setup.PidNamespace && child.isolation == ""}
+	tree := superviseTree(ctx, root, members, run, cfg.timeout, cfg.grace)
 	status, waitErr := child.wait()
 	duration := time.Since(started)
 
 	// The tree is gone: after the barrier every record it caused is in.
+	// (The notify backend has had every call answered by now.)
 	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), barrierTimeout)
 	defer cancel()
-	loss, closeErr := sub.Close(closeCtx)
+	loss, closeErr := closeSub(closeCtx)
 
 	r := &Result{
 		Agent: agent.Name, Command: agent.Command, Mode: mode, Arch: scmp.Native(), Baselines: cfg.baselines,
@@ -152,6 +208,13 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	}
 	r.setExit(status, waitErr)
 	r.IsolationUnavailable = child.isolation
+	r.Backend, r.BackendNote, r.Weakened = backend, backendNote, weakened
+	if notes != nil {
+		r.Unnamed = notes.unnamed.Load()
+		if err := notes.err(); err != nil {
+			tree.Err = errors.Join(tree.Err, err)
+		}
+	}
 	if cfg.noPidns {
 		r.IsolationUnavailable = "turned off by the caller (WithoutPIDNamespace)"
 	}
@@ -261,7 +324,7 @@ func (r *Result) setExit(ws syscall.WaitStatus, waitErr error) {
 // loadCompiled loads the baselines (or takes the given profile), picks the
 // mode and compiles the filter; files are cached (see profileCache).
 func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *baseline.Filter, error) {
-	opts := baseline.CompileOptions{Action: c.action}
+	opts := baseline.CompileOptions{Action: c.action, Notify: c.notify}
 	if len(c.baselines) > 0 {
 		return loadCompiled(c.baselines, c.resolveMode, opts)
 	}

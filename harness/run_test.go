@@ -449,9 +449,14 @@ func TestRunNeedsAuditControl(t *testing.T) {
 			t.Fatal(err)
 		}
 	}()
-	_, err := Run(context.Background(), Agent{Command: []string{"/bin/true"}})
+	_, err := Run(context.Background(), Agent{Command: []string{"/bin/true"}}, WithBackend(BackendAudit))
 	if !errors.Is(err, ErrPrivileges) {
 		t.Fatalf("err %v; want ErrPrivileges", err)
+	}
+	// auto falls back to notify, and says why.
+	r := mustRun(t, Agent{Command: []string{"/bin/true"}})
+	if r.Backend != BackendNotify || !strings.Contains(r.BackendNote, "CAP_AUDIT_CONTROL") || r.Verdict != VerdictClean {
+		t.Fatalf("backend %q (%q): %s", r.Backend, r.BackendNote, r.Summary())
 	}
 }
 

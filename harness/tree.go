@@ -48,7 +48,7 @@ type treeOutcome struct {
 // exited, however the tree forked, double-forked or hopped on the way. The
 // audit session id (which no process of the run can change, the shim took
 // CAP_AUDIT_CONTROL away) lists the processes to kill.
-func superviseTree(ctx context.Context, root runRoot, ses uint32, run *runListener, timeout, grace time.Duration) treeOutcome {
+func superviseTree(ctx context.Context, root runRoot, ses runMembers, run *runListener, timeout, grace time.Duration) treeOutcome {
 	out := supervise(ctx, root, ses, run, timeout, grace)
 	if run.over() {
 		awaitExiting(ses)
@@ -56,11 +56,52 @@ func superviseTree(ctx context.Context, root runRoot, ses uint32, run *runListen
 	return out
 }
 
+// runMembers lists the processes of a run for the kill loop: by its audit
+// session, which no process of the run can leave, where the run has one;
+// else (the notify backend without root) as the descendants of its init,
+// the PID namespace's or the run's subreaper, which no process of the run
+// can leave either.
+type runMembers struct {
+	ses     uint32
+	audited bool
+	init    int
+}
+
+func (m runMembers) list() ([]kernel.Info, error) {
+	if m.audited {
+		return kernel.SessionMembers(m.ses)
+	}
+	if m.init <= 0 {
+		return nil, nil
+	}
+	return kernel.Descendants(m.init)
+}
+
+// still reports whether the live process behind a pidfd opened on
+// info.PID after the listing is the member listed, not a process that
+// took its pid since.
+func (m runMembers) still(info kernel.Info) bool {
+	if m.audited {
+		s, err := kernel.ReadSession(info.PID)
+		return err == nil && s == m.ses
+	}
+	st, err := kernel.ReadStat(info.PID)
+	return err == nil && st.Start() == info.Start
+}
+
+func (m runMembers) String() string {
+	if m.audited {
+		return fmt.Sprintf("audit session %d", m.ses)
+	}
+	return fmt.Sprintf("the descendants of the run's init (pid %d)", m.init)
+}
+
 // runRoot names the processes a run starts with: the agent's first
 // process, and the init of the run's PID namespace (pid -1 without one).
 type runRoot struct {
 	pidfd, pid         int
 	initPidfd, initPid int
+	pidns              bool // init is a PID namespace's (else a subreaper, or none)
 }
 
 // group is the process group of the run: init's session (it called
@@ -72,7 +113,7 @@ func (r runRoot) group() int {
 	return r.pid
 }
 
-func supervise(ctx context.Context, root runRoot, ses uint32, run *runListener, timeout, grace time.Duration) treeOutcome {
+func supervise(ctx context.Context, root runRoot, ses runMembers, run *runListener, timeout, grace time.Duration) treeOutcome {
 	cancelR, stop, err := contextFd(ctx)
 	if err != nil {
 		return killTree(ses, root, CauseCancelled, run, treeOutcome{Err: err})
@@ -144,7 +185,7 @@ const rescanWait = 20 * time.Millisecond
 // process that left the group (setsid, setpgid) is left to the listings,
 // and one that keeps forking its successor faster than they find it
 // outlives killDeadline: the run is inconclusive.
-func killTree(ses uint32, root runRoot, cause string, run *runListener, out treeOutcome) treeOutcome {
+func killTree(ses runMembers, root runRoot, cause string, run *runListener, out treeOutcome) treeOutcome {
 	deadline := time.Now().Add(killDeadline)
 	seen := map[int]bool{}
 	unaccounted := false
@@ -155,7 +196,7 @@ func killTree(ses uint32, root runRoot, cause string, run *runListener, out tree
 		}
 		// Stopped, the group cannot fork, and the listing names all of it.
 		signalRunGroup(root.group(), unix.SIGSTOP)
-		members, err := kernel.SessionMembers(ses)
+		members, err := ses.list()
 		switch {
 		case errors.Is(err, kernel.ErrUnaccounted):
 			// A process that may be the run's hides from the scan: the
@@ -163,7 +204,7 @@ func killTree(ses uint32, root runRoot, cause string, run *runListener, out tree
 			// inconclusive; the members found are killed all the same.
 			if !unaccounted {
 				unaccounted = true
-				out.Err = errors.Join(out.Err, fmt.Errorf("audit session %d: %w", ses, err))
+				out.Err = errors.Join(out.Err, fmt.Errorf("%s: %w", ses, err))
 			}
 		case err != nil:
 			out.Err = errors.Join(out.Err, err)
@@ -177,7 +218,7 @@ func killTree(ses uint32, root runRoot, cause string, run *runListener, out tree
 			for i, m := range members {
 				pids[i] = fmt.Sprintf("%d (%s)", m.PID, m.Comm)
 			}
-			out.Err = errors.Join(out.Err, fmt.Errorf("the run was still open %v after the first SIGKILL; alive in audit session %d: %s",
+			out.Err = errors.Join(out.Err, fmt.Errorf("the run was still open %v after the first SIGKILL; alive in %s: %s",
 				killDeadline, ses, orNone(strings.Join(pids, ", "))))
 			return out
 		}
@@ -193,7 +234,7 @@ func killTree(ses uint32, root runRoot, cause string, run *runListener, out tree
 			if m.PID == root.initPid {
 				continue // killed below, after the listing is used up
 			}
-			fd, ok := openMember(m.PID, ses)
+			fd, ok := openMember(m, ses)
 			if !ok {
 				continue // gone already
 			}
@@ -202,8 +243,10 @@ func killTree(ses uint32, root runRoot, cause string, run *runListener, out tree
 			}
 			fds = append(fds, fd)
 		}
-		if root.initPidfd >= 0 {
+		if root.initPidfd >= 0 && root.pidns {
 			// The PID namespace dies with its init, every process at once.
+			// (A subreaper init is left to exit by itself once the run is
+			// gone: killed first, it would let the rest go to the host's.)
 			_ = kernel.PidfdSignal(root.initPidfd, unix.SIGKILL)
 		}
 		signalRunGroup(root.group(), unix.SIGKILL) // and what the listing missed
@@ -236,8 +279,8 @@ const exitingWait = time.Second
 // finished exiting. A task drops its seccomp filter early in exit, so the
 // listener can hang up while /proc still shows it; it can make no syscall
 // any more, but callers expect the run to be gone when Run returns.
-func awaitExiting(ses uint32) {
-	members, _ := kernel.SessionMembers(ses) // those it could read
+func awaitExiting(ses runMembers) {
+	members, _ := ses.list() // those it could read
 	if len(members) == 0 {
 		return
 	}
@@ -270,19 +313,20 @@ func waitAnyExited(fds []int, deadline time.Time) {
 	_, _ = kernel.WaitReady(fds, max(1, int(time.Until(deadline).Milliseconds())))
 }
 
-// openMember opens a pidfd for pid if it is still a live process of
-// session ses. A member seen in a scan may have exited and its pid been
-// reused since: the session is read again after the open, and the pidfd's
-// process must still be alive after that read, so the /proc entry read
-// was the pidfd's own process and never an unrelated one we would kill.
-func openMember(pid int, ses uint32) (int, bool) {
-	fd, err := kernel.PidfdOpen(pid)
+// openMember opens a pidfd for m if it is still a live process of the
+// run. A member seen in a scan may have exited and its pid been reused
+// since: its membership (session, or start time) is read again after the
+// open, and the pidfd's process must still be alive after that read, so
+// the /proc entry read was the pidfd's own process and never an unrelated
+// one we would kill.
+func openMember(m kernel.Info, ses runMembers) (int, bool) {
+	fd, err := kernel.PidfdOpen(m.PID)
 	if err != nil {
 		return -1, false
 	}
-	s, err := kernel.ReadSession(pid)
+	still := ses.still(m)
 	exited, eerr := kernel.PidfdExited(fd)
-	if err != nil || s != ses || eerr != nil || exited {
+	if !still || eerr != nil || exited {
 		unix.Close(fd)
 		return -1, false
 	}

@@ -120,3 +120,10 @@ func ioctlPtr(fd int, req uint, arg unsafe.Pointer) error {
 	}
 	return nil
 }
+
+// NotifIDValid reports whether the held call id still waits for an
+// answer: its task is alive, so what was read about that task's pid
+// since the call was received was read of that task.
+func NotifIDValid(fd int, id uint64) bool {
+	return ioctlPtr(fd, unix.SECCOMP_IOCTL_NOTIF_ID_VALID, unsafe.Pointer(&id)) == nil
+}

@@ -54,6 +54,39 @@ static long raw_syscall(long n, long a, long b, long c, long d, long e, long f) 
 #error "spawn.c: raw syscalls are written for x86_64 and aarch64"
 #endif
 
+// handoff_syscall is the one syscall instruction a notify filter lets
+// through unheard: the agent's first process reports the filter's
+// listener (and a failed execve) on the status socket after loading it,
+// before sysgate holds the listener, so nobody could answer that call.
+// The filter's prefix (see kernel.Spawn) allows write and sendmsg on the
+// status socket from exactly this instruction's address, which no program
+// the agent execs has mapped (sysgate is not dumpable: no agent reads its
+// layout). The label marks the address after the instruction, the
+// instruction pointer seccomp sees.
+#if defined(__x86_64__)
+__attribute__((noinline, noclone, used)) static long handoff_syscall(long n, long a, long b, long c) {
+	long ret;
+	__asm__ volatile("syscall\n\t.globl sysgate_handoff_ret\nsysgate_handoff_ret:"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+#elif defined(__aarch64__)
+__attribute__((noinline, noclone, used)) static long handoff_syscall(long n, long a, long b, long c) {
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	__asm__ volatile("svc 0\n\t.globl sysgate_handoff_ret\nsysgate_handoff_ret:"
+			 : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+	return x0;
+}
+#endif
+extern char sysgate_handoff_ret[];
+
+uintptr_t sysgate_handoff_ip(void) { return (uintptr_t)sysgate_handoff_ret; }
+
 static int child_errno;
 
 static long child_syscall(long n, long a, long b, long c, long d, long e, long f) {
@@ -80,6 +113,10 @@ static long child_syscall(long n, long a, long b, long c, long d, long e, long f
 #ifndef __WALL
 #define __WALL 0x40000000
 #endif
+#ifndef SECCOMP_FILTER_FLAG_NEW_LISTENER
+#define SECCOMP_FILTER_FLAG_NEW_LISTENER (1UL << 3)
+#endif
+#define SYSGATE_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
 #ifndef CLONE_PIDFD
 #define CLONE_PIDFD 0x00001000
 #endif
@@ -97,8 +134,9 @@ static void report(int fd, int kind, int step, int err, uint32_t ses) {
 	syscall(SYS_write, fd, &st, sizeof st);
 }
 
-// report_fd sends a record of kind with passfd attached (SCM_RIGHTS).
-static long report_fd(int fd, int kind, uint32_t ses, int passfd) {
+// report_fd sends a record of kind with passfd attached (SCM_RIGHTS);
+// through the handoff instruction when handoff is set.
+static long send_fd(int fd, int kind, uint32_t ses, int passfd, int handoff) {
 	struct sysgate_status st = {kind, 0, 0, ses};
 	struct iovec iov = {&st, sizeof st};
 	union {
@@ -115,8 +153,18 @@ static long report_fd(int fd, int kind, uint32_t ses, int passfd) {
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	__builtin_memcpy(CMSG_DATA(c), &passfd, sizeof(int));
+	if (handoff) {
+		long r = handoff_syscall(SYS_sendmsg, fd, (long)&msg, 0);
+		if (r < 0) {
+			child_errno = (int)-r;
+			return -1;
+		}
+		return r;
+	}
 	return syscall(SYS_sendmsg, fd, &msg, 0);
 }
+
+static long report_fd(int fd, int kind, uint32_t ses, int passfd) { return send_fd(fd, kind, ses, passfd, 0); }
 
 static __attribute__((noreturn)) void fail(const struct sysgate_spawn *s, int step, int err) {
 	report(s->status_fd, SYSGATE_STATUS_ERROR, step, err, 0);
@@ -292,19 +340,21 @@ static void session_setup(const struct sysgate_spawn *s) {
 	// its input with TIOCSTI it reads back itself.
 	if (s->set_ctty && syscall(SYS_ioctl, 0, TIOCSCTTY, 0) < 0)
 		fail(s, SYSGATE_STEP_CTTY, errno);
-	int fd = syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/loginuid", O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || syscall(SYS_write, fd, s->loginuid, cstrlen(s->loginuid)) < 0)
-		fail(s, SYSGATE_STEP_LOGINUID, errno);
-	syscall(SYS_close, fd);
-	char buf[16];
-	fd = syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/sessionid", O_RDONLY | O_CLOEXEC);
-	long n = fd < 0 ? -1 : syscall(SYS_read, fd, buf, sizeof buf);
-	if (n <= 0)
-		fail(s, SYSGATE_STEP_SESSION, errno);
-	syscall(SYS_close, fd);
 	uint32_t ses = 0;
-	for (long i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
-		ses = ses * 10 + (uint32_t)(buf[i] - '0');
+	if (s->audit_session) {
+		int fd = syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/loginuid", O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || syscall(SYS_write, fd, s->loginuid, cstrlen(s->loginuid)) < 0)
+			fail(s, SYSGATE_STEP_LOGINUID, errno);
+		syscall(SYS_close, fd);
+		char buf[16];
+		fd = syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/sessionid", O_RDONLY | O_CLOEXEC);
+		long n = fd < 0 ? -1 : syscall(SYS_read, fd, buf, sizeof buf);
+		if (n <= 0)
+			fail(s, SYSGATE_STEP_SESSION, errno);
+		syscall(SYS_close, fd);
+		for (long i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
+			ses = ses * 10 + (uint32_t)(buf[i] - '0');
+	}
 	if (s->listener_prog) {
 		// The sentinel filter: it allows everything and exists for its
 		// listener, which hangs up once every task of the run is reaped.
@@ -328,11 +378,13 @@ static void session_setup(const struct sysgate_spawn *s) {
 	// next, before the user switch (a uid change from root empties the
 	// effective and permitted sets, but dropping the bounding set needs
 	// CAP_SETPCAP, which only root has).
-	fence_knobs(s);
+	if (s->fence)
+		fence_knobs(s);
 }
 
 // agent_steps are the agent's own steps, from the capability drop to the
-// execve; on failure they return the errno and set *step.
+// execve; on failure they return the errno and set *step (-1: the step
+// reported it already, through the handoff).
 static int agent_steps(const struct sysgate_spawn *s, const sigset_t *oldmask, int *step) {
 	if (drop_caps(s->cap_drop) != 0)
 		return *step = SYSGATE_STEP_CAPS, errno;
@@ -360,17 +412,51 @@ static int agent_steps(const struct sysgate_spawn *s, const sigset_t *oldmask, i
 		return *step = SYSGATE_STEP_FIND, err;
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, oldmask, NULL, KERNEL_SIGSET_SIZE);
 	// The filter is the last step: only the execve below is logged.
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, s->seccomp_flags, s->prog) != 0)
+	if (!s->notify) {
+		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, s->seccomp_flags, s->prog) != 0)
+			return *step = SYSGATE_STEP_SECCOMP, errno;
+		syscall(SYS_execve, path, s->argv, s->envp);
+		return *step = SYSGATE_STEP_EXEC, errno;
+	}
+	// The notify backend: the filter carries the run's listener, which
+	// goes to sysgate through the handoff instruction (the only call the
+	// filter lets through unheard) before the execve, which sysgate then
+	// answers like any other. A held call ignores all but fatal signals
+	// once sysgate has received it (Linux 5.19+; without it, EINTR).
+	unsigned int flags = s->seccomp_flags | SECCOMP_FILTER_FLAG_NEW_LISTENER | SYSGATE_FILTER_FLAG_WAIT_KILLABLE_RECV;
+	int lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, s->prog);
+	if (lfd < 0 && errno == EINVAL)
+		lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags & ~SYSGATE_FILTER_FLAG_WAIT_KILLABLE_RECV, s->prog);
+	if (lfd < 0)
 		return *step = SYSGATE_STEP_SECCOMP, errno;
+	if (send_fd(s->status_fd, SYSGATE_STATUS_LISTENER, 0, lfd, 1) < 0) {
+		int err = errno;
+		struct sysgate_status st = {SYSGATE_STATUS_ERROR, SYSGATE_STEP_LISTENER, err, 0};
+		handoff_syscall(SYS_write, s->status_fd, (long)&st, sizeof st);
+		return *step = -1, err;
+	}
 	syscall(SYS_execve, path, s->argv, s->envp);
-	return *step = SYSGATE_STEP_EXEC, errno;
+	// The report goes through the handoff too: the filter is loaded.
+	struct sysgate_status st = {SYSGATE_STATUS_ERROR, SYSGATE_STEP_EXEC, errno, 0};
+	handoff_syscall(SYS_write, s->status_fd, (long)&st, sizeof st);
+	return *step = -1, st.err;
+}
+
+// agent_failed reports a failed agent step, unless the step reported it
+// itself (step -1: through the handoff), and exits.
+static __attribute__((noreturn)) void agent_failed(const struct sysgate_spawn *s, int step, int err) {
+	if (step < 0) {
+		syscall(SYS_exit_group, 127);
+		__builtin_unreachable();
+	}
+	fail(s, step, err);
 }
 
 static __attribute__((noreturn)) void child(const struct sysgate_spawn *s, const sigset_t *oldmask) {
 	session_setup(s);
 	int step = 0;
 	int err = agent_steps(s, oldmask, &step);
-	fail(s, step, err);
+	agent_failed(s, step, err);
 }
 
 struct child_arg {
@@ -390,7 +476,7 @@ static int agent_main(void *p) {
 	int step = 0;
 	int err = agent_steps(a->s, &a->oldmask, &step);
 	a->agent_failed = 1; // init shares this memory (CLONE_VM)
-	fail(a->s, step, err);
+	agent_failed(a->s, step, err);
 }
 
 // close_all_but closes every descriptor except keep.
@@ -416,6 +502,11 @@ static void close_all_but(int keep) {
 static int init_main(void *p) {
 	struct child_arg *a = p;
 	const struct sysgate_spawn *s = a->s;
+	// Without a PID namespace of its own, init is the run's subreaper:
+	// every orphan of the run becomes its child, so the run's processes
+	// are init's descendants, whatever they double-fork.
+	if (!s->pidns && syscall(SYS_prctl, PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+		fail(s, SYSGATE_STEP_AGENT, errno);
 	session_setup(s);
 	char *stack = (char *)syscall(SYS_mmap, NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE,
 				      MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -471,7 +562,7 @@ int sysgate_spawn_run(const struct sysgate_spawn *s, int *pidfd, void **resource
 	sigset_t all;
 	sigfillset(&all);
 	int pid, err;
-	if (s->pidns) {
+	if (s->pidns || s->subreaper) {
 		// init shares this memory (no page tables to copy, nothing
 		// copied on write while the run goes on) and runs beside the Go
 		// runtime: on a stack of its own, with every signal blocked,
@@ -484,7 +575,7 @@ int sysgate_spawn_run(const struct sysgate_spawn *s, int *pidfd, void **resource
 		r->stack = stack;
 		r->a.s = s;
 		pthread_sigmask(SIG_SETMASK, &all, &r->a.oldmask);
-		pid = clone(init_main, stack + CHILD_STACK_SIZE, CLONE_VM | CLONE_NEWPID | CLONE_PIDFD | SIGCHLD, &r->a, pidfd);
+		pid = clone(init_main, stack + CHILD_STACK_SIZE, CLONE_VM | (s->pidns ? CLONE_NEWPID : 0) | CLONE_PIDFD | SIGCHLD, &r->a, pidfd);
 		err = errno;
 		pthread_sigmask(SIG_SETMASK, &r->a.oldmask, NULL);
 		if (pid < 0) {

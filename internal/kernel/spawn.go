@@ -56,6 +56,22 @@ type AgentSetup struct {
 	// PidNamespace starts the run in a PID namespace of its own with a
 	// minimal init as its pid 1 and a /proc of its own (see Spawn).
 	PidNamespace bool
+	// Subreaper, without PidNamespace, starts the run with the same init,
+	// in sysgate's PID namespace, as the run's child subreaper: every
+	// process of the run stays init's descendant (see Descendants).
+	Subreaper bool
+	// NoAuditSession skips the loginuid write (which needs
+	// CAP_AUDIT_CONTROL): the run keeps the caller's audit session, and
+	// the session record says 0.
+	NoAuditSession bool
+	// NoFence skips the mount namespace with its read-only knobs, hidden
+	// directories and read-only paths (which need CAP_SYS_ADMIN).
+	NoFence bool
+	// Notify loads Program with a listener (the notify backend) instead
+	// of Listener's run filter: the agent's first process sends it as a
+	// StatusListener record right before its execve, through the one
+	// instruction the filter lets through for that (see handoffPrefix).
+	Notify bool
 	// HideDirs are covered by an empty read-only tmpfs in the agent's mount
 	// namespace; ReadOnlyPaths are bound read-only there. Missing ones are
 	// skipped. Absolute paths.
@@ -120,6 +136,9 @@ const (
 	StatusError   = C.SYSGATE_STATUS_ERROR
 	StatusAgent   = C.SYSGATE_STATUS_AGENT // with PidNamespace: the agent exec'd; its pidfd attached
 	StatusExit    = C.SYSGATE_STATUS_EXIT  // with PidNamespace: the agent was reaped; Err holds its wait status
+	// StatusListener (Notify): the agent's filter is loaded; its listener
+	// is attached.
+	StatusListener = C.SYSGATE_STATUS_LISTENER
 )
 
 var spawnSteps = map[int32]string{
@@ -259,7 +278,7 @@ func Spawn(cfg *SpawnConfig) (pid, pidfd int, free func(), err error) {
 			s.groups, s.ngroups = (*C.uint32_t)(g), C.int(len(cfg.Groups))
 		}
 	}
-	s.prog = unsafe.Pointer(mem.fprog(cfg.Program))
+	prog := cfg.Program
 	s.seccomp_flags = C.uint(cfg.SeccompFlags)
 	if len(cfg.Listener) > 0 {
 		s.listener_prog = unsafe.Pointer(mem.fprog(cfg.Listener))
@@ -321,12 +340,28 @@ func Spawn(cfg *SpawnConfig) (pid, pidfd int, free func(), err error) {
 	if cfg.Ctty {
 		s.set_ctty = 1
 	}
-	if cfg.PidNamespace {
-		s.pidns = 1
-	}
 	if cfg.cloexecLoop {
 		s.cloexec_loop = 1
 	}
+	if cfg.PidNamespace {
+		s.pidns = 1
+	} else if cfg.Subreaper {
+		s.subreaper = 1
+	}
+	if !cfg.NoAuditSession {
+		s.audit_session = 1
+	}
+	if !cfg.NoFence {
+		s.fence = 1
+	}
+	if cfg.Notify {
+		s.notify = 1
+		prog = append(handoffPrefix(uint64(C.sysgate_handoff_ip()), uint32(status)), prog...)
+		if len(prog) > 4096 { // BPF_MAXINSNS
+			return -1, -1, nil, os.NewSyscallError("spawn: filter too long", unix.E2BIG)
+		}
+	}
+	s.prog = unsafe.Pointer(mem.fprog(prog))
 	s.control_fd, s.status_fd, s.cap_drop = C.int(control), C.int(status), C.uint64_t(cfg.DropCaps)
 	s.control_peer_fd = C.int(peer)
 

@@ -27,6 +27,10 @@ struct sysgate_spawn {
 	const char *const *hide_dirs; // covered by an empty read-only tmpfs in the agent's mount namespace
 	const char *const *ro_paths;  // bound read-only there (missing ones skipped)
 	int pidns;                // a PID namespace of the run's own, with a minimal init (see sysgate_spawn_run)
+	int subreaper;            // without pidns: the same init, in sysgate's PID namespace, as the run's subreaper
+	int audit_session;        // write loginuid: a fresh audit session (needs CAP_AUDIT_CONTROL); else ses is 0
+	int fence;                // the mount namespace with read-only knobs (needs CAP_SYS_ADMIN)
+	int notify;               // load prog with a listener, sent as SYSGATE_STATUS_LISTENER before execve
 	int cloexec_loop;         // tests: skip close_range, use the fallback loop
 };
 
@@ -43,6 +47,7 @@ enum {
 	SYSGATE_STATUS_ERROR = 2, // step failed with err
 	SYSGATE_STATUS_AGENT = 3, // with pidns: the agent exec'd (its pidfd attached)
 	SYSGATE_STATUS_EXIT = 4,  // with pidns: the agent was reaped; err is its wait status
+	SYSGATE_STATUS_LISTENER = 5, // notify: the agent's filter is loaded (its listener attached)
 };
 enum {
 	SYSGATE_STEP_STDIO = 1,
@@ -87,3 +92,7 @@ void sysgate_spawn_free(void *resources);
 // sysgate_probe_pidns starts and reaps a child in a new PID namespace:
 // 0 when that works here, else -errno.
 int sysgate_probe_pidns(void);
+
+// sysgate_handoff_ip is the instruction pointer of the handoff syscall
+// (see spawn.c): a notify filter allows it on the status socket.
+uintptr_t sysgate_handoff_ip(void);

@@ -17,13 +17,27 @@ import (
 var ErrOpen = errors.New("processes of the run still hold its seccomp filter")
 
 // Answer is what the listener does with a held syscall.
-type Answer int
+type Answer struct {
+	kind  answerKind
+	errno unix.Errno
+}
+
+type answerKind int
+
+const (
+	answerContinue answerKind = iota + 1
+	answerHold
+	answerFail
+)
 
 // Answers.
-const (
-	Continue Answer = iota + 1 // let it run as if nothing had held it
-	Hold                       // leave it held: its process is about to be killed
+var (
+	Continue = Answer{kind: answerContinue} // let it run as if nothing had held it
+	Hold     = Answer{kind: answerHold}     // leave it held: its process is about to be killed
 )
+
+// Fail makes the held syscall fail with errno, without running it.
+func Fail(errno unix.Errno) Answer { return Answer{kind: answerFail, errno: errno} }
 
 // Decide picks the answer for one held syscall. It runs on the serving
 // goroutine, one call at a time, and must not block.
@@ -85,10 +99,15 @@ func (l *Listener) serve(rc interface {
 				}
 				return true
 			}
-			if l.decide(&n) == Continue {
-				if err := kernel.NotifContinue(int(fd), n.ID); err != nil && !errors.Is(err, unix.ENOENT) {
-					serr, stop = err, true
-				}
+			var aerr error
+			switch a := l.decide(&n); a.kind {
+			case answerContinue:
+				aerr = kernel.NotifContinue(int(fd), n.ID)
+			case answerFail:
+				aerr = kernel.NotifErrno(int(fd), n.ID, a.errno)
+			}
+			if aerr != nil && !errors.Is(aerr, unix.ENOENT) {
+				serr, stop = aerr, true
 			}
 			return true // look again: the netpoller is edge-triggered
 		})

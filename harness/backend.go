@@ -1,0 +1,118 @@
+package harness
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/internal/listener"
+)
+
+// Backend is how a run sees the syscalls outside its baseline.
+type Backend string
+
+// Backends.
+const (
+	// BackendAuto picks audit where it is available, else notify, and
+	// the Result says why (BackendNote).
+	BackendAuto Backend = "auto"
+	// BackendAudit: the filter logs (SECCOMP_RET_LOG) and sysgate reads
+	// the kernel's AUDIT_SECCOMP records over netlink. Needs root in the
+	// initial user namespace.
+	BackendAudit Backend = "audit"
+	// BackendNotify: the filter hands each call outside the baseline to
+	// sysgate's seccomp listener (SECCOMP_RET_USER_NOTIF), which records
+	// it and answers: continue (record, check) or the errno (enforce).
+	// Needs no privilege: Linux 5.0+, and 5.8+ for the end of the run.
+	BackendNotify Backend = "notify"
+)
+
+// Backends lists the backend names a user may pick.
+var Backends = []Backend{BackendAuto, BackendAudit, BackendNotify}
+
+// ParseBackend reads a backend name ("" is auto).
+func ParseBackend(s string) (Backend, error) {
+	if s == "" {
+		return BackendAuto, nil
+	}
+	for _, b := range Backends {
+		if string(b) == s {
+			return b, nil
+		}
+	}
+	return "", fmt.Errorf("unknown backend %q (one of auto, audit, notify)", s)
+}
+
+// WithBackend picks the backend (default BackendAuto).
+func WithBackend(b Backend) Option { return func(c *runConfig) { c.backend = b } }
+
+// AuditUnavailable says why the audit backend cannot run in this process
+// ("" when it can as far as privileges go): it needs CAP_AUDIT_CONTROL
+// and CAP_AUDIT_READ in the initial user namespace. Whether the kernel
+// has audit at all is found when the run opens the audit socket.
+func AuditUnavailable() string {
+	if !InitialUserNamespace() {
+		return "this process is in a user namespace (a container, unshare -U): audit needs the initial one"
+	}
+	if _, err := os.Stat("/proc/self/loginuid"); err != nil {
+		return "the kernel has no audit syscall support (no /proc/self/loginuid: CONFIG_AUDITSYSCALL)"
+	}
+	for _, c := range []struct {
+		cap  uintptr
+		name string
+	}{{capAuditControl, "CAP_AUDIT_CONTROL"}, {kernel.CapAuditRead, "CAP_AUDIT_READ"}} {
+		if ok, err := kernel.HasCapability(c.cap); err != nil || !ok {
+			return "no " + c.name + " (not root)"
+		}
+	}
+	return ""
+}
+
+// InitialUserNamespace reports whether this process is in the initial
+// user namespace, whose uid_map maps every id to itself.
+func InitialUserNamespace() bool {
+	b, err := os.ReadFile("/proc/self/uid_map")
+	if err != nil {
+		return false
+	}
+	return strings.Join(strings.Fields(string(bytes.TrimSpace(b))), " ") == "0 0 4294967295"
+}
+
+// NotifyUnavailable says why the notify backend cannot run here ("" when
+// it can): it asks the kernel for a listener (Linux 5.0+) that hangs up
+// when its last task is gone (5.8+).
+func NotifyUnavailable() string {
+	if err := listener.Supported(); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// pickBackend resolves auto: audit where privileges allow, else notify,
+// with the reason.
+func (c *runConfig) pickBackend() (Backend, string) {
+	switch c.backend {
+	case BackendAudit, BackendNotify:
+		return c.backend, ""
+	}
+	if why := AuditUnavailable(); why != "" {
+		return BackendNotify, "auto: audit unavailable: " + why
+	}
+	return BackendAudit, ""
+}
+
+// capSysAdmin and capSetpcap: the fence mounts and the capability drop
+// need them (in the process's own user namespace).
+const (
+	capSysAdmin = unix.CAP_SYS_ADMIN
+	capSetpcap  = unix.CAP_SETPCAP
+)
+
+func hasCap(c uintptr) bool {
+	ok, err := kernel.HasCapability(c)
+	return err == nil && ok
+}

@@ -1,0 +1,155 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/auditlog/record"
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/internal/listener"
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// notifier is the notify backend's side of a run: the run's listener
+// hands it every call the filter did not allow (see baseline's
+// CompileOptions.Notify); it turns each into the event the audit backend
+// would have read, for the same collector, and answers as the mode says.
+// Only the call's registers are read (nr, arch, instruction pointer,
+// arguments), never the caller's memory.
+type notifier struct {
+	events  *collector
+	profile *baseline.Profile
+	mode    baseline.Mode
+	kill    bool // enforce with ActionKill
+	fd      int  // the listener, for NOTIF_ID_VALID
+	ses     uint32
+	// cache holds callers' identities by thread id in record mode, where
+	// every call comes here: a thread's entry goes at its execve and
+	// exit. Check and enforce, which see few calls, read each afresh.
+	cache map[uint32]kernel.TaskIdent
+	// unnamed counts calls whose caller sysgate could not name: its pid
+	// is not visible here (0), or it was gone before it could be read.
+	unnamed atomic.Uint64
+	mu      sync.Mutex
+	killErr error
+}
+
+func newNotifier(events *collector, p *baseline.Profile, mode baseline.Mode, action baseline.Action, ses uint32) *notifier {
+	n := &notifier{events: events, profile: p, mode: mode, kill: mode == baseline.ModeEnforce && action == baseline.ActionKill, ses: ses}
+	if mode == baseline.ModeRecord {
+		n.cache = map[uint32]kernel.TaskIdent{}
+	}
+	// Only the listener's channel refusals carry an ERRNO code.
+	events.refusal = func(ev *record.SeccompEvent) bool {
+		return ev.Code&unix.SECCOMP_RET_ACTION_FULL == unix.SECCOMP_RET_ERRNO
+	}
+	return n
+}
+
+// decide runs on the listener's goroutine, one call at a time.
+func (n *notifier) decide(notif *kernel.SeccompNotif) listener.Answer {
+	arch, nr, ok := scmp.FromAudit(notif.Data.Arch, int(notif.Data.Nr))
+	name := strconv.Itoa(nr)
+	if ok {
+		name = scmp.NameOrNumber(arch, nr)
+	} else {
+		arch = 0
+	}
+	ev := &record.SeccompEvent{
+		Time: time.Now(), Ses: n.ses, Arch: arch, AuditArch: notif.Data.Arch, Number: nr, Name: name,
+		IP: notif.Data.InstructionPointer, Code: unix.SECCOMP_RET_USER_NOTIF,
+	}
+	id, named := n.ident(notif)
+	ev.PID, ev.Comm, ev.Exe = id.PID, id.Comm, id.Exe
+	if !named {
+		n.unnamed.Add(1)
+	}
+	answer := listener.Continue
+	if c, refused := n.refusedChannel(arch, name, notif); refused {
+		ev.Code = unix.SECCOMP_RET_ERRNO | uint32(c.Errno)
+		answer = listener.Fail(c.Errno)
+	} else if n.mode == baseline.ModeEnforce {
+		answer = listener.Fail(unix.EPERM)
+		if n.kill {
+			// KILL_PROCESS: the call never runs; the held task dies.
+			n.killCaller(notif, id)
+			answer = listener.Hold
+		}
+	}
+	if n.cache != nil && (name == "execve" || name == "execveat" || name == "exit" || name == "exit_group") {
+		delete(n.cache, notif.PID)
+	}
+	n.events.add(ev)
+	return answer
+}
+
+// refusedChannel tells a channel call the filter refuses (see
+// baseline.Channels) from one the default sent here: a seccomp call
+// without a listener reaches the listener only when the baselines do not
+// allow seccomp, and is then an ordinary call outside them.
+func (n *notifier) refusedChannel(arch scmp.Arch, name string, notif *kernel.SeccompNotif) (baseline.Channel, bool) {
+	c, ok := baseline.ChannelOf(name)
+	if !ok || !arch.Valid() || n.profile.IsUnmonitored(arch, name) {
+		return c, false
+	}
+	if c.Listener && uint32(notif.Data.Args[1])&unix.SECCOMP_FILTER_FLAG_NEW_LISTENER == 0 {
+		return c, false
+	}
+	return c, true
+}
+
+// ident names the caller: its thread group, name and executable. named is
+// false when it could not be read, or the caller was gone before the read
+// was known to be its own (its pid may have been reused).
+func (n *notifier) ident(notif *kernel.SeccompNotif) (kernel.TaskIdent, bool) {
+	if notif.PID == 0 {
+		return kernel.TaskIdent{}, false // not visible in this PID namespace
+	}
+	if id, ok := n.cache[notif.PID]; ok {
+		return id, true
+	}
+	id, err := kernel.ReadTaskIdent(int(notif.PID))
+	if err != nil || !kernel.NotifIDValid(n.fd, notif.ID) {
+		return kernel.TaskIdent{PID: int(notif.PID)}, false
+	}
+	if n.cache != nil {
+		n.cache[notif.PID] = id
+	}
+	return id, true
+}
+
+// killCaller SIGKILLs the caller's process while its call is held.
+func (n *notifier) killCaller(notif *kernel.SeccompNotif, id kernel.TaskIdent) {
+	fd, err := kernel.PidfdOpen(id.PID)
+	if err == nil {
+		defer unix.Close(fd)
+		// The pidfd names a live process; the call still waiting means
+		// its pid was not reused in between.
+		if kernel.NotifIDValid(n.fd, notif.ID) {
+			err = kernel.PidfdSignal(fd, unix.SIGKILL)
+		}
+	}
+	if err != nil && !errors.Is(err, unix.ESRCH) {
+		n.mu.Lock()
+		n.killErr = err
+		n.mu.Unlock()
+	}
+}
+
+// err is why the run's enforcement failed: a caller that could not be
+// killed (enforce with ActionKill).
+func (n *notifier) err() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.killErr != nil {
+		return fmt.Errorf("enforce: could not kill a caller: %w", n.killErr)
+	}
+	return nil
+}
