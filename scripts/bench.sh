@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# make bench: sysgate measured side by side with bare runs and strace -f in
-# one invocation (bench/: medians and ratios in one table), then the
-# parallel stress (scripts/stress.sh). Needs root, audit, seccomp LOG,
-# make deps-bench (strace, node servers). Numbers are reported, never
-# judged: nothing here fails on a timing.
+# make bench: sysgate (the audit backend, and notify where the kernel has
+# it) measured side by side with bare runs and strace -f in one invocation
+# (bench/: medians and ratios in one table), then the parallel stress
+# (scripts/stress.sh). Needs root, audit, seccomp LOG, make deps-bench
+# (strace, node servers). Numbers are reported, never judged: nothing here
+# fails on a timing.
 #   BENCH_REPS (5)  BENCH_LAUNCHES (200)  BENCH_STRESS (1: run the stress)
 #   BENCH_SECTIONS (all: check,record,startup,cli,rss; e.g. cli for the
 #   CLI's whole-process start-up alone)

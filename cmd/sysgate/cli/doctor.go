@@ -119,8 +119,9 @@ func diagnose(checks *preflight.Report, asked harness.Backend, auditWhy, notifyW
 		notify.Detail = notifyWhy + "; notify needs Linux 5.0+ for user notification, 5.8+ for the listener's hang-up"
 	}
 	r.Backends = []backendStatus{audit, notify}
-	// As the harness resolves auto: by privileges alone, so a root
-	// process runs audit even where a check above fails.
+	// As the harness resolves auto (its unexported pickBackend): by
+	// privileges alone, so a root process runs audit even where a check
+	// above fails.
 	r.Auto = harness.BackendAudit
 	if auditWhy != "" {
 		r.Auto, r.AutoReason = harness.BackendNotify, "audit unavailable: "+auditWhy
