@@ -40,6 +40,9 @@ type Spec struct {
 	Command []string
 	Dir     string
 	Env     []string // nil: fixture.AgentEnv(Dir)
+	// Options go after the spec's own (a later option wins): e.g. the
+	// backends' cross-check's WithBackend and WithMode.
+	Options []harness.Option
 }
 
 // BaselinePath is the spec's committed baseline file.
@@ -105,7 +108,7 @@ func (s Spec) options() []harness.Option {
 	if uid, gid, ok := agentUser(); ok {
 		opts = append(opts, harness.WithUser(uid, gid))
 	}
-	return opts
+	return append(opts, s.Options...)
 }
 
 // agentUser is the user the suites' agents run as: under sudo the user who
