@@ -5,11 +5,18 @@
 //   - check-mode overhead: a 1M getppid / read(/dev/zero) microbenchmark
 //     (ns per call: the fastest of 20 timed chunks of the loop), the MCP filesystem server answering
 //     1,000 tool calls and the Python agent's scripted task (wall time);
-//     each under the harness (check), and under the same profile compiled
-//     with libseccomp's binary tree and in linear order (loaded directly,
-//     without the harness, so only the filter differs);
-//   - record mode: events/s (lossless or not) and wall time against
-//     `strace -f -o /dev/null` on the same workloads;
+//     each under the harness (check) on each backend (audit, and notify
+//     where the kernel has it), held to the targets (paired ratio over
+//     bare <= 1.10x for the loops, <= 1.02x for the sessions), and under
+//     the same profile compiled with libseccomp's binary tree and in
+//     linear order (loaded directly, without the harness, so only the
+//     filter differs);
+//   - the cost of a call outside the baseline: a 100k getppid loop checked
+//     against a baseline without getppid, so each call is logged (audit)
+//     or notified (notify): wall µs per call over bare, and the loop's;
+//   - record mode on each backend: events/s (lossless or not) and wall
+//     time against `strace -f -o /dev/null` on the same workloads, and
+//     notify against audit;
 //   - start-up: harness.Run of /bin/true against a bare fork+exec of it
 //     (median over -launches), and the end-of-run barrier alone;
 //   - the CLI's start-up, the whole process timed from outside (fork to

@@ -16,6 +16,7 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -37,7 +38,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
 	}
-	if err := run(context.Background(), config{*reps, *launches, *mcpCalls, *microN, *cliPath, want}); err != nil {
+	if err := run(context.Background(), config{reps: *reps, launches: *launches, mcpCalls: *mcpCalls, microN: *microN, cli: *cliPath, sections: want}); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
@@ -62,6 +63,7 @@ type config struct {
 	reps, launches, mcpCalls, microN int
 	cli                              string
 	sections                         map[string]bool
+	backends                         []harness.Backend // measured side by side, audit first
 }
 
 func run(ctx context.Context, cfg config) error {
@@ -71,6 +73,7 @@ func run(ctx context.Context, cfg config) error {
 	}
 	defer os.RemoveAll(dir)
 	printMachine()
+	cfg.backends = benchBackends()
 
 	// The agents and tools behind the first two sections and the RSS run
 	// (gcc, node) are built only when one of them is wanted.
@@ -98,8 +101,17 @@ func run(ctx context.Context, cfg config) error {
 			return err
 		}
 	}
+	var outsideBase string
+	if cfg.sections["check"] {
+		if outsideBase, err = bases.without(ctx, w.getppidOutside, "getppid"); err != nil {
+			return err
+		}
+	}
 	if cfg.sections["check"] {
 		if err := checkOverhead(ctx, cfg, []workload{w.getppid, w.read, w.mcp, w.python}, &bases); err != nil {
+			return err
+		}
+		if err := outsideCost(ctx, cfg, w.getppidOutside, outsideBase); err != nil {
 			return err
 		}
 	}
@@ -145,10 +157,7 @@ func (b *baselines) of(ctx context.Context, wl workload) (string, error) {
 	if p, ok := b.paths[wl.name]; ok {
 		return p, nil
 	}
-	if !b.announced {
-		fmt.Printf("\nrecording baselines for the check runs ...\n")
-		b.announced = true
-	}
+	b.announce()
 	extends := ""
 	if wl.perCall {
 		// The microbenchmark gets a realistic allow-list: the Python
@@ -158,7 +167,7 @@ func (b *baselines) of(ctx context.Context, wl workload) (string, error) {
 			return "", err
 		}
 	}
-	p, err := recordBaseline(ctx, b.dir, wl, extends)
+	p, err := recordBaseline(ctx, b.dir, wl, extends, "")
 	if err != nil {
 		return "", err
 	}
@@ -166,9 +175,26 @@ func (b *baselines) of(ctx context.Context, wl workload) (string, error) {
 	return p, nil
 }
 
+// without is wl's own baseline (extending nothing) with syscall left
+// out, so that every call of it is outside the baseline.
+func (b *baselines) without(ctx context.Context, wl workload, syscall string) (string, error) {
+	b.announce()
+	return recordBaseline(ctx, b.dir, wl, "", syscall)
+}
+
+func (b *baselines) announce() {
+	if !b.announced {
+		fmt.Printf("\nrecording baselines for the check runs ...\n")
+		b.announced = true
+	}
+}
+
 type workloads struct {
 	getppid, read, getppid100k, mcp, python workload
 	trueCmd, pythonPass                     workload
+	// getppidOutside is the loop of getppid100k timed per call, for a
+	// baseline that leaves getppid out.
+	getppidOutside workload
 }
 
 // setup makes the workloads: /bin/true, python3 -c pass and, if all,
@@ -202,6 +228,7 @@ func setup(dir string, cfg config, all bool) (workloads, error) {
 	w.getppid = workload{name: "getppid x" + n, command: []string{micro, "getppid", n}, perCall: true, env: env}
 	w.read = workload{name: "read(/dev/zero) x" + n, command: []string{micro, "read", n}, perCall: true, env: env}
 	w.getppid100k = workload{name: "getppid x100000", command: []string{micro, "getppid", "100000"}, env: env}
+	w.getppidOutside = workload{name: "getppid x100000", command: w.getppid100k.command, perCall: true, env: env}
 	w.python = workload{name: "python agent read-only", dir: ws, env: env, command: []string{py, "-I", "-B",
 		filepath.Join(root, "suites", "agents", "python", "agent.py"), "--workspace", ws, "--scenario", "read-only"}}
 	node, err := exec.LookPath("node")
@@ -224,8 +251,9 @@ func benchEnv(home string) []string {
 }
 
 // recordBaseline records wl twice (merged, to catch rarely made calls)
-// into a baseline file, optionally extending another.
-func recordBaseline(ctx context.Context, dir string, wl workload, extends string) (string, error) {
+// into a baseline file, optionally extending another and leaving a
+// syscall out.
+func recordBaseline(ctx context.Context, dir string, wl workload, extends, leaveOut string) (string, error) {
 	path := filepath.Join(dir, fmt.Sprintf("b%d.yaml", time.Now().UnixNano()))
 	if wl.perCall {
 		// The same syscalls in fewer loops: record mode logs every one.
@@ -240,12 +268,26 @@ func recordBaseline(ctx context.Context, dir string, wl workload, extends string
 			return "", fmt.Errorf("record %s: inconclusive: %s", wl.name, r.Inconclusive)
 		}
 		r.Observed.Agent = "bench" // one agent key for every workload's file
+		if leaveOut != "" {
+			for _, calls := range r.Observed.Syscalls {
+				delete(calls, leaveOut)
+			}
+		}
 		opts := baseline.RecordOptions{Agent: "bench", Merge: i > 0}
 		if extends != "" {
 			opts.Extends = []string{extends}
 		}
 		if _, err := baseline.WriteRecorded(path, r.Observed, opts); err != nil {
 			return "", err
+		}
+	}
+	if leaveOut != "" {
+		p, err := baseline.LoadStack(path)
+		if err != nil {
+			return "", err
+		}
+		if p.Allows(scmp.Native(), leaveOut) {
+			return "", fmt.Errorf("baseline %s of %s allows %s, which it should leave out", path, wl.name, leaveOut)
 		}
 	}
 	return path, nil

@@ -21,20 +21,24 @@ func table() *tabwriter.Writer {
 	return tabwriter.NewWriter(os.Stdout, 2, 8, 2, ' ', tabwriter.AlignRight)
 }
 
-// checkOverhead: bare vs the harness in check mode vs the profile's filter
-// loaded directly in binary-tree and linear order, interleaved per rep.
+// checkOverhead: bare vs the harness in check mode on each backend vs the
+// profile's filter loaded directly in binary-tree and linear order,
+// interleaved per rep.
 func checkOverhead(ctx context.Context, cfg config, ws []workload, bases *baselines) error {
-	fmt.Printf("\n== check-mode overhead (median of %d; every syscall in the baseline, nothing logged; paired: median of each repeat's check/bare)\n", cfg.reps)
+	fmt.Printf("\n== check-mode overhead (median of %d; every syscall in the baseline, nothing logged or notified; paired: median of each repeat's check/bare; met: the paired ratio as printed against the target)\n", cfg.reps)
 	tw := table()
 	var cpu []string
-	fmt.Fprintln(tw, "workload\tunit\tbare\tsysgate check\tratio\tpaired\tfilter: tree\tratio\tfilter: linear\tratio\tlogged in check (all reps)\t")
+	fmt.Fprintln(tw, checkHeader)
 	for _, w := range ws {
 		base, err := bases.of(ctx, w)
 		if err != nil {
 			return err
 		}
-		var bare, gated, tree, linear, bareCPU, treeCPU, linearCPU samples
-		violations := map[string]uint64{} // calls outside the recorded baseline: each one logged
+		rows := make([]checkRow, len(cfg.backends))
+		for i, b := range cfg.backends {
+			rows[i] = checkRow{workload: w.name, unit: w.unit(), backend: b, target: checkTarget(w), outside: map[string]uint64{}}
+		}
+		var bare, tree, linear, bareCPU, treeCPU, linearCPU samples
 		for i := 0; i < cfg.reps; i++ {
 			m, err := w.runPlain(ctx)
 			if err != nil {
@@ -42,17 +46,20 @@ func checkOverhead(ctx context.Context, cfg config, ws []workload, bases *baseli
 			}
 			bare = append(bare, w.value(m))
 			bareCPU = append(bareCPU, ms(m.cpu))
-			m, r, err := w.runGated(ctx, harness.WithBaselines(base), harness.WithMode(baseline.ModeCheck))
-			if err != nil {
-				return err
+			for j := range rows {
+				row := &rows[j]
+				m, r, err := w.runOn(ctx, row.backend, harness.WithBaselines(base), harness.WithMode(baseline.ModeCheck))
+				if err != nil {
+					return err
+				}
+				if !r.Conclusive() {
+					return fmt.Errorf("check %s on %s: inconclusive: %s", w.name, row.backend, r.Inconclusive)
+				}
+				for _, v := range r.Violations { // calls outside the recorded baseline: each one logged or notified
+					row.outside[v.Syscall] += v.Count
+				}
+				row.gated = append(row.gated, w.value(m))
 			}
-			if !r.Conclusive() {
-				return fmt.Errorf("check %s: inconclusive: %s", w.name, r.Inconclusive)
-			}
-			for _, v := range r.Violations {
-				violations[v.Syscall] += v.Count
-			}
-			gated = append(gated, w.value(m))
 			for _, order := range []string{"tree", "linear"} {
 				m, err := w.runPlain(ctx, loaderPrefix(order, base)...)
 				if err != nil {
@@ -65,10 +72,13 @@ func checkOverhead(ctx context.Context, cfg config, ws []workload, bases *baseli
 				}
 			}
 		}
-		b := bare.median()
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%s\t%s\t%.1f\t%s\t%.1f\t%s\t%s\t\n", w.name, w.unit(), b,
-			gated.median(), ratio(gated.median(), b), pairedRatio(gated, bare), tree.median(), ratio(tree.median(), b),
-			linear.median(), ratio(linear.median(), b), countList(violations))
+		for j := range rows {
+			rows[j].bare = bare
+			if j == 0 { // the filters are the audit backend's (LOG as the default action)
+				rows[j].tree, rows[j].linear = tree, linear
+			}
+			fmt.Fprintln(tw, rows[j].cells())
+		}
 		cpu = append(cpu, fmt.Sprintf("%s\t%.1f\t%.1f\t%s\t%.1f\t%s\t", w.name, bareCPU.median(), treeCPU.median(),
 			ratio(treeCPU.median(), bareCPU.median()), linearCPU.median(), ratio(linearCPU.median(), bareCPU.median())))
 	}
@@ -86,41 +96,97 @@ func checkOverhead(ctx context.Context, cfg config, ws []workload, bases *baseli
 	return tw.Flush()
 }
 
-// recordVsStrace: record mode through the harness against strace -f.
+// outsideCost: what each call outside the baseline costs in check mode,
+// per backend: w's loop syscall is left out of base, so every iteration
+// is logged (audit) or notified (notify).
+func outsideCost(ctx context.Context, cfg config, w workload, base string) error {
+	fmt.Printf("\n== cost per call outside the baseline: check mode, %s against a baseline without it (median of %d; paired: median of each repeat's (check - bare) / calls; loop: the fastest chunk's ns per call, as in the check table)\n", w.name, cfg.reps)
+	rows := make([]outsideRow, len(cfg.backends))
+	for i, b := range cfg.backends {
+		rows[i] = outsideRow{backend: b, lossless: true}
+	}
+	for i := 0; i < cfg.reps; i++ {
+		m, err := w.runPlain(ctx)
+		if err != nil {
+			return err
+		}
+		for j := range rows {
+			row := &rows[j]
+			row.bare, row.bareLoop = append(row.bare, ms(m.wall)), append(row.bareLoop, m.perCall)
+			g, r, err := w.runOn(ctx, row.backend, harness.WithBaselines(base), harness.WithMode(baseline.ModeCheck))
+			if err != nil {
+				return err
+			}
+			if r.Verdict != harness.VerdictViolation || r.Events == 0 {
+				return fmt.Errorf("check %s on %s: %s, want a violation per call", w.name, row.backend, r.Summary())
+			}
+			row.lossless = row.lossless && r.Conclusive() && !r.Loss.Any()
+			row.gated, row.gatedLoop = append(row.gated, ms(g.wall)), append(row.gatedLoop, g.perCall)
+			row.calls = append(row.calls, float64(r.Events))
+		}
+	}
+	tw := table()
+	fmt.Fprintln(tw, outsideHeader)
+	for _, r := range rows {
+		fmt.Fprintln(tw, r.cells())
+	}
+	return tw.Flush()
+}
+
+// recordVsStrace: record mode through the harness on each backend against
+// strace -f, interleaved per rep.
 func recordVsStrace(ctx context.Context, cfg config, ws []workload) error {
 	if _, err := exec.LookPath("strace"); err != nil {
 		fmt.Printf("\n== record mode vs strace: skipped (no strace: make deps-bench)\n")
 		return nil
 	}
-	fmt.Printf("\n== record mode vs strace -f -o /dev/null (median of %d wall times; paired: median of each repeat's strace/record)\n", cfg.reps)
+	fmt.Printf("\n== record mode vs strace -f -o /dev/null (median of %d wall times; paired: median of each repeat's strace/record; vs audit: each repeat's record/audit record)\n", cfg.reps)
 	tw := table()
-	fmt.Fprintln(tw, "workload\tbare ms\tsysgate record ms\tevents\tevents/s\tlossless\tstrace -f ms\tstrace/record\tpaired\trecord/bare\t")
+	fmt.Fprintln(tw, "workload\tbackend\tbare ms\tsysgate record ms\tevents\tevents/s\tlossless\tstrace -f ms\tstrace/record\tpaired\trecord/bare\tvs audit, paired\t")
+	type backendRuns struct {
+		rec, rate samples
+		events    uint64
+		lossless  bool
+	}
 	for _, w := range ws {
-		var bare, rec, st, rate samples
-		var events uint64
-		lossless := true
+		var bare, st samples
+		runs := make([]backendRuns, len(cfg.backends))
+		for j := range runs {
+			runs[j].lossless = true
+		}
 		for i := 0; i < cfg.reps; i++ {
 			m, err := w.runPlain(ctx)
 			if err != nil {
 				return err
 			}
 			bare = append(bare, ms(m.wall))
-			m, r, err := w.runGated(ctx, harness.WithMode(baseline.ModeRecord))
-			if err != nil {
-				return err
+			for j, b := range cfg.backends {
+				m, r, err := w.runOn(ctx, b, harness.WithMode(baseline.ModeRecord))
+				if err != nil {
+					return err
+				}
+				br := &runs[j]
+				br.lossless = br.lossless && r.Conclusive() && !r.Loss.Any()
+				br.events = r.Events
+				br.rec = append(br.rec, ms(m.wall))
+				br.rate = append(br.rate, float64(r.Events)/r.Duration.Seconds())
 			}
-			lossless = lossless && r.Conclusive() && !r.Loss.Any()
-			events = r.Events
-			rec = append(rec, ms(m.wall))
-			rate = append(rate, float64(r.Events)/r.Duration.Seconds())
 			m, err = w.runPlain(ctx, "strace", "-f", "-o", "/dev/null")
 			if err != nil {
 				return err
 			}
 			st = append(st, ms(m.wall))
 		}
-		fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%d\t%.0f\t%v\t%.1f\t%s\t%s\t%s\t\n", w.name, bare.median(), rec.median(), events,
-			rate.median(), lossless, st.median(), ratio(st.median(), rec.median()), pairedRatio(st, rec), ratio(rec.median(), bare.median()))
+		for j, b := range cfg.backends {
+			br := runs[j]
+			vsAudit := "-"
+			if j > 0 {
+				vsAudit = pairedRatio(br.rec, runs[0].rec)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%d\t%.0f\t%v\t%.1f\t%s\t%s\t%s\t%s\t\n", w.name, b, bare.median(), br.rec.median(), br.events,
+				br.rate.median(), br.lossless, st.median(), ratio(st.median(), br.rec.median()), pairedRatio(st, br.rec),
+				ratio(br.rec.median(), bare.median()), vsAudit)
+		}
 	}
 	return tw.Flush()
 }

@@ -50,17 +50,27 @@ func ratio(a, b float64) string {
 // bare run made right before it, so slow phases of a shared machine hit
 // both sides of a pair rather than one side of the medians.
 func pairedRatio(a, b samples) string {
-	if len(a) != len(b) || len(a) == 0 {
+	r, ok := pairedRatioOf(a, b)
+	if !ok {
 		return "-"
+	}
+	return fmt.Sprintf("%.2fx", r)
+}
+
+// pairedRatioOf is pairedRatio's number; ok is false when the samples
+// do not pair or one is missing.
+func pairedRatioOf(a, b samples) (float64, bool) {
+	if len(a) != len(b) || len(a) == 0 {
+		return 0, false
 	}
 	r := make(samples, 0, len(a))
 	for i := range a {
 		if a[i] <= 0 || b[i] <= 0 {
-			return "-"
+			return 0, false
 		}
 		r = append(r, a[i]/b[i])
 	}
-	return fmt.Sprintf("%.2fx", r.median())
+	return r.median(), true
 }
 
 // pairedDiff is the median of a[i]-b[i] (see pairedRatio); 0 when the

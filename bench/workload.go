@@ -152,6 +152,16 @@ func (w workload) runGated(ctx context.Context, opts ...harness.Option) (measure
 	return m, out.r, nil
 }
 
+// runOn is runGated on backend b. A result from another backend is an
+// error: a row labelled notify must not have been measured on audit.
+func (w workload) runOn(ctx context.Context, b harness.Backend, opts ...harness.Option) (measurement, *harness.Result, error) {
+	m, r, err := w.runGated(ctx, append(opts[:len(opts):len(opts)], harness.WithBackend(b))...)
+	if err == nil && r.Backend != b {
+		err = fmt.Errorf("%s: ran on the %s backend, not %s", w.name, r.Backend, b)
+	}
+	return m, r, err
+}
+
 // self is this binary, re-executed as the filter loader.
 func self() string {
 	exe, err := os.Executable()

@@ -8,7 +8,8 @@
 // Needs: nothing to run; every missing privilege is a finding. The error
 // joins an *auditctl.Error per failed check, matching
 // auditctl.ErrNotSupported, ErrPermission, ErrNamespace or
-// ErrActionNotLogged; a nil error means runs on this machine can be
-// conclusive. Warnings (a rate limit, a hold queue, a small receive
+// ErrActionNotLogged; a nil error means runs of the audit backend on this
+// machine can be conclusive (the notify backend needs only the seccomp
+// listener check; sysgate doctor judges the backends). Warnings (a rate limit, a hold queue, a small receive
 // buffer) pass but say what may make a run inconclusive.
 package preflight

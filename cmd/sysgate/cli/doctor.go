@@ -4,47 +4,145 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/sysgate/sysgate/auditlog/preflight"
 	"github.com/sysgate/sysgate/ci"
+	"github.com/sysgate/sysgate/harness"
 )
 
 func init() {
-	register("doctor", "check that this machine can observe the syscalls of a run (audit, seccomp LOG, privileges, namespaces)", (*Command).runDoctor)
+	register("doctor", "check that this machine can observe the syscalls of a run: which backends (audit, notify) can run here, and why not", (*Command).runDoctor)
 }
 
-// runPreflight is preflight.Run, replaceable in tests.
-var runPreflight = preflight.Run
+// runPreflight is preflight.Run, and auditUnavailable and
+// notifyUnavailable the harness's reasons; replaceable in tests.
+var (
+	runPreflight      = preflight.Run
+	auditUnavailable  = harness.AuditUnavailable
+	notifyUnavailable = harness.NotifyUnavailable
+)
+
+// doctorExitCodes closes doctor's help: what its exit code promises.
+const doctorExitCodes = `
+Exit codes: 0 when the backend --backend names can run here (auto: the one record, check and
+enforce pick with --backend auto, so a user without root gets 0 where notify works), 3 when it
+cannot (the FAIL lines and the backends section say why and how to fix it), 2 on bad flags.
+`
 
 func (c *Command) runDoctor(args []string) int {
 	fs := c.flagSet("doctor", "")
 	format := fs.String("format", "text", "output: text or json")
+	backendFlag := fs.String("backend", "auto", "the `BACKEND` the exit code is about: auto (the one runs pick here), audit or notify")
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprint(c.Stderr, doctorExitCodes)
+	}
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
 	if fs.NArg() > 0 {
 		return c.errorf(ExitUsage, "doctor takes no arguments")
 	}
-	report, err := runPreflight()
-	switch *format {
-	case "text":
-		writeDoctorText(c.Stdout, report)
-	case "json":
-		enc := json.NewEncoder(c.Stdout)
-		enc.SetIndent("", "  ")
-		if encErr := enc.Encode(report); encErr != nil {
-			return c.errorf(ExitInconclusive, "doctor: %v", encErr)
-		}
-	default:
+	asked, err := harness.ParseBackend(*backendFlag)
+	if err != nil {
+		return c.errorf(ExitUsage, "--backend: %v", err)
+	}
+	if *format != "text" && *format != "json" {
 		return c.errorf(ExitUsage, "--format %q: want text or json", *format)
 	}
-	if err != nil {
+	checks, _ := runPreflight() // its error joins the failed checks' errors, which the report holds
+	report := diagnose(checks, asked, auditUnavailable(), notifyUnavailable())
+	if *format == "text" {
+		writeDoctorText(c.Stdout, report)
+	} else {
+		enc := json.NewEncoder(c.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(report); err != nil {
+			return c.errorf(ExitInconclusive, "doctor: %v", err)
+		}
+	}
+	if !report.Ready {
 		return ExitInconclusive
 	}
 	return ExitOK
 }
 
-func writeDoctorText(w io.Writer, r *preflight.Report) {
+// doctorReport is what doctor prints: preflight's checks (the audit
+// backend's, and the listener and isolation every run rests on), whether
+// each backend can run here, and which one --backend auto runs.
+type doctorReport struct {
+	*preflight.Report
+	Backends []backendStatus `json:"backends"`
+	Auto     harness.Backend `json:"auto"`
+	// AutoReason says why auto does not run audit, when it does not.
+	AutoReason string `json:"auto_reason,omitempty"`
+	// Asked is --backend; Backend the one the exit code is about (auto
+	// resolved), and Ready whether it can run here.
+	Asked   harness.Backend `json:"asked"`
+	Backend harness.Backend `json:"backend"`
+	Ready   bool            `json:"ready"`
+}
+
+// backendStatus is whether one backend can give conclusive runs here.
+type backendStatus struct {
+	Backend harness.Backend `json:"backend"`
+	Usable  bool            `json:"usable"`
+	Detail  string          `json:"detail"` // why not; or what it rests on
+}
+
+// diagnose judges each backend from preflight's checks and the harness's
+// own reasons (auditWhy, notifyWhy: "" when it can run), and resolves
+// asked.
+func diagnose(checks *preflight.Report, asked harness.Backend, auditWhy, notifyWhy string) *doctorReport {
+	r := &doctorReport{Report: checks}
+	audit := backendStatus{Backend: harness.BackendAudit, Usable: auditWhy == "" && len(checks.Failed()) == 0,
+		Detail: "the kernel's audit records; every check above passed"}
+	if !audit.Usable {
+		var why []string
+		if auditWhy != "" {
+			why = append(why, auditWhy)
+		}
+		if failed := checks.Failed(); len(failed) > 0 {
+			names := make([]string, len(failed))
+			for i, f := range failed {
+				names[i] = f.Name
+			}
+			why = append(why, fmt.Sprintf("%s failed: %s", ci.Count(len(failed), "check", "checks"), strings.Join(names, ", ")))
+		}
+		audit.Detail = strings.Join(why, "; ")
+	}
+	notify := backendStatus{Backend: harness.BackendNotify, Usable: notifyWhy == "",
+		Detail: "a seccomp listener: user notification (Linux 5.0+) and its hang-up at the run's end (5.8+) work here, without privileges"}
+	if !notify.Usable {
+		notify.Detail = notifyWhy + "; notify needs Linux 5.0+ for user notification, 5.8+ for the listener's hang-up"
+	}
+	r.Backends = []backendStatus{audit, notify}
+	// As the harness resolves auto: by privileges alone, so a root
+	// process runs audit even where a check above fails.
+	r.Auto = harness.BackendAudit
+	if auditWhy != "" {
+		r.Auto, r.AutoReason = harness.BackendNotify, "audit unavailable: "+auditWhy
+	}
+	r.Asked, r.Backend = asked, asked
+	if asked == harness.BackendAuto {
+		r.Backend = r.Auto
+	}
+	r.Ready = r.status(r.Backend).Usable
+	return r
+}
+
+func (r *doctorReport) status(b harness.Backend) backendStatus {
+	for _, s := range r.Backends {
+		if s.Backend == b {
+			return s
+		}
+	}
+	return backendStatus{Backend: b}
+}
+
+func writeDoctorText(w io.Writer, r *doctorReport) {
 	for _, ch := range r.Checks {
 		mark := "ok  "
 		switch {
@@ -58,9 +156,36 @@ func writeDoctorText(w io.Writer, r *preflight.Report) {
 			fmt.Fprintf(w, "      %-18s fix: %s\n", "", ch.Fix)
 		}
 	}
-	if failed := r.Failed(); len(failed) > 0 {
-		fmt.Fprintf(w, "not ready: %s failed; runs on this machine would be inconclusive (exit 3)\n", ci.Count(len(failed), "check", "checks"))
+	fmt.Fprintln(w, "backends:")
+	for _, s := range r.Backends {
+		verdict := "usable"
+		if !s.Usable {
+			verdict = "not usable"
+		}
+		fmt.Fprintf(w, "  %-7s %s: %s\n", s.Backend, verdict, s.Detail)
+	}
+	auto := "runs " + string(r.Auto)
+	if r.AutoReason != "" {
+		auto += " (" + r.AutoReason + ")"
+	}
+	if !r.status(r.Auto).Usable {
+		auto += ", which cannot run here: auto picks by privileges alone"
+	}
+	fmt.Fprintf(w, "  %-7s %s\n", harness.BackendAuto, auto)
+
+	runs := "--backend " + string(r.Backend)
+	if r.Asked == harness.BackendAuto {
+		runs = fmt.Sprintf("--backend auto (%s)", r.Backend)
+	}
+	if r.Ready {
+		fmt.Fprintf(w, "ready: runs with %s can be conclusive here\n", runs)
 		return
 	}
-	fmt.Fprintln(w, "ready: sysgate can observe and attribute every logged syscall here")
+	fmt.Fprintf(w, "not ready: runs with %s would be inconclusive here (exit 3)", runs)
+	for _, s := range r.Backends {
+		if s.Usable {
+			fmt.Fprintf(w, "; --backend %s can run (sysgate doctor --backend %[1]s)", s.Backend)
+		}
+	}
+	fmt.Fprintln(w)
 }

@@ -19,6 +19,7 @@ func TestHelp(t *testing.T) {
 		{"baseline.out", []string{"baseline", "-h"}},
 		{"report.out", []string{"report", "--help"}},
 		{"check.out", []string{"check", "-h"}},
+		{"doctor.out", []string{"doctor", "-h"}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			code, stdout, stderr := run(t, tc.args...)

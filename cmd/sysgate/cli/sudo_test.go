@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -79,14 +78,8 @@ func TestAgentRunsAsTheSudoCaller(t *testing.T) {
 func TestAgentRunsAsTheCallerOfRealSudo(t *testing.T) {
 	testutil.RequireAudit(t)
 	u := testutil.RequireSudoUser(t)
-	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "sysgate")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/sysgate/sysgate/cmd/sysgate").CombinedOutput(); err != nil {
-		t.Fatalf("build sysgate: %v\n%s", err, out)
-	}
+	dir := sharedTempDir(t)
+	bin := buildSysgate(t, dir)
 	base := filepath.Join(dir, "id.yaml")
 	if code, _, stderr := runAgentVerb(t, "record", "-o", base, "--user", fmt.Sprintf("%d:%d", u.UID, u.GID), "--", "/usr/bin/id", "-u"); code != ExitOK {
 		t.Fatalf("record: %d %s", code, stderr)
