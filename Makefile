@@ -78,6 +78,10 @@ lint: deps
 # when run as root (under CI=true a skipped privileged test is a failure).
 test: deps-test lint
 	$(GO) test -count=1 -timeout 20m $(PKGS)
+	@# The fault specs again on the notify backend (root picks audit):
+	@# all but the audit path's own (record loss, kernel-wide audit faults).
+	SYSGATE_BACKEND=notify $(GO) test -count=1 -timeout 10m ./suites/faults \
+		-ginkgo.label-filter='!loss && !exclusive-kernel && !global-audit-rule'
 	@$(MAKE) --no-print-directory race
 
 # The concurrent parts (the audit stream, its router and barrier, the

@@ -196,6 +196,11 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), barrierTimeout)
 	defer cancel()
 	loss, closeErr := closeSub(closeCtx)
+	if notify {
+		// The notify backend's barrier: the listener's goroutine, which
+		// fed the collector, has stopped once Close returns.
+		_ = run.Close()
+	}
 
 	r := &Result{
 		Agent: agent.Name, Command: agent.Command, Mode: mode, Arch: scmp.Native(), Baselines: cfg.baselines,

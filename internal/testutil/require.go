@@ -68,3 +68,10 @@ func RequireCommand(t TB, name, why string) string {
 	}
 	return path
 }
+
+// Unavailable skips (or under CI fails) the test: what it needs is not
+// here, for reason.
+func Unavailable(t TB, tag, reason string) {
+	t.Helper()
+	skipOrFail(t, tag, reason)
+}

@@ -1,6 +1,8 @@
 package faults_test
 
 import (
+	"os"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -16,7 +18,16 @@ var _ = Describe("an agent under the gate", RequiresAudit, Escape, func() {
 	})
 
 	It("sees fork behave as natively: no EINTR while SIGCHLD arrives", func(ctx SpecContext) {
-		base := recordBaseline(ctx, "forkstorm")
+		var base string
+		if os.Getenv("SYSGATE_BACKEND") == "notify" {
+			// Record under notify holds every call, forks too: a signal
+			// that lands before sysgate receives the fork makes it
+			// return EINTR (the README's limits). Check holds only calls
+			// outside the baseline, and those are what this spec is about.
+			base = recordBaseline(ctx, "forkstorm", "--allow-agent-failure")
+		} else {
+			base = recordBaseline(ctx, "forkstorm")
+		}
 		o := sysgate(ctx, checkArgs(base, "forkstorm", nil)...)
 		r := o.Result()
 		Expect(r.ExitStatus).To(Equal(0), "forks failed under the gate: %s", o)

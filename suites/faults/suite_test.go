@@ -1,7 +1,9 @@
 package faults_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,13 +52,21 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 })
 
 // The leak check: no process of the suite's agent may outlive the suite,
-// whatever a spec or sysgate did.
-var _ = SynchronizedAfterSuite(func() {
+// whatever a spec or sysgate did. On process 1 once every other process
+// has finished: the first function runs on each process as it finishes,
+// while the others may still be running agents.
+var _ = SynchronizedAfterSuite(func() {}, func() {
 	if bin.Agent == "" {
 		return
 	}
-	Expect(processesRunning(bin.Agent)).To(BeEmpty(), "agent processes left running after the suite")
-}, func() {})
+	left := processesRunning(bin.Agent)
+	var cmdlines []string
+	for _, pid := range left {
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		cmdlines = append(cmdlines, fmt.Sprintf("%d: %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
+	}
+	Expect(cmdlines).To(BeEmpty(), "agent processes left running after the suite")
+})
 
 // processesRunning lists the live processes whose executable is exe.
 func processesRunning(exe string) []int {

@@ -8,7 +8,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/sysgate/sysgate/internal/testutil"
 	"github.com/sysgate/sysgate/suites/internal/deadline"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/gate"
@@ -24,7 +23,7 @@ func TestGoAgent(t *testing.T) {
 var goagent string
 
 var _ = SynchronizedBeforeSuite(func() []byte {
-	testutil.RequireAudit(GinkgoT())
+	gate.RequireBackend(GinkgoT())
 	dir, err := os.MkdirTemp("", "sysgate-goagent-")
 	Expect(err).NotTo(HaveOccurred())
 	// The agent may run as the user who ran sudo.

@@ -7,7 +7,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/sysgate/sysgate/internal/testutil"
 	"github.com/sysgate/sysgate/suites/internal/deadline"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/gate"
@@ -23,7 +22,7 @@ func TestMCPServers(t *testing.T) {
 var servers map[string][]string
 
 var _ = SynchronizedBeforeSuite(func() []byte {
-	testutil.RequireAudit(GinkgoT())
+	gate.RequireBackend(GinkgoT())
 	// make security-test runs npm ci first (scripts/deps.sh --suites); a
 	// plain go test needs `make deps-suites` once.
 	found := map[string][]string{}

@@ -7,7 +7,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/sysgate/sysgate/internal/testutil"
 	"github.com/sysgate/sysgate/suites/internal/deadline"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/gate"
@@ -23,7 +22,7 @@ func TestPythonAgent(t *testing.T) {
 var agent []string
 
 var _ = SynchronizedBeforeSuite(func() []byte {
-	testutil.RequireAudit(GinkgoT())
+	gate.RequireBackend(GinkgoT())
 	argv, err := fixture.PythonAgent()
 	Expect(err).NotTo(HaveOccurred())
 	return []byte(strings.Join(argv, "\x00"))

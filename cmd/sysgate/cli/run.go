@@ -54,16 +54,24 @@ func (f *runFlags) register(fs *flag.FlagSet, agentDefault string) {
 	fs.Var(&f.keepCaps, "keep-cap", "let the agent keep the capability `CAP` (e.g. SYS_PTRACE), which sysgate otherwise takes; repeatable; every report names it as a weakening")
 	fs.BoolVar(&f.allowAgentFailure, "allow-agent-failure", false, "a clean run passes even if the agent exits non-zero or dies of a signal (default: exit 4)")
 	f.inherit.register(fs)
-	fs.StringVar(&f.backend, "backend", "auto", "how the run sees syscalls: `BACKEND` audit (root: the kernel's audit records), notify (no root needed: a seccomp listener) or auto (audit where it can, else notify)")
+	fs.StringVar(&f.backend, "backend", "auto", "how the run sees syscalls: `BACKEND` audit (root: the kernel's audit records), notify (no root needed: a seccomp listener) or auto (audit where it can, else notify); default $SYSGATE_BACKEND, else auto")
 	fs.StringVar(&f.color, "color", "auto", "colour the text result: auto (on a terminal, unless NO_COLOR is set), always or never")
 	fs.BoolVar(&f.force, "force", false, "write outputs into a directory the agent's user can write (refused by default when the agent runs as another user)")
 }
 
 // options turns the shared flags into harness options.
 func (c *Command) runOptions(f *runFlags) ([]harness.Option, error) {
-	backend, err := harness.ParseBackend(f.backend)
+	name := f.backend
+	if name == "auto" {
+		// $SYSGATE_BACKEND picks for a whole job (make security-test's
+		// suites read it too); --backend wins.
+		if env := c.getenv("SYSGATE_BACKEND"); env != "" {
+			name = env
+		}
+	}
+	backend, err := harness.ParseBackend(name)
 	if err != nil {
-		return nil, fmt.Errorf("--backend: %w", err)
+		return nil, fmt.Errorf("--backend (or $SYSGATE_BACKEND): %w", err)
 	}
 	opts := []harness.Option{harness.WithTimeout(f.timeout), harness.WithGrace(f.grace), harness.WithBackend(backend)}
 	if f.allowAgentFailure {

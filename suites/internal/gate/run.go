@@ -15,6 +15,7 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/harness/gatetest"
+	"github.com/sysgate/sysgate/internal/testutil"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/mcp"
 )
@@ -39,6 +40,9 @@ type Spec struct {
 	Command []string
 	Dir     string
 	Env     []string // nil: fixture.AgentEnv(Dir)
+	// Options go after the spec's own (a later option wins): e.g. the
+	// backends' cross-check's WithBackend and WithMode.
+	Options []harness.Option
 }
 
 // BaselinePath is the spec's committed baseline file.
@@ -62,7 +66,16 @@ func (s Spec) agent() harness.Agent {
 const (
 	recordEnv       = "SYSGATE_RECORD"       // "1" or "true": record instead of check
 	observationsEnv = "SYSGATE_OBSERVATIONS" // the directory for <agent>.json observations
+	backendEnv      = "SYSGATE_BACKEND"      // auto (default), audit or notify
 )
+
+// backend is the backend $SYSGATE_BACKEND names; auto when unset.
+func backend() harness.Backend {
+	GinkgoHelper()
+	b, err := harness.ParseBackend(os.Getenv(backendEnv))
+	Expect(err).NotTo(HaveOccurred(), "$%s", backendEnv)
+	return b
+}
 
 // recording reports whether recordEnv asks for record mode: the same specs
 // then learn observations instead of failing.
@@ -78,7 +91,7 @@ func (s Spec) options() []harness.Option {
 	GinkgoHelper()
 	// The CLI's default: the fixed AgentEnv holds none of DroppedEnv, and
 	// the filter keeps it so when a spec adds to it.
-	opts := []harness.Option{harness.WithTimeout(RunTimeout), harness.WithEnvFilter()}
+	opts := []harness.Option{harness.WithTimeout(RunTimeout), harness.WithEnvFilter(), harness.WithBackend(backend())}
 	if _, err := os.Stat(s.BaselinePath()); err == nil {
 		opts = append(opts, harness.WithBaselines(s.BaselinePath()))
 	} else {
@@ -95,7 +108,7 @@ func (s Spec) options() []harness.Option {
 	if uid, gid, ok := agentUser(); ok {
 		opts = append(opts, harness.WithUser(uid, gid))
 	}
-	return opts
+	return append(opts, s.Options...)
 }
 
 // agentUser is the user the suites' agents run as: under sudo the user who
@@ -226,5 +239,24 @@ func ViolationNames(r *harness.Result) []string {
 func SkipWhenRecording() {
 	if recording() {
 		Skip("bite specs prove the gate in check mode; record mode only learns baselines")
+	}
+}
+
+// RequireBackend skips (or under CI fails) a suite that cannot run its
+// gate here: the audit backend (root, audit and seccomp LOG) where
+// $SYSGATE_BACKEND or auto picks it, else the notify backend (a kernel
+// whose seccomp listener hangs up, Linux 5.8+), which needs no privilege.
+func RequireBackend(t testutil.TB) {
+	t.Helper()
+	b, err := harness.ParseBackend(os.Getenv(backendEnv))
+	if err != nil {
+		t.Fatalf("$%s: %v", backendEnv, err)
+	}
+	if b == harness.BackendAudit || (b == harness.BackendAuto && harness.AuditUnavailable() == "") {
+		testutil.RequireAudit(t)
+		return
+	}
+	if why := harness.NotifyUnavailable(); why != "" {
+		testutil.Unavailable(t, "notify", "the notify backend: "+why)
 	}
 }
