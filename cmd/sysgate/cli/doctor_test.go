@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/sysgate/sysgate/auditlog/auditctl"
@@ -126,26 +124,16 @@ func TestDoctorBackends(t *testing.T) {
 }
 
 // Doctor as a user without root, for real: a copy of the binary every
-// user can run, started as nobody (uid 65534) with no groups and no
-// capabilities. Audit is not usable, notify is (where the kernel has it),
+// user can run, started through setpriv as nobody (uid 65534) with no
+// groups and no capabilities. Audit is not usable, notify is (where the kernel has it),
 // auto runs notify, and the exit code says the machine can run the gate.
 func TestDoctorUnprivileged(t *testing.T) {
-	testutil.RequireRoot(t)
-	bin := buildSysgate(t, sharedTempDir(t))
+	u := newUnprivileged(t)
 	notifyWorks := harness.NotifyUnavailable() == ""
 	doctor := func(args ...string) (int, string) {
 		t.Helper()
-		cmd := exec.Command(bin, append([]string{"doctor"}, args...)...)
-		cmd.Dir = "/"
-		cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8"}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		err := cmd.Run()
-		if cmd.ProcessState == nil {
-			t.Fatalf("doctor %v: %v", args, err)
-		}
-		return cmd.ProcessState.ExitCode(), out.String()
+		code, _, out := u.run(t, asNobody, append([]string{"doctor"}, args...)...)
+		return code, out
 	}
 
 	code, out := doctor()

@@ -78,8 +78,11 @@ func TestAgentRunsAsTheSudoCaller(t *testing.T) {
 func TestAgentRunsAsTheCallerOfRealSudo(t *testing.T) {
 	testutil.RequireAudit(t)
 	u := testutil.RequireSudoUser(t)
-	dir := sharedTempDir(t)
-	bin := buildSysgate(t, dir)
+	bin := newUnprivileged(t).bin
+	dir := t.TempDir() // not newUnprivileged's: record refuses a directory the agent's user can write
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	base := filepath.Join(dir, "id.yaml")
 	if code, _, stderr := runAgentVerb(t, "record", "-o", base, "--user", fmt.Sprintf("%d:%d", u.UID, u.GID), "--", "/usr/bin/id", "-u"); code != ExitOK {
 		t.Fatalf("record: %d %s", code, stderr)
