@@ -33,7 +33,7 @@ cannot (the FAIL lines and the backends section say why and how to fix it), 2 on
 func (c *Command) runDoctor(args []string) int {
 	fs := c.flagSet("doctor", "")
 	format := fs.String("format", "text", "output: text or json")
-	backendFlag := fs.String("backend", "auto", "the `BACKEND` the exit code is about: auto (the one runs pick here), audit or notify")
+	backendFlag := fs.String("backend", "auto", "the `BACKEND` the exit code is about: auto (the one runs pick here), audit or notify; default $SYSGATE_BACKEND, else auto, as for the runs")
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
@@ -45,9 +45,9 @@ func (c *Command) runDoctor(args []string) int {
 	if fs.NArg() > 0 {
 		return c.errorf(ExitUsage, "doctor takes no arguments")
 	}
-	asked, err := harness.ParseBackend(*backendFlag)
+	asked, err := c.backend(*backendFlag)
 	if err != nil {
-		return c.errorf(ExitUsage, "--backend: %v", err)
+		return c.errorf(ExitUsage, "%v", err)
 	}
 	if *format != "text" && *format != "json" {
 		return c.errorf(ExitUsage, "--format %q: want text or json", *format)

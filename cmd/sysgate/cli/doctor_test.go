@@ -164,3 +164,30 @@ func TestDoctorUnprivileged(t *testing.T) {
 		t.Errorf("--backend audit as uid 65534: exit %d, want %d\n%s", code, ExitInconclusive, out)
 	}
 }
+
+// $SYSGATE_BACKEND names the backend doctor's exit code is about, as it
+// names the runs' backend; --backend wins over it.
+func TestDoctorFollowsSysgateBackend(t *testing.T) {
+	broken := preflight.Check{Name: "actions_logged", Detail: "actions_logged lacks log",
+		Err: &auditctl.Error{Kind: auditctl.ErrActionNotLogged, Problem: "actions_logged lacks log"}}
+	fakeDoctor(t, &preflight.Report{Checks: []preflight.Check{broken}}, "", "")
+	for _, tc := range []struct {
+		env, flag string
+		code      int
+	}{
+		{"", "", ExitInconclusive}, // auto runs audit, which cannot
+		{"notify", "", ExitOK},
+		{"notify", "audit", ExitInconclusive},
+		{"bogus", "", ExitUsage},
+	} {
+		args := []string{"sysgate", "doctor"}
+		if tc.flag != "" {
+			args = append(args, "--backend", tc.flag)
+		}
+		var out, errb bytes.Buffer
+		c := &Command{Stdout: &out, Stderr: &errb, Env: []string{"SYSGATE_BACKEND=" + tc.env}}
+		if code := c.Main(args); code != tc.code {
+			t.Errorf("SYSGATE_BACKEND=%q --backend %q: exit %d, want %d\n%s%s", tc.env, tc.flag, code, tc.code, out.String(), errb.String())
+		}
+	}
+}

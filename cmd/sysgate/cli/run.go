@@ -59,19 +59,26 @@ func (f *runFlags) register(fs *flag.FlagSet, agentDefault string) {
 	fs.BoolVar(&f.force, "force", false, "write outputs into a directory the agent's user can write (refused by default when the agent runs as another user)")
 }
 
+// backend is the backend --backend names: $SYSGATE_BACKEND picks for a
+// whole job (make security-test's suites read it too) where the flag is
+// left at auto.
+func (c *Command) backend(flag string) (harness.Backend, error) {
+	name := flag
+	if env := c.getenv("SYSGATE_BACKEND"); name == "auto" && env != "" {
+		name = env
+	}
+	b, err := harness.ParseBackend(name)
+	if err != nil {
+		return "", fmt.Errorf("--backend (or $SYSGATE_BACKEND): %w", err)
+	}
+	return b, nil
+}
+
 // options turns the shared flags into harness options.
 func (c *Command) runOptions(f *runFlags) ([]harness.Option, error) {
-	name := f.backend
-	if name == "auto" {
-		// $SYSGATE_BACKEND picks for a whole job (make security-test's
-		// suites read it too); --backend wins.
-		if env := c.getenv("SYSGATE_BACKEND"); env != "" {
-			name = env
-		}
-	}
-	backend, err := harness.ParseBackend(name)
+	backend, err := c.backend(f.backend)
 	if err != nil {
-		return nil, fmt.Errorf("--backend (or $SYSGATE_BACKEND): %w", err)
+		return nil, err
 	}
 	opts := []harness.Option{harness.WithTimeout(f.timeout), harness.WithGrace(f.grace), harness.WithBackend(backend)}
 	if f.allowAgentFailure {
