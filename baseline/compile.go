@@ -33,6 +33,10 @@ type CompileOptions struct {
 	// returned). What the profile allows is allowed in the kernel, as
 	// for the audit backend.
 	Notify bool
+	// ArgBlind switches argument classes off: a class entry allows its
+	// syscall with any arguments, and record learns syscall names only.
+	// For measurements, and for showing what the classes catch.
+	ArgBlind bool
 }
 
 // Filter is a compiled seccomp filter.
@@ -46,6 +50,13 @@ type Filter struct {
 	// Listener is the run filter, installed with a listener before the
 	// agent's setup; see compileListener.
 	Listener []unix.SockFilter
+	// Notifies: the program returns SECCOMP_RET_USER_NOTIF, so the agent
+	// must load it with a listener that the run serves. It does under the
+	// notify backend, and under audit whenever argument classes are on:
+	// audit records carry no arguments, so the calls of classed syscalls
+	// that the profile does not allow (all of them, in record mode) go to
+	// the listener, which reads the class from their registers.
+	Notifies bool
 }
 
 // SockFprog returns the program in the form seccomp(2) takes. The Filter
@@ -75,10 +86,22 @@ func (f *Filter) SockFprog() *unix.SockFprog {
 // agent, and the enforce action in enforce mode. Compile does not load the
 // filter: the harness installs Program itself as its last step before
 // execve.
+//
+// Argument classes: an allowed class is allowed by masked comparisons of
+// its syscall's register arguments. Under the audit backend a classed
+// syscall's other calls go to the run's listener (Filter.Notifies), which
+// names their class; the default is then USER_NOTIF, and every other
+// syscall gets the mode's action by a rule of its own (libseccomp lets an
+// unconditional rule override a syscall's conditional ones, so "this class
+// allowed, the rest notified" takes the default).
 func Compile(p *Profile, mode Mode, opts CompileOptions) (*Filter, error) {
-	defaultAction, badArch, err := actions(mode, opts)
+	other, badArch, err := actions(mode, opts)
 	if err != nil {
 		return nil, err
+	}
+	l := layout{other: other, def: other, notifyBackend: opts.Notify, argBlind: opts.ArgBlind}
+	if !opts.Notify && !opts.ArgBlind {
+		l.def = seccomp.ActNotify
 	}
 	if !opts.Linear && !treeSupported() {
 		opts.Linear = true
@@ -96,7 +119,7 @@ func Compile(p *Profile, mode Mode, opts CompileOptions) (*Filter, error) {
 		}
 	}
 	prog, err := exportMerged(mode.String(), arches, func(arch scmp.Arch) (*seccomp.ScmpFilter, error) {
-		return archFilter(p, mode, arch, native, defaultAction, badArch, opts)
+		return archFilter(p, mode, arch, native, l, badArch, opts)
 	})
 	if err != nil {
 		return nil, err
@@ -105,8 +128,24 @@ func Compile(p *Profile, mode Mode, opts CompileOptions) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Filter{Mode: mode, Tree: !opts.Linear, Arches: arches, Program: prog, Listener: listener}, nil
+	return &Filter{Mode: mode, Tree: !opts.Linear, Arches: arches, Program: prog, Listener: listener,
+		Notifies: l.def == seccomp.ActNotify}, nil
 }
+
+// layout says which action a filter takes where.
+type layout struct {
+	// other is the mode's action for what the profile does not allow
+	// (LOG, enforce's ERRNO or KILL, or USER_NOTIF under notify).
+	other seccomp.ScmpAction
+	// def is the filter's default: other, or USER_NOTIF when classed
+	// syscalls go to the listener and every other syscall has a rule.
+	def           seccomp.ScmpAction
+	notifyBackend bool
+	argBlind      bool
+}
+
+// listed: the default is the listener's, and other is set per syscall.
+func (l layout) listed() bool { return l.def != l.other }
 
 // exportMerged builds one filter per arch (a rule added to a multi-arch
 // libseccomp filter applies to every arch, while a baseline's sections
@@ -210,8 +249,8 @@ func setArch(f *seccomp.ScmpFilter, arch, native scmp.Arch, badArch seccomp.Scmp
 // archFilter builds a one-arch filter; Compile merges them, because a rule
 // added to a multi-arch libseccomp filter applies to every arch, while a
 // baseline's sections differ per arch.
-func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, def, badArch seccomp.ScmpAction, opts CompileOptions) (*seccomp.ScmpFilter, error) {
-	f, err := newArchFilter(arch, native, def, badArch)
+func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, l layout, badArch seccomp.ScmpAction, opts CompileOptions) (*seccomp.ScmpFilter, error) {
+	f, err := newArchFilter(arch, native, l.def, badArch)
 	if err != nil {
 		return nil, err
 	}
@@ -226,29 +265,86 @@ func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, def, badArch secc
 			return nil, fmt.Errorf("binary tree: %w", err)
 		}
 	}
+	// blind: syscalls allowed with any arguments.
+	blind := map[string]bool{}
 	if mode != ModeRecord {
 		for _, e := range p.Entries(arch) {
-			if _, channel := ChannelOf(e.Name); channel {
+			if name, class := SplitKey(e.Name); class == "" || l.argBlind {
+				blind[name] = true
+			}
+		}
+		compiled := map[string]bool{}
+		for _, e := range p.Entries(arch) {
+			name, class := SplitKey(e.Name)
+			if _, channel := ChannelOf(name); channel {
 				continue // refused, or allowed as unmonitored, below
 			}
-			// The name resolves to a native or pseudo-syscall number that
-			// libseccomp translates for the filter's arch.
-			call, err := seccomp.GetSyscallFromName(e.Name)
-			if err != nil {
-				return nil, fmt.Errorf("syscall %q (%s:%d): %w", e.Name, e.File, e.Line, err)
+			if class != "" && blind[name] {
+				// Allowed with any arguments: by its argument-blind
+				// entry, or by every entry when classes are off.
+				e.Name = name
 			}
-			if err := f.AddRule(call, seccomp.ActAllow); err != nil {
+			if compiled[e.Name] {
+				continue
+			}
+			compiled[e.Name] = true
+			if err := allowEntry(f, arch, e); err != nil {
 				return nil, fmt.Errorf("syscall %q (%s:%d): %w", e.Name, e.File, e.Line, err)
 			}
 		}
 	}
 	for _, c := range Channels {
-		if err := addChannel(f, p, mode, arch, def, c); err != nil {
+		if err := addChannel(f, p, mode, arch, l, c); err != nil {
 			return nil, fmt.Errorf("syscall %q: %w", c.Syscall, err)
+		}
+	}
+	if l.listed() {
+		// Every syscall that is neither allowed, classed nor a channel
+		// gets the mode's action; the default sends the classed ones
+		// (and numbers libseccomp cannot name) to the listener.
+		for _, name := range scmp.Names(arch) {
+			if _, channel := ChannelOf(name); channel || blind[name] || HasClasses(arch, name) {
+				continue
+			}
+			call, err := seccomp.GetSyscallFromName(name)
+			if err != nil {
+				continue // not resolvable: the listener names it by number
+			}
+			_ = f.AddRule(call, l.other) // a refused rule leaves the call to the listener
 		}
 	}
 	ok = true
 	return f, nil
+}
+
+// allowEntry allows one profile entry: its syscall, or for a class, the
+// calls its comparisons select.
+func allowEntry(f *seccomp.ScmpFilter, arch scmp.Arch, e Entry) error {
+	name := SyscallOf(e.Name)
+	// The name resolves to a native or pseudo-syscall number that
+	// libseccomp translates for the filter's arch.
+	call, err := seccomp.GetSyscallFromName(name)
+	if err != nil {
+		return err
+	}
+	alternatives := classMatch(arch, e.Name)
+	if alternatives == nil {
+		return f.AddRule(call, seccomp.ActAllow)
+	}
+	for _, cmps := range alternatives {
+		conds := make([]seccomp.ScmpCondition, 0, len(cmps))
+		for _, c := range cmps {
+			cond, err := seccomp.MakeCondition(c.Arg, seccomp.CompareMaskedEqual, c.Mask, c.Value)
+			if err != nil {
+				return err
+			}
+			conds = append(conds, cond)
+		}
+		if err := f.AddRuleConditional(call, seccomp.ActAllow, conds); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // addChannel refuses a channel the filter cannot see (see Channels), in
@@ -259,7 +355,8 @@ func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, def, badArch secc
 // allows, io_uring nothing. The harness loads the filter with
 // SECCOMP_FILTER_FLAG_LOG, so a refusal is logged with an ERRNO code and
 // reported as refused, not as a syscall.
-func addChannel(f *seccomp.ScmpFilter, p *Profile, mode Mode, arch scmp.Arch, def seccomp.ScmpAction, c Channel) error {
+func addChannel(f *seccomp.ScmpFilter, p *Profile, mode Mode, arch scmp.Arch, l layout, c Channel) error {
+	def := l.def
 	call, err := seccomp.GetSyscallFromName(c.Syscall)
 	if err != nil {
 		return err
@@ -268,7 +365,7 @@ func addChannel(f *seccomp.ScmpFilter, p *Profile, mode Mode, arch scmp.Arch, de
 		return f.AddRule(call, seccomp.ActAllow)
 	}
 	refuse := seccomp.ActErrno.SetReturnCode(int16(c.Errno))
-	if def == seccomp.ActNotify {
+	if l.notifyBackend {
 		// The notify backend: the listener refuses the call with the
 		// channel's errno, and sees it.
 		refuse = seccomp.ActNotify
@@ -296,7 +393,9 @@ func addChannel(f *seccomp.ScmpFilter, p *Profile, mode Mode, arch scmp.Arch, de
 		}
 	}
 	if mode == ModeRecord || !p.Allows(arch, c.Syscall) {
-		return nil // the default action (LOG, or enforce's) has the rest
+		// The default action (LOG, enforce's, or the listener, which
+		// treats the call as any other outside the profile) has the rest.
+		return nil
 	}
 	without, err := seccomp.MakeCondition(1, seccomp.CompareMaskedEqual, listener, 0)
 	if err != nil {

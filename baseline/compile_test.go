@@ -77,10 +77,11 @@ func writeFile(t testing.TB, dir, name, content string) string {
 }
 
 const (
-	retAllow = unix.SECCOMP_RET_ALLOW
-	retLog   = unix.SECCOMP_RET_LOG
-	retEPERM = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
-	retKill  = unix.SECCOMP_RET_KILL_PROCESS
+	retAllow  = unix.SECCOMP_RET_ALLOW
+	retLog    = unix.SECCOMP_RET_LOG
+	retNotify = unix.SECCOMP_RET_USER_NOTIF
+	retEPERM  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+	retKill   = unix.SECCOMP_RET_KILL_PROCESS
 )
 
 func nativeProfile(t testing.TB) *Profile {

@@ -12,6 +12,7 @@ type Finding struct {
 	Syscall string    `json:"syscall"`
 	Count   uint64    `json:"count,omitempty"`
 	Risk    RiskClass `json:"risk,omitempty"`
+	Level   RiskLevel `json:"level,omitempty"`
 	// File and Line: for a new syscall, where its line would be inserted
 	// (the agent's own file, the sorted position in that arch's list, or
 	// where the arch's section would start); for an unused one, the entry.
@@ -39,7 +40,7 @@ func Diff(p *Profile, o *Observation) *DiffResult {
 				if p.Allows(arch, name) {
 					continue
 				}
-				f := Finding{Arch: arch, Syscall: name, Count: o.Count(arch, name), Risk: Risk(name)}
+				f := Finding{Arch: arch, Syscall: name, Count: o.Count(arch, name), Risk: Risk(name), Level: RiskLevelOf(name)}
 				if target != nil {
 					f.File, f.Line = target.Path, target.insertLine(arch, name)
 				}
@@ -49,10 +50,10 @@ func Diff(p *Profile, o *Observation) *DiffResult {
 	}
 	for _, arch := range p.Arches() {
 		for _, e := range p.Entries(arch) {
-			if e.Group != "" || !p.direct[e.File] || o.Count(arch, e.Name) > 0 {
+			if e.Group != "" || !p.direct[e.File] || o.Uses(arch, e.Name) {
 				continue
 			}
-			r.Unused = append(r.Unused, Finding{Arch: arch, Syscall: e.Name, Risk: Risk(e.Name), File: e.File, Line: e.Line})
+			r.Unused = append(r.Unused, Finding{Arch: arch, Syscall: e.Name, Risk: Risk(e.Name), Level: RiskLevelOf(e.Name), File: e.File, Line: e.Line})
 		}
 	}
 	sortFindings(r.New)

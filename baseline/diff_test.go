@@ -26,7 +26,7 @@ func TestDiffNewAndUnused(t *testing.T) {
 		{Arch: scmp.X86_64, Syscall: "1000", Count: 1, File: agentFile, Line: 11},   // sorts first
 		{Arch: scmp.X86_64, Syscall: "accept4", Count: 2, File: agentFile, Line: 11},
 		{Arch: scmp.X86_64, Syscall: "getpid", Count: 1, File: agentFile, Line: 13}, // before getsockname's comment
-		{Arch: scmp.X86_64, Syscall: "mount", Count: 1, Risk: RiskMount, File: agentFile, Line: 15},
+		{Arch: scmp.X86_64, Syscall: "mount", Count: 1, Risk: RiskMount, Level: LevelMedium, File: agentFile, Line: 15},
 	}
 	if !reflect.DeepEqual(r.New, wantNew) {
 		t.Errorf("new:\n got %+v\nwant %+v", r.New, wantNew)

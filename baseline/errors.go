@@ -30,6 +30,8 @@ const (
 	KindUnreviewed = "unreviewed" // warning: placeholder reason written by record
 	KindFormat     = "format"     // warning: content fmt would not keep (comments)
 	KindChannel    = "channel"    // a channel the filter cannot see: refused unless unmonitored
+	KindClass      = "class"      // an argument class the syscall does not have
+	KindArgBlind   = "arg-blind"  // warning: a classed syscall allowed with any arguments
 )
 
 // Error is one finding in a baseline file. It prints as

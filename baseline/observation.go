@@ -48,6 +48,24 @@ func (o *Observation) Count(arch scmp.Arch, name string) uint64 {
 	return o.Syscalls[arch][name]
 }
 
+// Uses reports whether the observation made use of an entry for key on
+// arch: a call of that key, or for an argument-blind key, a call of any
+// of its syscall's classes.
+func (o *Observation) Uses(arch scmp.Arch, key string) bool {
+	if o.Count(arch, key) > 0 {
+		return true
+	}
+	if _, class := SplitKey(key); class != "" || o == nil {
+		return false
+	}
+	for have := range o.Syscalls[arch] {
+		if SyscallOf(have) == key {
+			return true
+		}
+	}
+	return false
+}
+
 // Arches returns the observed architectures, sorted by name.
 func (o *Observation) Arches() []scmp.Arch {
 	arches := make([]scmp.Arch, 0, len(o.Syscalls))
@@ -159,8 +177,11 @@ func DecodeObservation(data []byte) (*Observation, error) {
 	}
 	for arch, m := range o.Syscalls {
 		for name := range m {
-			if _, known := scmp.Number(arch, name); !known && !isDecimal(name) {
+			if _, known := scmp.Number(arch, SyscallOf(name)); !known && !isDecimal(name) {
 				return nil, fmt.Errorf("observation: %q is neither a %s syscall nor a syscall number", name, arch)
+			}
+			if key, err := CanonicalKey(arch, name); err != nil || key != name {
+				return nil, fmt.Errorf("observation: %q: not an argument class as sysgate writes it (%v)", name, err)
 			}
 		}
 	}

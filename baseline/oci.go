@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/sysgate/sysgate/internal/scmp"
@@ -27,8 +28,9 @@ type OCISyscallRule struct {
 	Args     []OCIArg `json:"args,omitempty"`
 }
 
-// OCIArg is LinuxSeccompArg; sysgate baselines have no argument rules, so
-// export never fills it. It is here so decoding tests check the full shape.
+// OCIArg is LinuxSeccompArg. An argument class exports as masked
+// comparisons: Op SCMP_CMP_MASKED_EQ, Value the mask, ValueTwo the value
+// (runc passes them to libseccomp in that order).
 type OCIArg struct {
 	Index    uint   `json:"index"`
 	Value    uint64 `json:"value"`
@@ -95,6 +97,10 @@ func BuildOCI(p *Profile, opts OCIOptions) (*OCIProfile, error) {
 		return nil, fmt.Errorf("export oci: unknown default action %s", opts.Default)
 	}
 	names := map[string]bool{}
+	// classed: a class's rules, by the JSON of its comparisons, with the
+	// syscalls they allow; the spec has no per-arch rules, so a class
+	// listed on several arches exports once.
+	classed := map[string]*OCISyscallRule{}
 	for _, arch := range arches {
 		name, ok := ociArch[arch]
 		if !ok {
@@ -102,7 +108,26 @@ func BuildOCI(p *Profile, opts OCIOptions) (*OCIProfile, error) {
 		}
 		prof.Architectures = append(prof.Architectures, name)
 		for _, e := range p.Entries(arch) {
-			names[e.Name] = true
+			sys, class := SplitKey(e.Name)
+			if class == "" || p.Allows(arch, sys) {
+				names[sys] = true
+				continue
+			}
+			for _, alt := range classMatch(arch, e.Name) {
+				args := make([]OCIArg, 0, len(alt))
+				for _, c := range alt {
+					args = append(args, OCIArg{Index: c.Arg, Value: c.Mask, ValueTwo: c.Value, Op: "SCMP_CMP_MASKED_EQ"})
+				}
+				key, _ := json.Marshal(args)
+				r := classed[string(key)]
+				if r == nil {
+					r = &OCISyscallRule{Action: "SCMP_ACT_ALLOW", Args: args}
+					classed[string(key)] = r
+				}
+				if !slices.Contains(r.Names, sys) {
+					r.Names = append(r.Names, sys)
+				}
+			}
 		}
 	}
 	sort.Strings(prof.Architectures)
@@ -112,5 +137,25 @@ func BuildOCI(p *Profile, opts OCIOptions) (*OCIProfile, error) {
 	}
 	sort.Strings(rule.Names)
 	prof.Syscalls = []OCISyscallRule{rule}
+	var rest []OCISyscallRule
+	for _, r := range classed {
+		var kept []string
+		for _, n := range r.Names {
+			if !names[n] { // an argument-blind entry on another arch allows it all
+				kept = append(kept, n)
+			}
+		}
+		if len(kept) > 0 {
+			sort.Strings(kept)
+			r.Names = kept
+			rest = append(rest, *r)
+		}
+	}
+	sort.Slice(rest, func(i, j int) bool {
+		a, _ := json.Marshal(rest[i])
+		b, _ := json.Marshal(rest[j])
+		return string(a) < string(b)
+	})
+	prof.Syscalls = append(prof.Syscalls, rest...)
 	return prof, nil
 }

@@ -387,6 +387,10 @@ func (p *parser) sections(val *yaml.Node, where string) []Section {
 				p.add(item, KindDuplicate, "%s listed twice for %s (first on line %d)", e.Name, name, first)
 				continue
 			}
+			if other, line, clash := blindClash(names, e.Name); clash {
+				p.add(item, KindDuplicate, "%s and %s on line %d: the argument-blind entry already allows every class; keep one", e.Name, other, line)
+				continue
+			}
 			names[e.Name] = e.Line
 			sec.Entries = append(sec.Entries, e)
 		}
@@ -418,11 +422,21 @@ func (p *parser) entry(item *yaml.Node, arch scmp.Arch) (DocEntry, bool) {
 		p.add(item, KindSchema, "write one syscall per line: \"- name\" or \"- name: reason\"")
 		return e, false
 	}
-	name, ok := p.scalar(nameNode, "syscall name")
+	written, ok := p.scalar(nameNode, "syscall name")
 	if !ok {
 		return e, false
 	}
-	e.Name = name
+	key, err := CanonicalKey(arch, written)
+	if err != nil {
+		if _, known := scmp.Number(arch, SyscallOf(written)); known || !strings.Contains(written, "(") {
+			p.add(nameNode, KindClass, "%v", err)
+			return e, false
+		}
+	}
+	if err == nil {
+		e.Name = key
+	}
+	name := SyscallOf(written)
 	if _, known := scmp.Number(arch, name); !known {
 		msg := fmt.Sprintf("unknown syscall %q on %s", name, arch)
 		if hint := suggest(arch, name); hint != "" {
@@ -434,16 +448,20 @@ func (p *parser) entry(item *yaml.Node, arch scmp.Arch) (DocEntry, bool) {
 		p.add(nameNode, KindSyscall, "%s", msg)
 		return e, false
 	}
+	if e.Name == name && HasClasses(arch, name) && !p.inUnmonitored {
+		p.warn(nameNode, KindArgBlind, "%s is argument-blind: it allows any %s; name the classes the agent uses, e.g. %s (`sysgate record` learns them)",
+			name, ClassWhat(arch, name), classExample(arch, name))
+	}
 	if c, ok := ChannelOf(name); ok && !c.Listener && !p.inUnmonitored {
 		p.warn(nameNode, KindChannel, "%s is refused (%s) in every run: %s cannot be seen by the filter; "+
 			"to let it through, move it to the unmonitored section with a reason", name, unixErrnoName(c.Errno), c.Unseen)
 	}
-	if r := Risk(name); r.Risky() {
+	if r := RiskLabel(e.Name); r != "" {
 		switch {
 		case e.Reason == "":
-			p.add(nameNode, KindRisk, "%s is risky (%s): %s; give a reason, as \"- %s: why the agent needs it\"", name, r, RiskReason(name), name)
+			p.add(nameNode, KindRisk, "%s is risky (%s): %s; give a reason, as \"- %s: why the agent needs it\"", e.Name, r, RiskReason(e.Name), e.Name)
 		case strings.HasPrefix(e.Reason, "unreviewed"):
-			p.warn(nameNode, KindUnreviewed, "%s is risky (%s) and its reason is still the record-mode placeholder: review it", name, r)
+			p.warn(nameNode, KindUnreviewed, "%s is risky (%s) and its reason is still the record-mode placeholder: review it", e.Name, r)
 		}
 	}
 	return e, true
@@ -586,4 +604,33 @@ func unixErrnoName(e unix.Errno) string {
 		return name
 	}
 	return e.Error()
+}
+
+// classExample is a class of name to show in messages.
+func classExample(arch scmp.Arch, name string) string {
+	if s := splitFor(arch, name); s != nil && len(s.known) > 0 {
+		for _, k := range []string{"AF_UNIX", "read", "none", "W^X", "PR_SET_NAME", "TCGETS", "PER_LINUX", "PTRACE_TRACEME"} {
+			if c, err := s.canonical(k); err == nil {
+				return ClassKey(name, c)
+			}
+		}
+		return ClassKey(name, s.known[0])
+	}
+	return name
+}
+
+// blindClash finds an entry of names that key's syscall overlaps: the
+// argument-blind entry when key is a class, any class when key is blind.
+func blindClash(names map[string]int, key string) (string, int, bool) {
+	name, class := SplitKey(key)
+	if class != "" {
+		line, ok := names[name]
+		return name, line, ok
+	}
+	for other, line := range names {
+		if o, c := SplitKey(other); c != "" && o == name {
+			return other, line, true
+		}
+	}
+	return "", 0, false
 }

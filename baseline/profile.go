@@ -142,13 +142,41 @@ func (p *Profile) Allows(arch scmp.Arch, name string) bool {
 	return ok
 }
 
-// Lookup returns the entry allowing name on arch.
-func (p *Profile) Lookup(arch scmp.Arch, name string) (Entry, bool) {
+// Lookup returns the entry allowing key on arch: the key itself
+// ("socket(AF_UNIX)", "read"), or for a class, its syscall's
+// argument-blind entry ("socket" allows every class of socket).
+func (p *Profile) Lookup(arch scmp.Arch, key string) (Entry, bool) {
 	if p == nil {
 		return Entry{}, false
 	}
-	e, ok := p.entries[arch][name]
-	return e, ok
+	if e, ok := p.entries[arch][key]; ok {
+		return e, true
+	}
+	if name, class := SplitKey(key); class != "" {
+		e, ok := p.entries[arch][name]
+		return e, ok
+	}
+	return Entry{}, false
+}
+
+// Classes returns the keys of name's classes the profile allows on arch,
+// sorted ("socket(AF_INET)", "socket(AF_UNIX)"), or just name when an
+// argument-blind entry allows it.
+func (p *Profile) Classes(arch scmp.Arch, name string) []string {
+	if p == nil {
+		return nil
+	}
+	if _, ok := p.entries[arch][name]; ok {
+		return []string{name}
+	}
+	var out []string
+	for key := range p.entries[arch] {
+		if n, class := SplitKey(key); class != "" && n == name {
+			out = append(out, key)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // Entries returns the allowed entries of arch, sorted by name.

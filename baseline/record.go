@@ -128,8 +128,11 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 			if provided(arch, name) {
 				continue
 			}
-			if _, named := scmp.Number(arch, name); !named {
-				res.Skipped = append(res.Skipped, Finding{Arch: arch, Syscall: name, Count: o.Count(arch, name), Risk: Risk(name)})
+			if n, class := SplitKey(name); class != "" && o.Count(arch, n) > 0 {
+				continue // the argument-blind entry written for n covers it
+			}
+			if _, named := scmp.Number(arch, SyscallOf(name)); !named {
+				res.Skipped = append(res.Skipped, Finding{Arch: arch, Syscall: name, Count: o.Count(arch, name), Risk: Risk(name), Level: RiskLevelOf(name)})
 				continue
 			}
 			e := DocEntry{Name: name}
@@ -138,8 +141,12 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 			} else {
 				if Risk(name).Risky() {
 					e.Reason = UnreviewedReason
+				} else if blind, ok := old.entry(arch, SyscallOf(name)); ok && blind.Reason != "" {
+					// A blind entry's reason carries over to the classes
+					// that replace it.
+					e.Reason = blind.Reason
 				}
-				res.Added = append(res.Added, Finding{Arch: arch, Syscall: name, Count: o.Count(arch, name), Risk: Risk(name), File: path})
+				res.Added = append(res.Added, Finding{Arch: arch, Syscall: name, Count: o.Count(arch, name), Risk: Risk(name), Level: RiskLevelOf(name), File: path})
 			}
 			sec := sectionFor(&doc.Syscalls, arch, true)
 			sec.Entries = append(sec.Entries, e)
@@ -155,7 +162,7 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 					s := sectionFor(&doc.Syscalls, sec.Arch, true)
 					s.Entries = append(s.Entries, e)
 				default: // now in a base or a group, or stale
-					res.Removed = append(res.Removed, Finding{Arch: sec.Arch, Syscall: e.Name, Risk: Risk(e.Name), File: path, Line: e.Line})
+					res.Removed = append(res.Removed, Finding{Arch: sec.Arch, Syscall: e.Name, Risk: Risk(e.Name), Level: RiskLevelOf(e.Name), File: path, Line: e.Line})
 				}
 			}
 		}
@@ -184,7 +191,7 @@ func dropProvided(groups []Group, base *Profile, path string, res *RecordResult)
 			var entries []DocEntry
 			for _, e := range sec.Entries {
 				if base.Allows(sec.Arch, e.Name) {
-					res.Removed = append(res.Removed, Finding{Arch: sec.Arch, Syscall: e.Name, Risk: Risk(e.Name), File: path, Line: e.Line})
+					res.Removed = append(res.Removed, Finding{Arch: sec.Arch, Syscall: e.Name, Risk: Risk(e.Name), Level: RiskLevelOf(e.Name), File: path, Line: e.Line})
 					continue
 				}
 				entries = append(entries, e)
@@ -255,9 +262,12 @@ func loadBases(read func(string) ([]byte, error), path string, refs []Ref) (*Pro
 	return p, nil
 }
 
-func (s *Section) has(name string) bool {
+// has reports whether the section allows key: the key itself, or its
+// syscall's argument-blind entry.
+func (s *Section) has(key string) bool {
+	name := SyscallOf(key)
 	for _, e := range s.Entries {
-		if e.Name == name {
+		if e.Name == key || e.Name == name {
 			return true
 		}
 	}

@@ -17,7 +17,7 @@ func TestWriteRecordedLeavesOutBasesAndValidates(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	o := obs("a", 2, map[scmp.Arch]map[string]uint64{scmp.X86_64: {"read": 9, "close": 1, "write": 2, "mount": 1, "1000": 1, "openat": 3}})
+	o := obs("a", 2, map[scmp.Arch]map[string]uint64{scmp.X86_64: {"read": 9, "close": 1, "write": 2, "mount": 1, "1000": 1, "openat(read)": 3}})
 	// Extends are named as on a command line (here absolute); the file
 	// records them relative to itself.
 	res, err := WriteRecorded(path, o, RecordOptions{Extends: []string{filepath.Join(dir, "runtimes", "base.yaml")}})
@@ -34,13 +34,13 @@ extends:
 syscalls:
   x86_64:
     - mount: "unreviewed: seen in record mode"
-    - openat
+    - openat(read)
     - write
 `
 	if string(data) != want {
 		t.Fatalf("recorded file:\n%s", data)
 	}
-	if len(res.Added) != 3 || res.Added[1].Syscall != "openat" || res.Added[1].Line != 10 {
+	if len(res.Added) != 3 || res.Added[1].Syscall != "openat(read)" || res.Added[1].Line != 10 {
 		t.Errorf("added: %+v", res.Added)
 	}
 	if len(res.Skipped) != 1 || res.Skipped[0].Syscall != "1000" {
@@ -70,7 +70,7 @@ syscalls:
 		if name == "1000" {
 			continue // unnamed: never in a baseline, stays a violation
 		}
-		if got := runFilter(t, f, scmp.X86_64, number(t, scmp.X86_64, name)); got != retAllow {
+		if got := runFilterArgs(t, f, scmp.X86_64, number(t, scmp.X86_64, SyscallOf(name)), [6]uint64{}); got != retAllow {
 			t.Errorf("recorded %s -> %#x in check mode, want ALLOW", name, got)
 		}
 	}

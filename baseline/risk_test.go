@@ -25,7 +25,9 @@ func TestRiskTableHasAReasonForEveryEntry(t *testing.T) {
 		}
 	}
 	for _, c := range Channels {
-		if !Risk(c.Syscall).Risky() {
+		// openat2 is refused because the filter cannot class it, not
+		// for a risk of its own (its unmonitored entry needs a reason).
+		if c.Syscall != "openat2" && !Risk(c.Syscall).Risky() {
 			t.Errorf("channel %s is not risky", c.Syscall)
 		}
 	}

@@ -40,7 +40,14 @@ type Channel struct {
 //     the kernel run every filter again after the tracer. The run filter's
 //     own listener already makes the kernel refuse a second one (EBUSY);
 //     this rule does not depend on it, and it shows the attempt.
+//   - clone3 and openat2: their flags sit in a struct behind a pointer,
+//     which the filter cannot read, so no argument class can tell a thread
+//     from a new user namespace, or a read from a create. ENOSYS, as
+//     Docker's default profile does for clone3: libc then falls back to
+//     clone and openat, whose flags are registers the classes read.
 var Channels = []Channel{
+	{Syscall: "clone3", Errno: unix.ENOSYS, Unseen: "the namespaces and flags of clone3's struct clone_args"},
+	{Syscall: "openat2", Errno: unix.ENOSYS, Unseen: "the access and create flags of openat2's struct open_how"},
 	{Syscall: "io_uring_setup", Errno: unix.ENOSYS, Unseen: "operations submitted through an io_uring"},
 	{Syscall: "io_uring_enter", Errno: unix.ENOSYS, Unseen: "operations submitted through an io_uring"},
 	{Syscall: "io_uring_register", Errno: unix.ENOSYS, Unseen: "operations submitted through an io_uring"},

@@ -72,6 +72,21 @@ type collector struct {
 	// refusalOf): such events go to refused, not into the observation.
 	refusal func(*record.SeccompEvent) bool
 	refused *baseline.Observation
+	seen    map[ProcessSource]bool
+}
+
+// ProcessSource is a process and one of the two ways its calls arrive:
+// logged (the audit stream) or notified (the run's listener). Each keeps
+// its order, but not across the two; a process's first call is first
+// within its source.
+type ProcessSource struct {
+	PID      int
+	Notified bool
+}
+
+// Notified reports whether ev came from the run's listener.
+func Notified(ev *record.SeccompEvent) bool {
+	return ev.Code&unix.SECCOMP_RET_ACTION_FULL == unix.SECCOMP_RET_USER_NOTIF
 }
 
 // launcherExe is the executable the agent's first process runs until its
@@ -82,8 +97,9 @@ var launcherExe = sync.OnceValue(func() string {
 	return exe
 })
 
-// AgentStart reports whether ev, its process's first logged call when
-// firstOfProcess, is the execve that starts the agent: the launcher loads
+// AgentStart reports whether ev, its process's first call from its
+// source (ProcessSource) when firstOfProcess, is the execve that starts
+// the agent: the launcher loads
 // the filter as its last step before it, so the call is logged in
 // sysgate's image and names sysgate's executable.
 func AgentStart(ev *record.SeccompEvent, firstOfProcess bool) bool {
@@ -95,6 +111,7 @@ func newCollector(agent string, progress func(*record.SeccompEvent)) *collector 
 		obs:      baseline.NewObservation(agent),
 		first:    map[syscallKey]*firstCall{},
 		procs:    map[int]*Process{},
+		seen:     map[ProcessSource]bool{},
 		progress: progress,
 		refused:  baseline.NewObservation(agent),
 	}
@@ -127,7 +144,7 @@ func (c *collector) refusedFindings() []baseline.Finding {
 	out := []baseline.Finding{}
 	for _, arch := range c.refused.Arches() {
 		for _, name := range c.refused.Names(arch) {
-			out = append(out, baseline.Finding{Arch: arch, Syscall: name, Count: c.refused.Count(arch, name), Risk: baseline.Risk(name)})
+			out = append(out, baseline.Finding{Arch: arch, Syscall: name, Count: c.refused.Count(arch, name), Risk: baseline.Risk(name), Level: baseline.RiskLevelOf(name)})
 		}
 	}
 	return out
@@ -137,13 +154,20 @@ func (c *collector) add(ev *record.SeccompEvent) {
 	c.mu.Lock()
 	c.events++
 	p := c.procs[ev.PID]
-	first := p == nil
-	if first {
+	if p == nil {
 		p = &Process{PID: ev.PID}
 		c.procs[ev.PID] = p
 	}
-	// The exe changes on execve; keep the latest, which names the program.
-	p.Exe, p.Comm = ev.Exe, ev.Comm
+	source := ProcessSource{ev.PID, Notified(ev)}
+	first := !c.seen[source]
+	c.seen[source] = true
+	// The exe changes on execve; keep the latest, which names the
+	// program (the launcher's image only until another is known: the
+	// audit record of the agent's start may arrive after the listener's
+	// first call of the agent).
+	if ev.Exe != launcherExe() || p.Exe == "" {
+		p.Exe, p.Comm = ev.Exe, ev.Comm
+	}
 	p.Events++
 	if !ev.Arch.Valid() {
 		c.unknownABI++
@@ -209,7 +233,7 @@ func attribute(news []baseline.Finding, first map[syscallKey]*firstCall) Violati
 		}
 		v := Violation{
 			Arch: f.Arch, Syscall: f.Syscall, Number: call.number, Count: f.Count,
-			Risk: baseline.Risk(f.Syscall), PID: call.pid, Exe: call.exe, Comm: call.comm, AgentStart: call.start,
+			Risk: baseline.Risk(f.Syscall), Level: baseline.RiskLevelOf(f.Syscall), PID: call.pid, Exe: call.exe, Comm: call.comm, AgentStart: call.start,
 			File: f.File, Line: f.Line,
 		}
 		if len(call.also) > 0 {

@@ -28,8 +28,10 @@ type notifier struct {
 	profile *baseline.Profile
 	mode    baseline.Mode
 	kill    bool // enforce with ActionKill
-	fd      int  // the listener, for NOTIF_ID_VALID
-	ses     uint32
+	// argBlind: argument classes are off; calls are named by syscall.
+	argBlind bool
+	fd       int // the listener, for NOTIF_ID_VALID
+	ses      uint32
 	// cache holds callers' identities by thread id in record mode, where
 	// every call comes here: a thread's entry goes at its execve and
 	// exit. Check and enforce, which see few calls, read each afresh.
@@ -41,14 +43,20 @@ type notifier struct {
 	killErr error
 }
 
-func newNotifier(events *collector, p *baseline.Profile, mode baseline.Mode, action baseline.Action, ses uint32) *notifier {
+// newNotifier serves the run's listener. Under the notify backend
+// (everything) it sees every call outside the profile; under audit only
+// the calls of classed syscalls outside it (all of them, in record mode),
+// while the audit stream has the rest.
+func newNotifier(events *collector, p *baseline.Profile, mode baseline.Mode, action baseline.Action, ses uint32, everything bool) *notifier {
 	n := &notifier{events: events, profile: p, mode: mode, kill: mode == baseline.ModeEnforce && action == baseline.ActionKill, ses: ses}
 	if mode == baseline.ModeRecord {
 		n.cache = map[uint32]kernel.TaskIdent{}
 	}
-	// Only the listener's channel refusals carry an ERRNO code.
-	events.refusal = func(ev *record.SeccompEvent) bool {
-		return ev.Code&unix.SECCOMP_RET_ACTION_FULL == unix.SECCOMP_RET_ERRNO
+	if everything {
+		// Only the listener's channel refusals carry an ERRNO code.
+		events.refusal = func(ev *record.SeccompEvent) bool {
+			return ev.Code&unix.SECCOMP_RET_ACTION_FULL == unix.SECCOMP_RET_ERRNO
+		}
 	}
 	return n
 }
@@ -56,14 +64,19 @@ func newNotifier(events *collector, p *baseline.Profile, mode baseline.Mode, act
 // decide runs on the listener's goroutine, one call at a time.
 func (n *notifier) decide(notif *kernel.SeccompNotif) listener.Answer {
 	arch, nr, ok := scmp.FromAudit(notif.Data.Arch, int(notif.Data.Nr))
-	name := strconv.Itoa(nr)
+	name, key := strconv.Itoa(nr), ""
 	if ok {
 		name = scmp.NameOrNumber(arch, nr)
+		// The class of the call, from its registers: "socket(AF_INET)".
+		key = name
+		if !n.argBlind {
+			key = baseline.Classify(arch, name, notif.Data.Args)
+		}
 	} else {
-		arch = 0
+		arch, key = 0, name
 	}
 	ev := &record.SeccompEvent{
-		Time: time.Now(), Ses: n.ses, Arch: arch, AuditArch: notif.Data.Arch, Number: nr, Name: name,
+		Time: time.Now(), Ses: n.ses, Arch: arch, AuditArch: notif.Data.Arch, Number: nr, Name: key,
 		IP: notif.Data.InstructionPointer, Code: unix.SECCOMP_RET_USER_NOTIF,
 	}
 	id, named := n.ident(notif)

@@ -59,7 +59,8 @@ type runConfig struct {
 	tty               bool
 	noPidns           bool
 	backend           Backend
-	notify            bool     // resolved from backend by Run
+	notify            bool // resolved from backend by Run
+	argBlind          bool
 	readOnly          []string // more files the agent's mount namespace binds read-only
 	filterEnv         bool
 	passEnv           []string
@@ -142,6 +143,13 @@ func WithoutPIDNamespace() Option { return func(c *runConfig) { c.noPidns = true
 // raw mode for the run, and its window size is copied. Stderr is unused:
 // a terminal has one output.
 func WithTTY() Option { return func(c *runConfig) { c.tty = true } }
+
+// WithoutArgClasses switches argument classes off: a baseline's class
+// entries ("socket(AF_UNIX)") allow their syscall with any arguments, and
+// record learns syscall names only. For measuring what learning the
+// classes costs, and for showing what they catch; every report of such a
+// run lists it under WEAKENED GATE.
+func WithoutArgClasses() Option { return func(c *runConfig) { c.argBlind = true } }
 
 // WithEnvFilter drops DroppedEnv from the agent's environment, an explicit
 // Agent.Env too, except the variables whose names match one of pass

@@ -134,11 +134,16 @@ type Violation struct {
 	Number  int                `json:"number"`
 	Count   uint64             `json:"count"`
 	Risk    baseline.RiskClass `json:"risk"`
-	PID     int                `json:"pid"`
-	Exe     string             `json:"exe"`
-	Comm    string             `json:"comm"`
-	File    string             `json:"file"` // the baseline file to add it to, "" without one
-	Line    int                `json:"line"`
+	Level   baseline.RiskLevel `json:"level,omitempty"`
+	// Allowed: for an argument class ("socket(AF_INET)"), the classes of
+	// its syscall the baseline allows ("socket(AF_UNIX)"), none when it
+	// allows no call of it.
+	Allowed []string `json:"allowed,omitempty"`
+	PID     int      `json:"pid"`
+	Exe     string   `json:"exe"`
+	Comm    string   `json:"comm"`
+	File    string   `json:"file"` // the baseline file to add it to, "" without one
+	Line    int      `json:"line"`
 	// Also lists the other programs (by executable, in the order first
 	// seen) that made the syscall in this run; More counts those past the
 	// list's bound. PID/Exe/Comm above made it first.
@@ -198,7 +203,10 @@ func (v Violation) String() string {
 		b.WriteString(" (unknown to libseccomp)")
 	}
 	if v.Risk.Risky() {
-		fmt.Fprintf(&b, " [risky: %s]", v.Risk)
+		fmt.Fprintf(&b, " [risky: %s]", v.RiskLabel())
+	}
+	if note := v.ClassNote(); note != "" {
+		b.WriteString(": " + note + ";")
 	}
 	if v.AgentStart {
 		fmt.Fprintf(&b, " x%d by the agent's start (its execve, pid %d)", v.Count, v.PID)
@@ -219,6 +227,28 @@ func (v Violation) String() string {
 		fmt.Fprintf(&b, " -> %s:%d", v.File, v.Line)
 	}
 	return b.String()
+}
+
+// RiskLabel is "namespace", or "namespace, high" for a high risk.
+func (v Violation) RiskLabel() string {
+	if v.Level == baseline.LevelHigh {
+		return string(v.Risk) + ", high"
+	}
+	return string(v.Risk)
+}
+
+// ClassNote says, for an argument class, what the baseline allows of its
+// syscall: "the baseline allows socket(AF_UNIX)", "the baseline allows no
+// socket"; "" for a syscall without classes.
+func (v Violation) ClassNote() string {
+	name, class := baseline.SplitKey(v.Syscall)
+	if class == "" {
+		return ""
+	}
+	if len(v.Allowed) == 0 {
+		return "the baseline allows no " + name
+	}
+	return "the baseline allows " + strings.Join(v.Allowed, ", ")
 }
 
 // ArchHint explains a MissingArch run, or is "".
@@ -276,7 +306,7 @@ func (r *Result) Saw(name string) bool {
 		return false
 	}
 	for _, arch := range r.Observed.Arches() {
-		if r.Observed.Count(arch, name) > 0 {
+		if r.Observed.Uses(arch, name) {
 			return true
 		}
 	}

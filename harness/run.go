@@ -15,6 +15,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/auditlog/auditctl"
+	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/listener"
@@ -82,11 +83,18 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	}
 	agent.Env = env
 	setup := cfg.agentSetup(agent, filter)
-	setup.Notify, setup.NoAuditSession, setup.Subreaper = notify, !audited, !audited
-	if notify {
+	// A filter that notifies (the notify backend, or audit with argument
+	// classes) is loaded with the run's listener, which then also tells
+	// when the run is over: no run filter of its own.
+	listened := filter.Notifies
+	setup.Notify, setup.NoAuditSession, setup.Subreaper = listened, !audited, !audited
+	if listened {
 		setup.Listener = nil
 	}
 	var weakened []string
+	if cfg.argBlind {
+		weakened = append(weakened, "argument classes off (--no-arg-classes): a class entry such as socket(AF_UNIX) allows its syscall with any arguments")
+	}
 	if hasCap(capSetpcap) {
 		if setup.DropCaps, err = fencedMask(keep); err != nil {
 			return nil, err
@@ -132,8 +140,9 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	events.refusal = refusalOf(profile, mode, cfg.action)
 	var run *runListener
 	var notes *notifier
-	if notify {
-		notes = newNotifier(events, profile, mode, cfg.action, child.ses)
+	if listened {
+		notes = newNotifier(events, profile, mode, cfg.action, child.ses, notify)
+		notes.argBlind = cfg.argBlind
 	} else {
 		if run, err = serveListener(child.listener, nil); err != nil {
 			child.abort()
@@ -162,7 +171,19 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	}()
 	var sub *auditlog.Subscription
 	if stream != nil {
-		sub = stream.Subscribe(child.ses, events.add)
+		add := events.add
+		if listened {
+			// Under SECCOMP_FILTER_FLAG_LOG the kernel logs the calls it
+			// hands the listener too: the listener reports them, with
+			// their class. (The agent cannot have a listener of its own:
+			// the run's makes the kernel refuse a second one.)
+			add = func(ev *record.SeccompEvent) {
+				if ev.Code&unix.SECCOMP_RET_ACTION_FULL != unix.SECCOMP_RET_USER_NOTIF {
+					events.add(ev)
+				}
+			}
+		}
+		sub = stream.Subscribe(child.ses, add)
 	}
 	closeSub := func(ctx context.Context) (auditlog.Loss, error) {
 		if sub == nil {
@@ -196,9 +217,9 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), barrierTimeout)
 	defer cancel()
 	loss, closeErr := closeSub(closeCtx)
-	if notify {
-		// The notify backend's barrier: the listener's goroutine, which
-		// fed the collector, has stopped once Close returns.
+	if listened {
+		// The listener's barrier: its goroutine, which fed the
+		// collector, has stopped once Close returns.
 		_ = run.Close()
 	}
 
@@ -233,6 +254,11 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if profile != nil {
 		diff := baseline.Diff(profile, r.Observed)
 		r.Violations = events.violations(diff.New)
+		for i, v := range r.Violations {
+			if name, class := baseline.SplitKey(v.Syscall); class != "" {
+				r.Violations[i].Allowed = profile.Classes(v.Arch, name)
+			}
+		}
 		if mode == baseline.ModeRecord {
 			// Only a record run sees allowed syscalls, so only it can
 			// tell which entries went unused.
@@ -329,7 +355,7 @@ func (r *Result) setExit(ws syscall.WaitStatus, waitErr error) {
 // loadCompiled loads the baselines (or takes the given profile), picks the
 // mode and compiles the filter; files are cached (see profileCache).
 func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *baseline.Filter, error) {
-	opts := baseline.CompileOptions{Action: c.action, Notify: c.notify}
+	opts := baseline.CompileOptions{Action: c.action, Notify: c.notify, ArgBlind: c.argBlind}
 	if len(c.baselines) > 0 {
 		return loadCompiled(c.baselines, c.resolveMode, opts)
 	}

@@ -137,3 +137,15 @@ func abs(x int) int {
 	}
 	return x
 }
+
+// ClosestOf returns the candidate nearest to name by edit distance, for
+// "did you mean" hints outside the syscall table; "" when nothing is close.
+func ClosestOf(name string, candidates []string) string {
+	best, bestDist := "", len(name)/2+2
+	for _, candidate := range candidates {
+		if d := editDistance(name, candidate, bestDist); d < bestDist {
+			best, bestDist = candidate, d
+		}
+	}
+	return best
+}

@@ -19,7 +19,7 @@ type progress struct {
 	w     io.Writer
 	mu    sync.Mutex
 	seen  map[string]bool
-	procs map[int]bool // processes seen, to tell the agent's start
+	procs map[harness.ProcessSource]bool // processes seen per source, to tell the agent's start
 }
 
 func newProgress(w io.Writer) *progress {
@@ -30,15 +30,16 @@ func newProgress(w io.Writer) *progress {
 	if _, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS); err != nil {
 		return nil
 	}
-	return &progress{w: w, seen: map[string]bool{}, procs: map[int]bool{}}
+	return &progress{w: w, seen: map[string]bool{}, procs: map[harness.ProcessSource]bool{}}
 }
 
 func (p *progress) event(ev *record.SeccompEvent) {
 	key := fmt.Sprintf("%s %s", archName(ev.Arch), ev.Name)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	first := !p.procs[ev.PID]
-	p.procs[ev.PID] = true
+	source := harness.ProcessSource{PID: ev.PID, Notified: harness.Notified(ev)}
+	first := !p.procs[source]
+	p.procs[source] = true
 	if p.seen[key] {
 		return
 	}

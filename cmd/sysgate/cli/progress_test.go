@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/auditlog/record"
+	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
 func TestProgressPrintsEachSyscallOnce(t *testing.T) {
 	var b bytes.Buffer
-	p := &progress{w: &b, seen: map[string]bool{}, procs: map[int]bool{}}
+	p := &progress{w: &b, seen: map[string]bool{}, procs: map[harness.ProcessSource]bool{}}
 	ev := &record.SeccompEvent{Arch: scmp.X86_64, Name: "socket", PID: 7, Exe: "/usr/bin/python3"}
 	p.event(ev)
 	p.event(ev)
@@ -32,7 +33,7 @@ func TestProgressNamesTheAgentStart(t *testing.T) {
 		t.Skip(err)
 	}
 	var b bytes.Buffer
-	p := &progress{w: &b, seen: map[string]bool{}, procs: map[int]bool{}}
+	p := &progress{w: &b, seen: map[string]bool{}, procs: map[harness.ProcessSource]bool{}}
 	p.event(&record.SeccompEvent{Arch: scmp.X86_64, Name: "execve", PID: 7, Exe: self})
 	if want := "sysgate: + x86_64 execve                the agent's start (pid 7)\n"; b.String() != want {
 		t.Errorf("got %q\nwant %q", b.String(), want)

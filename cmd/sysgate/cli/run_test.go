@@ -72,7 +72,7 @@ func TestCheckReportsOrphanSocket(t *testing.T) {
 		for _, c := range v.Also {
 			byPython = byPython || strings.Contains(c.Exe, "python")
 		}
-		found = found || (v.Syscall == "socket" && byPython && v.File == path)
+		found = found || (v.Syscall == "socket(AF_INET)" && byPython && v.File == path)
 	}
 	if !found {
 		t.Errorf("json result lacks the socket violation: %+v", r.Violations)
