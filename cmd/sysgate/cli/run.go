@@ -41,6 +41,7 @@ type runFlags struct {
 	agentUser         *agentIdentity // set by runOptions when the agent runs as a given user
 	color             string         // --color: auto, always or never
 	backend           string         // --backend: auto, audit or notify
+	noArgClasses      bool           // --no-arg-classes
 }
 
 // register adds the shared flags; agentDefault says where the agent's
@@ -55,6 +56,7 @@ func (f *runFlags) register(fs *flag.FlagSet, agentDefault string) {
 	fs.BoolVar(&f.allowAgentFailure, "allow-agent-failure", false, "a clean run passes even if the agent exits non-zero or dies of a signal (default: exit 4)")
 	f.inherit.register(fs)
 	fs.StringVar(&f.backend, "backend", "auto", "how the run sees syscalls: `BACKEND` audit (root: the kernel's audit records), notify (no root needed: a seccomp listener) or auto (audit where it can, else notify); default $SYSGATE_BACKEND, else auto")
+	fs.BoolVar(&f.noArgClasses, "no-arg-classes", false, "switch argument classes off: a baseline entry such as socket(AF_UNIX) allows its syscall with any arguments, and record learns names only (for measuring; every report lists it as a weakening)")
 	fs.StringVar(&f.color, "color", "auto", "colour the text result: auto (on a terminal, unless NO_COLOR is set), always or never")
 	fs.BoolVar(&f.force, "force", false, "write outputs into a directory the agent's user can write (refused by default when the agent runs as another user)")
 }
@@ -83,6 +85,9 @@ func (c *Command) runOptions(f *runFlags) ([]harness.Option, error) {
 	opts := []harness.Option{harness.WithTimeout(f.timeout), harness.WithGrace(f.grace), harness.WithBackend(backend)}
 	if f.allowAgentFailure {
 		opts = append(opts, harness.WithAllowAgentFailure())
+	}
+	if f.noArgClasses {
+		opts = append(opts, harness.WithoutArgClasses())
 	}
 	if len(f.keepCaps) > 0 {
 		opts = append(opts, harness.WithKeepCapabilities(f.keepCaps...))
