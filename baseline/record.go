@@ -156,6 +156,8 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 		for _, sec := range old.Syscalls {
 			for _, e := range sec.Entries {
 				switch {
+				case o.replacesEntry(sec.Arch, e.Name):
+					res.Removed = append(res.Removed, Finding{Arch: sec.Arch, Syscall: e.Name, Risk: Risk(e.Name), Level: RiskLevelOf(e.Name), File: path, Line: e.Line})
 				case !provided(sec.Arch, e.Name) && o.Count(sec.Arch, e.Name) > 0:
 					// carried over above, with its reason
 				case !provided(sec.Arch, e.Name) && opts.Merge:
@@ -295,4 +297,20 @@ func Save(path string, d *Document) error {
 		return fmt.Errorf("save baseline: %w", err)
 	}
 	return nil
+}
+
+// replacesEntry reports whether what o saw of key's syscall supersedes an
+// old entry for key even when merging: classes observed replace an
+// argument-blind entry (the file moves to classes), and an
+// argument-blind observation (classes off) replaces class entries, which
+// it covers.
+func (o *Observation) replacesEntry(arch scmp.Arch, key string) bool {
+	name, class := SplitKey(key)
+	if class != "" {
+		return o.Count(arch, name) > 0
+	}
+	if !HasClasses(arch, name) || o.Count(arch, name) > 0 {
+		return false
+	}
+	return o.Uses(arch, name)
 }

@@ -54,7 +54,7 @@ var _ = Describe("The Go agent", labels.RequiresAudit, labels.Agent("goagent"), 
 		spec.Agent, spec.Baseline = "goagent-bite-unshare", "goagent/files"
 		result := gate.Run(ctx, spec)
 		Expect(result).NotTo(gatetest.StayWithinBaseline())
-		Expect(gate.ViolationNames(result)).To(ContainElement("unshare"))
-		Expect(result.Violations).To(ContainElement(And(HaveField("Syscall", "unshare"), HaveField("Risk", Not(BeEmpty())))))
+		Expect(gate.ViolationNames(result)).To(ContainElement("unshare(CLONE_NEWUTS)"))
+		Expect(result.Violations).To(ContainElement(And(HaveField("Syscall", "unshare(CLONE_NEWUTS)"), HaveField("Risk", Not(BeEmpty())))))
 	})
 })

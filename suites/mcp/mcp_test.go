@@ -35,6 +35,15 @@ func toolNames(ctx context.Context, c *mcp.Client) []string {
 	return names
 }
 
+// readOnlySession reads, lists and searches the workspace through the
+// filesystem server.
+func readOnlySession(ctx context.Context, c *mcp.Client, workspace string) {
+	GinkgoHelper()
+	Expect(call(ctx, c, "read_text_file", map[string]any{"path": filepath.Join(workspace, "README.md")})).To(HavePrefix("# demo"))
+	Expect(call(ctx, c, "list_directory", map[string]any{"path": workspace})).To(ContainSubstring("[DIR] src"))
+	Expect(call(ctx, c, "search_files", map[string]any{"path": workspace, "pattern": "**/*.py"})).To(ContainSubstring("app.py"))
+}
+
 var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 	var workspace string
 
@@ -73,6 +82,31 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 			})
 			Expect(result).To(gatetest.StayWithinBaseline())
 			Expect(os.ReadFile(filepath.Join(workspace, "summary.md"))).To(BeEquivalentTo("# Summary\n"))
+		})
+
+		It("stays within its read-only baseline reading, listing and searching", func(ctx SpecContext) {
+			spec.Agent, spec.Baseline = "mcp-filesystem-read", "mcp/filesystem-read"
+			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcp.Client) {
+				readOnlySession(ctx, c, workspace)
+			})
+			Expect(result).To(gatetest.StayWithinBaseline())
+		})
+
+		// Argument classes: a write is an openat with O_CREAT, which the
+		// read-only baseline has only with O_RDONLY. Without the classes
+		// the run would pass: openat is in the baseline.
+		It("fails the gate when a read-only session writes a file", labels.Bite, func(ctx SpecContext) {
+			gate.SkipWhenRecording()
+			spec.Agent, spec.Baseline = "mcp-filesystem-bite-write", "mcp/filesystem-read"
+			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcp.Client) {
+				readOnlySession(ctx, c, workspace)
+				call(ctx, c, "write_file", map[string]any{"path": filepath.Join(workspace, "exfil.md"), "content": "# taken\n"})
+			})
+			Expect(result.Violations).To(ContainElement(And(
+				HaveField("Syscall", "openat(create)"),
+				HaveField("Allowed", ContainElement("openat(read)")),
+			)))
+			Expect(filepath.Join(workspace, "exfil.md")).To(BeARegularFile())
 		})
 
 		It("fails the gate when asked to move a file", labels.Bite, func(ctx SpecContext) {
@@ -134,8 +168,9 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 				Expect(call(ctx, c, "read_graph", nil)).To(ContainSubstring("entities"))
 			})
 			Expect(result).NotTo(gatetest.StayWithinBaseline())
-			// node forks, the shell waits for id
-			Expect(gate.ViolationNames(result)).To(ContainElements("clone", "wait4"))
+			// node links the child's stdio through socket pairs (its fork
+			// is a clone(none), as its threads are), the shell waits for id
+			Expect(gate.ViolationNames(result)).To(ContainElements("socketpair(AF_UNIX)", "wait4"))
 			Expect(result.Processes).To(ContainElement(HaveField("Exe", HaveSuffix("/id"))))
 		})
 	})

@@ -8,6 +8,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/suites/internal/gate"
 	"github.com/sysgate/sysgate/suites/internal/labels"
@@ -54,6 +56,16 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 		Expect(os.ReadFile(filepath.Join(workspace, "fetched.txt"))).To(BeEquivalentTo(page))
 	})
 
+	It("stays within its baseline asking a local service over a Unix socket", func(ctx SpecContext) {
+		result := gate.Run(ctx, scenario(workspace, "ipc", "--connect", gate.UnixLoopback(page)))
+		Expect(result).To(gatetest.StayWithinBaseline())
+	})
+
+	It("stays within its baseline unsharing a subprocess's file table", func(ctx SpecContext) {
+		result := gate.Run(ctx, scenario(workspace, "isolate"))
+		Expect(result).To(gatetest.StayWithinBaseline())
+	})
+
 	Describe("the gate bites", labels.Bite, func() {
 		BeforeEach(gate.SkipWhenRecording)
 
@@ -64,7 +76,7 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 			spec.Agent, spec.Baseline = "python-bite-connect", "python/read-only"
 			result := gate.Run(ctx, spec)
 			Expect(result).NotTo(gatetest.StayWithinBaseline())
-			Expect(gate.ViolationNames(result)).To(ContainElements("socket", "connect"))
+			Expect(gate.ViolationNames(result)).To(ContainElements("socket(AF_INET)", "connect"))
 		})
 
 		It("fails a read-only agent whose subprocess calls unshare", func(ctx SpecContext) {
@@ -72,9 +84,37 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 			spec.Agent, spec.Baseline = "python-bite-unshare", "python/read-only"
 			result := gate.Run(ctx, spec)
 			Expect(result).NotTo(gatetest.StayWithinBaseline())
-			Expect(gate.ViolationNames(result)).To(ContainElement("unshare"))
+			Expect(gate.ViolationNames(result)).To(ContainElement("unshare(CLONE_NEWUTS)"))
 			// and flags it as risky (a namespace change)
-			Expect(result.Violations).To(ContainElement(And(HaveField("Syscall", "unshare"), HaveField("Risk", Not(BeEmpty())))))
+			Expect(result.Violations).To(ContainElement(And(HaveField("Syscall", "unshare(CLONE_NEWUTS)"), HaveField("Risk", Not(BeEmpty())))))
+		})
+
+		// Argument classes: the same syscalls as the well-behaved run,
+		// with other arguments. Without the classes these runs are clean,
+		// and each spec fails on its first expectation.
+		It("fails an agent that talks TCP where its baseline has only Unix sockets", labels.Network, func(ctx SpecContext) {
+			spec := scenario(workspace, "ipc", "--connect", gate.Loopback(page))
+			spec.Agent, spec.Baseline = "python-bite-inet", "python/ipc"
+			result := gate.Run(ctx, spec)
+			Expect(result.Violations).To(ContainElement(And(
+				HaveField("Syscall", "socket(AF_INET)"),
+				HaveField("Allowed", ConsistOf("socket(AF_UNIX)")),
+				WithTransform(func(v harness.Violation) string { return v.String() }, ContainSubstring("socket(AF_INET) (41): the baseline allows socket(AF_UNIX)")),
+			)))
+			Expect(gate.ViolationNames(result)).To(ConsistOf("socket(AF_INET)"))
+		})
+
+		It("fails an agent whose subprocess makes a user namespace where the baseline unshares only its file table", func(ctx SpecContext) {
+			spec := scenario(workspace, "isolate+userns")
+			spec.Agent, spec.Baseline = "python-bite-userns", "python/isolate"
+			result := gate.Run(ctx, spec)
+			Expect(result.Violations).To(ContainElement(And(
+				HaveField("Syscall", "unshare(CLONE_NEWUSER)"),
+				HaveField("Allowed", ConsistOf("unshare(none)")),
+				HaveField("Risk", baseline.RiskNamespace),
+				HaveField("Level", baseline.LevelHigh),
+			)))
+			Expect(gate.ViolationNames(result)).To(ConsistOf("unshare(CLONE_NEWUSER)"))
 		})
 	})
 })

@@ -14,9 +14,14 @@ Scenarios (each has its own committed baseline):
     read-only     list and read the workspace, run `git status` and `sh -c`
     write         read-only, then write a report and a directory of results
     network       fetch --url from a loopback HTTP server, save the body
+    ipc           list the workspace, ask a local service at --connect
+                  (a Unix socket path; HOST:PORT makes it TCP, the bite)
+    isolate       read-only, then a subprocess that unshares its file table
+                  (unshare(CLONE_FILES), as sandbox helpers do)
 Bite scenarios (the same work plus one new capability; the gate must fail):
     read-only+connect   read-only, then open a TCP connection to --connect HOST:PORT
     read-only+unshare   read-only, then a subprocess that calls unshare(2)
+    isolate+userns      isolate, but the subprocess makes a user namespace
 
 The transcript (one JSON object per tool call) goes to stdout; the exit
 status is 0 only if every step did what the plan expected.
@@ -78,14 +83,37 @@ def tool_connect(ws, address):
     return {"connected": address, "first_bytes": len(first)}
 
 
-# unshare(CLONE_NEWUTS) in a child interpreter, through ctypes: Python 3.11
-# has no os.unshare. The child only changes its own namespaces.
-UNSHARE_CHILD = (
-    "import ctypes, os, sys\n"
-    "libc = ctypes.CDLL(None, use_errno=True)\n"
-    "rc = libc.unshare(0x04000000)\n"
-    "print('unshare', rc, os.strerror(ctypes.get_errno()) if rc else 'ok')\n"
-)
+def tool_ask(ws, address):
+    """Send one request to a local service and read the first bytes back:
+    over a Unix socket for a path, over TCP for HOST:PORT. The two differ
+    only in the socket's address family."""
+    if address.startswith("/"):
+        family, target = socket.AF_UNIX, address
+    else:
+        host, port = address.rsplit(":", 1)
+        family, target = socket.AF_INET, (host, int(port))
+    s = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        s.connect(target)
+        s.sendall(b"HEAD / HTTP/1.0\r\n\r\n")
+        first = s.recv(64)
+    finally:
+        s.close()
+    return {"asked": address, "first_bytes": len(first)}
+
+
+# unshare(flags) in a child interpreter, through ctypes: Python 3.11 has no
+# os.unshare. The child only changes its own namespaces.
+def unshare_child(flags):
+    return (
+        "import ctypes, os, sys\n"
+        "libc = ctypes.CDLL(None, use_errno=True)\n"
+        f"rc = libc.unshare({flags:#x})\n"
+        "print('unshare', rc, os.strerror(ctypes.get_errno()) if rc else 'ok')\n"
+    )
+
+
+UNSHARE_CHILD = unshare_child(0x04000000)  # CLONE_NEWUTS
 
 TOOLS = {
     "list_dir": tool_list_dir,
@@ -94,6 +122,7 @@ TOOLS = {
     "run": tool_run,
     "fetch": tool_fetch,
     "connect": tool_connect,
+    "ask": tool_ask,
 }
 
 
@@ -129,6 +158,15 @@ def plan_for(args):
     if s == "read-only+connect":
         need(args.connect, "--connect")
         return read_only_plan() + [{"tool": "connect", "args": {"address": args.connect}}]
+    if s == "ipc":
+        need(args.connect, "--connect")
+        return [
+            {"tool": "list_dir", "args": {}},
+            {"tool": "ask", "args": {"address": args.connect}},
+        ]
+    if s in ("isolate", "isolate+userns"):
+        flags = 0x400 if s == "isolate" else 0x10000000  # CLONE_FILES, CLONE_NEWUSER
+        return read_only_plan() + [{"tool": "run", "args": {"argv": [sys.executable, "-I", "-B", "-c", unshare_child(flags)]}}]
     if s == "read-only+unshare":
         return read_only_plan() + [{"tool": "run", "args": {"argv": [sys.executable, "-I", "-B", "-c", UNSHARE_CHILD]}}]
     sys.exit(f"agent: unknown scenario {s!r}")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -27,6 +28,24 @@ func Loopback(body string) string {
 	}))
 	DeferCleanup(srv.Close)
 	return srv.Listener.Addr().String()
+}
+
+// UnixLoopback serves body over HTTP on a Unix socket in the spec's
+// temporary directory and returns the socket's path.
+func UnixLoopback(body string) string {
+	GinkgoHelper()
+	path := filepath.Join(AgentTempDir(), "service.sock")
+	l, err := net.Listen("unix", path)
+	Expect(err).NotTo(HaveOccurred())
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, body)
+	}))
+	srv.Listener = l
+	srv.Start()
+	DeferCleanup(srv.Close)
+	// The agent may run as another user.
+	Expect(os.Chmod(path, 0o777)).To(Succeed())
+	return path
 }
 
 // workspaceRoot holds every workspace of this test process, so that
