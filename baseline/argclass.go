@@ -44,6 +44,13 @@ type argSplit struct {
 	match func(class string) [][]argCmp
 	// known lists class names for messages.
 	known []string
+	// common is the class nearly every call of the syscall has (a fork
+	// is clone(none), a library load mmap(W^X)), or "". Under the audit
+	// backend the filter logs it instead of sending it to the listener,
+	// and the log then names it: a held call returns EINTR when a signal
+	// arrives first, which a native fork never does, and notifying every
+	// mmap would cost far more than logging it.
+	common string
 }
 
 // the masks of 32-bit arguments (int, unsigned int): the upper half of the
@@ -139,6 +146,15 @@ func classMatch(arch scmp.Arch, key string) [][]argCmp {
 		return s.match(class)
 	}
 	return nil
+}
+
+// commonClass is the class of name on arch that an audit run logs rather
+// than notifies (see argSplit.common), "" for none.
+func commonClass(arch scmp.Arch, name string) string {
+	if s := splitFor(arch, name); s != nil {
+		return s.common
+	}
+	return ""
 }
 
 // ClassWhat names what a classed syscall's classes are about ("address
@@ -309,7 +325,8 @@ func openSplit(arg uint) *argSplit {
 			}
 			return [][]argCmp{{{arg, oCreat, oCreat}}, {{arg, oTrunc, oTrunc}}, {{arg, oTmpfile, oTmpfile}}}
 		},
-		known: openClasses,
+		known:  openClasses,
+		common: "read",
 	}
 }
 
@@ -384,7 +401,8 @@ func namespaceSplit(arg uint, mask uint64, zero, what string) *argSplit {
 			v, _ := parse(class)
 			return [][]argCmp{{{arg, mask, v}}}
 		},
-		known: append([]string{zero}, known...),
+		known:  append([]string{zero}, known...),
+		common: zero,
 	}
 }
 
@@ -555,7 +573,8 @@ var protSplit = &argSplit{
 		}
 		return [][]argCmp{{{2, protWX, 0}}, {{2, protWX, protWrite}}, {{2, protWX, protExec}}}
 	},
-	known: protClasses,
+	known:  protClasses,
+	common: "W^X",
 }
 
 // mmapSplit: i386's and s390x's mmap take a pointer to their arguments

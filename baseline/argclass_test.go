@@ -90,14 +90,53 @@ func TestClassifyAgreesWithTheFilter(t *testing.T) {
 					key := Classify(arch, name, a)
 					got := runFilterArgs(t, f, arch, nr, a)
 					want := uint32(retNotify)
-					if allowed[key] {
+					switch {
+					case allowed[key]:
 						want = retAllow
+					case key == f.LoggedKey(arch, name) && key != name:
+						// The common class: logged, and the log names it.
+						want = retLog
 					}
 					if got != want {
 						t.Fatalf("%s %s args %#x: class %s, filter %#x, want %#x (allowed %v)", arch, name, a, key, got, want, allowed)
 					}
 				}
 			}
+		}
+	}
+}
+
+// In record mode every call of a classed syscall goes to the listener but
+// those of its common class, which are logged and named by the filter's
+// Implied map: a fork is never held (a held call can return EINTR).
+func TestRecordLogsTheCommonClass(t *testing.T) {
+	native := scmp.Native()
+	f, err := Compile(nil, ModeRecord, CompileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args [6]uint64
+		want uint32
+	}{
+		{"clone", [6]uint64{0x3d0f00}, retLog},           // a thread
+		{"clone", [6]uint64{0x01200011}, retLog},         // fork()
+		{"clone", [6]uint64{0x10000000 | 17}, retNotify}, // CLONE_NEWUSER
+		{"openat", [6]uint64{0, 0, 0x80000}, retLog},     // O_RDONLY|O_CLOEXEC
+		{"openat", [6]uint64{0, 0, 0x241}, retNotify},    // O_WRONLY|O_CREAT|O_TRUNC
+		{"mmap", [6]uint64{0, 4096, 3}, retLog},          // PROT_READ|PROT_WRITE
+		{"mmap", [6]uint64{0, 4096, 7}, retNotify},       // W+X
+		{"socket", [6]uint64{1, 1}, retNotify},           // no common class
+		{"read", [6]uint64{0, 0, 1}, retLog},
+	} {
+		if got := runFilterArgs(t, f, native, number(t, native, c.name), c.args); got != c.want {
+			t.Errorf("record %s %#x -> %#x, want %#x", c.name, c.args, got, c.want)
+		}
+	}
+	for name, want := range map[string]string{"clone": "clone(none)", "openat": "openat(read)", "mmap": "mmap(W^X)", "socket": "socket", "read": "read"} {
+		if got := f.LoggedKey(native, name); got != want {
+			t.Errorf("LoggedKey(%s) = %s, want %s", name, got, want)
 		}
 	}
 }

@@ -57,6 +57,23 @@ type Filter struct {
 	// that the profile does not allow (all of them, in record mode) go to
 	// the listener, which reads the class from their registers.
 	Notifies bool
+	// Implied maps, per arch, a classed syscall to the class its logged
+	// calls have: where the filter sends a syscall's other calls to the
+	// listener, it logs its common class (argSplit.common), and an audit
+	// record of it names that class.
+	Implied map[scmp.Arch]map[string]string
+}
+
+// LoggedKey is the key of a logged call of name on arch under this filter:
+// name's implied class, or name itself.
+func (f *Filter) LoggedKey(arch scmp.Arch, name string) string {
+	if f == nil {
+		return name
+	}
+	if class, ok := f.Implied[arch][name]; ok {
+		return ClassKey(name, class)
+	}
+	return name
 }
 
 // SockFprog returns the program in the form seccomp(2) takes. The Filter
@@ -118,8 +135,10 @@ func Compile(p *Profile, mode Mode, opts CompileOptions) (*Filter, error) {
 			}
 		}
 	}
+	implied := map[scmp.Arch]map[string]string{}
 	prog, err := exportMerged(mode.String(), arches, func(arch scmp.Arch) (*seccomp.ScmpFilter, error) {
-		return archFilter(p, mode, arch, native, l, badArch, opts)
+		implied[arch] = map[string]string{}
+		return archFilter(p, mode, arch, native, l, badArch, opts, implied[arch])
 	})
 	if err != nil {
 		return nil, err
@@ -129,7 +148,7 @@ func Compile(p *Profile, mode Mode, opts CompileOptions) (*Filter, error) {
 		return nil, err
 	}
 	return &Filter{Mode: mode, Tree: !opts.Linear, Arches: arches, Program: prog, Listener: listener,
-		Notifies: l.def == seccomp.ActNotify}, nil
+		Notifies: l.def == seccomp.ActNotify, Implied: implied}, nil
 }
 
 // layout says which action a filter takes where.
@@ -249,7 +268,7 @@ func setArch(f *seccomp.ScmpFilter, arch, native scmp.Arch, badArch seccomp.Scmp
 // archFilter builds a one-arch filter; Compile merges them, because a rule
 // added to a multi-arch libseccomp filter applies to every arch, while a
 // baseline's sections differ per arch.
-func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, l layout, badArch seccomp.ScmpAction, opts CompileOptions) (*seccomp.ScmpFilter, error) {
+func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, l layout, badArch seccomp.ScmpAction, opts CompileOptions, implied map[string]string) (*seccomp.ScmpFilter, error) {
 	f, err := newArchFilter(arch, native, l.def, badArch)
 	if err != nil {
 		return nil, err
@@ -299,6 +318,22 @@ func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, l layout, badArch
 		}
 	}
 	if l.listed() {
+		// A classed syscall's common class is logged, not notified,
+		// unless it is allowed.
+		for _, name := range ClassedSyscalls(arch) {
+			common := commonClass(arch, name)
+			if blind[name] || common == "" {
+				continue
+			}
+			key := ClassKey(name, common)
+			if mode != ModeRecord && p.Allows(arch, key) {
+				continue
+			}
+			if err := addClass(f, arch, key, l.other); err != nil {
+				return nil, fmt.Errorf("syscall %q: %w", key, err)
+			}
+			implied[name] = common
+		}
 		// Every syscall that is neither allowed, classed nor a channel
 		// gets the mode's action; the default sends the classed ones
 		// (and numbers libseccomp cannot name) to the listener.
@@ -327,11 +362,19 @@ func allowEntry(f *seccomp.ScmpFilter, arch scmp.Arch, e Entry) error {
 	if err != nil {
 		return err
 	}
-	alternatives := classMatch(arch, e.Name)
-	if alternatives == nil {
+	if classMatch(arch, e.Name) == nil {
 		return f.AddRule(call, seccomp.ActAllow)
 	}
-	for _, cmps := range alternatives {
+	return addClass(f, arch, e.Name, seccomp.ActAllow)
+}
+
+// addClass gives the calls of a class key action.
+func addClass(f *seccomp.ScmpFilter, arch scmp.Arch, key string, action seccomp.ScmpAction) error {
+	call, err := seccomp.GetSyscallFromName(SyscallOf(key))
+	if err != nil {
+		return err
+	}
+	for _, cmps := range classMatch(arch, key) {
 		conds := make([]seccomp.ScmpCondition, 0, len(cmps))
 		for _, c := range cmps {
 			cond, err := seccomp.MakeCondition(c.Arg, seccomp.CompareMaskedEqual, c.Mask, c.Value)
@@ -340,7 +383,7 @@ func allowEntry(f *seccomp.ScmpFilter, arch scmp.Arch, e Entry) error {
 			}
 			conds = append(conds, cond)
 		}
-		if err := f.AddRuleConditional(call, seccomp.ActAllow, conds); err != nil {
+		if err := f.AddRuleConditional(call, action, conds); err != nil {
 			return err
 		}
 	}

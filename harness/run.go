@@ -177,10 +177,18 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 			// hands the listener too: the listener reports them, with
 			// their class. (The agent cannot have a listener of its own:
 			// the run's makes the kernel refuse a second one.)
+			// A logged call of a classed syscall has the class the filter
+			// logs (Filter.Implied).
 			add = func(ev *record.SeccompEvent) {
-				if ev.Code&unix.SECCOMP_RET_ACTION_FULL != unix.SECCOMP_RET_USER_NOTIF {
-					events.add(ev)
+				if ev.Code&unix.SECCOMP_RET_ACTION_FULL == unix.SECCOMP_RET_USER_NOTIF {
+					return
 				}
+				if key := filter.LoggedKey(ev.Arch, ev.Name); key != ev.Name {
+					named := *ev
+					named.Name = key
+					ev = &named
+				}
+				events.add(ev)
 			}
 		}
 		sub = stream.Subscribe(child.ses, add)

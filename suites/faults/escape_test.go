@@ -65,7 +65,7 @@ var _ = Describe("an agent escaping the gate", RequiresAudit, Escape, func() {
 	It("reports a socket opened by a fork-hopping chain long after its first process exited", func(ctx SpecContext) {
 		// Each generation forks its successor and exits, for a second:
 		// the tree is never empty, but a walk of /proc can find it so.
-		r := expectCaught(ctx, "hop", nil, native+" socket")
+		r := expectCaught(ctx, "hop", nil, native+" socket(AF_INET)")
 		Expect(kernel.SessionMembers(r.Session)).To(BeEmpty(), "sysgate returned while the chain was alive")
 	})
 

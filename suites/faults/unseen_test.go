@@ -55,7 +55,7 @@ var _ = Describe("an agent acting where the filter cannot see", RequiresAudit, E
 		o := sysgate(ctx, checkArgs(base, "uring", nil)...)
 		Expect(o.Code).To(Equal(cli.ExitViolation), "an io_uring socket op passed the gate: %s", o)
 		r := o.Result()
-		Expect(violationsOf(r)).To(ConsistOf(native+" socket"), "%s", o)
+		Expect(violationsOf(r)).To(ConsistOf(native+" socket(AF_INET)"), "%s", o)
 		Expect(r.ExitStatus).To(Equal(0), "the agent did not fall back from ENOSYS: %s", o)
 		Expect(refusedOf(r)).To(ContainElement(native+" io_uring_setup"), "%s", o)
 	})
@@ -68,7 +68,7 @@ var _ = Describe("an agent acting where the filter cannot see", RequiresAudit, E
 		data, err := os.ReadFile(base)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(string(data)).NotTo(ContainSubstring("io_uring"))
-		Expect(string(data)).To(ContainSubstring("- socket"), "the fallback is what the agent does")
+		Expect(string(data)).To(ContainSubstring("- socket(AF_INET)"), "the fallback is what the agent does")
 	})
 
 	It("refuses the agent's own seccomp listener, so a CONTINUE-answered socket cannot run unlogged", func(ctx SpecContext) {
@@ -79,7 +79,7 @@ var _ = Describe("an agent acting where the filter cannot see", RequiresAudit, E
 		o := sysgate(ctx, checkArgs(base, "notifier", nil)...)
 		Expect(o.Code).To(Equal(cli.ExitViolation), "a notifier's hidden socket passed the gate: %s", o)
 		r := o.Result()
-		Expect(violationsOf(r)).To(ConsistOf(native+" socket"), "%s", o)
+		Expect(violationsOf(r)).To(ConsistOf(native+" socket(AF_INET)"), "%s", o)
 		Expect(r.ExitStatus).To(Equal(0), "the listener was not refused with the gate's EPERM: %s", o)
 		Expect(refusedOf(r)).To(ConsistOf(native+" seccomp"), "%s", o)
 	})
