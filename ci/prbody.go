@@ -47,7 +47,7 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 		fmt.Fprintf(&b, "Each was written with the placeholder reason `%s`. Replace it with why the agent needs the syscall, or fix the agent and drop the line; `sysgate baseline validate` warns until then.\n\n", baseline.UnreviewedReason)
 		b.WriteString("| Agent | Arch | Syscall | Risk | Why it is risky | Line |\n|---|---|---|---|---|---|\n")
 		for _, r := range risky {
-			fmt.Fprintf(&b, "| %s | %s | `%s` | **%s** | %s | %s |\n", cell(r.agent), r.Arch, cell(r.Syscall), cell(string(r.Risk)),
+			fmt.Fprintf(&b, "| %s | %s | `%s` | **%s** | %s | %s |\n", cell(r.agent), r.Arch, cell(r.Syscall), cell(r.RiskLabel()),
 				cell(baseline.RiskReason(r.Syscall)), cell(location(r.File, r.Line)))
 		}
 		b.WriteString("\n")
@@ -163,7 +163,7 @@ func names(list []baseline.Finding, arch string) string {
 		}
 		s := "`" + cell(f.Syscall) + "`"
 		if f.Risk.Risky() {
-			s += " **(" + cell(string(f.Risk)) + ")**"
+			s += " **(" + cell(f.RiskLabel()) + ")**"
 		}
 		out = append(out, s)
 	}

@@ -87,7 +87,7 @@ func writeViolationTable(b *strings.Builder, vs harness.Violations, command []st
 		}
 		first := asStarted(v, command)
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s (%s, pid %d)%s\t%s\n",
-			v.Arch, v.Syscall, v.Number, v.Count, p.risk(orDash(string(v.Risk)), v.Risk.Risky()), first.Exe, first.Comm, v.PID, others, position(v.File, v.Line))
+			v.Arch, v.Syscall, v.Number, v.Count, p.risk(orDash(v.RiskLabel()), v.Risk.Risky()), first.Exe, first.Comm, v.PID, others, position(v.File, v.Line))
 	}
 	tw.Flush()
 	header := false
@@ -127,7 +127,7 @@ func WriteRecorded(w io.Writer, path string, res *baseline.RecordResult, p Palet
 	for _, f := range res.Added {
 		risk := ""
 		if f.Risk.Risky() {
-			risk = "  " + p.risk(fmt.Sprintf("[risky: %s: %s; give it a real reason]", f.Risk, baseline.RiskReason(f.Syscall)), true)
+			risk = "  " + p.risk(fmt.Sprintf("[risky: %s: %s; give it a real reason]", f.RiskLabel(), baseline.RiskReason(f.Syscall)), true)
 		}
 		fmt.Fprintf(&b, "  + %s %s%s\n", f.Arch, f.Syscall, risk)
 	}
