@@ -84,13 +84,17 @@ func sarifRuleProperties(v harness.Violation) sarif.Properties {
 	return props
 }
 
-// sarifMessage is the result's text: who made the call, how often, and
-// where the baseline would list it.
+// sarifMessage is the result's text: who made the call, how often, what
+// the baseline allows of an argument class's syscall, and where the
+// baseline would list it.
 func sarifMessage(n newRow) string {
 	msg := fmt.Sprintf("%s made %s (%s) outside its baseline: %s by %s", n.Agent, n.Syscall, n.Arch,
 		Count(n.Count, "call", "calls"), n.Exe)
 	if n.Risk.Risky() {
 		msg += fmt.Sprintf(" [%s]", n.RiskLabel())
+	}
+	if note := n.ClassNote(); note != "" {
+		msg += "; " + note
 	}
 	if n.File != "" {
 		msg += fmt.Sprintf(". Review it, then add it at %s:%d", n.File, n.Line)

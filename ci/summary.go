@@ -202,7 +202,11 @@ func (r *Report) WriteSummary(w io.Writer) error {
 			if n.Risk.Risky() {
 				risk = "**" + cell(n.RiskLabel()) + "**"
 			}
-			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %d | %s | %s |\n", cell(n.Agent), cell(n.Arch.String()), cell(n.Syscall), risk, n.Count,
+			syscall := "`" + cell(n.Syscall) + "`"
+			if note := n.ClassNote(); note != "" {
+				syscall += ": " + cell(note)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s |\n", cell(n.Agent), cell(n.Arch.String()), syscall, risk, n.Count,
 				cell(process(n.PID, n.Exe, n.Comm)+othersNote(n.Violation)), cell(location(n.File, n.Line)))
 		}
 		b.WriteString("\n")

@@ -71,7 +71,8 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	return err
 }
 
-// writeViolationTable is the table of new syscalls, then the other
+// writeViolationTable is the table of new syscalls, then what the
+// baseline allows of each new argument class's syscall, then the other
 // programs that made each one.
 func writeViolationTable(b *strings.Builder, vs harness.Violations, command []string, p Palette) {
 	fmt.Fprintf(b, "\nOutside the baseline:\n")
@@ -90,6 +91,7 @@ func writeViolationTable(b *strings.Builder, vs harness.Violations, command []st
 			v.Arch, v.Syscall, v.Number, v.Count, p.risk(orDash(v.RiskLabel()), v.Risk.Risky()), first.Exe, first.Comm, v.PID, others, position(v.File, v.Line))
 	}
 	tw.Flush()
+	writeClassNotes(b, vs)
 	header := false
 	for _, v := range vs {
 		if len(v.Also) == 0 {
@@ -108,6 +110,23 @@ func writeViolationTable(b *strings.Builder, vs harness.Violations, command []st
 			more = fmt.Sprintf(" and %d more", v.More)
 		}
 		fmt.Fprintf(b, "  %s %s: %s%s\n", v.Arch, v.Syscall, strings.Join(progs, ", "), more)
+	}
+}
+
+// writeClassNotes says, for each new argument class, what the baseline
+// allows of its syscall: the table has no room for it.
+func writeClassNotes(b *strings.Builder, vs harness.Violations) {
+	header := false
+	for _, v := range vs {
+		note := v.ClassNote()
+		if note == "" {
+			continue
+		}
+		if !header {
+			fmt.Fprintf(b, "\nArgument classes:\n")
+			header = true
+		}
+		fmt.Fprintf(b, "  %s %s: %s\n", v.Arch, v.Syscall, note)
 	}
 }
 
