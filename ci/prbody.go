@@ -80,6 +80,7 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 				fmt.Fprintf(&b, "| %s | %s | %s |\n", arch, names(f.Added, arch), names(f.Removed, arch))
 			}
 			b.WriteString("\n")
+			writeNewClasses(&b, f)
 		}
 	}
 	var skipped []string
@@ -152,6 +153,28 @@ func findingArches(lists ...[]baseline.Finding) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// writeNewClasses lists a file's added argument classes of syscalls it
+// allowed other classes of: a reviewer weighs "openat may now create
+// files" apart from a syscall the agent never made.
+func writeNewClasses(b *strings.Builder, f FileUpdate) {
+	listed := false
+	for _, a := range f.Added {
+		if had := f.HadClasses[a.Arch][a.Syscall]; len(had) > 0 {
+			fmt.Fprintf(b, "- %s `%s`: %s\n", a.Arch, cell(a.Syscall), cell(NewClassNote(a.Syscall, had)))
+			listed = true
+		}
+	}
+	if listed {
+		b.WriteString("\n")
+	}
+}
+
+// NewClassNote says that key is a new argument class of a syscall that
+// had other classes: "new class of openat; the baseline had openat(read)".
+func NewClassNote(key string, had []string) string {
+	return fmt.Sprintf("new class of %s; the baseline had %s", baseline.SyscallOf(key), strings.Join(had, ", "))
 }
 
 // names renders one arch's syscalls of a list, risky ones tagged.
