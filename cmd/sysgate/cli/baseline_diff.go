@@ -224,6 +224,8 @@ func writeDiffMarkdown(w io.Writer, oldName, newName string, changes []setChange
 		if note := ch.classNote(); note != "" {
 			syscall += ": " + note
 		}
+		// A class may join flags with "|", which would end the cell.
+		syscall = strings.ReplaceAll(syscall, "|", `\|`)
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", ch.arch, change, syscall, calls, risk)
 	}
 	var risky []string
