@@ -20,6 +20,10 @@ type Finding struct {
 	Line int    `json:"line,omitempty"`
 }
 
+// RiskLabel is the finding's risk as reports print it: "namespace", or
+// "namespace, high" for a high one; "" when not risky.
+func (f Finding) RiskLabel() string { return f.Risk.Label(f.Level) }
+
 // DiffResult is what an observation did outside and inside a profile.
 type DiffResult struct {
 	New    []Finding `json:"new"`    // observed, not allowed: violations

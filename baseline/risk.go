@@ -222,6 +222,12 @@ func RiskReason(key string) string {
 // for a high one; "" when not risky.
 func RiskLabel(key string) string {
 	r, l := riskOf(key)
+	return r.Label(l)
+}
+
+// Label is how reports print risk r at level l (see RiskLabel): a finding
+// or violation read back from a report keeps the level it was graded at.
+func (r RiskClass) Label(l RiskLevel) string {
 	switch {
 	case r == RiskNone:
 		return ""

@@ -170,9 +170,12 @@ func newSyscallAnnotation(g []newRow) Annotation {
 			b.WriteString("\n")
 		}
 		fmt.Fprintf(&b, "%s made %s on %s %s, first by %s%s.", m.Agent, m.Syscall, m.Arch, times(m.Count), process(m.PID, m.Exe, m.Comm), alsoBy(m.Also, m.More))
+		if note := m.ClassNote(); note != "" {
+			fmt.Fprintf(&b, "\n%s: %s.", m.Syscall, note)
+		}
 	}
 	if n.Risk.Risky() {
-		fmt.Fprintf(&b, "\nRisk: %s (%s). A baseline entry for it needs a reason a reviewer accepts.", n.Risk, baseline.RiskReason(n.Syscall))
+		fmt.Fprintf(&b, "\nRisk: %s (%s). A baseline entry for it needs a reason a reviewer accepts.", n.RiskLabel(), baseline.RiskReason(n.Syscall))
 	}
 	if n.File != "" {
 		list := "`" + strings.Join(names, "`, `") + "`"

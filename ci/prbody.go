@@ -47,7 +47,7 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 		fmt.Fprintf(&b, "Each was written with the placeholder reason `%s`. Replace it with why the agent needs the syscall, or fix the agent and drop the line; `sysgate baseline validate` warns until then.\n\n", baseline.UnreviewedReason)
 		b.WriteString("| Agent | Arch | Syscall | Risk | Why it is risky | Line |\n|---|---|---|---|---|---|\n")
 		for _, r := range risky {
-			fmt.Fprintf(&b, "| %s | %s | `%s` | **%s** | %s | %s |\n", cell(r.agent), r.Arch, cell(r.Syscall), cell(string(r.Risk)),
+			fmt.Fprintf(&b, "| %s | %s | `%s` | **%s** | %s | %s |\n", cell(r.agent), r.Arch, cell(r.Syscall), cell(r.RiskLabel()),
 				cell(baseline.RiskReason(r.Syscall)), cell(location(r.File, r.Line)))
 		}
 		b.WriteString("\n")
@@ -80,6 +80,7 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 				fmt.Fprintf(&b, "| %s | %s | %s |\n", arch, names(f.Added, arch), names(f.Removed, arch))
 			}
 			b.WriteString("\n")
+			writeNewClasses(&b, f)
 		}
 	}
 	var skipped []string
@@ -154,6 +155,28 @@ func findingArches(lists ...[]baseline.Finding) []string {
 	return out
 }
 
+// writeNewClasses lists a file's added argument classes of syscalls it
+// allowed other classes of: a reviewer weighs "openat may now create
+// files" apart from a syscall the agent never made.
+func writeNewClasses(b *strings.Builder, f FileUpdate) {
+	listed := false
+	for _, a := range f.Added {
+		if had := f.HadClasses[a.Arch][a.Syscall]; len(had) > 0 {
+			fmt.Fprintf(b, "- %s `%s`: %s\n", a.Arch, cell(a.Syscall), cell(NewClassNote(a.Syscall, had)))
+			listed = true
+		}
+	}
+	if listed {
+		b.WriteString("\n")
+	}
+}
+
+// NewClassNote says that key is a new argument class of a syscall that
+// had other classes: "new class of openat; the baseline had openat(read)".
+func NewClassNote(key string, had []string) string {
+	return fmt.Sprintf("new class of %s; the baseline had %s", baseline.SyscallOf(key), strings.Join(had, ", "))
+}
+
 // names renders one arch's syscalls of a list, risky ones tagged.
 func names(list []baseline.Finding, arch string) string {
 	var out []string
@@ -163,7 +186,7 @@ func names(list []baseline.Finding, arch string) string {
 		}
 		s := "`" + cell(f.Syscall) + "`"
 		if f.Risk.Risky() {
-			s += " **(" + cell(string(f.Risk)) + ")**"
+			s += " **(" + cell(f.RiskLabel()) + ")**"
 		}
 		out = append(out, s)
 	}

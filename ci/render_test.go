@@ -143,6 +143,29 @@ func TestRenderViolations(t *testing.T) {
 	}
 }
 
+// TestRenderClasses: new argument classes with their risk level and what
+// the baseline allows of their syscall.
+func TestRenderClasses(t *testing.T) {
+	render(t, "classes",
+		spec{text: "fetch server fetches a page", failed: "mcp-fetch made 4 syscalls outside its baseline", result: &harness.Result{
+			Agent: "mcp-fetch", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
+			Violations: harness.Violations{
+				{Arch: scmp.X86_64, Syscall: "socket(AF_PACKET)", Count: 2, Risk: baseline.RiskRawNetwork, Level: baseline.LevelHigh,
+					Allowed: []string{"socket(AF_INET)", "socket(AF_UNIX)"}, PID: 5100, Exe: "/usr/bin/node", Comm: "node",
+					File: "../baselines/mcp-fetch.yaml", Line: 20},
+				{Arch: scmp.X86_64, Syscall: "prctl(PR_SET_DUMPABLE)", Count: 1, Risk: baseline.RiskProcessAccess, Level: baseline.LevelMedium,
+					PID: 5100, Exe: "/usr/bin/node", Comm: "node", File: "../baselines/mcp-fetch.yaml", Line: 14},
+				{Arch: scmp.X86_64, Syscall: "openat(create)", Count: 3, Allowed: []string{"openat(read)"}, PID: 5101, Exe: "/usr/bin/node", Comm: "node",
+					File: "../baselines/mcp-fetch.yaml", Line: 12},
+				{Arch: scmp.X86_64, Syscall: "statx", Count: 1, PID: 5101, Exe: "/usr/bin/node", Comm: "node",
+					File: "../baselines/mcp-fetch.yaml", Line: 12},
+			},
+			Unused: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "mprotect(W+X)", Risk: baseline.RiskExecMemory, Level: baseline.LevelHigh,
+				File: "../baselines/mcp-fetch.yaml", Line: 9}},
+		}},
+	)
+}
+
 func TestRenderInconclusiveRun(t *testing.T) {
 	r := render(t, "inconclusive",
 		spec{text: "filesystem server lists a directory", failed: "run inconclusive: audit events lost", result: &harness.Result{

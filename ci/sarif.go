@@ -8,6 +8,7 @@ import (
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
 )
 
 // sarifInformationURI is where code scanning links the tool's name.
@@ -28,9 +29,9 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 	for _, n := range r.newRows() {
 		id := sarifRuleID(n.Syscall)
 		run.AddRule(id).WithName(n.Syscall).
-			WithDescription(sarifRuleText(n.Syscall, n.Risk)).
+			WithDescription(sarifRuleText(n.Violation)).
 			WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel("error")).
-			WithProperties(sarifRuleProperties(n.Risk))
+			WithProperties(sarifRuleProperties(n.Violation))
 		res := run.CreateResultForRule(id).WithLevel("error").WithMessage(sarif.NewTextMessage(sarifMessage(n)))
 		if n.File != "" {
 			loc := sarif.NewPhysicalLocation().WithArtifactLocation(sarif.NewSimpleArtifactLocation(n.File))
@@ -57,33 +58,43 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 // own prefix.
 func sarifRuleID(syscall string) string { return "syscall/" + syscall }
 
-func sarifRuleText(syscall string, risk baseline.RiskClass) string {
-	if risk.Risky() {
-		return fmt.Sprintf("syscall %s outside the baseline (%s risk): %s", syscall, risk, baseline.RiskReason(syscall))
+func sarifRuleText(v harness.Violation) string {
+	if v.Risk.Risky() {
+		return fmt.Sprintf("syscall %s outside the baseline (%s risk): %s", v.Syscall, v.RiskLabel(), baseline.RiskReason(v.Syscall))
 	}
-	return fmt.Sprintf("syscall %s outside the baseline", syscall)
+	return fmt.Sprintf("syscall %s outside the baseline", v.Syscall)
 }
 
-// sarifRuleProperties carry the risk class, and the security-severity
-// GitHub ranks alerts by: a risky syscall is high, any other new syscall
-// medium (it still fails the gate).
-func sarifRuleProperties(risk baseline.RiskClass) sarif.Properties {
-	props := sarif.Properties{"tags": []string{"security", "syscall"}, "security-severity": "5.0", "risk": "none"}
-	if risk.Risky() {
-		props["tags"] = []string{"security", "syscall", string(risk)}
+// sarifRuleProperties carry the risk class and level, and the
+// security-severity GitHub ranks alerts by: a high risk is critical, any
+// other risky syscall high, any other new syscall medium (it still fails
+// the gate).
+func sarifRuleProperties(v harness.Violation) sarif.Properties {
+	props := sarif.Properties{"tags": []string{"security", "syscall"}, "security-severity": "5.0", "risk": "none", "risk-level": "none"}
+	if v.Risk.Risky() {
+		props["tags"] = []string{"security", "syscall", string(v.Risk)}
 		props["security-severity"] = "8.0"
-		props["risk"] = string(risk)
+		props["risk"] = string(v.Risk)
+		props["risk-level"] = string(baseline.LevelMedium)
+	}
+	if v.Risk.Risky() && v.Level == baseline.LevelHigh {
+		props["security-severity"] = "9.0"
+		props["risk-level"] = string(baseline.LevelHigh)
 	}
 	return props
 }
 
-// sarifMessage is the result's text: who made the call, how often, and
-// where the baseline would list it.
+// sarifMessage is the result's text: who made the call, how often, what
+// the baseline allows of an argument class's syscall, and where the
+// baseline would list it.
 func sarifMessage(n newRow) string {
 	msg := fmt.Sprintf("%s made %s (%s) outside its baseline: %s by %s", n.Agent, n.Syscall, n.Arch,
 		Count(n.Count, "call", "calls"), n.Exe)
 	if n.Risk.Risky() {
-		msg += fmt.Sprintf(" [%s]", n.Risk)
+		msg += fmt.Sprintf(" [%s]", n.RiskLabel())
+	}
+	if note := n.ClassNote(); note != "" {
+		msg += "; " + note
 	}
 	if n.File != "" {
 		msg += fmt.Sprintf(". Review it, then add it at %s:%d", n.File, n.Line)

@@ -72,7 +72,7 @@ func (r *Report) rows() []row {
 }
 
 // newRows merges the new syscalls of all runs of an agent: counts add up,
-// the first process stays. Risky ones come first.
+// the first process stays. Risky ones come first, high ones before them.
 func (r *Report) newRows() []newRow {
 	var out []newRow
 	index := map[[4]string]int{}
@@ -92,14 +92,17 @@ func (r *Report) newRows() []newRow {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b newRow) int {
-		return cmp.Or(cmp.Compare(riskFirst(a.Risk), riskFirst(b.Risk)), cmp.Compare(a.Agent, b.Agent),
+		return cmp.Or(cmp.Compare(riskRank(a.Violation), riskRank(b.Violation)), cmp.Compare(a.Agent, b.Agent),
 			cmp.Compare(a.Arch.String(), b.Arch.String()), cmp.Compare(a.Syscall, b.Syscall))
 	})
 	return out
 }
 
-func riskFirst(risk baseline.RiskClass) int {
-	if risk.Risky() {
+func riskRank(v harness.Violation) int {
+	switch {
+	case !v.Risk.Risky():
+		return 2
+	case v.Level == baseline.LevelHigh:
 		return 0
 	}
 	return 1
@@ -197,9 +200,13 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		for _, n := range rows {
 			risk := "-"
 			if n.Risk.Risky() {
-				risk = "**" + cell(string(n.Risk)) + "**"
+				risk = "**" + cell(n.RiskLabel()) + "**"
 			}
-			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %d | %s | %s |\n", cell(n.Agent), cell(n.Arch.String()), cell(n.Syscall), risk, n.Count,
+			syscall := "`" + cell(n.Syscall) + "`"
+			if note := n.ClassNote(); note != "" {
+				syscall += ": " + cell(note)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s |\n", cell(n.Agent), cell(n.Arch.String()), syscall, risk, n.Count,
 				cell(process(n.PID, n.Exe, n.Comm)+othersNote(n.Violation)), cell(location(n.File, n.Line)))
 		}
 		b.WriteString("\n")
@@ -217,7 +224,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		b.WriteString("### Stale baseline entries\n\nAllowed but made by no run: `make baseline-update` proposes removing them; an expected error path belongs in a group with a reason.\n\n")
 		b.WriteString("| Agent | Arch | Syscall | Risk | Entry |\n|---|---|---|---|---|\n")
 		for _, s := range stale {
-			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s |\n", cell(s.Agent), cell(s.Arch.String()), cell(s.Syscall), cell(orDash(string(s.Risk))), cell(location(s.File, s.Line)))
+			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s |\n", cell(s.Agent), cell(s.Arch.String()), cell(s.Syscall), cell(orDash(s.RiskLabel())), cell(location(s.File, s.Line)))
 		}
 		b.WriteString("\n")
 	}

@@ -71,7 +71,8 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	return err
 }
 
-// writeViolationTable is the table of new syscalls, then the other
+// writeViolationTable is the table of new syscalls, then what the
+// baseline allows of each new argument class's syscall, then the other
 // programs that made each one.
 func writeViolationTable(b *strings.Builder, vs harness.Violations, command []string, p Palette) {
 	fmt.Fprintf(b, "\nOutside the baseline:\n")
@@ -87,9 +88,10 @@ func writeViolationTable(b *strings.Builder, vs harness.Violations, command []st
 		}
 		first := asStarted(v, command)
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s (%s, pid %d)%s\t%s\n",
-			v.Arch, v.Syscall, v.Number, v.Count, p.risk(orDash(string(v.Risk)), v.Risk.Risky()), first.Exe, first.Comm, v.PID, others, position(v.File, v.Line))
+			v.Arch, v.Syscall, v.Number, v.Count, p.risk(orDash(v.RiskLabel()), v.Risk.Risky()), first.Exe, first.Comm, v.PID, others, position(v.File, v.Line))
 	}
 	tw.Flush()
+	writeClassNotes(b, vs)
 	header := false
 	for _, v := range vs {
 		if len(v.Also) == 0 {
@@ -111,6 +113,23 @@ func writeViolationTable(b *strings.Builder, vs harness.Violations, command []st
 	}
 }
 
+// writeClassNotes says, for each new argument class, what the baseline
+// allows of its syscall: the table has no room for it.
+func writeClassNotes(b *strings.Builder, vs harness.Violations) {
+	header := false
+	for _, v := range vs {
+		note := v.ClassNote()
+		if note == "" {
+			continue
+		}
+		if !header {
+			fmt.Fprintf(b, "\nArgument classes:\n")
+			header = true
+		}
+		fmt.Fprintf(b, "  %s %s: %s\n", v.Arch, v.Syscall, note)
+	}
+}
+
 // position is "file:line" for a terminal, "-" without a file.
 func position(file string, line int) string {
 	if file == "" {
@@ -127,7 +146,7 @@ func WriteRecorded(w io.Writer, path string, res *baseline.RecordResult, p Palet
 	for _, f := range res.Added {
 		risk := ""
 		if f.Risk.Risky() {
-			risk = "  " + p.risk(fmt.Sprintf("[risky: %s: %s; give it a real reason]", f.Risk, baseline.RiskReason(f.Syscall)), true)
+			risk = "  " + p.risk(fmt.Sprintf("[risky: %s: %s; give it a real reason]", f.RiskLabel(), baseline.RiskReason(f.Syscall)), true)
 		}
 		fmt.Fprintf(&b, "  + %s %s%s\n", f.Arch, f.Syscall, risk)
 	}

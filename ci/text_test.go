@@ -81,10 +81,32 @@ func TestResultGolden(t *testing.T) {
 	u.Refused = []baseline.Finding{{Arch: scmp.X86_64, Syscall: "seccomp", Count: 1, Risk: baseline.RiskSeccomp}}
 	resultGolden(t, "unseen", u, "text", "json", "github")
 
+	resultGolden(t, "classes", classResult(), "text", "json", "github", "sarif")
+
 	r.Verdict, r.Violations = harness.VerdictInconclusive, harness.Violations{}
 	r.Loss = auditlog.Loss{SerialGaps: 3}
 	r.Inconclusive = r.Loss.String()
 	resultGolden(t, "inconclusive", r, "text", "github")
+}
+
+// classResult is a check run whose new calls are argument classes: high
+// and medium risks, one without a risk, classes beside the ones the
+// baseline allows and one of a syscall it allows not at all.
+func classResult() *harness.Result {
+	r := fixtureResult()
+	r.Observed = shard("python-agent", scmp.X86_64, 1, "clone(CLONE_NEWNS)", "mprotect(W+X)", "openat(create)", "socket(AF_PACKET)")
+	r.Leaked = nil
+	r.Violations = harness.Violations{
+		{Arch: scmp.X86_64, Syscall: "clone(CLONE_NEWNS)", Number: 56, Count: 1, Risk: baseline.RiskNamespace, Level: baseline.LevelMedium,
+			Allowed: []string{"clone(none)"}, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", File: "baselines/python-agent.yaml", Line: 5},
+		{Arch: scmp.X86_64, Syscall: "mprotect(W+X)", Number: 10, Count: 2, Risk: baseline.RiskExecMemory, Level: baseline.LevelHigh,
+			Allowed: []string{"mprotect(W^X)"}, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", File: "baselines/python-agent.yaml", Line: 7},
+		{Arch: scmp.X86_64, Syscall: "openat(create)", Number: 257, Count: 3, Allowed: []string{"openat(read)", "openat(write)"},
+			PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", File: "baselines/python-agent.yaml", Line: 8},
+		{Arch: scmp.X86_64, Syscall: "socket(AF_PACKET)", Number: 41, Count: 4, Risk: baseline.RiskRawNetwork, Level: baseline.LevelHigh,
+			PID: 18, Exe: "/usr/bin/tcpdump", Comm: "tcpdump", File: "baselines/python-agent.yaml", Line: 11},
+	}
+	return r
 }
 
 // TestRecordGolden is what sysgate record prints: the run, then what it
@@ -97,7 +119,8 @@ func TestRecordGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &baseline.RecordResult{
-		Added:   []baseline.Finding{{Arch: scmp.X86_64, Syscall: "ptrace", Risk: baseline.RiskProcessAccess}, {Arch: scmp.X86_64, Syscall: "socket"}},
+		Added: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "mprotect(W+X)", Risk: baseline.RiskExecMemory, Level: baseline.LevelHigh},
+			{Arch: scmp.X86_64, Syscall: "ptrace", Risk: baseline.RiskProcessAccess, Level: baseline.LevelMedium}, {Arch: scmp.X86_64, Syscall: "socket"}},
 		Removed: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "flock"}},
 		Skipped: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "1000"}},
 	}

@@ -47,6 +47,11 @@ type FileUpdate struct {
 	Added       []baseline.Finding
 	Removed     []baseline.Finding
 	Skipped     []baseline.Finding // numbers libseccomp cannot name: not written
+	// HadClasses: for an added argument class, by arch and key, the other
+	// classes of its syscall that the file's stack allowed before the
+	// update ("socket(AF_INET)": "socket(AF_UNIX)"), so the review reads
+	// it as a new class of a syscall already allowed.
+	HadClasses map[scmp.Arch]map[string][]string
 }
 
 // Changed reports whether the file changes.
@@ -102,6 +107,14 @@ func PlanUpdate(obs map[string]*baseline.Observation, opts UpdateOptions) (*Upda
 		u.Arches = append(u.Arches, a)
 	}
 	slices.SortFunc(u.Arches, func(a, b scmp.Arch) int { return strings.Compare(a.String(), b.String()) })
+	// The stacks as they were, before a base is rewritten under an agent;
+	// one that does not load gets no notes (its update says why).
+	before := map[string]*baseline.Profile{}
+	for _, agent := range agents {
+		if p, err := baseline.Load(targets[agent].path); err == nil {
+			before[agent] = p
+		}
+	}
 	for _, agent := range agents {
 		f, o := targets[agent], obs[agent]
 		res, err := updateFile(f, o, opts)
@@ -109,7 +122,7 @@ func PlanUpdate(obs map[string]*baseline.Observation, opts UpdateOptions) (*Upda
 			return nil, fmt.Errorf("update baseline of %s: %w", agent, err)
 		}
 		fu := FileUpdate{Agent: agent, File: repoPath(opts.Root, "", f.path), RuntimeBase: f.base, Runs: o.Runs,
-			Added: res.Added, Removed: res.Removed, Skipped: res.Skipped}
+			Added: res.Added, Removed: res.Removed, Skipped: res.Skipped, HadClasses: hadClasses(before[agent], res.Added)}
 		for _, list := range [][]baseline.Finding{fu.Added, fu.Removed, fu.Skipped} {
 			for i := range list {
 				list[i].File = fu.File
@@ -118,6 +131,35 @@ func PlanUpdate(obs map[string]*baseline.Observation, opts UpdateOptions) (*Upda
 		u.Files = append(u.Files, fu)
 	}
 	return u, nil
+}
+
+// hadClasses lists, for each added argument class, the other classes of
+// its syscall that p allowed.
+func hadClasses(p *baseline.Profile, added []baseline.Finding) map[scmp.Arch]map[string][]string {
+	var out map[scmp.Arch]map[string][]string
+	for _, a := range added {
+		name, class := baseline.SplitKey(a.Syscall)
+		if class == "" {
+			continue
+		}
+		var had []string
+		for _, key := range p.Classes(a.Arch, name) {
+			if _, c := baseline.SplitKey(key); c != "" && key != a.Syscall {
+				had = append(had, key)
+			}
+		}
+		if len(had) == 0 {
+			continue
+		}
+		if out == nil {
+			out = map[scmp.Arch]map[string][]string{}
+		}
+		if out[a.Arch] == nil {
+			out[a.Arch] = map[string][]string{}
+		}
+		out[a.Arch][a.Syscall] = had
+	}
+	return out
 }
 
 func boolRank(b bool) int {

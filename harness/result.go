@@ -230,12 +230,7 @@ func (v Violation) String() string {
 }
 
 // RiskLabel is "namespace", or "namespace, high" for a high risk.
-func (v Violation) RiskLabel() string {
-	if v.Level == baseline.LevelHigh {
-		return string(v.Risk) + ", high"
-	}
-	return string(v.Risk)
-}
+func (v Violation) RiskLabel() string { return v.Risk.Label(v.Level) }
 
 // ClassNote says, for an argument class, what the baseline allows of its
 // syscall: "the baseline allows socket(AF_UNIX)", "the baseline allows no

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -29,6 +30,10 @@ type setChange struct {
 	added   bool
 	count   uint64 // from the NEW side when it is an observation
 	risk    baseline.RiskClass
+	level   baseline.RiskLevel
+	// had: for an added argument class, the other classes of its
+	// syscall the OLD side had.
+	had []string
 }
 
 func (c *Command) runBaselineDiff(args []string) int {
@@ -94,14 +99,15 @@ func diffSets(old, cur *syscallSet) []setChange {
 	for arch, m := range cur.counts {
 		for name, n := range m {
 			if _, had := old.counts[arch][name]; !had {
-				out = append(out, setChange{arch, name, true, n, baseline.Risk(name)})
+				out = append(out, setChange{arch: arch, syscall: name, added: true, count: n, risk: baseline.Risk(name),
+					level: baseline.RiskLevelOf(name), had: otherClasses(old.counts[arch], name)})
 			}
 		}
 	}
 	for arch, m := range old.counts {
 		for name := range m {
 			if _, has := cur.counts[arch][name]; !has {
-				out = append(out, setChange{arch, name, false, 0, baseline.Risk(name)})
+				out = append(out, setChange{arch: arch, syscall: name, risk: baseline.Risk(name), level: baseline.RiskLevelOf(name)})
 			}
 		}
 	}
@@ -118,11 +124,37 @@ func diffSets(old, cur *syscallSet) []setChange {
 	return out
 }
 
+// otherClasses lists the argument classes in set of key's syscall, but
+// key.
+func otherClasses(set map[string]uint64, key string) []string {
+	name, class := baseline.SplitKey(key)
+	if class == "" {
+		return nil
+	}
+	var out []string
+	for k := range set {
+		if n, c := baseline.SplitKey(k); n == name && c != "" && k != key {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 func (ch setChange) riskTag() string {
 	if !ch.risk.Risky() {
 		return ""
 	}
-	return "risky: " + string(ch.risk) + ": " + baseline.RiskReason(ch.syscall)
+	return "risky: " + ch.risk.Label(ch.level) + ": " + baseline.RiskReason(ch.syscall)
+}
+
+// classNote is "new class of openat; the baseline had openat(read)", or
+// "".
+func (ch setChange) classNote() string {
+	if len(ch.had) == 0 {
+		return ""
+	}
+	return ci.NewClassNote(ch.syscall, ch.had)
 }
 
 func countChanges(changes []setChange) (added, removed int) {
@@ -154,6 +186,9 @@ func writeDiffText(w io.Writer, changes []setChange) {
 		case ch.count > 1:
 			line += fmt.Sprintf(" (%d calls)", ch.count)
 		}
+		if note := ch.classNote(); note != "" {
+			line += " [" + note + "]"
+		}
 		if tag := ch.riskTag(); tag != "" {
 			line += " [" + tag + "]"
 		}
@@ -183,9 +218,15 @@ func writeDiffMarkdown(w io.Writer, oldName, newName string, changes []setChange
 		}
 		risk := ""
 		if ch.risk.Risky() {
-			risk = "⚠️ " + string(ch.risk) + ": " + baseline.RiskReason(ch.syscall)
+			risk = "⚠️ " + ch.risk.Label(ch.level) + ": " + baseline.RiskReason(ch.syscall)
 		}
-		fmt.Fprintf(w, "| %s | %s | `%s` | %s | %s |\n", ch.arch, change, ch.syscall, calls, risk)
+		syscall := "`" + ch.syscall + "`"
+		if note := ch.classNote(); note != "" {
+			syscall += ": " + note
+		}
+		// A class may join flags with "|", which would end the cell.
+		syscall = strings.ReplaceAll(syscall, "|", `\|`)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", ch.arch, change, syscall, calls, risk)
 	}
 	var risky []string
 	for _, ch := range changes {
