@@ -203,7 +203,7 @@ func (c *collector) processes() []Process {
 
 // violations turns a diff's new findings into violations attributed to
 // the first process that made each syscall.
-func (c *collector) violations(news []baseline.Finding) []Violation {
+func (c *collector) violations(news []baseline.Finding) Violations {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return attribute(news, c.first)

@@ -261,12 +261,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	r.firstCalls = events.firstCalls()
 	if profile != nil {
 		diff := baseline.Diff(profile, r.Observed)
-		r.Violations = events.violations(diff.New)
-		for i, v := range r.Violations {
-			if name, class := baseline.SplitKey(v.Syscall); class != "" {
-				r.Violations[i].Allowed = profile.Classes(v.Arch, name)
-			}
-		}
+		r.Violations = events.violations(diff.New).withAllowed(profile)
 		if mode == baseline.ModeRecord {
 			// Only a record run sees allowed syscalls, so only it can
 			// tell which entries went unused.

@@ -84,5 +84,16 @@ func (r *Result) ViolationsAgainst(p *baseline.Profile) Violations {
 			first[syscallKey{v.Arch, v.Syscall}] = &firstCall{number: v.Number, pid: v.PID, exe: v.Exe, comm: v.Comm, also: v.Also, more: v.More, start: v.AgentStart}
 		}
 	}
-	return attribute(baseline.Diff(p, r.Observed).New, first)
+	return attribute(baseline.Diff(p, r.Observed).New, first).withAllowed(p)
+}
+
+// withAllowed fills in, for each class violation, the classes of its
+// syscall that p allows.
+func (vs Violations) withAllowed(p *baseline.Profile) Violations {
+	for i, v := range vs {
+		if name, class := baseline.SplitKey(v.Syscall); class != "" {
+			vs[i].Allowed = p.Classes(v.Arch, name)
+		}
+	}
+	return vs
 }
