@@ -76,7 +76,7 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 			spec.Agent, spec.Baseline = "python-bite-connect", "python/read-only"
 			result := gate.Run(ctx, spec)
 			Expect(result).NotTo(gatetest.StayWithinBaseline())
-			Expect(gate.ViolationNames(result)).To(ContainElements("socket(AF_INET)", "connect"))
+			Expect(gate.ViolationSyscalls(result)).To(ContainElements("socket", "connect"))
 		})
 
 		It("fails a read-only agent whose subprocess calls unshare", func(ctx SpecContext) {
@@ -84,9 +84,10 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 			spec.Agent, spec.Baseline = "python-bite-unshare", "python/read-only"
 			result := gate.Run(ctx, spec)
 			Expect(result).NotTo(gatetest.StayWithinBaseline())
-			Expect(gate.ViolationNames(result)).To(ContainElement("unshare(CLONE_NEWUTS)"))
+			Expect(gate.ViolationSyscalls(result)).To(ContainElement("unshare"))
 			// and flags it as risky (a namespace change)
-			Expect(result.Violations).To(ContainElement(And(HaveField("Syscall", "unshare(CLONE_NEWUTS)"), HaveField("Risk", Not(BeEmpty())))))
+			Expect(result.Violations).To(ContainElement(And(
+				HaveField("Syscall", BeElementOf("unshare", "unshare(CLONE_NEWUTS)")), HaveField("Risk", Not(BeEmpty())))))
 		})
 
 		// Argument classes: the same syscalls as the well-behaved run,
