@@ -387,6 +387,14 @@ func namespaceSplit(arg uint, mask uint64, zero, what string) *argSplit {
 		}
 		return v, nil
 	}
+	s := exactSplit(what, arg, mask, render, parse, append([]string{zero}, known...))
+	s.common = zero
+	return s
+}
+
+// exactSplit classes a call by the exact value of one masked argument,
+// written and read by render and parse.
+func exactSplit(what string, arg uint, mask uint64, render func(uint64) string, parse func(string) (uint64, error), known []string) *argSplit {
 	return &argSplit{
 		What:     what,
 		classify: func(args [6]uint64) string { return render(args[arg] & mask) },
@@ -401,8 +409,7 @@ func namespaceSplit(arg uint, mask uint64, zero, what string) *argSplit {
 			v, _ := parse(class)
 			return [][]argCmp{{{arg, mask, v}}}
 		},
-		known:  append([]string{zero}, known...),
-		common: zero,
+		known: known,
 	}
 }
 
@@ -449,22 +456,7 @@ func valueSplit(what string, arg uint, mask uint64, names *nameTable, hex bool) 
 		}
 		return v, nil
 	}
-	return &argSplit{
-		What:     what,
-		classify: func(args [6]uint64) string { return render(args[arg] & mask) },
-		canonical: func(text string) (string, error) {
-			v, err := parse(text)
-			if err != nil {
-				return "", err
-			}
-			return render(v), nil
-		},
-		match: func(class string) [][]argCmp {
-			v, _ := parse(class)
-			return [][]argCmp{{{arg, mask, v}}}
-		},
-		known: names.sorted,
-	}
+	return exactSplit(what, arg, mask, render, parse, names.sorted)
 }
 
 var (
@@ -656,22 +648,7 @@ func parsePersona(text string) (uint64, error) {
 	return v, nil
 }
 
-var personaSplit = &argSplit{
-	What:     "persona",
-	classify: func(args [6]uint64) string { return renderPersona(args[0] & mask32) },
-	canonical: func(text string) (string, error) {
-		v, err := parsePersona(text)
-		if err != nil {
-			return "", err
-		}
-		return renderPersona(v), nil
-	},
-	match: func(class string) [][]argCmp {
-		v, _ := parsePersona(class)
-		return [][]argCmp{{{0, mask32, v}}}
-	},
-	known: []string{"PER_LINUX", "PER_LINUX32", "query"},
-}
+var personaSplit = exactSplit("persona", 0, mask32, renderPersona, parsePersona, []string{"PER_LINUX", "PER_LINUX32", "query"})
 
 // --- helpers ---
 
