@@ -15,6 +15,12 @@
 // Profile by Diff: new syscalls are violations, unused entries are stale.
 // WriteRecorded turns an observation into the file record mode writes.
 //
+// An entry may name an argument class, "socket(AF_UNIX)" or "openat(read)"
+// (argclass.go): the filter compares the syscall's register arguments, so
+// the class is allowed and the syscall's other calls are not; a plain name
+// allows any arguments. Classify names the class of a call from its
+// registers, for the listener that learns and reports classes.
+//
 // Compile turns a Profile into a seccomp BPF program for one Mode (record,
 // check, enforce) through libseccomp, without loading it: that needs no
 // privileges, and neither does anything else here. ExportOCI writes the
