@@ -339,3 +339,28 @@ func TestProfileAllowsClasses(t *testing.T) {
 		t.Errorf("unused %+v", d.Unused)
 	}
 }
+
+// FuzzCanonicalKey: any text either is refused or has one canonical
+// spelling, which reads back as itself and compiles to comparisons.
+func FuzzCanonicalKey(f *testing.F) {
+	for _, seed := range []string{"socket(AF_UNIX)", "socket(PF_INET, SOCK_RAW)", "openat(create)", "clone(CLONE_NEWUSER|CLONE_NEWNET)",
+		"setns(any)", "prctl(0x53564d41)", "ioctl(21523)", "mmap(PROT_WRITE|PROT_EXEC)", "personality(PER_LINUX32|0x10)",
+		"ptrace(18446744073709551615)", "read", "socket(", "x()", "unshare( none )"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		for _, arch := range []scmp.Arch{scmp.X86_64, scmp.I386, scmp.PPC64LE} {
+			canon, err := CanonicalKey(arch, key)
+			if err != nil {
+				continue
+			}
+			again, err := CanonicalKey(arch, canon)
+			if err != nil || again != canon {
+				t.Fatalf("%s: %q -> %q -> %q, %v", arch, key, canon, again, err)
+			}
+			if _, class := SplitKey(canon); class != "" && len(classMatch(arch, canon)) == 0 {
+				t.Fatalf("%s: %q has no comparisons", arch, canon)
+			}
+		}
+	})
+}
