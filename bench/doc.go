@@ -3,7 +3,10 @@
 // ratios (make bench; scripts/bench.sh builds what it needs):
 //
 //   - check-mode overhead: a 1M getppid / read(/dev/zero) microbenchmark
-//     (ns per call: the fastest of 20 timed chunks of the loop), the MCP filesystem server answering
+//     (ns per call: the fastest of 20 timed chunks of the loop), 100k
+//     read-only openat+close pairs allowed by the baseline's argument
+//     class openat(read) (ns per pair; the run stops if the recorded
+//     baseline allows openat argument blind), the MCP filesystem server answering
 //     1,000 tool calls and the Python agent's scripted task (wall time);
 //     each under the harness (check) on each backend (audit, and notify
 //     where the kernel has it), held to the targets (paired ratio over
