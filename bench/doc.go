@@ -20,6 +20,10 @@
 //   - record mode on each backend: events/s (lossless or not) and wall
 //     time against `strace -f -o /dev/null` on the same workloads, and
 //     notify against audit;
+//   - record mode learning argument classes against names only
+//     (WithoutArgClasses) on the Python agent and the MCP server, each
+//     backend, with the calls that went to the run's listener, held to
+//     <= 1.5x (paired);
 //   - start-up: harness.Run of /bin/true against a bare fork+exec of it
 //     (median over -launches), and the end-of-run barrier alone;
 //   - the CLI's start-up, the whole process timed from outside (fork to

@@ -124,6 +124,9 @@ func run(ctx context.Context, cfg config) error {
 		if err := recordVsStrace(ctx, cfg, []workload{w.getppid100k, w.python, w.mcp}); err != nil {
 			return err
 		}
+		if err := recordArgClasses(ctx, cfg, []workload{w.python, w.mcp}); err != nil {
+			return err
+		}
 	}
 	if cfg.sections["startup"] {
 		base, err := bases.of(ctx, w.trueCmd)
