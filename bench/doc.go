@@ -3,7 +3,10 @@
 // ratios (make bench; scripts/bench.sh builds what it needs):
 //
 //   - check-mode overhead: a 1M getppid / read(/dev/zero) microbenchmark
-//     (ns per call: the fastest of 20 timed chunks of the loop), the MCP filesystem server answering
+//     (ns per call: the fastest of 20 timed chunks of the loop), 100k
+//     read-only openat+close pairs allowed by the baseline's argument
+//     class openat(read) (ns per pair; the run stops if the recorded
+//     baseline allows openat argument blind), the MCP filesystem server answering
 //     1,000 tool calls and the Python agent's scripted task (wall time);
 //     each under the harness (check) on each backend (audit, and notify
 //     where the kernel has it), held to the targets (paired ratio over
@@ -17,6 +20,10 @@
 //   - record mode on each backend: events/s (lossless or not) and wall
 //     time against `strace -f -o /dev/null` on the same workloads, and
 //     notify against audit;
+//   - record mode learning argument classes against names only
+//     (WithoutArgClasses) on the Python agent and the MCP server, each
+//     backend, with the calls that went to the run's listener, held to
+//     <= 1.5x (paired);
 //   - start-up: harness.Run of /bin/true against a bare fork+exec of it
 //     (median over -launches), and the end-of-run barrier alone;
 //   - the CLI's start-up, the whole process timed from outside (fork to

@@ -85,7 +85,7 @@ func run(ctx context.Context, cfg config) error {
 	// Recorded up front, so no section's table is interrupted.
 	var need []workload
 	if cfg.sections["check"] {
-		need = append(need, w.getppid, w.read, w.mcp, w.python)
+		need = append(need, w.getppid, w.read, w.openat, w.mcp, w.python)
 	}
 	if cfg.sections["startup"] || cfg.sections["cli"] {
 		need = append(need, w.trueCmd)
@@ -106,9 +106,14 @@ func run(ctx context.Context, cfg config) error {
 		if outsideBase, err = bases.without(ctx, w.getppidOutside, "getppid"); err != nil {
 			return err
 		}
+		// The openat row measures the argument rule only if the
+		// baseline allows openat by class, not argument blind.
+		if err := bases.requireClassed(w.openat, "openat(read)"); err != nil {
+			return err
+		}
 	}
 	if cfg.sections["check"] {
-		if err := checkOverhead(ctx, cfg, []workload{w.getppid, w.read, w.mcp, w.python}, &bases); err != nil {
+		if err := checkOverhead(ctx, cfg, []workload{w.getppid, w.read, w.openat, w.mcp, w.python}, &bases); err != nil {
 			return err
 		}
 		if err := outsideCost(ctx, cfg, w.getppidOutside, outsideBase); err != nil {
@@ -117,6 +122,9 @@ func run(ctx context.Context, cfg config) error {
 	}
 	if cfg.sections["record"] {
 		if err := recordVsStrace(ctx, cfg, []workload{w.getppid100k, w.python, w.mcp}); err != nil {
+			return err
+		}
+		if err := recordArgClasses(ctx, cfg, []workload{w.python, w.mcp}); err != nil {
 			return err
 		}
 	}
@@ -182,6 +190,26 @@ func (b *baselines) without(ctx context.Context, wl workload, syscall string) (s
 	return recordBaseline(ctx, b.dir, wl, "", syscall)
 }
 
+// requireClassed checks that wl's recorded baseline allows key's syscall
+// through classes only, key among them: an argument-blind entry would
+// allow it with no comparison at all.
+func (b *baselines) requireClassed(wl workload, key string) error {
+	path, ok := b.paths[wl.name]
+	if !ok {
+		return fmt.Errorf("baseline of %s: not recorded", wl.name)
+	}
+	p, err := baseline.LoadStack(path)
+	if err != nil {
+		return err
+	}
+	classes := p.Classes(scmp.Native(), baseline.SyscallOf(key))
+	if !slices.Contains(classes, key) || slices.Contains(classes, baseline.SyscallOf(key)) {
+		return fmt.Errorf("baseline %s of %s allows %v, want %s by its class", path, wl.name, classes, key)
+	}
+	fmt.Printf("%s: the baseline allows %s\n", wl.name, strings.Join(classes, ", "))
+	return nil
+}
+
 func (b *baselines) announce() {
 	if !b.announced {
 		fmt.Printf("\nrecording baselines for the check runs ...\n")
@@ -191,7 +219,10 @@ func (b *baselines) announce() {
 
 type workloads struct {
 	getppid, read, getppid100k, mcp, python workload
-	trueCmd, pythonPass                     workload
+	// openat is a loop of read-only opens, allowed in check mode by the
+	// baseline's openat(read): the argument rule's cost.
+	openat              workload
+	trueCmd, pythonPass workload
 	// getppidOutside is the loop of getppid100k timed per call, for a
 	// baseline that leaves getppid out.
 	getppidOutside workload
@@ -227,6 +258,10 @@ func setup(dir string, cfg config, all bool) (workloads, error) {
 	n := strconv.Itoa(cfg.microN)
 	w.getppid = workload{name: "getppid x" + n, command: []string{micro, "getppid", n}, perCall: true, env: env}
 	w.read = workload{name: "read(/dev/zero) x" + n, command: []string{micro, "read", n}, perCall: true, env: env}
+	// A tenth as many: a pair costs about ten getppids.
+	pairs := strconv.Itoa(cfg.microN / 10)
+	w.openat = workload{name: "openat(O_RDONLY)+close x" + pairs, command: []string{micro, "openat", filepath.Join(ws, "notes.txt"), pairs},
+		perCall: true, per: "pair", env: env}
 	w.getppid100k = workload{name: "getppid x100000", command: []string{micro, "getppid", "100000"}, env: env}
 	w.getppidOutside = workload{name: "getppid x100000", command: w.getppid100k.command, perCall: true, env: env}
 	w.python = workload{name: "python agent read-only", dir: ws, env: env, command: []string{py, "-I", "-B",

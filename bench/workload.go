@@ -26,6 +26,9 @@ type workload struct {
 	// perCall: the command prints its own ns per syscall on stdout, which
 	// is the figure compared (the loop alone, not process start-up).
 	perCall bool
+	// per is what one iteration of a perCall loop is: "call" unless set
+	// ("pair" for openat+close).
+	per string
 }
 
 // measurement is one run: wall time, and the in-loop ns/call if printed.
@@ -51,7 +54,10 @@ func (w workload) value(m measurement) float64 {
 }
 
 func (w workload) unit() string {
-	if w.perCall {
+	switch {
+	case w.perCall && w.per != "":
+		return "ns/" + w.per
+	case w.perCall:
 		return "ns/call"
 	}
 	return "ms"

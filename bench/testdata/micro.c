@@ -1,8 +1,12 @@
-// A syscall-heavy microbenchmark: N getppid or N one-byte reads of
-// /dev/zero in a tight loop, timed in 20 chunks; prints the fastest
-// chunk's nanoseconds per call (other load on the machine only ever makes
-// a chunk slower). Built static, so the process makes few syscalls
-// besides the loop.
+// A syscall-heavy microbenchmark: N getppid, N one-byte reads of
+// /dev/zero or N openat(FILE, O_RDONLY) + close pairs in a tight loop,
+// timed in 20 chunks; prints the fastest chunk's nanoseconds per call
+// (per pair for openat; other load on the machine only ever makes a chunk
+// slower). Built static, so the process makes few syscalls besides the
+// loop. The count is the last argument:
+//
+//	micro getppid|read N
+//	micro openat FILE N
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,14 +15,27 @@
 #include <time.h>
 #include <unistd.h>
 
+enum { GETPPID, READ, OPENAT };
+
 int main(int argc, char **argv) {
-	if (argc != 3)
+	if (argc < 3)
 		return 2;
-	long n = atol(argv[2]);
+	int mode = GETPPID;
+	const char *file = NULL;
+	if (!strcmp(argv[1], "read"))
+		mode = READ;
+	else if (!strcmp(argv[1], "openat"))
+		mode = OPENAT;
+	else if (strcmp(argv[1], "getppid"))
+		return 2;
+	if ((mode == OPENAT) != (argc == 4))
+		return 2;
+	if (mode == OPENAT)
+		file = argv[2];
+	long n = atol(argv[argc - 1]);
 	int fd = open("/dev/zero", O_RDONLY);
 	if (fd < 0)
 		return 1;
-	int useRead = !strcmp(argv[1], "read");
 	char ch;
 	const long chunks = 20;
 	double best = 0;
@@ -27,10 +44,22 @@ int main(int argc, char **argv) {
 		struct timespec a, b;
 		clock_gettime(CLOCK_MONOTONIC, &a);
 		for (long i = 0; i < m; i++) {
-			if (useRead)
+			switch (mode) {
+			case READ:
 				syscall(SYS_read, fd, &ch, 1);
-			else
+				break;
+			case OPENAT: {
+				// Read-only, as openat(read) in a baseline allows: the
+				// access bits and O_CREAT/O_TRUNC/O_TMPFILE all clear.
+				long f = syscall(SYS_openat, AT_FDCWD, file, O_RDONLY);
+				if (f < 0)
+					return 1;
+				syscall(SYS_close, f);
+				break;
+			}
+			default:
 				syscall(SYS_getppid);
+			}
 		}
 		clock_gettime(CLOCK_MONOTONIC, &b);
 		double ns = ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / (m ? m : 1);
