@@ -28,6 +28,13 @@ func TestArgumentClassesCatchWhatNamesMiss(t *testing.T) {
 			"import socket; socket.socket(socket.AF_INET).close()", "socket(AF_INET)", "socket(AF_UNIX)"},
 		{"open", "import os; os.close(os.open(" + quote(file) + ", os.O_RDONLY))",
 			"import os; os.close(os.open(" + quote(file) + ", os.O_WRONLY|os.O_CREAT|os.O_TRUNC))", "openat(create)", "openat(read)"},
+		// An argument trick: AF_INET with the register's upper half set.
+		// The kernel reads an int (AF_INET); so do the comparisons.
+		{"socket-upper-bits", "import socket; socket.socket(socket.AF_UNIX).close()",
+			"import ctypes, os; l = ctypes.CDLL(None, use_errno=True); l.syscall.restype = ctypes.c_long; " +
+				"fd = l.syscall(ctypes.c_long(41), ctypes.c_long((1 << 32) | 2), ctypes.c_long(1), ctypes.c_long(0)); " +
+				"assert fd >= 0, os.strerror(ctypes.get_errno()); os.close(fd)",
+			"socket(AF_INET)", "socket(AF_UNIX)"},
 		{"unshare", strings.Replace(unshare, "%s", "0x400", 1), // CLONE_FILES
 			strings.Replace(unshare, "%s", "0x50000000", 1), // CLONE_NEWUSER|CLONE_NEWNET
 			"unshare(CLONE_NEWUSER|CLONE_NEWNET)", "unshare(none)"},
