@@ -32,6 +32,10 @@ type Document struct {
 	// this file lets through, each with a reason; sorted by arch name.
 	Unmonitored []Section
 	Groups      []Group // sorted by name
+	// Programs are the executables the agent may run (sorted by path);
+	// HasPrograms: the file has a programs section, even an empty one.
+	Programs    []ProgramEntry
+	HasPrograms bool
 
 	// Warnings found while parsing: unreviewed reasons, comments Format
 	// does not keep.

@@ -20,6 +20,9 @@ type Observation struct {
 	Agent    string                          `json:"agent"`
 	Runs     int                             `json:"runs"`
 	Syscalls map[scmp.Arch]map[string]uint64 `json:"syscalls"`
+	// Programs are the executables the runs' processes ran (absolute,
+	// symlinks resolved), with how often.
+	Programs map[string]uint64 `json:"programs,omitempty"`
 }
 
 // NewObservation returns an empty observation of agent with no runs.

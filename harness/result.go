@@ -122,6 +122,17 @@ type Result struct {
 	// not name (its pid not visible here, or gone before it was read):
 	// they count in the syscalls, without a pid or program.
 	Unnamed uint64 `json:"unnamed,omitempty"`
+	// Programs are the executables the run's processes ran (see
+	// ProgramRun), sorted by path; ProgramViolations those outside the
+	// baselines' programs (none when no file has a programs section:
+	// then Weakened says programs were not gated), and exec races.
+	Programs          []ProgramRun              `json:"programs,omitempty"`
+	ProgramViolations []ProgramViolation        `json:"program_violations,omitempty"`
+	UnusedPrograms    []baseline.ProgramFinding `json:"unused_programs,omitempty"`
+	// UnverifiedExecs counts execs whose program sysgate could not confirm
+	// after the fact (the process was gone before /proc showed its new
+	// executable); see the README's "What is and is not seen".
+	UnverifiedExecs uint64 `json:"unverified_execs,omitempty"`
 
 	firstCalls map[syscallKey]*firstCall // who made each observed syscall first
 }

@@ -1,0 +1,82 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sysgate/sysgate/baseline"
+)
+
+// Program roles: how a program came to run.
+const (
+	RoleProgram     = "program"     // named by an execve
+	RoleScript      = "script"      // a "#!" file an execve named, or the script an interpreter was given
+	RoleInterpreter = "interpreter" // the interpreter a "#!" line named
+)
+
+// ProgramRun is one program the run's processes ran, by path, with the
+// first exec that ran it.
+type ProgramRun struct {
+	// Path is absolute with symlinks resolved, as the kernel opened it
+	// ("memfd:NAME" for a program run from memory).
+	Path string `json:"path"`
+	Role string `json:"role"`
+	// Requested is the path the exec named, when it differs from Path.
+	Requested string `json:"requested,omitempty"`
+	// Argv is the first exec's argument list: at most ArgvShown
+	// arguments of at most ArgvWidth bytes, values that look like secrets
+	// replaced by "<redacted>".
+	Argv []string `json:"argv"`
+	// Parent is the program that ran it (the caller's executable at the
+	// exec); "" for the agent's start, which sysgate's launcher makes.
+	Parent string             `json:"parent"`
+	PID    int                `json:"pid"`
+	Count  uint64             `json:"count"`
+	Risk   baseline.RiskClass `json:"risk,omitempty"`
+	Level  baseline.RiskLevel `json:"level,omitempty"`
+}
+
+// ProgramViolation is a program outside the baselines' programs, or an
+// exec whose program is not the one it named.
+type ProgramViolation struct {
+	ProgramRun
+	// File and Line: where the program's line would go.
+	File string `json:"file"`
+	Line int    `json:"line"`
+	// Mismatch says why the exec was not what it claimed: the path read
+	// from the caller's memory named one program and the kernel ran
+	// another (another thread changed it in between). "" otherwise.
+	Mismatch string `json:"mismatch,omitempty"`
+}
+
+// How much of an exec's argv a report shows.
+const (
+	ArgvShown = 8
+	ArgvWidth = 80
+)
+
+// RiskLabel is "shell, high" for a risky program; "" when not risky.
+func (p ProgramRun) RiskLabel() string { return p.Risk.Label(p.Level) }
+
+// String is "/usr/bin/curl [risky: downloader, high] x1 (curl -s http://…)
+// run by /usr/bin/python3.13 (pid 42) -> add at base.yaml:17".
+func (v ProgramViolation) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "program %s", v.Path)
+	if v.Risk.Risky() {
+		fmt.Fprintf(&b, " [risky: %s]", v.RiskLabel())
+	}
+	if v.Mismatch != "" {
+		fmt.Fprintf(&b, ": %s;", v.Mismatch)
+	}
+	fmt.Fprintf(&b, " x%d (%s)", v.Count, strings.Join(v.Argv, " "))
+	if v.Parent == "" {
+		fmt.Fprintf(&b, " as the agent's start (pid %d)", v.PID)
+	} else {
+		fmt.Fprintf(&b, " run by %s (pid %d)", v.Parent, v.PID)
+	}
+	if v.File != "" {
+		fmt.Fprintf(&b, " -> %s:%d", v.File, v.Line)
+	}
+	return b.String()
+}
