@@ -28,6 +28,11 @@ func (f Finding) RiskLabel() string { return f.Risk.Label(f.Level) }
 type DiffResult struct {
 	New    []Finding `json:"new"`    // observed, not allowed: violations
 	Unused []Finding `json:"unused"` // allowed, not observed: stale entries
+	// NewPrograms: observed programs the profile does not allow (only
+	// when it gates programs, see Profile.GatesPrograms); UnusedPrograms:
+	// program entries of the files given to LoadStack no run matched.
+	NewPrograms    []ProgramFinding `json:"new_programs,omitempty"`
+	UnusedPrograms []ProgramFinding `json:"unused_programs,omitempty"`
 }
 
 // Diff compares an observation with a profile. New lists observed syscalls
