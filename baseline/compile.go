@@ -37,6 +37,11 @@ type CompileOptions struct {
 	// syscall with any arguments, and record learns syscall names only.
 	// For measurements, and for showing what the classes catch.
 	ArgBlind bool
+	// Programs hands every execve and execveat the filter lets run to
+	// the run's listener (the filter then Notifies), which reads the
+	// program it names and answers. An exec that enforce refuses stays
+	// refused in the kernel.
+	Programs bool
 }
 
 // Filter is a compiled seccomp filter.
@@ -116,7 +121,7 @@ func Compile(p *Profile, mode Mode, opts CompileOptions) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := layout{other: other, def: other, notifyBackend: opts.Notify, argBlind: opts.ArgBlind}
+	l := layout{other: other, def: other, notifyBackend: opts.Notify, argBlind: opts.ArgBlind, programs: opts.Programs}
 	if !opts.Notify && !opts.ArgBlind {
 		l.def = seccomp.ActNotify
 	}
@@ -148,7 +153,7 @@ func Compile(p *Profile, mode Mode, opts CompileOptions) (*Filter, error) {
 		return nil, err
 	}
 	return &Filter{Mode: mode, Tree: !opts.Linear, Arches: arches, Program: prog, Listener: listener,
-		Notifies: l.def == seccomp.ActNotify, Implied: implied}, nil
+		Notifies: l.def == seccomp.ActNotify || opts.Programs, Implied: implied}, nil
 }
 
 // layout says which action a filter takes where.
@@ -161,6 +166,19 @@ type layout struct {
 	def           seccomp.ScmpAction
 	notifyBackend bool
 	argBlind      bool
+	programs      bool // execs go to the listener (CompileOptions.Programs)
+}
+
+// ExecSyscalls are the calls that start a program.
+var ExecSyscalls = []string{"execve", "execveat"}
+
+func isExec(name string) bool { return name == "execve" || name == "execveat" }
+
+// execNotified reports whether the filter sends name's calls to the
+// listener for the programs they run: an exec that enforce refuses is
+// refused in the kernel.
+func (l layout) execNotified(p *Profile, mode Mode, arch scmp.Arch, name string) bool {
+	return l.programs && isExec(name) && (mode != ModeEnforce || p.Allows(arch, name))
 }
 
 // listed: the default is the listener's, and other is set per syscall.
@@ -303,7 +321,7 @@ func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, l layout, badArch
 				// entry, or by every entry when classes are off.
 				e.Name = name
 			}
-			if compiled[e.Name] {
+			if compiled[e.Name] || l.execNotified(p, mode, arch, name) {
 				continue
 			}
 			compiled[e.Name] = true
@@ -338,7 +356,7 @@ func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, l layout, badArch
 		// gets the mode's action; the default sends the classed ones
 		// (and numbers libseccomp cannot name) to the listener.
 		for _, name := range scmp.Names(arch) {
-			if _, channel := ChannelOf(name); channel || blind[name] || HasClasses(arch, name) {
+			if _, channel := ChannelOf(name); channel || blind[name] || HasClasses(arch, name) || l.execNotified(p, mode, arch, name) {
 				continue
 			}
 			call, err := seccomp.GetSyscallFromName(name)
@@ -346,6 +364,20 @@ func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, l layout, badArch
 				continue // not resolvable: the listener names it by number
 			}
 			_ = f.AddRule(call, l.other) // a refused rule leaves the call to the listener
+		}
+	}
+	if l.def != seccomp.ActNotify {
+		for _, name := range ExecSyscalls {
+			if !l.execNotified(p, mode, arch, name) {
+				continue
+			}
+			call, err := seccomp.GetSyscallFromName(name)
+			if err != nil {
+				return nil, fmt.Errorf("syscall %q: %w", name, err)
+			}
+			if err := f.AddRule(call, seccomp.ActNotify); err != nil {
+				return nil, fmt.Errorf("syscall %q: %w", name, err)
+			}
 		}
 	}
 	ok = true
