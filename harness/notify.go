@@ -41,6 +41,11 @@ type notifier struct {
 	unnamed atomic.Uint64
 	mu      sync.Mutex
 	killErr error
+	// book collects the programs the run's execs run (nil when programs
+	// are not observed, see WithoutPrograms); gated: the profile has a
+	// programs section, so enforce refuses an exec of a program outside it.
+	book  *programBook
+	gated bool
 }
 
 // newNotifier serves the run's listener. Under the notify backend
@@ -84,6 +89,14 @@ func (n *notifier) decide(notif *kernel.SeccompNotif) listener.Answer {
 	if !named {
 		n.unnamed.Add(1)
 	}
+	if n.cache != nil && (name == "execve" || name == "execveat" || name == "exit" || name == "exit_group") {
+		delete(n.cache, notif.PID)
+	}
+	if n.book != nil && ok && (name == "execve" || name == "execveat") {
+		if answer, done := n.exec(notif, arch, name, id); done {
+			return answer
+		}
+	}
 	answer := listener.Continue
 	if c, refused := n.refusedChannel(arch, name, notif); refused {
 		ev.Code = unix.SECCOMP_RET_ERRNO | uint32(c.Errno)
@@ -96,11 +109,41 @@ func (n *notifier) decide(notif *kernel.SeccompNotif) listener.Answer {
 			answer = listener.Hold
 		}
 	}
-	if n.cache != nil && (name == "execve" || name == "execveat" || name == "exit" || name == "exit_group") {
-		delete(n.cache, notif.PID)
-	}
 	n.events.add(ev)
 	return answer
+}
+
+// exec reads an exec's program for the book. done: the call is answered
+// without an event, as one the profile allows; otherwise it goes on as
+// any call outside the profile (and in enforce is refused, so runs
+// nothing).
+func (n *notifier) exec(notif *kernel.SeccompNotif, arch scmp.Arch, name string, id kernel.TaskIdent) (listener.Answer, bool) {
+	allowed := n.mode != baseline.ModeRecord && n.profile.Allows(arch, name)
+	if n.mode == baseline.ModeEnforce && !allowed {
+		return listener.Continue, false
+	}
+	e := readExec(int(notif.PID), id.PID, arch, notif.Data.Arch, name, notif.Data.Args, kernel.ProgramPath(id.Exe), id.Comm)
+	if !kernel.NotifIDValid(n.fd, notif.ID) {
+		// The caller is gone (a fatal signal): its exec never runs, and
+		// what was read may be another process's.
+		return listener.Continue, allowed
+	}
+	if n.mode == baseline.ModeEnforce && n.gated {
+		if !e.claimed() {
+			// Unreadable, or no file: refused as the kernel refuses a
+			// missing one, so a path changed after the read runs nothing.
+			n.book.refuse(e)
+			return listener.Fail(unix.ENOENT), true
+		}
+		for _, r := range e.runs {
+			if !n.profile.AllowsProgram(r.Path) {
+				n.book.refuse(e)
+				return listener.Fail(unix.EPERM), true
+			}
+		}
+	}
+	n.book.exec(e)
+	return listener.Continue, allowed
 }
 
 // refusedChannel tells a channel call the filter refuses (see

@@ -61,6 +61,7 @@ type runConfig struct {
 	backend           Backend
 	notify            bool // resolved from backend by Run
 	argBlind          bool
+	noPrograms        bool
 	readOnly          []string // more files the agent's mount namespace binds read-only
 	filterEnv         bool
 	passEnv           []string
@@ -150,6 +151,13 @@ func WithTTY() Option { return func(c *runConfig) { c.tty = true } }
 // classes costs, and for showing what they catch; every report of such a
 // run lists it under WEAKENED GATE.
 func WithoutArgClasses() Option { return func(c *runConfig) { c.argBlind = true } }
+
+// WithoutPrograms switches program observation off: execs are not handed
+// to the run's listener, Result.Programs stays empty and a baseline's
+// programs section gates nothing. For measuring what observing execs
+// costs, and for showing what program gating catches; every report of
+// such a run lists it under WEAKENED GATE.
+func WithoutPrograms() Option { return func(c *runConfig) { c.noPrograms = true } }
 
 // WithEnvFilter drops DroppedEnv from the agent's environment, an explicit
 // Agent.Env too, except the variables whose names match one of pass

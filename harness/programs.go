@@ -80,3 +80,52 @@ func (v ProgramViolation) String() string {
 	}
 	return b.String()
 }
+
+// addPrograms fills the programs part of a result from the run's book:
+// every program run, those outside the profile (when it gates programs;
+// never in record mode, which learns them) and the execs that ran
+// another program than they named (always).
+func (r *Result) addPrograms(b *programBook, p *baseline.Profile, mode baseline.Mode) {
+	r.Programs = b.programs()
+	b.mu.Lock()
+	mismatches := append([]ProgramViolation(nil), b.mismatches...)
+	r.UnverifiedExecs = b.unverified
+	r.unseenExecs = append([]string(nil), b.unseen...)
+	b.mu.Unlock()
+	for i := range r.Programs {
+		run := &r.Programs[i]
+		run.Risk, run.Level = baseline.ProgramRisk(run.Path)
+		r.Observed.AddProgram(run.Path, run.Count)
+	}
+	gated := mode != baseline.ModeRecord && p.GatesPrograms()
+	for _, run := range r.Programs {
+		if gated && !p.AllowsProgram(run.Path) {
+			v := ProgramViolation{ProgramRun: run}
+			v.File, v.Line = p.ProgramInsert(run.Path)
+			r.ProgramViolations = append(r.ProgramViolations, v)
+		}
+	}
+	for _, m := range mismatches {
+		m.Risk, m.Level = baseline.ProgramRisk(m.Path)
+		if p != nil {
+			m.File, m.Line = p.ProgramInsert(m.Path)
+		}
+		r.ProgramViolations = append(r.ProgramViolations, m)
+	}
+	if p != nil && mode == baseline.ModeRecord {
+		return
+	}
+	if gated {
+		r.UnusedPrograms = baseline.Diff(p, r.Observed).UnusedPrograms
+	}
+}
+
+// ProgramNote says what the run could not confirm about its execs; "" when
+// nothing.
+func (r *Result) ProgramNote() string {
+	if r.UnverifiedExecs == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d %s could not be confirmed after the fact: the process was gone before /proc showed its new executable (its program was listed as the exec named it)",
+		r.UnverifiedExecs, plural(r.UnverifiedExecs, "exec", "execs"))
+}

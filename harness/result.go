@@ -135,6 +135,10 @@ type Result struct {
 	UnverifiedExecs uint64 `json:"unverified_execs,omitempty"`
 
 	firstCalls map[syscallKey]*firstCall // who made each observed syscall first
+	// unseenExecs: execs whose path could not be read and whose program
+	// /proc never showed (see programBook); each makes the run
+	// inconclusive.
+	unseenExecs []string
 }
 
 // Violation is one syscall outside the baseline, with the first process

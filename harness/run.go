@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -95,6 +96,12 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if cfg.argBlind {
 		weakened = append(weakened, "argument classes off (--no-arg-classes): a class entry such as socket(AF_UNIX) allows its syscall with any arguments")
 	}
+	switch {
+	case cfg.noPrograms:
+		weakened = append(weakened, "programs not observed (--no-programs): the executables the agent ran were neither listed nor gated")
+	case mode != baseline.ModeRecord && !profile.GatesPrograms():
+		weakened = append(weakened, "the baselines have no programs section: the executables the agent ran are listed, not gated (record with --merge to add one)")
+	}
 	if hasCap(capSetpcap) {
 		if setup.DropCaps, err = fencedMask(keep); err != nil {
 			return nil, err
@@ -143,6 +150,9 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if listened {
 		notes = newNotifier(events, profile, mode, cfg.action, child.ses, notify)
 		notes.argBlind = cfg.argBlind
+		if !cfg.noPrograms {
+			notes.book, notes.gated = newProgramBook(), profile.GatesPrograms()
+		}
 	} else {
 		if run, err = serveListener(child.listener, nil); err != nil {
 			child.abort()
@@ -229,6 +239,9 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		// The listener's barrier: its goroutine, which fed the
 		// collector, has stopped once Close returns.
 		_ = run.Close()
+		if notes.book != nil {
+			notes.book.close()
+		}
 	}
 
 	r := &Result{
@@ -269,6 +282,9 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		}
 	} else if mode != baseline.ModeRecord {
 		r.Violations = events.violations(baseline.Diff(nil, r.Observed).New)
+	}
+	if notes != nil && notes.book != nil {
+		r.addPrograms(notes.book, profile, mode)
 	}
 	r.Refused = events.refusedFindings()
 	r.Unmonitored = profile.Unmonitored()
@@ -327,11 +343,22 @@ func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool
 	if tree.TimedOut {
 		reasons = append(reasons, fmt.Errorf("agent timed out; the tree was killed (%d processes besides the agent)", len(tree.Leaked)))
 	}
+	if len(r.unseenExecs) > 0 {
+		reasons = append(reasons, fmt.Errorf("%d %s ran a program sysgate could not name (%s)", len(r.unseenExecs),
+			plural(len(r.unseenExecs), "exec", "execs"), strings.Join(r.unseenExecs, "; ")))
+	}
+	if r.Mode == baseline.ModeRecord {
+		for _, v := range r.ProgramViolations {
+			// A record run learns programs; an exec that ran another
+			// program than it named is not something to learn.
+			reasons = append(reasons, fmt.Errorf("%s: %s", v.Path, v.Mismatch))
+		}
+	}
 	if len(reasons) > 0 {
 		r.Inconclusive = errors.Join(reasons...).Error()
 	}
 	switch {
-	case len(r.Violations) > 0 || r.UnknownABI > 0 || len(r.ModifiedBaselines) > 0:
+	case len(r.Violations) > 0 || len(r.ProgramViolations) > 0 || r.UnknownABI > 0 || len(r.ModifiedBaselines) > 0:
 		// A call of an ABI sysgate cannot name is outside every baseline;
 		// a baseline the agent wrote to says nothing about the next run.
 		r.Verdict = VerdictViolation
@@ -358,7 +385,7 @@ func (r *Result) setExit(ws syscall.WaitStatus, waitErr error) {
 // loadCompiled loads the baselines (or takes the given profile), picks the
 // mode and compiles the filter; files are cached (see profileCache).
 func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *baseline.Filter, error) {
-	opts := baseline.CompileOptions{Action: c.action, Notify: c.notify, ArgBlind: c.argBlind}
+	opts := baseline.CompileOptions{Action: c.action, Notify: c.notify, ArgBlind: c.argBlind, Programs: !c.noPrograms}
 	if len(c.baselines) > 0 {
 		return loadCompiled(c.baselines, c.resolveMode, opts)
 	}

@@ -1,0 +1,219 @@
+package harness
+
+import (
+	"bytes"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// execSeen is one exec as the run's listener read it, while the caller
+// waited in the call: the path it names and its argv (from the caller's
+// memory), the file that path reaches in the caller's view, and for a
+// "#!" script the interpreter the kernel will run.
+type execSeen struct {
+	tgid      int
+	requested string
+	argv      []string
+	parent    string // the caller's executable; "" for the agent's start
+	// runs are the programs the exec runs if it succeeds: the file, its
+	// interpreters, and the script an interpreter was given.
+	runs []ProgramRun
+	// expect is the executable the kernel ends up running (the last
+	// interpreter of a script); zero when the path reaches no file (the
+	// exec fails, as in a shell's PATH search).
+	expect kernel.FileID
+	pre    kernel.FileID // the caller's executable
+	comm   string        // the caller's name
+	// readErr: the caller's memory could not be read, so the exec's
+	// program is known only if /proc shows it afterwards.
+	readErr error
+}
+
+// claimed reports whether the exec named a file sysgate could resolve.
+func (e *execSeen) claimed() bool { return e.readErr == nil && e.expect != (kernel.FileID{}) }
+
+// maxShebangDepth is the kernel's limit of nested interpreters
+// (BINPRM_MAX_RECURSION).
+const maxShebangDepth = 4
+
+// pathMax is the longest path an exec takes (PATH_MAX).
+const pathMax = 4096
+
+// readExec reads an execve or execveat call of thread tid (of thread
+// group tgid, whose executable is callerExe).
+func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args [6]uint64, callerExe, comm string) *execSeen {
+	e := &execSeen{tgid: tgid, parent: callerExe, comm: comm}
+	if callerExe == launcherExe() {
+		e.parent = ""
+	}
+	if id, _, err := kernel.ReadExe(tgid); err == nil {
+		e.pre = id
+	}
+	dirfd, nameAddr, argvAddr, emptyPath := unix.AT_FDCWD, args[0], args[1], false
+	if name == "execveat" {
+		dirfd, nameAddr, argvAddr = int(int32(args[0])), args[1], args[2]
+		emptyPath = args[4]&unix.AT_EMPTY_PATH != 0
+	}
+	requested, _, err := kernel.ReadMemString(tid, nameAddr, pathMax)
+	if err != nil {
+		e.readErr = fmt.Errorf("read the path execve names: %w", err)
+		return e
+	}
+	e.requested = requested
+	e.argv = readArgv(tid, argvAddr, wordSize(arch, auditArch))
+	target := kernel.ExecTarget(tid, dirfd, requested, emptyPath)
+	file, err := kernel.ResolveExecFile(target)
+	if err != nil {
+		return e // no such file: the exec fails (or another thread raced it)
+	}
+	role := RoleProgram
+	interps := shebangChain(tid, file)
+	if len(interps) > 0 {
+		role = RoleScript
+	}
+	e.add(file.Path, role, requested)
+	e.expect = file.ID
+	for _, in := range interps {
+		e.add(in.Path, RoleInterpreter, "")
+		e.expect = in.ID
+	}
+	if len(interps) == 0 {
+		if script := interpreterScript(file.Path, e.argv); script != "" {
+			if sf, err := kernel.ResolveExecFile(kernel.ExecTarget(tid, unix.AT_FDCWD, script, false)); err == nil && sf.Regular {
+				e.add(sf.Path, RoleScript, "")
+			}
+		}
+	}
+	return e
+}
+
+func (e *execSeen) add(p, role, requested string) {
+	run := ProgramRun{Path: p, Role: role, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1}
+	if requested != "" && requested != p {
+		run.Requested = requested
+	}
+	e.runs = append(e.runs, run)
+}
+
+// readArgv reads up to ArgvShown arguments, redacted and truncated.
+func readArgv(tid int, addr uint64, size int) []string {
+	if addr == 0 {
+		return []string{}
+	}
+	ptrs, err := kernel.ReadMemWords(tid, addr, ArgvShown+1, size)
+	if err != nil {
+		return []string{}
+	}
+	more := len(ptrs) > ArgvShown
+	args := make([]string, 0, len(ptrs))
+	for _, p := range ptrs[:min(len(ptrs), ArgvShown)] {
+		s, truncated, err := kernel.ReadMemString(tid, p, 4*ArgvWidth)
+		if err != nil {
+			s = "<unreadable>"
+		} else if truncated {
+			s += "..."
+		}
+		args = append(args, s)
+	}
+	return redactArgv(args, more)
+}
+
+// wordSize is the caller's pointer size: 4 on a 32-bit ABI and x32.
+func wordSize(arch scmp.Arch, auditArch uint32) int {
+	if arch == scmp.X32 || auditArch&0x80000000 == 0 { // __AUDIT_ARCH_64BIT
+		return 4
+	}
+	return 8
+}
+
+// shebangChain follows "#!" lines from file as the kernel does: each
+// interpreter path is opened in the caller's view, up to
+// maxShebangDepth. It returns the interpreters in order; empty for a
+// file without "#!" (or one sysgate could not read).
+func shebangChain(tid int, file kernel.ExecFile) []kernel.ExecFile {
+	var chain []kernel.ExecFile
+	for range maxShebangDepth {
+		interp := shebangInterpreter(file.Head)
+		if interp == "" {
+			break
+		}
+		next, err := kernel.ResolveExecFile(kernel.ExecTarget(tid, unix.AT_FDCWD, interp, false))
+		if err != nil {
+			break // the exec fails with ENOENT
+		}
+		chain = append(chain, next)
+		file = next
+	}
+	return chain
+}
+
+// shebangInterpreter is the interpreter path of a "#!" line, "" without.
+func shebangInterpreter(head []byte) string {
+	rest, ok := bytes.CutPrefix(head, []byte("#!"))
+	if !ok {
+		return ""
+	}
+	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[:i]
+	}
+	fields := strings.Fields(string(rest))
+	if len(fields) == 0 {
+		return ""
+	}
+	return fields[0]
+}
+
+// interpreters maps an interpreter's name (without version digits) to
+// its options that take a value (the next argument) and the options
+// after which no script follows (code given inline, a module, stdin).
+var interpreters = map[string]struct{ withValue, inline []string }{
+	"python": {[]string{"-W", "-X", "-Q"}, []string{"-c", "-m", "-"}},
+	"node":   {[]string{"-r", "--require", "--import", "--loader", "--experimental-loader", "--conditions", "-C", "--input-type"}, []string{"-e", "--eval", "-p", "--print", "-", "-i", "--interactive"}},
+	"nodejs": {[]string{"-r", "--require", "--import", "--loader"}, []string{"-e", "--eval", "-p", "--print", "-"}},
+	"perl":   {[]string{"-I", "-M", "-m"}, []string{"-e", "-E", "-"}},
+	"ruby":   {[]string{"-I", "-r"}, []string{"-e", "-"}},
+	"php":    {[]string{"-d", "-c"}, []string{"-r", "-a", "-"}},
+	"bash":   {[]string{"-o", "+o", "-O", "+O", "--rcfile", "--init-file"}, []string{"-c", "-s", "-i", "-"}},
+	"sh":     {[]string{"-o", "+o"}, []string{"-c", "-s", "-i", "-"}},
+	"dash":   {[]string{"-o", "+o"}, []string{"-c", "-s", "-i", "-"}},
+	"zsh":    {[]string{"-o", "+o"}, []string{"-c", "-s", "-i", "-"}},
+	"lua":    {[]string{"-l"}, []string{"-e", "-i", "-"}},
+}
+
+// interpreterScript is the script an interpreter program was given as
+// its first operand ("python3 -I agent.py"), "" when it runs none.
+func interpreterScript(program string, argv []string) string {
+	name := strings.TrimRight(path.Base(program), "0123456789.")
+	spec, ok := interpreters[name]
+	if !ok || len(argv) < 2 {
+		return ""
+	}
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a == Redacted || a == "...":
+			return ""
+		case a == "--":
+			if i+1 < len(argv) {
+				return argv[i+1]
+			}
+			return ""
+		case slices.Contains(spec.inline, a):
+			return ""
+		case slices.Contains(spec.withValue, a):
+			i++
+		case strings.HasPrefix(a, "-") || strings.HasPrefix(a, "+"):
+			// a flag, or a value joined to it ("-Wignore", "--require=x")
+		default:
+			return a
+		}
+	}
+	return ""
+}

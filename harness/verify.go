@@ -1,0 +1,265 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/internal/kernel"
+)
+
+// programBook collects the programs a run ran and what the check of
+// each exec found afterwards.
+//
+// An exec is read while its caller waits in the call, but the kernel
+// reads the path again after the listener's answer: another thread of a
+// hostile agent can change it in between (or swap a symlink). So each
+// exec is checked afterwards against /proc/<pid>/exe, which names what
+// the kernel really runs: at the caller's next exec, or by a watcher that
+// polls until the executable changes or the process is gone.
+type programBook struct {
+	mu         sync.Mutex
+	runs       map[string]*ProgramRun
+	mismatches []ProgramViolation
+	// unverified: execs of another program whose process was gone
+	// before /proc showed its new executable.
+	unverified uint64
+	// unseen: execs whose path could not be read and whose program /proc
+	// never showed: a program ran that the run cannot name.
+	unseen  []string
+	pending map[int]*pendingExec // by thread group
+	stop    chan struct{}
+	wg      sync.WaitGroup
+	// readExe identifies a process's executable (kernel.ReadExe; a fake
+	// in tests), alive whether the process is still the one watched.
+	readExe  func(pid int) (kernel.FileID, string, error)
+	readStat func(pid int) (kernel.Stat, error)
+}
+
+// pendingExec is an exec answered and not yet checked.
+type pendingExec struct {
+	seen  *execSeen
+	pidfd int // -1 without one: every read then counts as the process's
+	done  bool
+}
+
+func newProgramBook() *programBook {
+	return &programBook{runs: map[string]*ProgramRun{}, pending: map[int]*pendingExec{}, stop: make(chan struct{}), readExe: kernel.ReadExe, readStat: kernel.ReadStat}
+}
+
+// add counts a program run.
+func (b *programBook) add(run ProgramRun) {
+	if r, ok := b.runs[run.Path]; ok {
+		r.Count += run.Count
+		return
+	}
+	cp := run
+	b.runs[run.Path] = &cp
+}
+
+// exec records an exec that is about to be answered with CONTINUE: its
+// programs now, the check of what ran once it shows. A previous exec of
+// the same process is settled first: the caller is stopped in this call,
+// so its executable is what its last exec left.
+func (b *programBook) exec(e *execSeen) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if p := b.pending[e.tgid]; p != nil && !p.done {
+		if id, path, err := b.readExe(e.tgid); err == nil {
+			b.settleLocked(p, id, path)
+		}
+	}
+	for _, r := range e.runs {
+		b.add(r)
+	}
+	p := &pendingExec{seen: e, pidfd: -1}
+	if fd, err := kernel.PidfdOpen(e.tgid); err == nil {
+		p.pidfd = fd
+	}
+	b.pending[e.tgid] = p
+	b.wg.Add(1)
+	go b.watch(p)
+}
+
+// refuse records the programs of an exec that enforce refused: they did
+// not run, and are reported as outside the baseline.
+func (b *programBook) refuse(e *execSeen) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, r := range e.runs {
+		b.add(r)
+	}
+}
+
+// watch polls the process's executable until it changes from the one it
+// had at the exec, the process is gone, or the run is over.
+func (b *programBook) watch(p *pendingExec) {
+	defer b.wg.Done()
+	wait := 20 * time.Microsecond
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		id, path, err := b.readExe(p.seen.tgid)
+		alive := p.pidfd < 0 || kernel.Alive(p.pidfd)
+		b.mu.Lock()
+		if p.done {
+			b.mu.Unlock()
+			return
+		}
+		if err == nil && alive && id != p.seen.pre {
+			b.settleLocked(p, id, path)
+			b.mu.Unlock()
+			return
+		}
+		if err != nil && alive && b.zombieRan(p) {
+			// Exited already: its name says the exec happened.
+			b.finishLocked(p)
+			b.mu.Unlock()
+			return
+		}
+		if !alive || (err != nil && !errors.Is(err, unix.EACCES)) {
+			b.goneLocked(p)
+			b.mu.Unlock()
+			return
+		}
+		b.mu.Unlock()
+		select {
+		case <-b.stop:
+			b.mu.Lock()
+			if !p.done {
+				b.goneLocked(p)
+			}
+			b.mu.Unlock()
+			return
+		case <-timer.C:
+		}
+		wait = min(2*wait, 10*time.Millisecond)
+		timer.Reset(wait)
+	}
+}
+
+// zombieRan reports whether the watched process, exited but not yet
+// reaped (its exe link is gone), carries the name its exec gave it: the
+// kernel names a process after the file its exec named, so a name other
+// than the caller's says the exec happened. A weaker check than the
+// executable (a program can rename itself before it exits), made only
+// when that is unreadable.
+func (b *programBook) zombieRan(p *pendingExec) bool {
+	e := p.seen
+	if !e.claimed() || e.comm == "" {
+		return false
+	}
+	st, err := b.readStat(e.tgid)
+	if err != nil || st.State != 'Z' || st.Comm == e.comm {
+		return false
+	}
+	for _, name := range []string{path.Base(e.requested), path.Base(claimedPath(e))} {
+		if len(name) > 15 { // TASK_COMM_LEN - 1
+			name = name[:15]
+		}
+		if st.Comm == name {
+			return true
+		}
+	}
+	return false
+}
+
+// settleLocked checks an exec against the executable its process has now.
+func (b *programBook) settleLocked(p *pendingExec, id kernel.FileID, path string) {
+	b.finishLocked(p)
+	e := p.seen
+	switch {
+	case id == e.pre && e.claimed():
+		// Still the caller's program: the exec failed, or ran the same
+		// file again.
+	case e.claimed() && id == e.expect:
+		// It ran what it named.
+	case !e.claimed() && id == e.pre:
+	case e.readErr != nil || !e.claimed():
+		// sysgate could not read (or resolve) the path; /proc names the
+		// program that ran.
+		run := ProgramRun{Path: path, Role: RoleProgram, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1}
+		if e.readErr == nil {
+			// It named no file sysgate could open, and ran this one:
+			// the path changed in between.
+			b.mismatchLocked(e, run, fmt.Sprintf("the exec named %s, which did not exist when sysgate read it; the kernel ran %s", quoteOrUnreadable(e.requested), path))
+			return
+		}
+		b.add(run)
+	default:
+		run := ProgramRun{Path: path, Role: RoleProgram, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1}
+		b.mismatchLocked(e, run, fmt.Sprintf("the exec named %s; the kernel ran %s (the path changed after sysgate read it)", claimedPath(e), path))
+	}
+}
+
+func (b *programBook) mismatchLocked(e *execSeen, run ProgramRun, why string) {
+	if e.requested != "" && e.requested != run.Path {
+		run.Requested = e.requested
+	}
+	b.add(run)
+	b.mismatches = append(b.mismatches, ProgramViolation{ProgramRun: run, Mismatch: why})
+}
+
+// goneLocked: the process exited (or the run ended) before /proc showed
+// a new executable.
+func (b *programBook) goneLocked(p *pendingExec) {
+	b.finishLocked(p)
+	e := p.seen
+	switch {
+	case e.readErr != nil:
+		b.unseen = append(b.unseen, fmt.Sprintf("pid %d: %v", e.tgid, e.readErr))
+	case e.claimed() && e.expect != e.pre:
+		b.unverified++
+	}
+}
+
+func (b *programBook) finishLocked(p *pendingExec) {
+	p.done = true
+	if p.pidfd >= 0 {
+		unix.Close(p.pidfd)
+		p.pidfd = -1
+	}
+	if b.pending[p.seen.tgid] == p {
+		delete(b.pending, p.seen.tgid)
+	}
+}
+
+// close ends the watchers (the run is over: every process is gone) and
+// waits for them.
+func (b *programBook) close() {
+	close(b.stop)
+	b.wg.Wait()
+}
+
+// programs returns the programs run, sorted by path.
+func (b *programBook) programs() []ProgramRun {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]ProgramRun, 0, len(b.runs))
+	for _, r := range b.runs {
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+func claimedPath(e *execSeen) string {
+	for _, r := range e.runs {
+		if r.Role != RoleInterpreter {
+			return r.Path
+		}
+	}
+	return e.requested
+}
+
+func quoteOrUnreadable(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return s
+}
