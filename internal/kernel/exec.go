@@ -182,4 +182,3 @@ func Alive(pidfd int) bool {
 	err := PidfdSignal(pidfd, 0)
 	return err == nil || errors.Is(err, unix.EPERM)
 }
-
