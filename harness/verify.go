@@ -37,8 +37,9 @@ type programBook struct {
 	wg      sync.WaitGroup
 	// readExe identifies a process's executable (kernel.ReadExe; a fake
 	// in tests), alive whether the process is still the one watched.
-	readExe  func(pid int) (kernel.FileID, string, error)
-	readStat func(pid int) (kernel.Stat, error)
+	readExe   func(pid int) (kernel.FileID, string, error)
+	readStat  func(pid int) (kernel.Stat, error)
+	openPidfd func(pid int) (int, error)
 }
 
 // pendingExec is an exec answered and not yet checked.
@@ -49,7 +50,7 @@ type pendingExec struct {
 }
 
 func newProgramBook() *programBook {
-	return &programBook{runs: map[string]*ProgramRun{}, pending: map[int]*pendingExec{}, stop: make(chan struct{}), readExe: kernel.ReadExe, readStat: kernel.ReadStat}
+	return &programBook{runs: map[string]*ProgramRun{}, pending: map[int]*pendingExec{}, stop: make(chan struct{}), readExe: kernel.ReadExe, readStat: kernel.ReadStat, openPidfd: kernel.PidfdOpen}
 }
 
 // add counts a program run.
@@ -78,7 +79,7 @@ func (b *programBook) exec(e *execSeen) {
 		b.add(r)
 	}
 	p := &pendingExec{seen: e, pidfd: -1}
-	if fd, err := kernel.PidfdOpen(e.tgid); err == nil {
+	if fd, err := b.openPidfd(e.tgid); err == nil {
 		p.pidfd = fd
 	}
 	b.pending[e.tgid] = p
@@ -130,8 +131,14 @@ func (b *programBook) watch(p *pendingExec) {
 		b.mu.Unlock()
 		select {
 		case <-b.stop:
+			// The run is over: one last look, then it is gone.
+			id, path, err := b.readExe(p.seen.tgid)
 			b.mu.Lock()
-			if !p.done {
+			switch {
+			case p.done:
+			case err == nil:
+				b.settleLocked(p, id, path)
+			default:
 				b.goneLocked(p)
 			}
 			b.mu.Unlock()
