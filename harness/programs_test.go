@@ -1,0 +1,114 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/testutil"
+)
+
+// programOf returns the run's program at path.
+func programOf(r *Result, path string) (ProgramRun, bool) {
+	for _, p := range r.Programs {
+		if p.Path == path {
+			return p, true
+		}
+	}
+	return ProgramRun{}, false
+}
+
+func programPaths(r *Result) []string {
+	var out []string
+	for _, p := range r.Programs {
+		out = append(out, p.Path)
+	}
+	return out
+}
+
+func realPath(t *testing.T, p string) string {
+	t.Helper()
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestProgramsOfAScript: a "#!" script is listed with its interpreter,
+// each program with its argv and the program that ran it, on both
+// backends.
+func TestProgramsOfAScript(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "build.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\n/usr/bin/env true --token hunter2\nls / >/dev/null\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sh, ls := realPath(t, "/bin/sh"), realPath(t, "/usr/bin/ls")
+	for _, backend := range []Backend{BackendAudit, BackendNotify} {
+		t.Run(string(backend), func(t *testing.T) {
+			r := mustRun(t, Agent{Command: []string{script}, Dir: dir}, WithMode(baseline.ModeRecord), WithBackend(backend))
+			want := map[string]struct{ role, parent string }{
+				script:          {RoleScript, ""},
+				sh:              {RoleInterpreter, ""},
+				"/usr/bin/env":  {RoleProgram, sh},
+				"/usr/bin/true": {RoleProgram, "/usr/bin/env"},
+				ls:              {RoleProgram, sh},
+			}
+			for path, w := range want {
+				p, ok := programOf(r, path)
+				if !ok {
+					t.Errorf("program %s missing; got %q", path, programPaths(r))
+					continue
+				}
+				if p.Role != w.role || p.Parent != w.parent {
+					t.Errorf("%s: role %q parent %q, want %q and %q", path, p.Role, p.Parent, w.role, w.parent)
+				}
+				if r.Observed.Programs[path] == 0 {
+					t.Errorf("%s not in the observation: %v", path, r.Observed.Programs)
+				}
+			}
+			if len(r.Programs) != len(want) {
+				t.Errorf("programs = %q, want exactly %d", programPaths(r), len(want))
+			}
+			if p, _ := programOf(r, "/usr/bin/true"); !slices.Equal(p.Argv, []string{"true", "--token", Redacted}) {
+				t.Errorf("argv of true = %q, want the token redacted", p.Argv)
+			}
+			if p, _ := programOf(r, sh); p.Risk != baseline.RiskShell {
+				t.Errorf("%s risk = %q, want shell", sh, p.Risk)
+			}
+			if len(r.ProgramViolations) != 0 || !r.Conclusive() {
+				t.Errorf("record run: program violations %v, inconclusive %q", r.ProgramViolations, r.Inconclusive)
+			}
+		})
+	}
+}
+
+// TestProgramFromMemory: a program run from a memfd (execveat with
+// AT_EMPTY_PATH, nothing on disk) is listed as memfd:NAME.
+func TestProgramFromMemory(t *testing.T) {
+	py := testutil.Python(t)
+	code := `import os
+fd = os.memfd_create("payload")
+os.write(fd, open("/usr/bin/true", "rb").read())
+os.execve(fd, ["payload"], {})`
+	r := mustRun(t, Agent{Command: []string{py, "-c", code}}, WithMode(baseline.ModeRecord))
+	if _, ok := programOf(r, "memfd:payload"); !ok {
+		t.Fatalf("programs = %q, want memfd:payload", programPaths(r))
+	}
+}
+
+// TestWithoutProgramsListsNothing: with program observation off, no
+// exec is read and every report says so.
+func TestWithoutProgramsListsNothing(t *testing.T) {
+	r := mustRun(t, Agent{Command: []string{"/bin/sh", "-c", "/usr/bin/true"}}, WithMode(baseline.ModeRecord), WithoutPrograms())
+	if len(r.Programs) != 0 {
+		t.Errorf("programs = %q, want none", programPaths(r))
+	}
+	if !strings.Contains(r.WeakenedBanner(), "programs not observed") {
+		t.Errorf("weakened = %q, want it to name the programs", r.WeakenedBanner())
+	}
+}
