@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"path"
 	"slices"
@@ -68,9 +69,18 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 	}
 	e.requested = requested
 	e.argv = readArgv(tid, argvAddr, wordSize(arch, auditArch))
-	target := kernel.ExecTarget(tid, dirfd, requested, emptyPath)
-	file, err := kernel.ResolveExecFile(target)
+	file, err := kernel.ResolveExecFile(kernel.ExecTarget(tid, dirfd, requested, emptyPath))
+	if err != nil && !missing(err) && strings.HasPrefix(requested, "/") {
+		// The caller's /proc entries are closed to sysgate (the
+		// launcher is not dumpable, and without root sysgate may not
+		// look into it): an absolute path resolves in sysgate's own
+		// root, the agent's unless it changed root.
+		file, err = kernel.ResolveExecFile(requested)
+	}
 	if err != nil {
+		if !missing(err) {
+			e.readErr = fmt.Errorf("resolve %s: %w", requested, err)
+		}
 		return e // no such file: the exec fails (or another thread raced it)
 	}
 	role := RoleProgram
@@ -100,6 +110,12 @@ func (e *execSeen) add(p, role, requested string) {
 		run.Requested = requested
 	}
 	e.runs = append(e.runs, run)
+}
+
+// missing reports whether a path lookup failed for want of the file (as
+// the exec itself will), rather than for want of access to the caller.
+func missing(err error) bool {
+	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENAMETOOLONG)
 }
 
 // readArgv reads up to ArgvShown arguments, redacted and truncated.

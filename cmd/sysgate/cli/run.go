@@ -42,6 +42,7 @@ type runFlags struct {
 	color             string         // --color: auto, always or never
 	backend           string         // --backend: auto, audit or notify
 	noArgClasses      bool           // --no-arg-classes
+	noPrograms        bool           // --no-programs
 }
 
 // register adds the shared flags; agentDefault says where the agent's
@@ -57,6 +58,7 @@ func (f *runFlags) register(fs *flag.FlagSet, agentDefault string) {
 	f.inherit.register(fs)
 	fs.StringVar(&f.backend, "backend", "auto", "how the run sees syscalls: `BACKEND` audit (root: the kernel's audit records), notify (no root needed: a seccomp listener) or auto (audit where it can, else notify); default $SYSGATE_BACKEND, else auto")
 	fs.BoolVar(&f.noArgClasses, "no-arg-classes", false, "switch argument classes off: a baseline entry such as socket(AF_UNIX) allows its syscall with any arguments, and record learns names only (for measuring; every report lists it as a weakening)")
+	fs.BoolVar(&f.noPrograms, "no-programs", false, "do not observe execs: the programs the agent runs are neither listed nor gated, and record learns no programs (for measuring; every report lists it as a weakening)")
 	fs.StringVar(&f.color, "color", "auto", "colour the text result: auto (on a terminal, unless NO_COLOR is set), always or never")
 	fs.BoolVar(&f.force, "force", false, "write outputs into a directory the agent's user can write (refused by default when the agent runs as another user)")
 }
@@ -88,6 +90,9 @@ func (c *Command) runOptions(f *runFlags) ([]harness.Option, error) {
 	}
 	if f.noArgClasses {
 		opts = append(opts, harness.WithoutArgClasses())
+	}
+	if f.noPrograms {
+		opts = append(opts, harness.WithoutPrograms())
 	}
 	if len(f.keepCaps) > 0 {
 		opts = append(opts, harness.WithKeepCapabilities(f.keepCaps...))
