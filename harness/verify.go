@@ -45,7 +45,7 @@ type programBook struct {
 // pendingExec is an exec answered and not yet checked.
 type pendingExec struct {
 	seen  *execSeen
-	pidfd int // -1 without one: every read then counts as the process's
+	pidfd int // -1 without one: every read then counts as the process's; set once, closed by watch
 	done  bool
 }
 
@@ -101,6 +101,11 @@ func (b *programBook) refuse(e *execSeen) {
 // had at the exec, the process is gone, or the run is over.
 func (b *programBook) watch(p *pendingExec) {
 	defer b.wg.Done()
+	if p.pidfd >= 0 {
+		// The watcher owns the pidfd: whoever settles the exec leaves
+		// it open until the watcher is done reading.
+		defer unix.Close(p.pidfd)
+	}
 	wait := 20 * time.Microsecond
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
@@ -227,10 +232,6 @@ func (b *programBook) goneLocked(p *pendingExec) {
 
 func (b *programBook) finishLocked(p *pendingExec) {
 	p.done = true
-	if p.pidfd >= 0 {
-		unix.Close(p.pidfd)
-		p.pidfd = -1
-	}
 	if b.pending[p.seen.tgid] == p {
 		delete(b.pending, p.seen.tgid)
 	}
