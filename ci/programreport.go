@@ -43,18 +43,6 @@ func (r *Report) programRows() []programRow {
 	return out
 }
 
-func programRank(v harness.ProgramViolation) int {
-	switch {
-	case v.Mismatch != "":
-		return 0
-	case !v.Risk.Risky():
-		return 3
-	case v.Level == baseline.LevelHigh:
-		return 1
-	}
-	return 2
-}
-
 // staleProgramRows lists the program entries every run of an agent on a
 // host arch left unused, as staleRows does for syscalls.
 func (r *Report) staleProgramRows() []hostItem[baseline.ProgramFinding] {

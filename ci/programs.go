@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -107,3 +108,17 @@ func mismatches(vs []harness.ProgramViolation) int {
 // recorded is harness.Result.Recorded, except that an exec mismatch is
 // never what a record run learns: it stays a violation.
 func recorded(r *harness.Result) bool { return r.Recorded() && mismatches(r.ProgramViolations) == 0 }
+
+// programRank orders program violations: mismatches lead, then high
+// risks, other risks, and the rest.
+func programRank(v harness.ProgramViolation) int {
+	switch {
+	case v.Mismatch != "":
+		return 0
+	case !v.Risk.Risky():
+		return 3
+	case v.Level == baseline.LevelHigh:
+		return 1
+	}
+	return 2
+}

@@ -1,8 +1,10 @@
 package ci
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -82,19 +84,17 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	return err
 }
 
-// shownPrograms are the program violations the text shows: in record
-// mode, where new programs are what the run learns, only the mismatches,
-// which no baseline makes right.
+// shownPrograms are the program violations the text shows, mismatches
+// and high risks first: in record mode, where new programs are what the
+// run learns, only the mismatches, which no baseline makes right.
 func shownPrograms(r *harness.Result) []harness.ProgramViolation {
-	if r.Mode != baseline.ModeRecord {
-		return r.ProgramViolations
-	}
 	var out []harness.ProgramViolation
 	for _, v := range r.ProgramViolations {
-		if v.Mismatch != "" {
+		if r.Mode != baseline.ModeRecord || v.Mismatch != "" {
 			out = append(out, v)
 		}
 	}
+	slices.SortStableFunc(out, func(a, b harness.ProgramViolation) int { return cmp.Compare(programRank(a), programRank(b)) })
 	return out
 }
 
