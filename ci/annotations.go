@@ -53,11 +53,14 @@ func escapeProperty(s string) string {
 }
 
 // Annotations returns the report's annotations: an error on the baseline
-// line where each new syscall belongs, an error per inconclusive run or
-// failed spec (either fails the gate), a notice on each stale baseline
-// entry.
+// line where each new syscall and each program outside the baselines
+// belongs, an error per inconclusive run or failed spec (either fails the
+// gate), a notice on each stale baseline entry, syscall or program.
 func (r *Report) Annotations() []Annotation {
-	out := newSyscallAnnotations(r.newRows())
+	// Programs first: there are few, and GitHub drops the errors past
+	// MaxAnnotations, so the syscalls get what room is left.
+	out := capped(programAnnotations(r.programRows()), "error", "programs outside the baselines")
+	out = append(out, newSyscallAnnotations(r.newRows(), max(1, MaxAnnotations-len(out)))...)
 	for _, w := range r.weakenedRuns() {
 		out = append(out, Annotation{Level: "warning", Title: "sysgate: weakened gate for " + w.Agent, Message: w.Banner})
 	}
@@ -79,6 +82,10 @@ func (r *Report) Annotations() []Annotation {
 				Message: fmt.Sprintf("The agent %s; its syscalls stayed within the baseline. A failing agent fails the gate unless --allow-agent-failure is given.", run.ExitText())})
 		}
 	}
+	for _, u := range r.unverifiedRows() {
+		out = append(out, Annotation{Level: "warning", Title: fmt.Sprintf("sysgate: %s in %s", Count(u.Execs, "unverified exec", "unverified execs"), u.Agent),
+			Message: fmt.Sprintf("%s: %s.", u.Agent, unverifiedNote(u.Execs))})
+	}
 	for _, rw := range r.missingArchRows() {
 		out = append(out, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: no %s baseline for %s", orDash(rw.Arch), rw.Agent), Message: rw.ArchHint})
 	}
@@ -90,6 +97,11 @@ func (r *Report) Annotations() []Annotation {
 		notices = append(notices, Annotation{Level: "notice", File: s.File, Line: s.Line,
 			Title:   fmt.Sprintf("sysgate: %s (%s) unused by %s", s.Syscall, s.Arch, s.Agent),
 			Message: fmt.Sprintf("No run of %s made %s on %s. If that is expected (an error path), move it to a group with a reason; otherwise `make baseline-update` proposes removing it.", s.Agent, s.Syscall, s.Arch)})
+	}
+	for _, s := range r.staleProgramRows() {
+		notices = append(notices, Annotation{Level: "notice", File: s.Item.File, Line: s.Item.Line,
+			Title:   fmt.Sprintf("sysgate: program %s unused by %s", s.Item.Program, s.Agent),
+			Message: fmt.Sprintf("No run of %s ran %s. If no run needs it any more, remove the line: an entry nothing uses still lets the agent run it.", s.Agent, s.Item.Program)})
 	}
 	out = append(out, r.unseenAnnotations()...)
 	out = append(out, capped(failures, "error", "inconclusive runs or failed specs")...)
@@ -103,8 +115,8 @@ const MaxAnnotations = 10
 
 // newSyscallAnnotations puts each risky syscall on its own annotation and
 // groups the others that belong at the same baseline line, then caps the
-// list at MaxAnnotations.
-func newSyscallAnnotations(rows []newRow) []Annotation {
+// list at limit.
+func newSyscallAnnotations(rows []newRow, limit int) []Annotation {
 	var groups [][]newRow
 	index := map[string]int{}
 	for _, n := range rows {
@@ -120,7 +132,7 @@ func newSyscallAnnotations(rows []newRow) []Annotation {
 	}
 	var out []Annotation
 	for i, g := range groups {
-		if i == MaxAnnotations-1 && len(groups) > MaxAnnotations {
+		if i == limit-1 && len(groups) > limit {
 			rest := 0
 			for _, g := range groups[i:] {
 				rest += len(g)

@@ -1,9 +1,9 @@
 package ci
 
 // Palette colours text output for a terminal: the verdict (VIOLATION red,
-// CLEAN and RECORDED green) and risk tags (yellow). The zero Palette
-// writes plain text; the CLI decides when to colour (--color, NO_COLOR,
-// whether the output is a terminal).
+// CLEAN and RECORDED green), risk tags (yellow) and exec mismatches
+// (red). The zero Palette writes plain text; the CLI decides when to
+// colour (--color, NO_COLOR, whether the output is a terminal).
 type Palette struct{ Color bool }
 
 // SGR codes of one length each, so a column whose every cell is painted
@@ -43,3 +43,7 @@ func (p Palette) risk(s string, risky bool) string {
 	}
 	return p.paint(sgrDefault, s)
 }
+
+// alarm paints what makes a finding more than a missing baseline line
+// (an exec whose program changed under it) red, as a violation is.
+func (p Palette) alarm(s string) string { return p.paint(sgrRed, s) }

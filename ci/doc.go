@@ -1,12 +1,12 @@
 // Package ci renders every sysgate output format from one model, the
 // harness.Result of each run: the text sysgate check, enforce and record
 // print (WriteText, WriteRecorded), the Result JSON (WriteJSON), GitHub
-// annotations on the baseline line where a new syscall belongs, a
-// markdown step summary, the body of a baseline-update pull request, and
-// what other CI tools read: SARIF 2.1.0 for code scanning (WriteSARIF,
-// through github.com/owenrumney/go-sarif), JUnit XML (WriteJUnit) and the
-// step outputs of $GITHUB_OUTPUT (WriteGitHubOutput, to a writer the
-// caller opens).
+// annotations on the baseline line where a new syscall or program
+// belongs, a markdown step summary, the body of a baseline-update pull
+// request, and what other CI tools read: SARIF 2.1.0 for code scanning
+// (WriteSARIF, through github.com/owenrumney/go-sarif), JUnit XML
+// (WriteJUnit) and the step outputs of $GITHUB_OUTPUT (WriteGitHubOutput,
+// to a writer the caller opens).
 // WriteResult picks one of the formats of a single run (check --format).
 //
 // A Report is a list of runs, each a *harness.Result plus what only the
@@ -19,6 +19,14 @@
 // missing-arch hint, baseline paths relative to the repository) are
 // computed when rendering, never stored beside it. A violation in a
 // passing spec is a bite the spec asserted and fails nothing.
+//
+// Programs: every format shows the programs a run ran outside its
+// baselines (harness.Result.ProgramViolations) beside its syscalls, with
+// the first exec's argv, what ran it and the programs: line that would
+// allow it. An exec mismatch (the kernel ran another program than the
+// exec named) is shown as the reason instead: no baseline line fixes it,
+// a record run with one is a violation, and Observations refuses it
+// (ErrExecMismatch).
 //
 // Baseline updates: MergeObservations merges observation files of any
 // number of shards per agent (order and grouping do not matter), and

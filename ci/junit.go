@@ -89,7 +89,18 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 func junitMessage(run Run) string {
 	switch run.Outcome() {
 	case VerdictViolation:
-		return fmt.Sprintf("%s: %s outside the baseline", run.Agent, Count(len(run.Violations), "syscall", "syscalls"))
+		var found []string
+		if len(run.Violations) > 0 || len(run.ProgramViolations) == 0 {
+			found = append(found, Count(len(run.Violations), "syscall", "syscalls"))
+		}
+		if len(run.ProgramViolations) > 0 {
+			found = append(found, Count(len(run.ProgramViolations), "program", "programs"))
+		}
+		msg := fmt.Sprintf("%s: %s outside the baseline", run.Agent, strings.Join(found, " and "))
+		if n := mismatches(run.ProgramViolations); n > 0 {
+			msg += fmt.Sprintf(" (%s)", Count(n, "exec mismatch", "exec mismatches"))
+		}
+		return msg
 	case VerdictAgentFailed:
 		return fmt.Sprintf("%s: the agent %s", run.Agent, run.ExitText())
 	}

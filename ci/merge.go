@@ -1,6 +1,7 @@
 package ci
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -42,12 +43,19 @@ func sortedAgents[V any](m map[string]V) []string {
 	return agents
 }
 
+// ErrExecMismatch is matched by Observations refusing a run in which an
+// exec ran another program than the one it named.
+var ErrExecMismatch = errors.New("an exec ran another program than it named")
+
 // Observations returns what the report's conclusive record-mode runs
 // observed, merged per agent. With checkRuns it takes check and enforce
 // runs too: their observations hold only the syscalls outside the
 // baseline, so a baseline update from them must keep unseen entries
 // (UpdateOptions.KeepUnseen). Bites (violations a passing spec asserted)
-// are always left out: they must never reach a baseline.
+// are always left out: they must never reach a baseline. A run it would
+// take that has an exec mismatch is ErrExecMismatch: what it ran must
+// not reach a baseline either, and leaving the run out would drop the
+// rest of what it did.
 func (r *Report) Observations(checkRuns bool) (map[string]*baseline.Observation, error) {
 	out := map[string]*baseline.Observation{}
 	for _, run := range r.Runs {
@@ -56,6 +64,11 @@ func (r *Report) Observations(checkRuns bool) (map[string]*baseline.Observation,
 		}
 		if run.Mode != baseline.ModeRecord && !checkRuns {
 			continue
+		}
+		for _, v := range run.ProgramViolations {
+			if v.Mismatch != "" {
+				return nil, fmt.Errorf("observations of %s (%s): %w: %s", run.Agent, orDash(run.Spec), ErrExecMismatch, v.Mismatch)
+			}
 		}
 		m := out[run.Agent]
 		if m == nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
@@ -144,5 +145,32 @@ func TestReportObservationsLeaveOutBitesAndInconclusiveRuns(t *testing.T) {
 	if len(m) != 1 || m["py"] == nil || m["py"].Runs != 2 || m["py"].Count(scmp.X86_64, "statx") != 1 || m["py"].Count(scmp.X86_64, "ptrace") != 0 {
 		data, _ := json.Marshal(m)
 		t.Errorf("observations: %s", data)
+	}
+}
+
+// TestReportObservationsRefuseAnExecMismatch: a run whose exec ran
+// another program than it named stops the update; a bite that asserted
+// one is left out as every bite is.
+func TestReportObservationsRefuseAnExecMismatch(t *testing.T) {
+	mismatch := []harness.ProgramViolation{{ProgramRun: harness.ProgramRun{Path: "/usr/bin/curl", Requested: "/bin/true"},
+		Mismatch: "the exec named /bin/true; the kernel ran /usr/bin/curl"}}
+	obs := baseline.NewObservation("py")
+	obs.Runs = 1
+	obs.Add(scmp.X86_64, "read", 1)
+	res := &harness.Result{Agent: "py", Mode: baseline.ModeRecord, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Observed: obs,
+		ProgramViolations: mismatch}
+	bite, err := Load(LoadOptions{}, writeGinkgoReport(t, fixtureSuite, spec{text: "swaps a path", result: res}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := bite.Observations(false); err != nil || len(m) != 0 {
+		t.Errorf("a bite: %v %v", m, err)
+	}
+	r, err := Load(LoadOptions{}, writeGinkgoReport(t, fixtureSuite, spec{text: "records", failed: "violation", result: res}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Observations(false); !errors.Is(err, ErrExecMismatch) || !strings.Contains(err.Error(), "/usr/bin/curl") {
+		t.Errorf("err = %v, want ErrExecMismatch naming the program", err)
 	}
 }

@@ -18,8 +18,9 @@ type PRBodyOptions struct {
 }
 
 // WritePRBody renders the body of a baseline-update pull request: risky
-// additions first (each needs a reason), then runtime-base changes apart
-// from agent changes, per arch, then how to reproduce it locally.
+// additions first (each syscall needs a reason; each program a look),
+// then runtime-base changes apart from agent changes, syscalls per arch
+// and programs, then how to reproduce it locally.
 func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 	var b strings.Builder
 	b.WriteString("## sysgate baseline update\n\n")
@@ -42,13 +43,23 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 		b.WriteString("The baselines already match what the suites do.\n\n")
 	}
 
-	if risky := u.riskyAdded(); len(risky) > 0 {
+	if risky := riskyAdded(u, func(f FileUpdate) []baseline.Finding { return f.Added },
+		func(f baseline.Finding) baseline.RiskClass { return f.Risk }); len(risky) > 0 {
 		b.WriteString("### ⚠️ Risky syscalls: a reason is required\n\n")
 		fmt.Fprintf(&b, "Each was written with the placeholder reason `%s`. Replace it with why the agent needs the syscall, or fix the agent and drop the line; `sysgate baseline validate` warns until then.\n\n", baseline.UnreviewedReason)
 		b.WriteString("| Agent | Arch | Syscall | Risk | Why it is risky | Line |\n|---|---|---|---|---|---|\n")
 		for _, r := range risky {
-			fmt.Fprintf(&b, "| %s | %s | `%s` | **%s** | %s | %s |\n", cell(r.agent), r.Arch, cell(r.Syscall), cell(r.RiskLabel()),
-				cell(baseline.RiskReason(r.Syscall)), cell(location(r.File, r.Line)))
+			f := r.item
+			fmt.Fprintf(&b, "| %s | %s | `%s` | **%s** | %s | %s |\n", cell(r.agent), f.Arch, cell(f.Syscall), cell(f.RiskLabel()),
+				cell(baseline.RiskReason(f.Syscall)), cell(location(f.File, f.Line)))
+		}
+		b.WriteString("\n")
+	}
+	if risky := riskyAdded(u, func(f FileUpdate) []baseline.ProgramFinding { return f.AddedPrograms },
+		func(p baseline.ProgramFinding) baseline.RiskClass { return p.Risk }); len(risky) > 0 {
+		b.WriteString("### ⚠️ Risky programs\n\nShells, downloaders and compilers let the agent do what its baseline does not show. Confirm the agent should run each one, or fix the agent and drop the line.\n\n")
+		for _, r := range risky {
+			fmt.Fprintf(&b, "- %s: %s\n", cell(r.agent), programChange(r.item, true))
 		}
 		b.WriteString("\n")
 	}
@@ -75,12 +86,15 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 		}
 		for _, f := range files {
 			fmt.Fprintf(&b, "#### %s (`%s`, %s)\n\n", cell(f.Agent), f.File, Count(f.Runs, "run", "runs"))
-			b.WriteString("| Arch | Added | Removed |\n|---|---|---|\n")
-			for _, arch := range findingArches(f.Added, f.Removed) {
-				fmt.Fprintf(&b, "| %s | %s | %s |\n", arch, names(f.Added, arch), names(f.Removed, arch))
+			if len(f.Added)+len(f.Removed) > 0 {
+				b.WriteString("| Arch | Added | Removed |\n|---|---|---|\n")
+				for _, arch := range findingArches(f.Added, f.Removed) {
+					fmt.Fprintf(&b, "| %s | %s | %s |\n", arch, names(f.Added, arch), names(f.Removed, arch))
+				}
+				b.WriteString("\n")
 			}
-			b.WriteString("\n")
 			writeNewClasses(&b, f)
+			writeProgramChanges(&b, f)
 		}
 	}
 	var skipped []string
@@ -121,17 +135,20 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 	return err
 }
 
-type agentFinding struct {
+// agentFinding is a finding of one agent's file.
+type agentFinding[T any] struct {
 	agent string
-	baseline.Finding
+	item  T
 }
 
-func (u *Update) riskyAdded() []agentFinding {
-	var out []agentFinding
+// riskyAdded lists the risky ones of the files' additions (added picks a
+// file's syscalls or programs).
+func riskyAdded[T any](u *Update, added func(FileUpdate) []T, risk func(T) baseline.RiskClass) []agentFinding[T] {
+	var out []agentFinding[T]
 	for _, f := range u.Files {
-		for _, a := range f.Added {
-			if a.Risk.Risky() {
-				out = append(out, agentFinding{f.Agent, a})
+		for _, a := range added(f) {
+			if risk(a).Risky() {
+				out = append(out, agentFinding[T]{f.Agent, a})
 			}
 		}
 	}
@@ -191,4 +208,36 @@ func names(list []baseline.Finding, arch string) string {
 		out = append(out, s)
 	}
 	return orDash(strings.Join(out, ", "))
+}
+
+// writeProgramChanges lists a file's added and removed programs.
+func writeProgramChanges(b *strings.Builder, f FileUpdate) {
+	if len(f.AddedPrograms)+len(f.RemovedPrograms) == 0 {
+		return
+	}
+	b.WriteString("Programs:\n\n")
+	for _, p := range f.AddedPrograms {
+		fmt.Fprintf(b, "- %s\n", programChange(p, true))
+	}
+	for _, p := range f.RemovedPrograms {
+		fmt.Fprintf(b, "- %s\n", programChange(p, false))
+	}
+	b.WriteString("\n")
+}
+
+// programChange is "new program `/usr/bin/curl` **(downloader, high)**,
+// run 3 times", or "removed program `/usr/bin/wget`: no run ran it".
+func programChange(p baseline.ProgramFinding, added bool) string {
+	s := code(p.Program)
+	if p.Risk.Risky() {
+		s += " **(" + cell(p.Risk.Label(p.Level)) + ")**"
+	}
+	if !added {
+		return "removed program " + s + ": no run ran it"
+	}
+	s = "new program " + s
+	if p.Count > 0 {
+		s += ", run " + times(p.Count)
+	}
+	return s
 }

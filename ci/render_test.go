@@ -288,3 +288,64 @@ func TestNoticesAreCapped(t *testing.T) {
 		t.Fatalf("%d annotations, last %v", len(a), a[len(a)-1])
 	}
 }
+
+// TestRenderPrograms: a suite's report merges a program over the runs of
+// an agent, annotates it at its baseline line (relative to the
+// repository), notes stale program entries only when every run left them
+// unused, and names the programs of a bite it caught.
+func TestRenderPrograms(t *testing.T) {
+	resultGolden(t, "programs", programResult(), "github")
+	file := "../baselines/python-agent.yaml"
+	second := programViolations(file)[:1]
+	second[0].PID, second[0].Count = 90, 5
+	r := render(t, "programs",
+		spec{text: "python agent fetches a page", failed: "python-agent ran 4 programs outside its baseline", result: &harness.Result{
+			Agent: "python-agent", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
+			ProgramViolations: programViolations(file), UnverifiedExecs: 2,
+			UnusedPrograms: []baseline.ProgramFinding{{Program: "/usr/bin/git", File: file, Line: 22},
+				{Program: "/usr/bin/ssh", Risk: baseline.RiskDownloader, Level: baseline.LevelHigh, File: file, Line: 23}}}},
+		spec{text: "python agent fetches again", failed: "python-agent ran 1 program outside its baseline", result: &harness.Result{
+			Agent: "python-agent", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
+			ProgramViolations: second, UnverifiedExecs: 1,
+			UnusedPrograms: []baseline.ProgramFinding{{Program: "/usr/bin/ssh", Risk: baseline.RiskDownloader, Level: baseline.LevelHigh, File: file, Line: 23}}}},
+		spec{text: "python agent is caught running a shell", result: &harness.Result{
+			Agent: "python-agent-bite-shell", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
+			ProgramViolations: []harness.ProgramViolation{{ProgramRun: harness.ProgramRun{Path: "/usr/bin/dash", Argv: []string{"sh", "-c", "id"},
+				Parent: "/usr/bin/python3.12", PID: 7, Count: 1, Risk: baseline.RiskShell, Level: baseline.LevelHigh}, File: file, Line: 20}}}},
+	)
+	if r.Verdict() != VerdictViolation {
+		t.Errorf("verdict %q, want violation", r.Verdict())
+	}
+	var curl, stale []Annotation
+	for _, a := range r.Annotations() {
+		switch {
+		case strings.Contains(a.Title, "/usr/bin/curl"):
+			curl = append(curl, a)
+		case a.Level == "notice":
+			stale = append(stale, a)
+		}
+	}
+	if len(curl) != 1 || curl[0].Level != "error" || !strings.Contains(curl[0].String(), "file=suites/baselines/python-agent.yaml,line=20,") ||
+		!strings.Contains(curl[0].Message, "7 times") {
+		t.Errorf("curl annotations %v: want one error at suites/baselines/python-agent.yaml:20 with both runs' 7 execs", curl)
+	}
+	if len(stale) != 1 || !strings.Contains(stale[0].Title, "/usr/bin/ssh") {
+		t.Errorf("stale notices %v: want /usr/bin/ssh only (git was used by the second run)", stale)
+	}
+}
+
+// TestProgramAnnotationsShareTheCap: program errors come first, and the
+// syscalls get the room GitHub has left, so no error is dropped unsaid.
+func TestProgramAnnotationsShareTheCap(t *testing.T) {
+	res := programResult()
+	res.UnverifiedExecs, res.UnusedPrograms = 0, nil
+	res.Violations = nil
+	for i := range 12 {
+		res.Violations = append(res.Violations, harness.Violation{Arch: scmp.X86_64, Syscall: fmt.Sprintf("name%02d", i), Count: 1,
+			PID: 1, Exe: "/bin/sh", File: "/repo/b.yaml", Line: 10 + i})
+	}
+	a := FromResults(fixtureRoot, res).Annotations()
+	if len(a) != MaxAnnotations || !strings.Contains(a[0].Title, "exec mismatch") || a[len(a)-1].Title != "sysgate: 7 more new syscalls" {
+		t.Errorf("%d annotations, first %q, last %q; want %d, the mismatch first, the overflow of 7 syscalls last", len(a), a[0].Title, a[len(a)-1].Title, MaxAnnotations)
+	}
+}

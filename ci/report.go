@@ -72,9 +72,10 @@ type Run struct {
 }
 
 // Outcome is the run's verdict as a report ranks it: the harness verdict,
-// except that a record run's new syscalls are recorded, not a violation.
+// except that a record run's new syscalls and programs are recorded, not
+// a violation.
 func (run Run) Outcome() Verdict {
-	if run.Recorded() {
+	if recorded(run.Result) {
 		return VerdictRecorded
 	}
 	if run.Mode == baseline.ModeRecord && !run.Conclusive() {

@@ -1,6 +1,9 @@
 package ci
 
 import (
+	"cmp"
+	"slices"
+
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
@@ -25,6 +28,12 @@ func (r *Report) addRun(res *harness.Result, spec, dir string, hostArch scmp.Arc
 	c := *res
 	c.Violations = sortedByName(c.Violations, func(v harness.Violation) (scmp.Arch, string) { return v.Arch, v.Syscall })
 	c.Unused = sortedByName(c.Unused, func(f baseline.Finding) (scmp.Arch, string) { return f.Arch, f.Syscall })
+	c.ProgramViolations = slices.Clone(c.ProgramViolations)
+	slices.SortStableFunc(c.ProgramViolations, func(a, b harness.ProgramViolation) int {
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Mismatch, b.Mismatch))
+	})
+	c.UnusedPrograms = slices.Clone(c.UnusedPrograms)
+	slices.SortStableFunc(c.UnusedPrograms, func(a, b baseline.ProgramFinding) int { return cmp.Compare(a.Program, b.Program) })
 	if !c.Arch.Valid() {
 		c.Arch = hostArch
 	}

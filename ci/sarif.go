@@ -14,10 +14,12 @@ import (
 // sarifInformationURI is where code scanning links the tool's name.
 const sarifInformationURI = "https://github.com/sysgate/sysgate"
 
-// WriteSARIF renders the report's new syscalls as a SARIF 2.1.0 log for
-// GitHub code scanning (check --format sarif, report sarif): a rule per
-// syscall, with its risk class, and a result per new syscall of each
-// agent and arch, located at the baseline line where it would be added.
+// WriteSARIF renders the report's new syscalls and programs as a SARIF
+// 2.1.0 log for GitHub code scanning (check --format sarif, report
+// sarif): a rule per syscall, with its risk class, and one per program
+// risk class (program/shell, program/unlisted, program/mismatch, ...); a
+// result per new syscall of each agent and arch and per program of each
+// agent, located at the baseline line where it would be added.
 // Inconclusive runs and failed specs are not findings in a file: the
 // annotations and the summary report them.
 func (r *Report) WriteSARIF(w io.Writer) error {
@@ -31,15 +33,24 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		run.AddRule(id).WithName(n.Syscall).
 			WithDescription(sarifRuleText(n.Violation)).
 			WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel("error")).
-			WithProperties(sarifRuleProperties(n.Violation))
-		res := run.CreateResultForRule(id).WithLevel("error").WithMessage(sarif.NewTextMessage(sarifMessage(n)))
-		if n.File != "" {
-			loc := sarif.NewPhysicalLocation().WithArtifactLocation(sarif.NewSimpleArtifactLocation(n.File))
-			if n.Line > 0 {
-				loc = loc.WithRegion(sarif.NewRegion().WithStartLine(n.Line))
-			}
-			res.AddLocation(sarif.NewLocationWithPhysicalLocation(loc))
+			WithProperties(sarifRuleProperties("syscall", n.Risk, n.Level))
+		addSARIFResult(run, id, sarifMessage(n), n.File, n.Line)
+	}
+	for _, n := range r.programRows() {
+		id, text := sarifProgramRule(n.ProgramViolation)
+		props := sarifRuleProperties("program", n.Risk, n.Level)
+		if n.Mismatch != "" {
+			// A path swapped under the exec is an attack on the gate,
+			// whatever the program: the rule is not about its risk.
+			props = sarifRuleProperties("program", baseline.RiskNone, baseline.LevelNone)
+			props["tags"] = []string{"security", "program", "mismatch"}
+			props["security-severity"] = "9.0"
 		}
+		run.AddRule(id).WithName(strings.TrimPrefix(id, "program/")).
+			WithDescription(text).
+			WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel("error")).
+			WithProperties(props)
+		addSARIFResult(run, id, sarifProgramMessage(n), n.File, n.Line)
 	}
 	if backends := r.backends(); len(backends) > 0 {
 		// Which backend saw the syscalls, for whoever reads the log.
@@ -54,6 +65,18 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 	return err
 }
 
+// addSARIFResult adds a finding of rule id at file:line ("" for none).
+func addSARIFResult(run *sarif.Run, id, msg, file string, line int) {
+	res := run.CreateResultForRule(id).WithLevel("error").WithMessage(sarif.NewTextMessage(msg))
+	if file != "" {
+		loc := sarif.NewPhysicalLocation().WithArtifactLocation(sarif.NewSimpleArtifactLocation(file))
+		if line > 0 {
+			loc = loc.WithRegion(sarif.NewRegion().WithStartLine(line))
+		}
+		res.AddLocation(sarif.NewLocationWithPhysicalLocation(loc))
+	}
+}
+
 // sarifRuleID names a syscall's rule; argument classes will get their
 // own prefix.
 func sarifRuleID(syscall string) string { return "syscall/" + syscall }
@@ -65,19 +88,19 @@ func sarifRuleText(v harness.Violation) string {
 	return fmt.Sprintf("syscall %s outside the baseline", v.Syscall)
 }
 
-// sarifRuleProperties carry the risk class and level, and the
-// security-severity GitHub ranks alerts by: a high risk is critical, any
-// other risky syscall high, any other new syscall medium (it still fails
-// the gate).
-func sarifRuleProperties(v harness.Violation) sarif.Properties {
-	props := sarif.Properties{"tags": []string{"security", "syscall"}, "security-severity": "5.0", "risk": "none", "risk-level": "none"}
-	if v.Risk.Risky() {
-		props["tags"] = []string{"security", "syscall", string(v.Risk)}
+// sarifRuleProperties carry the kind of finding ("syscall", "program"),
+// the risk class and level, and the security-severity GitHub ranks alerts
+// by: a high risk is critical, any other risky finding high, any other
+// medium (it still fails the gate).
+func sarifRuleProperties(kind string, risk baseline.RiskClass, level baseline.RiskLevel) sarif.Properties {
+	props := sarif.Properties{"tags": []string{"security", kind}, "security-severity": "5.0", "risk": "none", "risk-level": "none"}
+	if risk.Risky() {
+		props["tags"] = []string{"security", kind, string(risk)}
 		props["security-severity"] = "8.0"
-		props["risk"] = string(v.Risk)
+		props["risk"] = string(risk)
 		props["risk-level"] = string(baseline.LevelMedium)
 	}
-	if v.Risk.Risky() && v.Level == baseline.LevelHigh {
+	if risk.Risky() && level == baseline.LevelHigh {
 		props["security-severity"] = "9.0"
 		props["risk-level"] = string(baseline.LevelHigh)
 	}
@@ -98,6 +121,36 @@ func sarifMessage(n newRow) string {
 	}
 	if n.File != "" {
 		msg += fmt.Sprintf(". Review it, then add it at %s:%d", n.File, n.Line)
+	}
+	return msg + "."
+}
+
+// sarifProgramRule is the rule of a program violation and its text: one
+// rule per program risk class, one for programs without a risk, one for
+// mismatches.
+func sarifProgramRule(v harness.ProgramViolation) (id, text string) {
+	switch {
+	case v.Mismatch != "":
+		return "program/mismatch", "an exec ran another program than the one it named: the path changed under it"
+	case v.Risk.Risky():
+		return "program/" + string(v.Risk), fmt.Sprintf("program outside the baseline's programs (%s risk)", v.RiskLabel())
+	}
+	return "program/unlisted", "program outside the baseline's programs"
+}
+
+// sarifProgramMessage is a program result's text: who ran it, how, how
+// often, and where the baseline would list it.
+func sarifProgramMessage(n programRow) string {
+	msg := fmt.Sprintf("%s ran %s outside its baseline: %s, first as `%s` (%s)", n.Agent, n.Path, Count(n.Count, "exec", "execs"),
+		argvLine(n.Argv), ranBy(n.ProgramRun))
+	if n.Risk.Risky() {
+		msg += fmt.Sprintf(" [%s]", n.RiskLabel())
+	}
+	switch {
+	case n.Mismatch != "":
+		return msg + ". Mismatch: " + n.Mismatch + ". " + mismatchFix
+	case n.File != "":
+		msg += fmt.Sprintf(". Review it, then add %s to programs: at %s:%d", programEntry(n.Path), n.File, n.Line)
 	}
 	return msg + "."
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -74,35 +75,45 @@ func TestSARIFGolden(t *testing.T) {
 	resultGolden(t, "clean", cleanResult(), "sarif")
 }
 
+// sarifLog is what the tests read back of a SARIF log: the rules and
+// each result's rule and location.
+type sarifLog struct {
+	Runs []struct {
+		Tool struct {
+			Driver struct {
+				Rules []struct {
+					ID         string         `json:"id"`
+					Properties map[string]any `json:"properties"`
+				} `json:"rules"`
+			} `json:"driver"`
+		} `json:"tool"`
+		Results []struct {
+			RuleID    string `json:"ruleId"`
+			Locations []struct {
+				PhysicalLocation struct {
+					ArtifactLocation struct{ URI string }    `json:"artifactLocation"`
+					Region           struct{ StartLine int } `json:"region"`
+				} `json:"physicalLocation"`
+			} `json:"locations"`
+		} `json:"results"`
+	} `json:"runs"`
+}
+
+func readSARIF(t *testing.T, data []byte) sarifLog {
+	t.Helper()
+	var log sarifLog
+	if err := json.Unmarshal(data, &log); err != nil {
+		t.Fatal(err)
+	}
+	return log
+}
+
 func TestSARIFRulesCarryTheRisk(t *testing.T) {
 	var b bytes.Buffer
 	if err := FromResults("", fixtureResult()).WriteSARIF(&b); err != nil {
 		t.Fatal(err)
 	}
-	var log struct {
-		Runs []struct {
-			Tool struct {
-				Driver struct {
-					Rules []struct {
-						ID         string         `json:"id"`
-						Properties map[string]any `json:"properties"`
-					} `json:"rules"`
-				} `json:"driver"`
-			} `json:"tool"`
-			Results []struct {
-				RuleID    string `json:"ruleId"`
-				Locations []struct {
-					PhysicalLocation struct {
-						ArtifactLocation struct{ URI string }    `json:"artifactLocation"`
-						Region           struct{ StartLine int } `json:"region"`
-					} `json:"physicalLocation"`
-				} `json:"locations"`
-			} `json:"results"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal(b.Bytes(), &log); err != nil {
-		t.Fatal(err)
-	}
+	log := readSARIF(t, b.Bytes())
 	rules := log.Runs[0].Tool.Driver.Rules
 	if len(rules) != 4 || rules[0].ID != "syscall/ptrace" || rules[0].Properties["risk"] != "process-access" {
 		t.Fatalf("rules %+v: want ptrace first, with its risk", rules)
@@ -116,5 +127,38 @@ func TestSARIFRulesCarryTheRisk(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), `"security-severity": "8.0"`) {
 		t.Error("no security-severity for the risky rule")
+	}
+}
+
+func TestProgramsSARIF(t *testing.T) {
+	resultGolden(t, "programs", programResult(), "sarif")
+	var b bytes.Buffer
+	if err := FromResults("", programResult()).WriteSARIF(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := validateSARIF(t, sarifSchema(t), b.Bytes()); err != nil {
+		t.Fatalf("the SARIF log does not validate: %v\n%s", err, b.Bytes())
+	}
+	log := readSARIF(t, b.Bytes())
+	severity := map[string]any{}
+	for _, r := range log.Runs[0].Tool.Driver.Rules {
+		severity[r.ID] = r.Properties["security-severity"]
+	}
+	want := map[string]any{"syscall/socket": "5.0", "program/mismatch": "9.0", "program/downloader": "9.0", "program/compiler": "8.0", "program/unlisted": "5.0"}
+	if !reflect.DeepEqual(severity, want) {
+		t.Errorf("rules and severities %v, want %v", severity, want)
+	}
+	var programs []string
+	for _, res := range log.Runs[0].Results {
+		if !strings.HasPrefix(res.RuleID, "program/") {
+			continue
+		}
+		programs = append(programs, res.RuleID)
+		if loc := res.Locations[0].PhysicalLocation; loc.ArtifactLocation.URI != "baselines/python-agent.yaml" || loc.Region.StartLine < 20 {
+			t.Errorf("%s at %+v; want baselines/python-agent.yaml:20 or after", res.RuleID, loc)
+		}
+	}
+	if w := []string{"program/mismatch", "program/downloader", "program/compiler", "program/unlisted"}; !reflect.DeepEqual(programs, w) {
+		t.Errorf("program results %v, want %v (mismatch first, then by risk)", programs, w)
 	}
 }

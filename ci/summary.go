@@ -19,6 +19,7 @@ type row struct {
 	Verdict     Verdict
 	Runs        int
 	New, Risky  int
+	Programs    int // programs outside the baselines, each once
 	Stale       int
 	Loss        auditlog.Loss
 	Duration    time.Duration
@@ -68,6 +69,22 @@ func (r *Report) rows() []row {
 	for _, s := range r.staleRows() {
 		rows[index[[2]string{s.Agent, s.Host}]].Stale++
 	}
+	for _, s := range r.staleProgramRows() {
+		rows[index[[2]string{s.Agent, s.Host}]].Stale++
+	}
+	programs := map[[2]string]map[[2]string]bool{}
+	for _, run := range r.gateRuns() {
+		key := [2]string{run.Agent, run.arch()}
+		for _, v := range run.ProgramViolations {
+			if programs[key] == nil {
+				programs[key] = map[[2]string]bool{}
+			}
+			programs[key][[2]string{v.Path, v.Mismatch}] = true
+		}
+	}
+	for key, set := range programs {
+		rows[index[key]].Programs = len(set)
+	}
 	return rows
 }
 
@@ -116,30 +133,54 @@ type staleRow struct {
 }
 
 // staleRows lists the entries every run of an agent on a host arch left
-// unused: the harness reports unused entries per run, and an entry one
-// spec needs is not stale because another spec did not use it.
+// unused (see unusedByAll).
 func (r *Report) staleRows() []staleRow {
+	items := unusedByAll(r, func(run Run) []baseline.Finding {
+		out := make([]baseline.Finding, len(run.Unused))
+		for i, s := range run.Unused {
+			s.File, s.Count = r.baselinePath(run, s.File), 0
+			out[i] = s
+		}
+		return out
+	})
+	out := make([]staleRow, len(items))
+	for i, s := range items {
+		out[i] = staleRow{Agent: s.Agent, Host: s.Host, Finding: s.Item}
+	}
+	return out
+}
+
+// hostItem is a finding of an agent's runs on a host arch.
+type hostItem[T any] struct {
+	Agent, Host string
+	Item        T
+}
+
+// unusedByAll lists, in the order first seen, the items that every run
+// of an agent on a host arch reports unused (unused returns a run's, with
+// their paths as the report shows them): the harness reports unused
+// entries per run, and an entry one spec needs is not stale because
+// another spec did not use it.
+func unusedByAll[T comparable](r *Report, unused func(Run) []T) []hostItem[T] {
 	type key struct{ agent, host string }
 	runs := map[key]int{}
-	unused := map[key]map[baseline.Finding]int{}
-	var order []staleRow
+	seen := map[key]map[T]int{}
+	var order []hostItem[T]
 	for _, run := range r.gateRuns() {
 		k := key{run.Agent, run.arch()}
 		runs[k]++
-		if unused[k] == nil {
-			unused[k] = map[baseline.Finding]int{}
+		if seen[k] == nil {
+			seen[k] = map[T]int{}
 		}
-		for _, s := range run.Unused {
-			s.File, s.Count = r.baselinePath(run, s.File), 0
-			if unused[k][s]++; unused[k][s] == 1 {
-				order = append(order, staleRow{Agent: run.Agent, Host: run.arch(), Finding: s})
+		for _, item := range unused(run) {
+			if seen[k][item]++; seen[k][item] == 1 {
+				order = append(order, hostItem[T]{Agent: run.Agent, Host: run.arch(), Item: item})
 			}
 		}
 	}
-	var out []staleRow
+	var out []hostItem[T]
 	for _, s := range order {
-		k := key{s.Agent, s.Host}
-		if unused[k][s.Finding] == runs[k] {
+		if seen[key{s.Agent, s.Host}][s.Item] == runs[key{s.Agent, s.Host}] {
 			out = append(out, s)
 		}
 	}
@@ -179,13 +220,16 @@ func (r *Report) WriteSummary(w io.Writer) error {
 			cell(strings.Join(names, ", ")))
 	}
 	if len(r.Runs) > 0 {
-		b.WriteString("| Agent | Arch | Verdict | Runs | New | Risky | Stale | Lost events | Duration |\n")
-		b.WriteString("|---|---|---|--:|--:|--:|--:|---|--:|\n")
+		b.WriteString("| Agent | Arch | Verdict | Runs | New | Risky | Programs | Stale | Lost events | Duration |\n")
+		b.WriteString("|---|---|---|--:|--:|--:|--:|--:|---|--:|\n")
 		for _, rw := range r.rows() {
-			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %s | %s |\n", cell(rw.Agent), cell(orDash(rw.Arch)),
-				verdictLabel(rw.Verdict), rw.Runs, rw.New, rw.Risky, rw.Stale, lossCounters(rw.Loss), duration(rw.Duration))
+			fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %d | %d | %s | %s |\n", cell(rw.Agent), cell(orDash(rw.Arch)),
+				verdictLabel(rw.Verdict), rw.Runs, rw.New, rw.Risky, rw.Programs, rw.Stale, lossCounters(rw.Loss), duration(rw.Duration))
 		}
 		b.WriteString("\n")
+	}
+	for _, u := range r.unverifiedRows() {
+		fmt.Fprintf(&b, "> **%s**: %s.\n\n", cell(u.Agent), cell(unverifiedNote(u.Execs)))
 	}
 	if missing := r.missingArchRows(); len(missing) > 0 {
 		b.WriteString("### No baseline for this arch\n\n")
@@ -211,6 +255,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
+	r.writeProgramSummary(&b)
 	if inconclusive := r.inconclusiveRuns(); len(inconclusive) > 0 {
 		b.WriteString("### Inconclusive runs\n\nNo verdict: lost audit events or an environment problem. Such a run is never reported clean; re-run, and see `sysgate doctor` if it repeats.\n\n")
 		b.WriteString("| Agent | Arch | Spec | Reason | Lost events |\n|---|---|---|---|---|\n")
@@ -228,6 +273,15 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		}
 		b.WriteString("\n")
 	}
+	if stale := r.staleProgramRows(); len(stale) > 0 {
+		b.WriteString("### Stale program entries\n\nAllowed, but no run ran them: remove a line no run needs any more; an entry nothing uses still lets the agent run the program.\n\n")
+		b.WriteString("| Agent | Program | Risk | Entry |\n|---|---|---|---|\n")
+		for _, s := range stale {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(s.Agent), code(s.Item.Program), cell(orDash(s.Item.Risk.Label(s.Item.Level))),
+				cell(location(s.Item.File, s.Item.Line)))
+		}
+		b.WriteString("\n")
+	}
 	if leaks := r.leaks(); len(leaks) > 0 {
 		b.WriteString("### Leaked processes\n\nStill running after the agent exited; killed at the end of the run.\n\n")
 		b.WriteString("| Agent | Arch | Process | Lived |\n|---|---|---|--:|\n")
@@ -237,12 +291,15 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	if expected := r.expectedRuns(); len(expected) > 0 {
-		b.WriteString("### Caught on purpose\n\nSpecs that make a syscall outside the baseline on purpose and pass because the gate caught it.\n\n")
+		b.WriteString("### Caught on purpose\n\nSpecs that make a syscall or run a program outside the baseline on purpose and pass because the gate caught it.\n\n")
 		b.WriteString("| Agent | Arch | Spec | Caught |\n|---|---|---|---|\n")
 		for _, run := range expected {
 			var names []string
 			for _, v := range run.Violations {
 				names = append(names, "`"+cell(v.Syscall)+"`")
+			}
+			for _, v := range run.ProgramViolations {
+				names = append(names, "program "+code(v.Path))
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(run.Agent), cell(orDash(run.arch())), cell(orDash(run.Spec)), orDash(strings.Join(names, ", ")))
 		}

@@ -1,8 +1,10 @@
 package ci
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,11 +15,13 @@ import (
 
 // WriteText renders one run for a terminal (sysgate check, enforce and
 // record): the verdict, a table of the syscalls outside the baseline, the
-// leaked processes and how the agent ended, coloured by p.
+// programs outside it, the leaked processes and how the agent ended,
+// coloured by p.
 func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	var b strings.Builder
 	verdict := strings.ToUpper(string(r.Verdict))
-	if r.Mode == baseline.ModeRecord && r.Conclusive() && r.Verdict != harness.VerdictAgentFailed && len(r.ModifiedBaselines) == 0 {
+	if r.Mode == baseline.ModeRecord && r.Conclusive() && r.Verdict != harness.VerdictAgentFailed && len(r.ModifiedBaselines) == 0 &&
+		mismatches(r.ProgramViolations) == 0 {
 		verdict = "RECORDED" // beyond the extended bases is what record writes, not a failure
 	}
 	fmt.Fprintf(&b, "sysgate %s %s: %s", r.Mode, r.Agent, p.verdict(verdict))
@@ -30,6 +34,9 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	fmt.Fprintf(&b, "  backend: %s\n", r.BackendText())
 	if r.Unnamed > 0 {
 		fmt.Fprintf(&b, "  %s from callers sysgate could not name (pid not visible here, or gone before it was read)\n", Count(r.Unnamed, "call", "calls"))
+	}
+	if r.UnverifiedExecs > 0 {
+		fmt.Fprintf(&b, "  %s\n", unverifiedNote(r.UnverifiedExecs))
 	}
 	for _, f := range r.ModifiedBaselines {
 		fmt.Fprintf(&b, "  %s\n", harness.ModifiedMessage(f))
@@ -48,11 +55,17 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 		for _, arch := range r.Observed.Arches() {
 			fmt.Fprintf(&b, "  observed %s: %s\n", arch, Count(len(r.Observed.Names(arch)), "distinct syscall", "distinct syscalls"))
 		}
+		if len(r.Programs) > 0 {
+			fmt.Fprintf(&b, "  observed %s\n", Count(len(r.Programs), "program", "programs"))
+		}
 	}
 	// A record run's syscalls beyond its bases are what it writes: the
 	// record summary (WriteRecorded) lists them.
 	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord {
 		writeViolationTable(&b, r.Violations, r.Command, p)
+	}
+	if vs := shownPrograms(r); len(vs) > 0 {
+		writeProgramViolations(&b, vs, p)
 	}
 	writeRefused(&b, r)
 	if r.UnknownABI > 0 {
@@ -69,6 +82,20 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// shownPrograms are the program violations the text shows, mismatches
+// and high risks first: in record mode, where new programs are what the
+// run learns, only the mismatches, which no baseline makes right.
+func shownPrograms(r *harness.Result) []harness.ProgramViolation {
+	var out []harness.ProgramViolation
+	for _, v := range r.ProgramViolations {
+		if r.Mode != baseline.ModeRecord || v.Mismatch != "" {
+			out = append(out, v)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b harness.ProgramViolation) int { return cmp.Compare(programRank(a), programRank(b)) })
+	return out
 }
 
 // writeViolationTable is the table of new syscalls, then what the

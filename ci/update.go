@@ -52,10 +52,19 @@ type FileUpdate struct {
 	// update ("socket(AF_INET)": "socket(AF_UNIX)"), so the review reads
 	// it as a new class of a syscall already allowed.
 	HadClasses map[scmp.Arch]map[string][]string
+	// AddedPrograms are the programs the runs ran that the file's stack
+	// did not allow; RemovedPrograms the file's program entries no run
+	// ran (none with UpdateOptions.KeepUnseen, or when an arch of the
+	// stack was not observed). Both come from baseline.Diff against the
+	// stack as the update found it, its bases already updated when Write
+	// rewrote them.
+	AddedPrograms, RemovedPrograms []baseline.ProgramFinding
 }
 
 // Changed reports whether the file changes.
-func (u *FileUpdate) Changed() bool { return len(u.Added)+len(u.Removed) > 0 }
+func (u *FileUpdate) Changed() bool {
+	return len(u.Added)+len(u.Removed)+len(u.AddedPrograms)+len(u.RemovedPrograms) > 0
+}
 
 // Update is a baseline update: every file's change, runtime bases first.
 type Update struct {
@@ -117,13 +126,20 @@ func PlanUpdate(obs map[string]*baseline.Observation, opts UpdateOptions) (*Upda
 	}
 	for _, agent := range agents {
 		f, o := targets[agent], obs[agent]
+		addedPrograms, removedPrograms := programChanges(f.path, o, opts.KeepUnseen)
 		res, err := updateFile(f, o, opts)
 		if err != nil {
 			return nil, fmt.Errorf("update baseline of %s: %w", agent, err)
 		}
 		fu := FileUpdate{Agent: agent, File: repoPath(opts.Root, "", f.path), RuntimeBase: f.base, Runs: o.Runs,
-			Added: res.Added, Removed: res.Removed, Skipped: res.Skipped, HadClasses: hadClasses(before[agent], res.Added)}
+			Added: res.Added, Removed: res.Removed, Skipped: res.Skipped, HadClasses: hadClasses(before[agent], res.Added),
+			AddedPrograms: addedPrograms, RemovedPrograms: removedPrograms}
 		for _, list := range [][]baseline.Finding{fu.Added, fu.Removed, fu.Skipped} {
+			for i := range list {
+				list[i].File = fu.File
+			}
+		}
+		for _, list := range [][]baseline.ProgramFinding{fu.AddedPrograms, fu.RemovedPrograms} {
 			for i := range list {
 				list[i].File = fu.File
 			}
@@ -131,6 +147,29 @@ func PlanUpdate(obs map[string]*baseline.Observation, opts UpdateOptions) (*Upda
 		u.Files = append(u.Files, fu)
 	}
 	return u, nil
+}
+
+// programChanges are the programs an update of the file at path adds and
+// removes: what o ran that the file's stack does not allow, and the
+// file's entries no run ran. Programs are not per arch, so an entry is
+// removed only when o covers every arch of the stack: a program only
+// the other arch's runs need is not stale because this arch's runs did
+// not run it. A stack that does not load has none (its update says why).
+func programChanges(path string, o *baseline.Observation, keepUnseen bool) (added, removed []baseline.ProgramFinding) {
+	p, err := baseline.Load(path)
+	if err != nil {
+		return nil, nil
+	}
+	d := baseline.Diff(p, o)
+	if keepUnseen {
+		return d.NewPrograms, nil
+	}
+	for _, a := range p.Arches() {
+		if len(o.Syscalls[a]) == 0 {
+			return d.NewPrograms, nil
+		}
+	}
+	return d.NewPrograms, d.UnusedPrograms
 }
 
 // hadClasses lists, for each added argument class, the other classes of

@@ -241,3 +241,28 @@ func mustRead(t *testing.T, path string) []byte {
 	}
 	return data
 }
+
+// TestPRBodyProgramChanges: a file's new and removed programs, risky ones
+// also at the top, and a file whose only change is a program. baseline.Diff
+// fills the programs of a real update; these are constructed.
+func TestPRBodyProgramChanges(t *testing.T) {
+	agent, node := "baselines/agents/mcp-filesystem.yaml", "baselines/runtimes/node.yaml"
+	u := &Update{Arches: []scmp.Arch{scmp.X86_64}, Files: []FileUpdate{
+		{Agent: "node", File: node, RuntimeBase: true, Runs: 2,
+			AddedPrograms: []baseline.ProgramFinding{{Program: "/usr/bin/node", Count: 2, File: node}}},
+		{Agent: "mcp-filesystem", File: agent, Runs: 3,
+			Added: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "statx", File: agent, Line: 12}},
+			AddedPrograms: []baseline.ProgramFinding{
+				{Program: "/usr/bin/curl", Count: 3, Risk: baseline.RiskDownloader, Level: baseline.LevelHigh, File: agent},
+				{Program: "/usr/bin/jq", Count: 1, File: agent}},
+			RemovedPrograms: []baseline.ProgramFinding{{Program: "/usr/bin/wget", Risk: baseline.RiskDownloader, Level: baseline.LevelHigh, File: agent, Line: 20}}},
+	}}
+	var body bytes.Buffer
+	if err := u.WritePRBody(&body, PRBodyOptions{BaselineDir: "baselines"}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "update.programs.pr-body.md", body.Bytes())
+	if !u.Files[0].Changed() {
+		t.Error("a file whose only change is a new program does not change")
+	}
+}

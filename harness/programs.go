@@ -58,18 +58,24 @@ const (
 // RiskLabel is "shell, high" for a risky program; "" when not risky.
 func (p ProgramRun) RiskLabel() string { return p.Risk.Label(p.Level) }
 
-// String is "/usr/bin/curl [risky: downloader, high] x1 (curl -s http://…)
-// run by /usr/bin/python3.13 (pid 42) -> add at base.yaml:17".
+// String is one line for Gomega and logs, as Violation's: "program
+// /usr/bin/curl [risky: downloader, high] x1 (curl -s 'http://a b') run
+// by /usr/bin/python3.13 (pid 42) -> base.yaml:17". A mismatch comes
+// first: it, not the program, is why the exec is a violation.
 func (v ProgramViolation) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "program %s", v.Path)
+	b.WriteString("program ")
+	if v.Mismatch != "" {
+		fmt.Fprintf(&b, "MISMATCH (%s): ", v.Mismatch)
+	}
+	b.WriteString(v.Path)
+	if v.Role != "" && v.Role != RoleProgram {
+		fmt.Fprintf(&b, " (%s)", v.Role)
+	}
 	if v.Risk.Risky() {
 		fmt.Fprintf(&b, " [risky: %s]", v.RiskLabel())
 	}
-	if v.Mismatch != "" {
-		fmt.Fprintf(&b, ": %s;", v.Mismatch)
-	}
-	fmt.Fprintf(&b, " x%d (%s)", v.Count, strings.Join(v.Argv, " "))
+	fmt.Fprintf(&b, " x%d (%s)", v.Count, quotedArgv(v.Argv))
 	if v.Parent == "" {
 		fmt.Fprintf(&b, " as the agent's start (pid %d)", v.PID)
 	} else {
@@ -120,12 +126,15 @@ func (r *Result) addPrograms(b *programBook, p *baseline.Profile, mode baseline.
 	}
 }
 
-// ProgramNote says what the run could not confirm about its execs; "" when
-// nothing.
-func (r *Result) ProgramNote() string {
-	if r.UnverifiedExecs == 0 {
-		return ""
+// quotedArgv joins argv for String, single-quoting the arguments a
+// reader could not tell apart otherwise (spaces, quotes, empty ones).
+func quotedArgv(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
 	}
-	return fmt.Sprintf("%d %s could not be confirmed after the fact: the process was gone before /proc showed its new executable (its program was listed as the exec named it)",
-		r.UnverifiedExecs, plural(r.UnverifiedExecs, "exec", "execs"))
+	return strings.Join(out, " ")
 }

@@ -349,6 +349,9 @@ func (r *Result) Summary() string {
 	if len(r.Violations) > 0 {
 		fmt.Fprintf(&b, "\n%s", r.Violations)
 	}
+	for _, v := range r.ProgramViolations {
+		fmt.Fprintf(&b, "\n  %s", v)
+	}
 	if h := r.ArchHint(); h != "" {
 		fmt.Fprintf(&b, "\n  %s", h)
 	}

@@ -177,6 +177,10 @@ func (c *Command) agent(f *runFlags, command []string, stdoutToStderr bool) harn
 	return a
 }
 
+// runHarness is harness.Run; replaceable in tests, which render results
+// (programs, mismatches) a real run of this machine does not produce.
+var runHarness = harness.Run
+
 // runAgent runs the agent until it finishes or the user interrupts; an
 // interrupt kills the tree and yields an inconclusive result.
 func (c *Command) runAgent(a harness.Agent, opts []harness.Option) (*harness.Result, int) {
@@ -185,7 +189,7 @@ func (c *Command) runAgent(a harness.Agent, opts []harness.Option) (*harness.Res
 	if p := newProgress(c.Stderr); p != nil {
 		opts = append(opts, harness.WithProgress(p.event))
 	}
-	r, err := harness.Run(ctx, a, opts...)
+	r, err := runHarness(ctx, a, opts...)
 	if err != nil {
 		return nil, c.runError(err)
 	}
@@ -279,6 +283,14 @@ func (c *Command) runRecord(args []string) int {
 		ci.WriteText(c.Stderr, r, pal)
 		return c.errorf(ExitAgentFailed, "not writing %s: the agent %s, so it may not have done what its baseline should hold "+
 			"(--allow-agent-failure records it anyway)", out, r.ExitText())
+	}
+	// An exec that ran another program than it named is how an agent
+	// slips a program past the gate: no baseline learns it.
+	for _, v := range r.ProgramViolations {
+		if v.Mismatch != "" {
+			ci.WriteText(c.Stderr, r, pal)
+			return c.errorf(ExitViolation, "not writing %s: %s", out, v.Mismatch)
+		}
 	}
 	// The agent ran as another user: it may have planted links since.
 	if code, ok := c.checkOutputs(&f, outputs...); !ok {

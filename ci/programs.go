@@ -1,0 +1,124 @@
+package ci
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
+)
+
+// argvLine renders an exec's argument list as a shell would read it:
+// arguments with spaces or shell characters quoted. The harness has
+// already cut it short and put "<redacted>" for secret-looking values;
+// that marker stays bare, since it stands for a value, not one.
+func argvLine(argv []string) string {
+	if len(argv) == 0 {
+		return "(no arguments)"
+	}
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a != redacted {
+			a = shellQuote(a)
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
+}
+
+// redacted is what the harness puts in place of a secret-looking argument.
+const redacted = "<redacted>"
+
+// ranBy names what ran a program: "run by /usr/bin/python3.13, pid 42",
+// or the agent's start, which sysgate's launcher execs.
+func ranBy(p harness.ProgramRun) string {
+	if p.Parent == "" {
+		return fmt.Sprintf("run as the agent's start, pid %d", p.PID)
+	}
+	return fmt.Sprintf("run by %s, pid %d", p.Parent, p.PID)
+}
+
+// programEntry is the baseline line that allows a program.
+func programEntry(path string) string { return "`- " + path + "`" }
+
+// programNotes are what a report says after a program's path: its role
+// when it is not a plain program, and the path the exec named when that
+// differs (a symlink) and no mismatch says so already.
+func programNotes(v harness.ProgramViolation) string {
+	var notes []string
+	if v.Role != "" && v.Role != harness.RoleProgram {
+		notes = append(notes, v.Role)
+	}
+	if v.Requested != "" && v.Mismatch == "" {
+		notes = append(notes, "exec named "+v.Requested)
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(notes, "; ") + ")"
+}
+
+// mismatchFix says why a mismatch is no baseline matter.
+const mismatchFix = "No baseline line fixes this: the path the exec named changed before the kernel ran it, " +
+	"which is how an agent would slip a program past the gate; find what in the agent did it."
+
+// writeProgramViolations is the terminal's block of programs outside the
+// baseline: each with its risk, the first exec's command line, what ran
+// it and the line that would allow it; a mismatch is the reason where
+// there is one.
+func writeProgramViolations(b *strings.Builder, vs []harness.ProgramViolation, p Palette) {
+	fmt.Fprintf(b, "\nPrograms outside the baseline:\n")
+	for _, v := range vs {
+		risk := ""
+		if v.Risk.Risky() {
+			risk = " " + p.risk("[risky: "+v.RiskLabel()+"]", true)
+		}
+		fmt.Fprintf(b, "  %s%s%s, %s\n", v.Path, programNotes(v), risk, Count(v.Count, "exec", "execs"))
+		if v.Mismatch != "" {
+			fmt.Fprintf(b, "    %s: %s\n", p.alarm("MISMATCH"), v.Mismatch)
+		}
+		fmt.Fprintf(b, "    argv: %s\n", argvLine(v.Argv))
+		fmt.Fprintf(b, "    %s\n", ranBy(v.ProgramRun))
+		switch {
+		case v.Mismatch != "":
+			fmt.Fprintf(b, "    %s\n", mismatchFix)
+		case v.File != "":
+			fmt.Fprintf(b, "    add %s to programs: at %s\n", programEntry(v.Path), position(v.File, v.Line))
+		}
+	}
+}
+
+// unverifiedNote is the one line about execs sysgate could not confirm.
+func unverifiedNote(n uint64) string {
+	return fmt.Sprintf("sysgate could not verify the program of %s: the process was gone before /proc showed what it ran",
+		Count(n, "exec", "execs"))
+}
+
+// mismatches counts the exec mismatches among vs.
+func mismatches(vs []harness.ProgramViolation) int {
+	n := 0
+	for _, v := range vs {
+		if v.Mismatch != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// recorded is harness.Result.Recorded, except that an exec mismatch is
+// never what a record run learns: it stays a violation.
+func recorded(r *harness.Result) bool { return r.Recorded() && mismatches(r.ProgramViolations) == 0 }
+
+// programRank orders program violations: mismatches lead, then high
+// risks, other risks, and the rest.
+func programRank(v harness.ProgramViolation) int {
+	switch {
+	case v.Mismatch != "":
+		return 0
+	case !v.Risk.Risky():
+		return 3
+	case v.Level == baseline.LevelHigh:
+		return 1
+	}
+	return 2
+}
