@@ -138,3 +138,25 @@ func quotedArgv(argv []string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// ProgramViolationsAgainst lists the programs of r outside p's programs
+// (none when p has no programs section), and every exec that ran another
+// program than it named.
+func (r *Result) ProgramViolationsAgainst(p *baseline.Profile) []ProgramViolation {
+	var out []ProgramViolation
+	if p.GatesPrograms() {
+		for _, run := range r.Programs {
+			if !p.AllowsProgram(run.Path) {
+				v := ProgramViolation{ProgramRun: run}
+				v.File, v.Line = p.ProgramInsert(run.Path)
+				out = append(out, v)
+			}
+		}
+	}
+	for _, v := range r.ProgramViolations {
+		if v.Mismatch != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -39,17 +39,26 @@ func (e *RunError) FormattedGomegaError() string {
 	if files == "" {
 		files = "its baseline"
 	}
-	return r.ViolationReport(r.Violations, files)
+	return r.ViolationReport(r.Violations, r.ProgramViolations, files)
 }
 
-// ViolationReport is the readable diff of vs, violations of r against the
-// baseline files named by files: each new syscall per arch with its risk,
-// the process that made it and the baseline line to add, then how to
+// ViolationReport is the readable diff of vs and pvs, violations of r
+// against the baseline files named by files: each new syscall per arch
+// with its risk, the process that made it and the baseline line to add,
+// each program outside the programs list with what ran it, then how to
 // accept them.
-func (r *Result) ViolationReport(vs Violations, files string) string {
+func (r *Result) ViolationReport(vs Violations, pvs []ProgramViolation, files string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Expected %s to stay within %s\nbut it made %d syscalls outside it (%s mode):\n%s\n",
-		r.Agent, files, len(vs), r.Mode, vs)
+	fmt.Fprintf(&b, "Expected %s to stay within %s\n", r.Agent, files)
+	if len(vs) > 0 || len(pvs) == 0 {
+		fmt.Fprintf(&b, "but it made %d syscalls outside it (%s mode):\n%s\n", len(vs), r.Mode, vs)
+	}
+	if len(pvs) > 0 {
+		fmt.Fprintf(&b, "but it ran %d %s outside it (%s mode):\n", len(pvs), plural(len(pvs), "program", "programs"), r.Mode)
+		for _, v := range pvs {
+			fmt.Fprintf(&b, "  %s\n", v)
+		}
+	}
 	if r.UnknownABI > 0 {
 		fmt.Fprintf(&b, "  plus %d syscalls of an ABI sysgate cannot name\n", r.UnknownABI)
 	}

@@ -53,6 +53,27 @@ func TestStayWithinBaselineMessages(t *testing.T) {
 	g.Expect(format.Object(bad.Violations, 0)).To(ContainSubstring("socket (41)"))
 }
 
+// A program outside the baseline fails the gate on its own, with the
+// syscalls clean: the message names the program, what ran it and where
+// its line goes.
+func TestStayWithinBaselineFailsOnAProgram(t *testing.T) {
+	g := NewWithT(t)
+	bad := fakeResult(harness.VerdictViolation)
+	bad.ProgramViolations = []harness.ProgramViolation{{ProgramRun: harness.ProgramRun{Path: "/usr/bin/curl", Role: harness.RoleProgram,
+		Argv: []string{"curl", "-s", "http://127.0.0.1:8080/"}, Parent: "/usr/bin/python3.11", PID: 42, Count: 1,
+		Risk: baseline.RiskDownloader, Level: baseline.LevelHigh}, File: "agents/fake.yaml", Line: 5}}
+	m := StayWithinBaseline()
+	ok, err := m.Match(bad)
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(ok).To(BeFalse())
+	msg := m.FailureMessage(bad)
+	for _, want := range []string{"ran 1 program outside it", "/usr/bin/curl [risky: downloader, high]", "run by /usr/bin/python3.11 (pid 42)", "agents/fake.yaml:5"} {
+		g.Expect(msg).To(ContainSubstring(want))
+	}
+	g.Expect(msg).NotTo(ContainSubstring("syscalls outside"))
+	g.Expect(bad).NotTo(StayWithinBaseline())
+}
+
 // An inconclusive run proves nothing either way: every matcher errors for
 // To and NotTo alike, so a bite spec (NotTo) cannot pass on a run that saw
 // nothing.
