@@ -28,6 +28,10 @@ func FuzzParse(f *testing.F) {
 		"version: 1\nextends: [a.yaml, a.yaml]\n", "&a [read]\n", "version: 1\nsyscalls: {x86_64: [{read: ~}]}\n",
 		"# c\n\nversion: 1 # v\nsyscalls:\n  x86_64:\n  # c\n  - read # r\n  # foot\n",
 		"version: 1\nunmonitored:\n  x86_64:\n    - io_uring_setup: r\n    - io_uring_enter\n    - seccomp: s\n    - read: x\n",
+		"version: 1\nprograms: []\n", "version: 1\nprograms:\n",
+		"version: 1\nprograms:\n  # c\n  - /usr/bin/python3.13 # l\n  - ../agent.py\n  - /usr/bin/\\[\n  - {path: /usr/bin/bash, reason: hooks}\n",
+		"version: 1\nprograms:\n  - path: \"/opt/*/bin/[a-z]*\"\n    reason: r # c\n  - path: ./x\n  - /usr/bin/curl\n  - /opt/*/t\n  - x\n  - ./x\n",
+		"version: 1\nprograms: [{path: /a, path: /b}, {reason: r}, [x], /opt/**/y, \"\", ~]\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -75,7 +79,15 @@ func content(d *Document) any {
 	for _, r := range d.Extends {
 		ext = append(ext, r.Path)
 	}
-	return []any{d.Agent, ext, sections(d.Syscalls), groups}
+	type program struct {
+		Path, Written, Reason string
+		Pattern               bool
+	}
+	var programs []program
+	for _, e := range d.Programs {
+		programs = append(programs, program{e.Path, e.Written, e.Reason, e.Pattern})
+	}
+	return []any{d.Agent, ext, sections(d.Syscalls), groups, d.HasPrograms, programs}
 }
 
 // FuzzReasonRoundTrip drives the writer's quoting: any reason text must
@@ -87,7 +99,8 @@ func FuzzReasonRoundTrip(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, reason string) {
 		doc := &Document{Version: FormatVersion, Agent: "a", Extends: []Ref{{Path: reason}}, Syscalls: []Section{{Arch: 1, Entries: []DocEntry{{Name: "read", Reason: reason}}}},
-			Groups: []Group{{Name: "g", Reason: reason, Syscalls: []Section{{Arch: 1, Entries: []DocEntry{{Name: "write"}}}}}}}
+			Groups:   []Group{{Name: "g", Reason: reason, Syscalls: []Section{{Arch: 1, Entries: []DocEntry{{Name: "write"}}}}}},
+			Programs: []ProgramEntry{{Path: "/usr/bin/env", Reason: reason}}}
 		out := doc.Format()
 		back, errs := parseDocument("f.yaml", out)
 		if hasErrors(errs) {
@@ -98,7 +111,7 @@ func FuzzReasonRoundTrip(f *testing.F) {
 		}
 		want := strings.ToValidUTF8(reason, "\uFFFD")
 		got := back.Syscalls[0].Entries[0].Reason
-		if got != want || back.Groups[0].Reason != want || back.Extends[0].Path != want {
+		if got != want || back.Groups[0].Reason != want || back.Extends[0].Path != want || back.Programs[0].Reason != want {
 			t.Fatalf("reason %q came back as %q:\n%s", reason, got, out)
 		}
 		if utf8.ValidString(reason) && got != reason {
@@ -115,6 +128,8 @@ func FuzzDecodeObservation(f *testing.F) {
 	f.Add([]byte(`{"agent":"a,b","runs":0,"syscalls":{}}`))
 	f.Add([]byte(`{"syscalls":{"i386":null}}`))
 	f.Add([]byte(`{"runs":-1}`))
+	f.Add([]byte(`{"agent":"a","runs":1,"syscalls":{},"programs":{"/usr/bin/python3.13":2,"memfd:x":1}}`))
+	f.Add([]byte(`{"programs":{}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		o, err := DecodeObservation(data)
 		if err != nil {
@@ -134,7 +149,8 @@ func FuzzDecodeObservation(f *testing.F) {
 	})
 }
 
-// normalized drops empty per-arch maps, which JSON cannot tell from null.
+// normalized drops empty per-arch maps and an empty programs map, which
+// JSON cannot tell from null.
 func normalized(o *Observation) *Observation {
 	c := NewObservation(o.Agent)
 	c.Runs = o.Runs
@@ -143,5 +159,31 @@ func normalized(o *Observation) *Observation {
 			c.Add(arch, name, n)
 		}
 	}
+	for prog, n := range o.Programs {
+		c.AddProgram(prog, n)
+	}
 	return c
+}
+
+// FuzzRecordedProgramRoundTrip drives the escaping and quoting of program
+// paths: whatever program record writes must load back as exactly that
+// program, and never as a pattern.
+func FuzzRecordedProgramRoundTrip(f *testing.F) {
+	for _, s := range []string{"/usr/bin/python3.13", "/usr/bin/[", `/opt/a\b`, "/opt/*?[]", "/opt/#x", "/opt/a: b", "/opt/ pad ", "/opt/\"q'", "/opt/é", "/x/\x00", "/-", "/~"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, prog string) {
+		if !recordable(prog) {
+			return
+		}
+		doc := &Document{Version: FormatVersion, Programs: []ProgramEntry{{Path: prog, Written: writtenProgram("f.yaml", prog), Reason: "r"}}}
+		out := doc.Format()
+		back, err := ParseDocument("f.yaml", out)
+		if err != nil {
+			t.Fatalf("program %q: formatted file does not parse: %v\n%s", prog, err, out)
+		}
+		if e := back.Programs[0]; e.Path != prog || e.Pattern {
+			t.Fatalf("program %q came back as %+v:\n%s", prog, e, out)
+		}
+	})
 }
