@@ -68,7 +68,8 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 		return e
 	}
 	e.requested = requested
-	e.argv = readArgv(tid, argvAddr, wordSize(arch, auditArch))
+	raw, more := readArgv(tid, argvAddr, wordSize(arch, auditArch))
+	e.argv = redactArgv(raw, more)
 	file, err := kernel.ResolveExecFile(kernel.ExecTarget(tid, dirfd, requested, emptyPath))
 	if err != nil && !missing(err) && strings.HasPrefix(requested, "/") {
 		// The caller's /proc entries are closed to sysgate (the
@@ -95,7 +96,7 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 		e.expect = in.ID
 	}
 	if len(interps) == 0 {
-		if script := interpreterScript(file.Path, e.argv); script != "" {
+		if script := interpreterScript(file.Path, raw); script != "" {
 			if sf, err := kernel.ResolveExecFile(kernel.ExecTarget(tid, unix.AT_FDCWD, script, false)); err == nil && sf.Regular {
 				e.add(sf.Path, RoleScript, "")
 			}
@@ -118,19 +119,20 @@ func missing(err error) bool {
 	return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) || errors.Is(err, unix.ENAMETOOLONG)
 }
 
-// readArgv reads up to ArgvShown arguments, redacted and truncated.
-func readArgv(tid int, addr uint64, size int) []string {
+// readArgv reads up to ArgvShown arguments as they are (each up to
+// PATH_MAX: a script operand is a path); more: there were others.
+func readArgv(tid int, addr uint64, size int) (args []string, more bool) {
 	if addr == 0 {
-		return []string{}
+		return []string{}, false
 	}
 	ptrs, err := kernel.ReadMemWords(tid, addr, ArgvShown+1, size)
 	if err != nil {
-		return []string{}
+		return []string{}, false
 	}
-	more := len(ptrs) > ArgvShown
-	args := make([]string, 0, len(ptrs))
+	more = len(ptrs) > ArgvShown
+	args = make([]string, 0, len(ptrs))
 	for _, p := range ptrs[:min(len(ptrs), ArgvShown)] {
-		s, truncated, err := kernel.ReadMemString(tid, p, 4*ArgvWidth)
+		s, truncated, err := kernel.ReadMemString(tid, p, pathMax)
 		if err != nil {
 			s = "<unreadable>"
 		} else if truncated {
@@ -138,7 +140,7 @@ func readArgv(tid int, addr uint64, size int) []string {
 		}
 		args = append(args, s)
 	}
-	return redactArgv(args, more)
+	return args, more
 }
 
 // wordSize is the caller's pointer size: 4 on a 32-bit ABI and x32.

@@ -112,3 +112,24 @@ func TestWithoutProgramsListsNothing(t *testing.T) {
 		t.Errorf("weakened = %q, want it to name the programs", r.WeakenedBanner())
 	}
 }
+
+// TestLongScriptOperandIsListed: the script an interpreter is given is
+// read whole, not as the report's truncated argv shows it.
+func TestLongScriptOperandIsListed(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), strings.Repeat("a-long-directory-name-", 5))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(dir, "agent.py")
+	if err := os.WriteFile(script, []byte("print('hi')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	py := realPath(t, testutil.Python(t))
+	r := mustRun(t, Agent{Command: []string{py, "-I", script}}, WithMode(baseline.ModeRecord))
+	if p, ok := programOf(r, script); !ok || p.Role != RoleScript {
+		t.Fatalf("programs = %q, want the script %s (%d bytes)", programPaths(r), script, len(script))
+	}
+	if p, _ := programOf(r, py); !strings.HasSuffix(p.Argv[2], "...") {
+		t.Errorf("argv %q: want the long operand truncated in the report", p.Argv)
+	}
+}

@@ -1,8 +1,6 @@
 package goagent_test
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -24,19 +22,13 @@ var goagent string
 
 var _ = SynchronizedBeforeSuite(func() []byte {
 	gate.RequireBackend(GinkgoT())
-	dir, err := os.MkdirTemp("", "sysgate-goagent-")
-	Expect(err).NotTo(HaveOccurred())
-	// The agent may run as the user who ran sudo.
-	Expect(os.Chmod(dir, 0o755)).To(Succeed())
-	bin, err := fixture.BuildGoAgent(dir)
+	// Built where the baselines' programs list expects it (a stable path,
+	// so the program gate has one line for it).
+	bin, err := fixture.InstallGoAgent()
 	Expect(err).NotTo(HaveOccurred())
 	return []byte(bin)
 }, func(data []byte) {
 	goagent = string(data)
 })
 
-var _ = SynchronizedAfterSuite(gate.ExpectNoLeftovers, func() {
-	if goagent != "" {
-		Expect(os.RemoveAll(filepath.Dir(goagent))).To(Succeed())
-	}
-})
+var _ = SynchronizedAfterSuite(gate.ExpectNoLeftovers, func() {})

@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/gate"
@@ -154,6 +155,37 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 			})
 			Expect(result).To(gatetest.StayWithinBaseline())
 			Expect(os.ReadFile(store)).To(ContainSubstring(`"sysgate"`))
+		})
+
+		// Programs: a server whose tool call shells out. The preload
+		// stands in for a tool implementation that runs a command line
+		// through /bin/sh -c as it loads its store (read_graph reads it).
+		It("fails the gate when a tool call spawns /bin/sh -c", labels.Bite, func(ctx SpecContext) {
+			gate.SkipWhenRecording()
+			preload := filepath.Join(gate.AgentTempDir(), "shell-tool.cjs")
+			Expect(os.WriteFile(preload, []byte(`const fsp = require('fs').promises;
+const { execFileSync } = require('child_process');
+const readFile = fsp.readFile;
+fsp.readFile = function (...args) {
+  execFileSync('/bin/sh', ['-c', 'id > /dev/null']);
+  return readFile.apply(this, args);
+};
+`), 0o644)).To(Succeed())
+			spec.Agent = "mcp-memory-bite-shell"
+			spec.Env = append(spec.Env, "NODE_OPTIONS=--require "+preload)
+			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcp.Client) {
+				Expect(call(ctx, c, "read_graph", nil)).To(ContainSubstring("entities"))
+			})
+			Expect(result.ProgramViolations).To(ContainElement(And(
+				HaveField("Path", HaveSuffix("sh")),
+				HaveField("Requested", "/bin/sh"),
+				HaveField("Argv", HaveExactElements("/bin/sh", "-c", "id > /dev/null")),
+				HaveField("Parent", HaveSuffix("/node")),
+				HaveField("Risk", baseline.RiskShell),
+				HaveField("Level", baseline.LevelHigh),
+			)))
+			Expect(result.ProgramViolations).To(ContainElement(HaveField("Path", "/usr/bin/id")))
+			Expect(result).NotTo(gatetest.StayWithinBaseline())
 		})
 
 		// The same server with a compromised dependency, simulated by a

@@ -17,6 +17,15 @@ import (
 
 const page = "fetched from loopback\n"
 
+// agentInterpreter is the interpreter that runs the agent, symlinks
+// resolved, as the program gate names it.
+func agentInterpreter() string {
+	GinkgoHelper()
+	p, err := filepath.EvalSymlinks(agent[0])
+	Expect(err).NotTo(HaveOccurred())
+	return p
+}
+
 // scenario is the spec of one agent scenario, gated by its own baseline.
 func scenario(workspace, name string, extra ...string) gate.Spec {
 	argv := append(slices.Clone(agent), "--workspace", workspace, "--scenario", name)
@@ -66,6 +75,12 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 		Expect(result).To(gatetest.StayWithinBaseline())
 	})
 
+	It("stays within its baseline fetching a URL with its own download tool", labels.Network, func(ctx SpecContext) {
+		result := gate.Run(ctx, scenario(workspace, "fetch", "--url", "http://"+gate.Loopback(page)+"/page", "--fetch-tool", fetchTool))
+		Expect(result).To(gatetest.StayWithinBaseline())
+		Expect(os.ReadFile(filepath.Join(workspace, "fetched.txt"))).To(BeEquivalentTo(page))
+	})
+
 	Describe("the gate bites", labels.Bite, func() {
 		BeforeEach(gate.SkipWhenRecording)
 
@@ -103,6 +118,25 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 				WithTransform(func(v harness.Violation) string { return v.String() }, ContainSubstring("socket(AF_INET) (41): the baseline allows socket(AF_UNIX)")),
 			)))
 			Expect(gate.ViolationNames(result)).To(ConsistOf("socket(AF_INET)"))
+		})
+
+		// Programs: the same download through the system's curl, the
+		// binary the agent's own tool is a copy of. Its syscalls are the
+		// tool's, so only the program gate sees it; without it the run is
+		// clean and the spec fails on its first expectation.
+		It("fails an agent that runs curl where its baseline lists only its own download tool", labels.Network, func(ctx SpecContext) {
+			spec := scenario(workspace, "fetch", "--url", "http://"+gate.Loopback(page)+"/page", "--fetch-tool", "/usr/bin/curl")
+			spec.Agent = "python-bite-curl"
+			result := gate.Run(ctx, spec)
+			Expect(result.ProgramViolations).To(ContainElement(And(
+				HaveField("Path", "/usr/bin/curl"),
+				HaveField("Parent", HaveSuffix("/"+filepath.Base(agentInterpreter()))),
+				HaveField("Risk", baseline.RiskDownloader),
+				HaveField("Argv", HaveExactElements("/usr/bin/curl", "-sS", "--noproxy", "*", "-o", "fetched.txt", ContainSubstring("/page"))),
+				HaveField("File", HaveSuffix("python/fetch.yaml")),
+			)))
+			Expect(result).NotTo(gatetest.StayWithinBaseline())
+			Expect(gate.ViolationNames(result)).To(BeEmpty(), "the syscalls are the allowed tool's")
 		})
 
 		It("fails an agent whose subprocess makes a user namespace where the baseline unshares only its file table", func(ctx SpecContext) {

@@ -18,16 +18,24 @@ func TestPythonAgent(t *testing.T) {
 	RunSpecs(t, "Python agent under the gate")
 }
 
-// agent is the Python agent's command line, found once on process 1.
-var agent []string
+// agent is the Python agent's command line, found once on process 1;
+// fetchTool its download tool (a pinned copy of curl, see
+// fixture.InstallFetchTool).
+var (
+	agent     []string
+	fetchTool string
+)
 
 var _ = SynchronizedBeforeSuite(func() []byte {
 	gate.RequireBackend(GinkgoT())
 	argv, err := fixture.PythonAgent()
 	Expect(err).NotTo(HaveOccurred())
-	return []byte(strings.Join(argv, "\x00"))
+	tool, err := fixture.InstallFetchTool()
+	Expect(err).NotTo(HaveOccurred())
+	return []byte(strings.Join(append(argv, tool), "\x00"))
 }, func(data []byte) {
-	agent = strings.Split(string(data), "\x00")
+	all := strings.Split(string(data), "\x00")
+	agent, fetchTool = all[:len(all)-1], all[len(all)-1]
 })
 
 var _ = SynchronizedAfterSuite(gate.ExpectNoLeftovers, func() {})

@@ -18,10 +18,14 @@ Scenarios (each has its own committed baseline):
                   (a Unix socket path; HOST:PORT makes it TCP, the bite)
     isolate       read-only, then a subprocess that unshares its file table
                   (unshare(CLONE_FILES), as sandbox helpers do)
+    fetch         fetch --url with the agent's own download tool, --fetch-tool
+                  (a pinned copy of curl), save the body
 Bite scenarios (the same work plus one new capability; the gate must fail):
     read-only+connect   read-only, then open a TCP connection to --connect HOST:PORT
     read-only+unshare   read-only, then a subprocess that calls unshare(2)
     isolate+userns      isolate, but the subprocess makes a user namespace
+    fetch with --fetch-tool /usr/bin/curl: the same download through the
+                        system's curl: the same syscalls, another program
 
 The transcript (one JSON object per tool call) goes to stdout; the exit
 status is 0 only if every step did what the plan expected.
@@ -167,6 +171,14 @@ def plan_for(args):
     if s in ("isolate", "isolate+userns"):
         flags = 0x400 if s == "isolate" else 0x10000000  # CLONE_FILES, CLONE_NEWUSER
         return read_only_plan() + [{"tool": "run", "args": {"argv": [sys.executable, "-I", "-B", "-c", unshare_child(flags)]}}]
+    if s == "fetch":
+        need(args.url, "--url")
+        need(args.fetch_tool, "--fetch-tool")
+        return [
+            {"tool": "list_dir", "args": {}},
+            {"tool": "run", "args": {"argv": [args.fetch_tool, "-sS", "--noproxy", "*", "-o", "fetched.txt", args.url]}},
+            {"tool": "read_file", "args": {"path": "fetched.txt"}},
+        ]
     if s == "read-only+unshare":
         return read_only_plan() + [{"tool": "run", "args": {"argv": [sys.executable, "-I", "-B", "-c", UNSHARE_CHILD]}}]
     sys.exit(f"agent: unknown scenario {s!r}")
@@ -184,6 +196,7 @@ def main():
     ap.add_argument("--plan", help="a JSON file with a list of {tool, args} steps, instead of --scenario")
     ap.add_argument("--url")
     ap.add_argument("--connect")
+    ap.add_argument("--fetch-tool", help="the download program of the fetch scenario")
     args = ap.parse_args()
     if args.plan:
         with open(args.plan, encoding="utf-8") as f:

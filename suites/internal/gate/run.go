@@ -70,6 +70,9 @@ const (
 	// noArgClassesEnv "1" switches argument classes off, for the test
 	// that the class bite specs fail without them.
 	noArgClassesEnv = "SYSGATE_NO_ARG_CLASSES"
+	// noProgramsEnv "1" switches program observation off, for the test
+	// that the program bite specs fail without it.
+	noProgramsEnv = "SYSGATE_NO_PROGRAMS"
 )
 
 // backend is the backend $SYSGATE_BACKEND names; auto when unset.
@@ -113,6 +116,9 @@ func (s Spec) options() []harness.Option {
 	}
 	if os.Getenv(noArgClassesEnv) == "1" {
 		opts = append(opts, harness.WithoutArgClasses())
+	}
+	if os.Getenv(noProgramsEnv) == "1" {
+		opts = append(opts, harness.WithoutPrograms())
 	}
 	return append(opts, s.Options...)
 }
