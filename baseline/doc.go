@@ -6,6 +6,11 @@
 // but record and fmt write YAML): per-arch lists of syscall names, one per line, sorted, with
 // optional reasons, "extends" to layer a runtime base under an agent's
 // file, and named groups of syscalls expected but not necessarily seen.
+// A "programs" section (programs.go) lists the executables the agent may
+// run: absolute paths, paths relative to the file, or patterns with a
+// reason; risky programs (shells, downloaders, compilers: ProgramRisk)
+// need a reason too. Without a programs section anywhere in a stack, any
+// program may run (Profile.GatesPrograms).
 // Load and LoadStack validate a stack of files into a Profile; every
 // problem is an *Error printing "file:line: message [kind]" and matching
 // ErrInvalid, several per file collected in an ErrorList. Syscall names are

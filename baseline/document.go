@@ -41,10 +41,11 @@ type Document struct {
 	// does not keep.
 	Warnings []*Error
 
-	// Positions for Diff's insertion hints: the line of the "syscalls:"
-	// key (0 when absent), the line of "groups:" (0 when absent) and the
-	// last line of the file.
-	syscallsLine, groupsLine, lastLine int
+	// Positions for Diff's insertion hints: the lines of the "syscalls:",
+	// "unmonitored:", "groups:" and "programs:" keys (0 when absent), the
+	// last line of the programs list and the last line of the file.
+	syscallsLine, unmonitoredLine, groupsLine, programsLine int
+	programsEnd, lastLine                                   int
 }
 
 // Ref is one extends entry.
@@ -116,4 +117,5 @@ func (d *Document) normalize() {
 	for i := range d.Groups {
 		sortSections(d.Groups[i].Syscalls)
 	}
+	sortPrograms(d.Programs)
 }

@@ -9,8 +9,9 @@ import (
 )
 
 // Format renders d in the one canonical layout: header, version, agent,
-// extends, syscalls per arch, unmonitored channels per arch, groups; everything sorted, one syscall per
-// line. Parsing the output and formatting again gives the same bytes.
+// extends, programs, syscalls per arch, unmonitored channels per arch,
+// groups; everything sorted, one syscall or program per line. Parsing the
+// output and formatting again gives the same bytes.
 func (d *Document) Format() []byte {
 	d.normalize()
 	var b bytes.Buffer
@@ -30,6 +31,7 @@ func (d *Document) Format() []byte {
 			b.WriteString("  - " + yamlString(ref.Path) + "\n")
 		}
 	}
+	writePrograms(&b, d)
 	if len(d.Syscalls) > 0 {
 		b.WriteString("syscalls:\n")
 		writeSections(&b, "  ", d.Syscalls)
@@ -67,6 +69,35 @@ func writeSections(b *bytes.Buffer, indent string, sections []Section) {
 				b.WriteString(" " + strings.ReplaceAll(e.LineComment, "\n", " "))
 			}
 			b.WriteString("\n")
+		}
+	}
+}
+
+// writePrograms writes the programs section: "- PATH", or with a reason
+// "- path: PATH" and "reason: WHY" below; "programs: []" keeps an empty
+// section (it still gates: no program may run but the bases').
+func writePrograms(b *bytes.Buffer, d *Document) {
+	if !d.HasPrograms && len(d.Programs) == 0 {
+		return
+	}
+	if len(d.Programs) == 0 {
+		b.WriteString("programs: []\n")
+		return
+	}
+	b.WriteString("programs:\n")
+	for _, e := range d.Programs {
+		writeComment(b, "  ", e.Comment)
+		b.WriteString("  - ")
+		if e.Reason != "" {
+			b.WriteString("path: ")
+		}
+		b.WriteString(yamlString(e.written()))
+		if e.LineComment != "" {
+			b.WriteString(" " + strings.ReplaceAll(e.LineComment, "\n", " "))
+		}
+		b.WriteString("\n")
+		if e.Reason != "" {
+			b.WriteString("    reason: " + yamlString(e.Reason) + "\n")
 		}
 	}
 }

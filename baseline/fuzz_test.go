@@ -28,6 +28,10 @@ func FuzzParse(f *testing.F) {
 		"version: 1\nextends: [a.yaml, a.yaml]\n", "&a [read]\n", "version: 1\nsyscalls: {x86_64: [{read: ~}]}\n",
 		"# c\n\nversion: 1 # v\nsyscalls:\n  x86_64:\n  # c\n  - read # r\n  # foot\n",
 		"version: 1\nunmonitored:\n  x86_64:\n    - io_uring_setup: r\n    - io_uring_enter\n    - seccomp: s\n    - read: x\n",
+		"version: 1\nprograms: []\n", "version: 1\nprograms:\n",
+		"version: 1\nprograms:\n  # c\n  - /usr/bin/python3.13 # l\n  - ../agent.py\n  - /usr/bin/\\[\n  - {path: /usr/bin/bash, reason: hooks}\n",
+		"version: 1\nprograms:\n  - path: \"/opt/*/bin/[a-z]*\"\n    reason: r # c\n  - path: ./x\n  - /usr/bin/curl\n  - /opt/*/t\n  - x\n  - ./x\n",
+		"version: 1\nprograms: [{path: /a, path: /b}, {reason: r}, [x], /opt/**/y, \"\", ~]\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -75,7 +79,15 @@ func content(d *Document) any {
 	for _, r := range d.Extends {
 		ext = append(ext, r.Path)
 	}
-	return []any{d.Agent, ext, sections(d.Syscalls), groups}
+	type program struct {
+		Path, Written, Reason string
+		Pattern               bool
+	}
+	var programs []program
+	for _, e := range d.Programs {
+		programs = append(programs, program{e.Path, e.Written, e.Reason, e.Pattern})
+	}
+	return []any{d.Agent, ext, sections(d.Syscalls), groups, d.HasPrograms, programs}
 }
 
 // FuzzReasonRoundTrip drives the writer's quoting: any reason text must
@@ -87,7 +99,8 @@ func FuzzReasonRoundTrip(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, reason string) {
 		doc := &Document{Version: FormatVersion, Agent: "a", Extends: []Ref{{Path: reason}}, Syscalls: []Section{{Arch: 1, Entries: []DocEntry{{Name: "read", Reason: reason}}}},
-			Groups: []Group{{Name: "g", Reason: reason, Syscalls: []Section{{Arch: 1, Entries: []DocEntry{{Name: "write"}}}}}}}
+			Groups:   []Group{{Name: "g", Reason: reason, Syscalls: []Section{{Arch: 1, Entries: []DocEntry{{Name: "write"}}}}}},
+			Programs: []ProgramEntry{{Path: "/usr/bin/env", Reason: reason}}}
 		out := doc.Format()
 		back, errs := parseDocument("f.yaml", out)
 		if hasErrors(errs) {
@@ -98,7 +111,7 @@ func FuzzReasonRoundTrip(f *testing.F) {
 		}
 		want := strings.ToValidUTF8(reason, "\uFFFD")
 		got := back.Syscalls[0].Entries[0].Reason
-		if got != want || back.Groups[0].Reason != want || back.Extends[0].Path != want {
+		if got != want || back.Groups[0].Reason != want || back.Extends[0].Path != want || back.Programs[0].Reason != want {
 			t.Fatalf("reason %q came back as %q:\n%s", reason, got, out)
 		}
 		if utf8.ValidString(reason) && got != reason {

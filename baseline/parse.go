@@ -49,7 +49,8 @@ func (p *parser) warn(n *yaml.Node, kind, format string, args ...any) {
 }
 
 // ParseDocument parses and validates one baseline file's content. path is
-// used in messages only. The error is an ErrorList (matching ErrInvalid)
+// used in messages, and its directory is where relative programs start
+// (programDir: the only thing read from the disk). The error is an ErrorList (matching ErrInvalid)
 // holding every problem found, warnings included; without errors the
 // warnings are in Document.Warnings.
 func ParseDocument(path string, data []byte) (*Document, error) {
@@ -86,7 +87,7 @@ func parseDocument(path string, data []byte) (*Document, ErrorList) {
 	doc.Header = root.HeadComment
 	top := root.Content[0]
 	if top.Kind != yaml.MappingNode {
-		p.add(top, KindSchema, "a baseline is a mapping with version, agent, extends, syscalls and groups")
+		p.add(top, KindSchema, "a baseline is a mapping with version, agent, extends, programs, syscalls and groups")
 		return nil, p.errs
 	}
 	p.topLevel(doc, top)
@@ -97,8 +98,8 @@ func parseDocument(path string, data []byte) (*Document, ErrorList) {
 		doc.normalize()
 		return doc, p.errs
 	}
-	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 {
-		p.add(nil, KindEmpty, "empty baseline: no syscalls, extends or groups")
+	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 && !doc.HasPrograms {
+		p.add(nil, KindEmpty, "empty baseline: no syscalls, programs, extends or groups")
 		return nil, p.errs
 	}
 	doc.normalize()
@@ -230,16 +231,20 @@ func (p *parser) topLevel(doc *Document, top *yaml.Node) {
 			}
 		case "extends":
 			p.extends(doc, val)
+		case "programs":
+			doc.programsLine = key.Line
+			p.programs(doc, val)
 		case "syscalls":
 			doc.syscallsLine = key.Line
 			doc.Syscalls = p.sections(val, "syscalls")
 		case "unmonitored":
+			doc.unmonitoredLine = key.Line
 			doc.Unmonitored = p.unmonitored(val)
 		case "groups":
 			doc.groupsLine = key.Line
 			p.groups(doc, val)
 		default:
-			p.add(key, KindSchema, "unknown key %q (known: version, agent, extends, syscalls, unmonitored, groups)", key.Value)
+			p.add(key, KindSchema, "unknown key %q (known: version, agent, extends, programs, syscalls, unmonitored, groups)", key.Value)
 		}
 	}
 	if !seen["version"] {

@@ -13,7 +13,7 @@ import (
 )
 
 func TestFormattedFilesRoundTrip(t *testing.T) {
-	for _, path := range []string{"testdata/runtimes/python3.yaml", "testdata/agents/python-readonly.yaml"} {
+	for _, path := range []string{"testdata/runtimes/python3.yaml", "testdata/agents/python-readonly.yaml", "testdata/agents/python-programs.yaml"} {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
@@ -56,20 +56,28 @@ syscalls:
     - read
     - write
 `
+	again := formatsAs(t, doc, want)
+	if e, _ := again.entry(scmp.AArch64, "read"); e.Reason != "null" {
+		t.Errorf("reason %q did not survive as text", e.Reason)
+	}
+}
+
+// formatsAs checks that doc formats as want, and that want parses and
+// formats as itself; it returns want parsed.
+func formatsAs(t *testing.T, doc *Document, want string) *Document {
+	t.Helper()
 	got := string(doc.Format())
 	if got != want {
 		t.Fatalf("format:\n%s\nwant:\n%s", got, want)
 	}
-	again, err := ParseDocument("x.yaml", []byte(got))
+	again, err := ParseDocument(doc.Path, []byte(got))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(again.Format()) != got {
-		t.Errorf("format is not idempotent")
+	if out := string(again.Format()); out != got {
+		t.Errorf("format is not idempotent:\n%s", out)
 	}
-	if e, _ := again.entry(scmp.AArch64, "read"); e.Reason != "null" {
-		t.Errorf("reason %q did not survive as text", e.Reason)
-	}
+	return again
 }
 
 func TestParseErrors(t *testing.T) {

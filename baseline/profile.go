@@ -368,10 +368,21 @@ func (l *loader) checkDuplicates(stack []*Document) {
 			}
 		}
 	}
+	programs := map[string]where{}
 	for _, d := range stack {
 		visit(d, d.Syscalls)
 		for _, g := range d.Groups {
 			visit(d, g.Syscalls)
+		}
+		for _, e := range d.Programs {
+			if first, dup := programs[e.Path]; dup {
+				if first.file != d.Path {
+					l.addOnce(&Error{File: d.Path, Line: e.Line, Col: e.Col, Kind: KindDuplicate,
+						Message: fmt.Sprintf("program %s is already allowed by %s:%d", e.describe(), first.file, first.line)})
+				}
+				continue
+			}
+			programs[e.Path] = where{d.Path, e.Line}
 		}
 	}
 }
@@ -385,8 +396,9 @@ func (l *loader) addOnce(e *Error) {
 	l.errs = append(l.errs, e)
 }
 
-// String names the files and counts the allowed syscalls per arch:
-// "baseline agents/a.yaml (+1 extended): aarch64 1, x86_64 31".
+// String names the files and counts the allowed syscalls per arch, and
+// the programs when the stack gates them:
+// "baseline agents/a.yaml (+1 extended): aarch64 1, x86_64 31; programs 2".
 func (p *Profile) String() string {
 	if p == nil {
 		return "<no baseline>"
@@ -405,7 +417,14 @@ func (p *Profile) String() string {
 	for _, arch := range p.Arches() {
 		counts = append(counts, fmt.Sprintf("%s %d", arch, len(p.entries[arch])))
 	}
-	return s + ": " + strings.Join(counts, ", ")
+	parts := []string{strings.Join(counts, ", ")}
+	if p.GatesPrograms() {
+		parts = append(parts, fmt.Sprintf("programs %d", len(p.Programs())))
+		if len(counts) == 0 {
+			parts = parts[1:]
+		}
+	}
+	return s + ": " + strings.Join(parts, "; ")
 }
 
 // GomegaString keeps Gomega from dumping every parsed document.

@@ -1,7 +1,9 @@
 package baseline
 
 import (
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -9,8 +11,8 @@ import (
 // ProgramEntry is one line of a baseline's programs section: an
 // executable the agent's processes may run. Path is absolute after
 // loading (a relative line is relative to the file's directory) and may
-// be a pattern (path.Match: "*" within one path element); a pattern needs
-// a reason.
+// be a pattern (path.Match syntax, matched one path element at a time: "*"
+// and "[...]" never cross a "/"); a pattern needs a reason.
 type ProgramEntry struct {
 	Path        string // absolute; the pattern when Pattern is set
 	Written     string // as the file has it
@@ -28,112 +30,156 @@ func (e ProgramEntry) Matches(p string) bool {
 	if !e.Pattern {
 		return e.Path == p
 	}
-	ok, err := path.Match(e.Path, p)
-	return err == nil && ok
+	return matchElements(e.Path, p)
 }
 
-// ProgramFinding is one program in a diff of a profile and an observation.
-type ProgramFinding struct {
-	Program string    `json:"program"`
-	Count   uint64    `json:"count,omitempty"`
-	Risk    RiskClass `json:"risk,omitempty"`
-	Level   RiskLevel `json:"level,omitempty"`
-	// File and Line: for a new program, where its line would go; for an
-	// unused one, the entry.
-	File string `json:"file,omitempty"`
-	Line int    `json:"line,omitempty"`
-}
-
-// AddProgram counts n runs of the program at p.
-func (o *Observation) AddProgram(p string, n uint64) {
-	if o.Programs == nil {
-		o.Programs = map[string]uint64{}
-	}
-	o.Programs[p] += n
-}
-
-// ProgramNames returns the observed programs, sorted.
-func (o *Observation) ProgramNames() []string {
-	if o == nil {
-		return nil
-	}
-	names := make([]string, 0, len(o.Programs))
-	for p := range o.Programs {
-		names = append(names, p)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// GatesPrograms reports whether some file of the profile has a programs
-// section: only then is a program outside it a violation.
-func (p *Profile) GatesPrograms() bool {
-	if p == nil {
+// matchElements is path.Match applied per path element. path.Match alone
+// lets a class such as "[^a]" match a "/", which would let a pattern
+// reach into a directory its author never named.
+func matchElements(pattern, name string) bool {
+	pe, ne := strings.Split(pattern, "/"), strings.Split(name, "/")
+	if len(pe) != len(ne) {
 		return false
 	}
-	for _, d := range p.Docs {
-		if d.HasPrograms {
+	for i := range pe {
+		if ok, err := path.Match(pe[i], ne[i]); err != nil || !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// hasMeta reports whether written holds an unescaped "*", "?" or "[":
+// whether it is a pattern.
+func hasMeta(written string) bool {
+	for i := 0; i < len(written); i++ {
+		switch written[i] {
+		case '\\':
+			i++
+		case '*', '?', '[':
 			return true
 		}
 	}
 	return false
 }
 
-// LookupProgram returns the entry that allows the program at prog.
-func (p *Profile) LookupProgram(prog string) (ProgramEntry, bool) {
-	if p == nil {
-		return ProgramEntry{}, false
+// unescapeMeta reads a written path that is not a pattern: "\c" is c, as
+// in path.Match, so "/usr/bin/\[" names the program "[".
+func unescapeMeta(written string) string {
+	if !strings.Contains(written, `\`) {
+		return written
 	}
-	for _, d := range p.Docs {
-		for _, e := range d.Programs {
-			if e.Matches(prog) {
-				return e, true
-			}
+	var b strings.Builder
+	for i := 0; i < len(written); i++ {
+		if written[i] == '\\' && i+1 < len(written) {
+			i++
+		}
+		b.WriteByte(written[i])
+	}
+	return b.String()
+}
+
+// escapeMeta writes p so that it reads back as exactly p, not a pattern.
+func escapeMeta(p string) string {
+	if !strings.ContainsAny(p, `\*?[`) {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if strings.IndexByte(`\*?[`, p[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
+}
+
+// resolveProgram turns a written program into the absolute path or
+// pattern it allows; dir is the baseline file's directory (programDir).
+func resolveProgram(dir, written string) (resolved string, pattern bool) {
+	if !hasMeta(written) {
+		p := unescapeMeta(written)
+		if !path.IsAbs(p) {
+			p = path.Join(filepath.ToSlash(dir), p)
+		}
+		return path.Clean(p), false
+	}
+	if !path.IsAbs(written) {
+		written = path.Join(escapeMeta(filepath.ToSlash(dir)), written)
+	}
+	return path.Clean(written), true
+}
+
+// programDir is the directory a baseline file's relative programs start
+// from: absolute and with symlinks resolved, as the kernel resolves the
+// programs an observation names.
+func programDir(file string) string {
+	dir, err := filepath.Abs(filepath.Dir(file))
+	if err != nil {
+		dir = filepath.Dir(file)
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return real
+	}
+	return dir
+}
+
+// written is the entry as Format writes it.
+func (e ProgramEntry) written() string {
+	switch {
+	case e.Written != "":
+		return e.Written
+	case e.Pattern:
+		return e.Path
+	}
+	return escapeMeta(e.Path)
+}
+
+func sortPrograms(entries []ProgramEntry) {
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].written() < entries[j].written() })
+}
+
+// validPattern reports whether path.Match accepts elem as a pattern.
+func validPattern(elem string) bool {
+	_, err := path.Match(elem, "")
+	return err == nil
+}
+
+// writtenProgram is how record writes prog into the baseline at file:
+// relative to the file's directory when prog lies in the git work tree
+// that holds the file (a clone anywhere else still finds the agent's own
+// scripts), else absolute; escaped so that it never reads as a pattern.
+func writtenProgram(file, prog string) string {
+	dir := programDir(file)
+	if root := workTree(dir); root != "" && within(root, prog) {
+		if rel, err := filepath.Rel(dir, prog); err == nil {
+			return escapeMeta(filepath.ToSlash(rel))
 		}
 	}
-	return ProgramEntry{}, false
+	return escapeMeta(prog)
 }
 
-// AllowsProgram reports whether the profile allows the program at prog.
-func (p *Profile) AllowsProgram(prog string) bool {
-	_, ok := p.LookupProgram(prog)
-	return ok
-}
-
-// ProgramInsert is where a new program line goes: the agent's own file
-// and the line of its programs section ("" without a file).
-func (p *Profile) ProgramInsert(prog string) (file string, line int) {
-	d := p.agentDoc()
-	if d == nil {
-		return "", 0
+// workTree is the nearest directory from dir up holding a ".git" entry
+// (a directory, or the file of a linked worktree or a submodule); "" when
+// there is none.
+func workTree(dir string) string {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
 	}
-	return d.Path, d.lastLine
 }
 
-// ProgramRisk says why running prog deserves a reviewer's eye: shells,
-// downloaders and compilers.
-func ProgramRisk(prog string) (RiskClass, RiskLevel) {
-	base := path.Base(prog)
-	switch {
-	case programShells[base]:
-		return RiskShell, LevelHigh
-	case programDownloaders[base]:
-		return RiskDownloader, LevelHigh
-	case programCompilers[base] || strings.HasPrefix(base, "gcc-") || strings.HasPrefix(base, "clang-"):
-		return RiskCompiler, LevelMedium
+// within reports whether the absolute path p lies below dir.
+func within(dir, p string) bool {
+	if !filepath.IsAbs(p) {
+		return false
 	}
-	return RiskNone, LevelNone
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
-
-// Program risk classes.
-const (
-	RiskShell      RiskClass = "shell"      // runs any command it is given
-	RiskDownloader RiskClass = "downloader" // fetches or sends data over the network
-	RiskCompiler   RiskClass = "compiler"   // builds new code at run time
-)
-
-var programShells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "fish": true, "csh": true, "tcsh": true, "busybox": true}
-
-var programDownloaders = map[string]bool{"curl": true, "wget": true, "nc": true, "ncat": true, "netcat": true, "nc.openbsd": true, "nc.traditional": true, "socat": true, "ssh": true, "scp": true, "sftp": true, "ftp": true, "tftp": true, "telnet": true, "aria2c": true, "rsync": true}
-
-var programCompilers = map[string]bool{"cc": true, "gcc": true, "g++": true, "c++": true, "clang": true, "clang++": true, "tcc": true, "ld": true, "as": true, "cc1": true, "go": true, "rustc": true, "javac": true}

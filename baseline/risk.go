@@ -23,6 +23,11 @@ const (
 	RiskRawNetwork    RiskClass = "raw-network"    // packets below the socket layer
 	RiskExecMemory    RiskClass = "exec-memory"    // memory writable and executable at once
 	RiskTerminal      RiskClass = "terminal"       // typing into, or taking over, a terminal
+
+	// Classes of programs (ProgramRisk).
+	RiskShell      RiskClass = "shell"      // runs any command it is given
+	RiskDownloader RiskClass = "downloader" // fetches or sends data over the network
+	RiskCompiler   RiskClass = "compiler"   // builds new code at run time
 )
 
 // RiskLevel grades a risky syscall or class: high ones are what an
@@ -38,7 +43,8 @@ const (
 )
 
 // classReasons are the one-line reasons of each class, shown wherever a
-// report names a risky syscall; riskReasons overrides them per syscall.
+// report names a risky syscall or program; riskReasons overrides them per
+// syscall.
 var classReasons = map[RiskClass]string{
 	RiskNamespace:     "enters or creates namespaces: a private view of mounts, users or the network that the baseline review never saw",
 	RiskMount:         "changes the mount table or the root: can hide files from the gate's view of paths or expose the host's",
@@ -52,6 +58,10 @@ var classReasons = map[RiskClass]string{
 	RiskRawNetwork:    "builds and reads packets below the socket layer: sniffs the host's traffic and spoofs or smuggles packets past firewall rules",
 	RiskExecMemory:    "memory that is writable and executable at once runs code written at run time: the shape of injected shellcode (and of some JITs)",
 	RiskTerminal:      "pushes input into a terminal or takes over its console: commands typed as the user who owns it",
+
+	RiskShell:      "runs whatever command line it is handed: anything the agent passes it is outside what the baseline names",
+	RiskDownloader: "moves data over the network on its own: the usual way to fetch a second-stage payload or send files out",
+	RiskCompiler:   "builds native code during the run: code that no review saw, ready to execute",
 }
 
 var riskReasons = map[string]string{
