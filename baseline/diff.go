@@ -30,7 +30,8 @@ type DiffResult struct {
 	Unused []Finding `json:"unused"` // allowed, not observed: stale entries
 	// NewPrograms: observed programs the profile does not allow (only
 	// when it gates programs, see Profile.GatesPrograms); UnusedPrograms:
-	// program entries of the files given to LoadStack no run matched.
+	// program entries of the files given to LoadStack no run matched
+	// (only when the observation saw programs at all). Sorted by program.
 	NewPrograms    []ProgramFinding `json:"new_programs,omitempty"`
 	UnusedPrograms []ProgramFinding `json:"unused_programs,omitempty"`
 }
@@ -67,6 +68,7 @@ func Diff(p *Profile, o *Observation) *DiffResult {
 	}
 	sortFindings(r.New)
 	sortFindings(r.Unused)
+	r.NewPrograms, r.UnusedPrograms = diffPrograms(p, o)
 	return r
 }
 

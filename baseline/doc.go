@@ -16,8 +16,9 @@
 // ErrInvalid, several per file collected in an ErrorList. Syscall names are
 // checked per arch through libseccomp (package internal/scmp).
 //
-// An Observation (syscalls seen, with counts, per arch) is compared with a
-// Profile by Diff: new syscalls are violations, unused entries are stale.
+// An Observation (syscalls seen, with counts, per arch, and the programs
+// run) is compared with a Profile by Diff: new syscalls and programs are
+// violations, unused entries are stale.
 // WriteRecorded turns an observation into the file record mode writes.
 //
 // An entry may name an argument class, "socket(AF_UNIX)" or "openat(read)"

@@ -128,6 +128,8 @@ func FuzzDecodeObservation(f *testing.F) {
 	f.Add([]byte(`{"agent":"a,b","runs":0,"syscalls":{}}`))
 	f.Add([]byte(`{"syscalls":{"i386":null}}`))
 	f.Add([]byte(`{"runs":-1}`))
+	f.Add([]byte(`{"agent":"a","runs":1,"syscalls":{},"programs":{"/usr/bin/python3.13":2,"memfd:x":1}}`))
+	f.Add([]byte(`{"programs":{}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		o, err := DecodeObservation(data)
 		if err != nil {
@@ -147,7 +149,8 @@ func FuzzDecodeObservation(f *testing.F) {
 	})
 }
 
-// normalized drops empty per-arch maps, which JSON cannot tell from null.
+// normalized drops empty per-arch maps and an empty programs map, which
+// JSON cannot tell from null.
 func normalized(o *Observation) *Observation {
 	c := NewObservation(o.Agent)
 	c.Runs = o.Runs
@@ -155,6 +158,9 @@ func normalized(o *Observation) *Observation {
 		for name, n := range m {
 			c.Add(arch, name, n)
 		}
+	}
+	for prog, n := range o.Programs {
+		c.AddProgram(prog, n)
 	}
 	return c
 }

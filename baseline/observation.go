@@ -115,6 +115,9 @@ func (o *Observation) merge(other *Observation, allowMixed bool) error {
 			o.Add(arch, name, n)
 		}
 	}
+	for prog, n := range other.Programs {
+		o.AddProgram(prog, n)
+	}
 	return nil
 }
 
@@ -178,6 +181,9 @@ func DecodeObservation(data []byte) (*Observation, error) {
 	if o.Runs < 0 {
 		return nil, fmt.Errorf("observation: negative runs %d", o.Runs)
 	}
+	if _, empty := o.Programs[""]; empty {
+		return nil, fmt.Errorf("observation: a program without a path")
+	}
 	for arch, m := range o.Syscalls {
 		for name := range m {
 			if _, known := scmp.Number(arch, SyscallOf(name)); !known && !isDecimal(name) {
@@ -217,8 +223,8 @@ func WriteObservation(path string, o *Observation) error {
 	return nil
 }
 
-// String lists the observation compactly, one arch per line:
-// "x86_64: close×1 openat×3 read×12".
+// String lists the observation compactly, one arch per line, then the
+// programs: "x86_64: close×1 openat×3 read×12", "programs: /usr/bin/git×2".
 func (o *Observation) String() string {
 	if o == nil {
 		return "<no observation>"
@@ -229,6 +235,12 @@ func (o *Observation) String() string {
 		fmt.Fprintf(&b, "\n  %s:", arch)
 		for _, name := range o.Names(arch) {
 			fmt.Fprintf(&b, " %s×%d", name, o.Count(arch, name))
+		}
+	}
+	if len(o.Programs) > 0 {
+		b.WriteString("\n  programs:")
+		for _, prog := range o.ProgramNames() {
+			fmt.Fprintf(&b, " %s×%d", prog, o.Programs[prog])
 		}
 	}
 	return b.String()

@@ -84,11 +84,7 @@ func TestObservationJSONRoundTripAndAtomicWrite(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old content that must be replaced whole"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteObservation(path, o); err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(path)
-	want := `{
+	writeAndReadObservation(t, path, o, `{
   "agent": "agent",
   "runs": 3,
   "syscalls": {
@@ -101,23 +97,13 @@ func TestObservationJSONRoundTripAndAtomicWrite(t *testing.T) {
     }
   }
 }
-`
-	if string(data) != want {
-		t.Errorf("JSON layout:\n%s", data)
-	}
+`)
 	if info, _ := os.Stat(path); info.Mode().Perm() != 0o600 {
 		t.Errorf("rewrite changed the file mode to %v", info.Mode().Perm())
 	}
 	entries, _ := os.ReadDir(filepath.Dir(path))
 	if len(entries) != 1 {
 		t.Errorf("temporary files left behind: %v", entries)
-	}
-	back, err := ReadObservation(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(back, o) {
-		t.Errorf("round trip: %+v vs %+v", back, o)
 	}
 	for _, bad := range []string{
 		`{"agent":"a","runs":1,"syscalls":{"amd64":{"read":1}}}`,
@@ -141,5 +127,24 @@ func TestObservationString(t *testing.T) {
 	want := "observation of \"agent\", 2 runs\n  aarch64: openat×3\n  x86_64: close×1 read×12"
 	if got := o.GomegaString(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// writeAndReadObservation writes o to path, compares the file with want
+// and reads it back as o.
+func writeAndReadObservation(t *testing.T, path string, o *Observation, want string) {
+	t.Helper()
+	if err := WriteObservation(path, o); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != want {
+		t.Errorf("JSON layout:\n%s\nwant:\n%s", data, want)
+	}
+	back, err := ReadObservation(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, o) {
+		t.Errorf("round trip: %+v vs %+v", back, o)
 	}
 }

@@ -14,6 +14,30 @@ type ProgramFinding struct {
 	Line int    `json:"line,omitempty"`
 }
 
+// RiskLabel is the finding's risk as reports print it: "shell, high";
+// "" when not risky.
+func (f ProgramFinding) RiskLabel() string { return f.Risk.Label(f.Level) }
+
+func programFinding(prog string) ProgramFinding {
+	r, l := ProgramRisk(prog)
+	return ProgramFinding{Program: prog, Risk: r, Level: l}
+}
+
+func entryFinding(e ProgramEntry) ProgramFinding {
+	f := programFinding(e.Path)
+	f.File, f.Line = e.File, e.Line
+	return f
+}
+
+func sortProgramFindings(fs []ProgramFinding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if fs[i].Program != fs[j].Program {
+			return fs[i].Program < fs[j].Program
+		}
+		return fs[i].File < fs[j].File
+	})
+}
+
 // AddProgram counts n runs of the program at p.
 func (o *Observation) AddProgram(p string, n uint64) {
 	if o.Programs == nil {
@@ -33,4 +57,53 @@ func (o *Observation) ProgramNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// usesProgram reports whether an observed program matches e.
+func (o *Observation) usesProgram(e ProgramEntry) bool {
+	if o == nil {
+		return false
+	}
+	if !e.Pattern {
+		return o.Programs[e.Path] > 0
+	}
+	for p, n := range o.Programs {
+		if n > 0 && e.Matches(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// diffPrograms is Diff for programs. Every run execs at least the agent,
+// so an observation without programs comes from a sysgate or backend
+// that does not see them: it leaves no entry unused.
+func diffPrograms(p *Profile, o *Observation) (added, unused []ProgramFinding) {
+	if !p.GatesPrograms() {
+		return nil, nil
+	}
+	for _, prog := range o.ProgramNames() {
+		if p.AllowsProgram(prog) {
+			continue
+		}
+		f := programFinding(prog)
+		f.Count = o.Programs[prog]
+		f.File, f.Line = p.ProgramInsert(prog)
+		added = append(added, f)
+	}
+	if o == nil || len(o.Programs) == 0 {
+		return added, nil
+	}
+	for _, d := range p.Docs {
+		if !p.direct[d.Path] {
+			continue
+		}
+		for _, e := range d.Programs {
+			if !o.usesProgram(e) {
+				unused = append(unused, entryFinding(e))
+			}
+		}
+	}
+	sortProgramFindings(unused)
+	return added, unused
 }
