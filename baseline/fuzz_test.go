@@ -164,3 +164,26 @@ func normalized(o *Observation) *Observation {
 	}
 	return c
 }
+
+// FuzzRecordedProgramRoundTrip drives the escaping and quoting of program
+// paths: whatever program record writes must load back as exactly that
+// program, and never as a pattern.
+func FuzzRecordedProgramRoundTrip(f *testing.F) {
+	for _, s := range []string{"/usr/bin/python3.13", "/usr/bin/[", `/opt/a\b`, "/opt/*?[]", "/opt/#x", "/opt/a: b", "/opt/ pad ", "/opt/\"q'", "/opt/é", "/x/\x00", "/-", "/~"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, prog string) {
+		if !recordable(prog) {
+			return
+		}
+		doc := &Document{Version: FormatVersion, Programs: []ProgramEntry{{Path: prog, Written: writtenProgram("f.yaml", prog), Reason: "r"}}}
+		out := doc.Format()
+		back, err := ParseDocument("f.yaml", out)
+		if err != nil {
+			t.Fatalf("program %q: formatted file does not parse: %v\n%s", prog, err, out)
+		}
+		if e := back.Programs[0]; e.Path != prog || e.Pattern {
+			t.Fatalf("program %q came back as %+v:\n%s", prog, e, out)
+		}
+	})
+}

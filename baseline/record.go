@@ -18,9 +18,9 @@ type RecordOptions struct {
 	// left out. Empty: keep an existing file's extends.
 	Extends []string
 	// Merge keeps entries of an existing file that this observation did
-	// not see (shards, several runs). Without it the syscalls list becomes
-	// exactly what was observed beyond the bases. Either way the reasons,
-	// comments and groups of an existing file are kept.
+	// not see (shards, several runs). Without it the syscalls and programs
+	// lists become exactly what was observed beyond the bases. Either way
+	// the reasons, comments and groups of an existing file are kept.
 	Merge bool
 	// Before holds the file at path and its bases as they were before the
 	// run (SnapshotStack): the new file is built from them alone, so what
@@ -36,13 +36,21 @@ type RecordResult struct {
 	// Skipped are syscalls libseccomp cannot name (kept as numbers in the
 	// observation): a baseline holds names only, so they stay violations.
 	Skipped []Finding
+	// AddedPrograms, RemovedPrograms: the same for the programs section.
+	// SkippedPrograms are programs a line cannot name (one run from
+	// memory, "memfd:NAME"): they stay violations.
+	AddedPrograms   []ProgramFinding
+	RemovedPrograms []ProgramFinding
+	SkippedPrograms []ProgramFinding
 }
 
 // WriteRecorded writes the baseline of a record run to path: the
-// observation's syscalls beyond the extends stack, formatted and sorted,
-// risky ones with the placeholder reason UnreviewedReason so that check
-// accepts the file as is and validate warns until someone reviews it. The
-// file is replaced atomically.
+// observation's syscalls and programs beyond the extends stack, formatted
+// and sorted, risky ones with the placeholder reason UnreviewedReason so
+// that check accepts the file as is and validate warns until someone
+// reviews it. A program inside the git work tree that holds path is
+// written relative to path's directory, any other absolute. The file is
+// replaced atomically.
 func WriteRecorded(path string, o *Observation, opts RecordOptions) (*RecordResult, error) {
 	doc, res, err := FromObservation(path, o, opts)
 	if err != nil {
@@ -59,6 +67,13 @@ func WriteRecorded(path string, o *Observation, opts RecordOptions) (*RecordResu
 					if e.Name == res.Added[i].Syscall {
 						res.Added[i].Line = e.Line
 					}
+				}
+			}
+		}
+		for i := range res.AddedPrograms {
+			for _, e := range written.Programs {
+				if e.Path == res.AddedPrograms[i].Program {
+					res.AddedPrograms[i].Line = e.Line
 				}
 			}
 		}
@@ -169,8 +184,9 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 			}
 		}
 	}
+	recordPrograms(doc, old, base, o, opts.Merge, res)
 	doc.normalize()
-	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 {
+	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 && !doc.HasPrograms {
 		return nil, nil, fmt.Errorf("record baseline %s: %w: nothing observed beyond the bases and no extends to write", path, ErrInvalid)
 	}
 	sortFindings(res.Added)
