@@ -20,8 +20,8 @@ func goldenFile(t *testing.T, name, got string) {
 const td = "testdata/baseline/"
 
 func TestBaselineValidate(t *testing.T) {
-	if code, out, errOut := run(t, "baseline", "validate", td+"agent.yaml", td+"base.yaml"); code != ExitOK || out != "" || errOut != "" {
-		t.Errorf("good files: code %d out %q err %q", code, out, errOut)
+	if code, out, errOut := run(t, "baseline", "validate", td+"programs.yaml"); code != ExitOK || out != "" || errOut != "" {
+		t.Errorf("good file: code %d out %q err %q", code, out, errOut)
 	}
 	code, out, _ := run(t, "baseline", "validate", td+"invalid.yaml")
 	if code != ExitUsage {
@@ -46,6 +46,39 @@ func TestBaselineValidate(t *testing.T) {
 	}
 	if code, _, _ := run(t, "baseline", "validate"); code != ExitUsage {
 		t.Errorf("no files: code %d", code)
+	}
+}
+
+// TestBaselineValidateProgramBlind: a stack without a programs section
+// lets any program run; validate says so, and --strict fails on it, as on
+// an argument-blind entry.
+func TestBaselineValidateProgramBlind(t *testing.T) {
+	code, out, errOut := run(t, "baseline", "validate", td+"agent.yaml", td+"base.yaml")
+	want := td + "agent.yaml: warning: programs are not gated: no file of this stack has a programs section; record with --merge to add one [program-blind]\n" +
+		td + "base.yaml: warning: programs are not gated: no file of this stack has a programs section; record with --merge to add one [program-blind]\n"
+	if code != ExitOK || out != want || errOut != "" {
+		t.Errorf("program-blind stacks: code %d out\n%s\nerr %q", code, out, errOut)
+	}
+	if code, _, _ := run(t, "baseline", "validate", "--strict", td+"agent.yaml"); code != ExitUsage {
+		t.Errorf("--strict: code %d", code)
+	}
+	if code, _, _ := run(t, "baseline", "validate", "--strict", td+"programs.yaml"); code != ExitOK {
+		t.Errorf("--strict, programs gated: code %d", code)
+	}
+	// A programs section in a base gates the agent's stack too, even
+	// an empty one.
+	dir := t.TempDir()
+	writeTestFile(t, filepath.Join(dir, "base.yaml"), "version: 1\nprograms: []\n")
+	writeTestFile(t, filepath.Join(dir, "a.yaml"), "version: 1\nagent: a\nextends: [base.yaml]\nsyscalls:\n  x86_64: [read]\n")
+	if code, out, _ := run(t, "baseline", "validate", "--strict", filepath.Join(dir, "a.yaml")); code != ExitOK || out != "" {
+		t.Errorf("programs gated by the base: code %d out %q", code, out)
+	}
+}
+
+func writeTestFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
