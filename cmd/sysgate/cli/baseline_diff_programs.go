@@ -67,7 +67,7 @@ func newProgramChange(e baseline.ProgramEntry, added bool, count uint64) program
 // path or pattern, or a pattern matching e's program (and the other way).
 func coveredBy(e baseline.ProgramEntry, others []baseline.ProgramEntry) bool {
 	for _, o := range others {
-		if o.Path == e.Path || (o.Pattern && !e.Pattern && o.Matches(e.Path)) || (e.Pattern && !o.Pattern && e.Matches(o.Path)) {
+		if (o.Path == e.Path && o.Pattern == e.Pattern) || (o.Pattern && !e.Pattern && o.Matches(e.Path)) || (e.Pattern && !o.Pattern && e.Matches(o.Path)) {
 			return true
 		}
 	}
