@@ -32,7 +32,7 @@ type Document struct {
 	// this file lets through, each with a reason; sorted by arch name.
 	Unmonitored []Section
 	Groups      []Group // sorted by name
-	// Programs are the executables the agent may run (sorted by path);
+	// Programs are the executables the agent may run (sorted as written);
 	// HasPrograms: the file has a programs section, even an empty one.
 	Programs    []ProgramEntry
 	HasPrograms bool

@@ -368,21 +368,21 @@ func (l *loader) checkDuplicates(stack []*Document) {
 			}
 		}
 	}
-	programs := map[string]where{}
+	programs := map[programKey]where{}
 	for _, d := range stack {
 		visit(d, d.Syscalls)
 		for _, g := range d.Groups {
 			visit(d, g.Syscalls)
 		}
 		for _, e := range d.Programs {
-			if first, dup := programs[e.Path]; dup {
+			if first, dup := programs[e.key()]; dup {
 				if first.file != d.Path {
 					l.addOnce(&Error{File: d.Path, Line: e.Line, Col: e.Col, Kind: KindDuplicate,
 						Message: fmt.Sprintf("program %s is already allowed by %s:%d", e.describe(), first.file, first.line)})
 				}
 				continue
 			}
-			programs[e.Path] = where{d.Path, e.Line}
+			programs[e.key()] = where{d.Path, e.Line}
 		}
 	}
 }

@@ -24,6 +24,15 @@ type ProgramEntry struct {
 	Line, Col   int
 }
 
+// programKey tells entries apart: the pattern "/usr/bin/*" is not the
+// program written "/usr/bin/\*", though both have that Path.
+type programKey struct {
+	path    string
+	pattern bool
+}
+
+func (e ProgramEntry) key() programKey { return programKey{e.Path, e.Pattern} }
+
 // Matches reports whether the entry allows the program at p (an absolute,
 // symlink-resolved path).
 func (e ProgramEntry) Matches(p string) bool {

@@ -18,17 +18,17 @@ func (p *parser) programs(doc *Document, val *yaml.Node) {
 		return
 	}
 	dir := programDir(p.path)
-	first := map[string]ProgramEntry{}
+	first := map[programKey]ProgramEntry{}
 	for _, item := range val.Content {
 		e, ok := p.program(item, dir)
 		if !ok {
 			continue
 		}
-		if prev, dup := first[e.Path]; dup {
+		if prev, dup := first[e.key()]; dup {
 			p.add(item, KindDuplicate, "program %s listed twice (first on line %d%s)", e.describe(), prev.Line, sameAs(prev, e))
 			continue
 		}
-		first[e.Path] = e
+		first[e.key()] = e
 		doc.Programs = append(doc.Programs, e)
 		doc.programsEnd = max(doc.programsEnd, lastNodeLine(item))
 	}

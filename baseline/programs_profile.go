@@ -21,16 +21,27 @@ func (p *Profile) LookupProgram(prog string) (ProgramEntry, bool) {
 	if p == nil {
 		return ProgramEntry{}, false
 	}
+	var all []ProgramEntry
+	for _, d := range p.Docs {
+		all = append(all, d.Programs...)
+	}
+	if i := matchingEntry(all, prog); i >= 0 {
+		return all[i], true
+	}
+	return ProgramEntry{}, false
+}
+
+// matchingEntry is the index of the first entry of entries that allows
+// prog, an exact one before any pattern; -1 when none does.
+func matchingEntry(entries []ProgramEntry, prog string) int {
 	for _, patterns := range []bool{false, true} {
-		for _, d := range p.Docs {
-			for _, e := range d.Programs {
-				if e.Pattern == patterns && e.Matches(prog) {
-					return e, true
-				}
+		for i, e := range entries {
+			if e.Pattern == patterns && e.Matches(prog) {
+				return i
 			}
 		}
 	}
-	return ProgramEntry{}, false
+	return -1
 }
 
 // AllowsProgram reports whether the profile allows the program at prog.
@@ -46,11 +57,11 @@ func (p *Profile) Programs() []ProgramEntry {
 		return nil
 	}
 	var out []ProgramEntry
-	seen := map[string]bool{}
+	seen := map[programKey]bool{}
 	for _, d := range p.Docs {
 		for _, e := range d.Programs {
-			if !seen[e.Path] {
-				seen[e.Path] = true
+			if !seen[e.key()] {
+				seen[e.key()] = true
 				out = append(out, e)
 			}
 		}

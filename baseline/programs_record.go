@@ -67,19 +67,6 @@ func recordPrograms(doc, old *Document, base *Profile, o *Observation, merge boo
 	sortProgramFindings(res.SkippedPrograms)
 }
 
-// matchingEntry is the index of the entry of entries that allows prog,
-// an exact one before a pattern; -1 when none does.
-func matchingEntry(entries []ProgramEntry, prog string) int {
-	for _, patterns := range []bool{false, true} {
-		for i, e := range entries {
-			if e.Pattern == patterns && e.Matches(prog) {
-				return i
-			}
-		}
-	}
-	return -1
-}
-
 // recordable reports whether a baseline line can name prog exactly: an
 // absolute, clean, UTF-8 path. A program run from memory ("memfd:NAME")
 // cannot be named, and stays a violation.
@@ -97,7 +84,7 @@ func (p *Profile) providesProgram(e ProgramEntry) bool {
 		return p.AllowsProgram(e.Path)
 	}
 	for _, have := range p.Programs() {
-		if have.Pattern && have.Path == e.Path {
+		if have.key() == e.key() {
 			return true
 		}
 	}

@@ -215,6 +215,11 @@ func TestProgramPatternsMatchOneElementAtATime(t *testing.T) {
 	if !(ProgramEntry{Path: "/usr/bin/a*"}).Matches("/usr/bin/a*") || (ProgramEntry{Path: "/usr/bin/a*"}).Matches("/usr/bin/ab") {
 		t.Errorf("an exact entry compares the path, never as a pattern")
 	}
+	// The program "*" and the pattern "*" are two entries, not one twice.
+	doc, err := ParseDocument("f.yaml", []byte("version: 1\nprograms:\n  - /usr/bin/\\*\n  - path: /usr/bin/*\n    reason: r\n"))
+	if err != nil || len(doc.Programs) != 2 || !doc.Programs[0].Pattern || doc.Programs[1].Pattern {
+		t.Errorf("escaped program and pattern: %v %+v", err, doc)
+	}
 }
 
 func TestProgramRisk(t *testing.T) {

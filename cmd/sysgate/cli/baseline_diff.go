@@ -14,14 +14,21 @@ import (
 )
 
 func init() {
-	register("baseline diff", "show syscalls added and removed per arch between two baselines or observations", (*Command).runBaselineDiff)
+	register("baseline diff", "show syscalls (per arch) and programs added and removed between two baselines or observations", (*Command).runBaselineDiff)
 }
 
 // syscallSet is one side of a diff: a baseline's effective allow-list or
-// an observation's syscalls with counts.
+// an observation's syscalls with counts, and its programs.
 type syscallSet struct {
 	name   string
 	counts map[scmp.Arch]map[string]uint64 // nil inner values for baselines
+	// programs: a baseline's program entries (patterns among them) or an
+	// observation's programs, counted in programCounts; hasPrograms: the
+	// side says something about programs (a baseline with a programs
+	// section, an observation that saw programs).
+	programs      []baseline.ProgramEntry
+	programCounts map[string]uint64
+	hasPrograms   bool
 }
 
 type setChange struct {
@@ -56,11 +63,23 @@ func (c *Command) runBaselineDiff(args []string) int {
 		sides[i] = s
 	}
 	changes := diffSets(sides[0], sides[1])
+	programs, showPrograms := diffPrograms(sides[0], sides[1])
 	if *format == "markdown" {
 		writeDiffMarkdown(c.Stdout, sides[0].name, sides[1].name, changes)
-	} else {
-		writeDiffText(c.Stdout, changes)
+		if showPrograms {
+			writeProgramsMarkdown(c.Stdout, programs)
+		}
+		return ExitOK
 	}
+	writeDiffText(c.Stdout, changes)
+	writeProgramsText(c.Stdout, programs)
+	added, removed := countChanges(changes)
+	summary := fmt.Sprintf("%d new, %d removed", added, removed)
+	if showPrograms {
+		added, removed = countChanges(programs)
+		summary += fmt.Sprintf("; programs: %d new, %d removed", added, removed)
+	}
+	fmt.Fprintln(c.Stdout, summary)
 	return ExitOK
 }
 
@@ -78,6 +97,8 @@ func loadSyscallSet(path string) (*syscallSet, error) {
 			return nil, fmt.Errorf("%s: observation: %w", path, err)
 		}
 		s.counts = o.Syscalls
+		s.programs, s.programCounts = programsOf(o)
+		s.hasPrograms = len(s.programs) > 0
 		return s, nil
 	}
 	p, err := baseline.Load(path)
@@ -91,6 +112,7 @@ func loadSyscallSet(path string) (*syscallSet, error) {
 		}
 		s.counts[arch] = m
 	}
+	s.programs, s.hasPrograms = p.Programs(), p.GatesPrograms()
 	return s, nil
 }
 
@@ -157,15 +179,26 @@ func (ch setChange) classNote() string {
 	return ci.NewClassNote(ch.syscall, ch.had)
 }
 
-func countChanges(changes []setChange) (added, removed int) {
+func (ch setChange) isAdded() bool { return ch.added }
+
+// countChanges counts the added and the removed syscalls or programs.
+func countChanges[C interface{ isAdded() bool }](changes []C) (added, removed int) {
 	for _, ch := range changes {
-		if ch.added {
+		if ch.isAdded() {
 			added++
 		} else {
 			removed++
 		}
 	}
 	return added, removed
+}
+
+// sign is how the text diff marks a line: "+" added, "-" removed.
+func sign(added bool) string {
+	if added {
+		return "+"
+	}
+	return "-"
 }
 
 func writeDiffText(w io.Writer, changes []setChange) {
@@ -175,11 +208,7 @@ func writeDiffText(w io.Writer, changes []setChange) {
 			arch = ch.arch
 			fmt.Fprintf(w, "%s:\n", arch)
 		}
-		sign := "-"
-		if ch.added {
-			sign = "+"
-		}
-		line := "  " + sign + " " + ch.syscall
+		line := "  " + sign(ch.added) + " " + ch.syscall
 		switch {
 		case ch.count == 1:
 			line += " (1 call)"
@@ -194,8 +223,6 @@ func writeDiffText(w io.Writer, changes []setChange) {
 		}
 		fmt.Fprintln(w, line)
 	}
-	added, removed := countChanges(changes)
-	fmt.Fprintf(w, "%d new, %d removed\n", added, removed)
 }
 
 func writeDiffMarkdown(w io.Writer, oldName, newName string, changes []setChange) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -20,8 +21,8 @@ func goldenFile(t *testing.T, name, got string) {
 const td = "testdata/baseline/"
 
 func TestBaselineValidate(t *testing.T) {
-	if code, out, errOut := run(t, "baseline", "validate", td+"agent.yaml", td+"base.yaml"); code != ExitOK || out != "" || errOut != "" {
-		t.Errorf("good files: code %d out %q err %q", code, out, errOut)
+	if code, out, errOut := run(t, "baseline", "validate", td+"programs.yaml"); code != ExitOK || out != "" || errOut != "" {
+		t.Errorf("good file: code %d out %q err %q", code, out, errOut)
 	}
 	code, out, _ := run(t, "baseline", "validate", td+"invalid.yaml")
 	if code != ExitUsage {
@@ -46,6 +47,39 @@ func TestBaselineValidate(t *testing.T) {
 	}
 	if code, _, _ := run(t, "baseline", "validate"); code != ExitUsage {
 		t.Errorf("no files: code %d", code)
+	}
+}
+
+// TestBaselineValidateProgramBlind: a stack without a programs section
+// lets any program run; validate says so, and --strict fails on it, as on
+// an argument-blind entry.
+func TestBaselineValidateProgramBlind(t *testing.T) {
+	code, out, errOut := run(t, "baseline", "validate", td+"agent.yaml", td+"base.yaml")
+	want := td + "agent.yaml: warning: programs are not gated: no file of this stack has a programs section; record with --merge to add one [program-blind]\n" +
+		td + "base.yaml: warning: programs are not gated: no file of this stack has a programs section; record with --merge to add one [program-blind]\n"
+	if code != ExitOK || out != want || errOut != "" {
+		t.Errorf("program-blind stacks: code %d out\n%s\nerr %q", code, out, errOut)
+	}
+	if code, _, _ := run(t, "baseline", "validate", "--strict", td+"agent.yaml"); code != ExitUsage {
+		t.Errorf("--strict: code %d", code)
+	}
+	if code, _, _ := run(t, "baseline", "validate", "--strict", td+"programs.yaml"); code != ExitOK {
+		t.Errorf("--strict, programs gated: code %d", code)
+	}
+	// A programs section in a base gates the agent's stack too, even
+	// an empty one.
+	dir := t.TempDir()
+	writeTestFile(t, filepath.Join(dir, "base.yaml"), "version: 1\nprograms: []\n")
+	writeTestFile(t, filepath.Join(dir, "a.yaml"), "version: 1\nagent: a\nextends: [base.yaml]\nsyscalls:\n  x86_64: [read]\n")
+	if code, out, _ := run(t, "baseline", "validate", "--strict", filepath.Join(dir, "a.yaml")); code != ExitOK || out != "" {
+		t.Errorf("programs gated by the base: code %d out %q", code, out)
+	}
+}
+
+func writeTestFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -91,11 +125,33 @@ func TestBaselineFmt(t *testing.T) {
 	}
 }
 
+func TestBaselineFmtPrograms(t *testing.T) {
+	code, out, errOut := run(t, "baseline", "fmt", td+"unformatted-programs.yaml")
+	if code != ExitOK || errOut != "" {
+		t.Fatalf("fmt: code %d err %q", code, errOut)
+	}
+	goldenFile(t, "fmt-programs.out", out)
+	if code, out, _ := run(t, "baseline", "fmt", "-l", td+"programs.yaml"); code != ExitOK || out != "" {
+		t.Errorf("a formatted programs section: code %d out %q", code, out)
+	}
+	// Relative programs stay as written, whatever directory fmt runs in.
+	path := filepath.Join(t.TempDir(), "a.yaml")
+	src := "# sysgate baseline: reviewed in pull requests. Regenerate with `make baseline-update`.\n\nversion: 1\nprograms:\n  - ../agents/run.py\n  - /usr/bin/git\n"
+	writeTestFile(t, path, src)
+	if code, out, _ := run(t, "baseline", "fmt", path); code != ExitOK || out != src {
+		t.Errorf("relative program: code %d out\n%s", code, out)
+	}
+}
+
 func TestBaselineDiff(t *testing.T) {
 	for _, c := range []struct{ golden, format, old, new string }{
 		{"diff-baselines.txt", "text", "base.yaml", "agent.yaml"},
 		{"diff-observation.md", "markdown", "agent.yaml", "run1.json"},
 		{"diff-observation.txt", "text", "agent.yaml", "run1.json"},
+		{"diff-programs.txt", "text", "programs.yaml", "programs-run.json"},
+		{"diff-programs.md", "markdown", "programs.yaml", "programs-run.json"},
+		{"diff-programs-baselines.txt", "text", "agent.yaml", "programs.yaml"},
+		{"diff-programs-observations.txt", "text", "run2.json", "programs-run.json"},
 	} {
 		code, out, errOut := run(t, "baseline", "diff", "--format", c.format, td+c.old, td+c.new)
 		if code != ExitOK {
@@ -142,7 +198,7 @@ func TestBaselineMerge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Agent != "demo" || o.Runs != 3 || o.Count(scmp.X86_64, "read") != 15 || o.Count(scmp.AArch64, "openat") != 4 {
+	if o.Agent != "demo" || o.Runs != 3 || o.Count(scmp.X86_64, "read") != 15 || o.Count(scmp.AArch64, "openat") != 4 || o.Programs["/usr/bin/python3.13"] != 2 {
 		t.Errorf("merged: %+v", o)
 	}
 	code, _, errOut := run(t, "baseline", "merge", "-o", out, td+"run1.json", td+"other-agent.json")
@@ -177,5 +233,38 @@ func TestExportOCI(t *testing.T) {
 	}
 	if code, _, _ := run(t, "export", "oci"); code != ExitUsage {
 		t.Errorf("no -b: code %d", code)
+	}
+}
+
+// TestBaselineMergePrograms: shards' programs add up, and the merged
+// observation records into a programs section beyond the base.
+func TestBaselineMergePrograms(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "merged.json")
+	if code, _, errOut := run(t, "baseline", "merge", "-o", out, td+"run2.json", td+"programs-run.json"); code != ExitOK {
+		t.Fatalf("merge: code %d %s", code, errOut)
+	}
+	o, err := baseline.ReadObservation(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]uint64{"/usr/bin/python3.13": 3, "/usr/bin/curl": 2, "/usr/lib/node_modules/npm/bin/npm-cli.js": 1, "/usr/bin/bash": 1}
+	if !reflect.DeepEqual(o.Programs, want) {
+		t.Errorf("merged programs: %v", o.Programs)
+	}
+	path := filepath.Join(dir, "demo.yaml")
+	res, err := baseline.WriteRecorded(path, o, baseline.RecordOptions{Extends: []string{td + "programs.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	// python3.13 and the npm bin are the base's (the npm one through its
+	// pattern); the shell and the downloader await a reviewed reason.
+	wantSection := "programs:\n  - path: /usr/bin/bash\n    reason: \"unreviewed: seen in record mode\"\n  - path: /usr/bin/curl\n    reason: \"unreviewed: seen in record mode\"\nsyscalls:\n"
+	if !strings.Contains(string(data), wantSection) || len(res.AddedPrograms) != 2 {
+		t.Errorf("recorded from the merged observation:\n%s\nadded %+v", data, res.AddedPrograms)
+	}
+	if code, out, _ := run(t, "baseline", "validate", path); code != ExitOK || strings.Count(out, "[unreviewed]") != 2 {
+		t.Errorf("validate of the recorded file: code %d out\n%s", code, out)
 	}
 }

@@ -14,7 +14,7 @@ func init() {
 
 func (c *Command) runBaselineValidate(args []string) int {
 	fs := c.flagSet("baseline validate", "FILE...")
-	strict := fs.Bool("strict", false, "treat warnings (unreviewed reasons, comments fmt drops) as errors")
+	strict := fs.Bool("strict", false, "treat warnings (unreviewed reasons, comments fmt drops, argument-blind entries, no programs section) as errors")
 	format := fs.String("format", "text", "text, or github (workflow commands that annotate the lines in a pull request)")
 	if code, ok := c.parseFileArgs(fs, args); !ok {
 		return code
@@ -33,6 +33,9 @@ func (c *Command) runBaselineValidate(args []string) int {
 		findings := baseline.Errors(err)
 		if p != nil {
 			findings = p.Warnings()
+			if w := p.ProgramBlindWarning(); w != nil {
+				findings = append(findings, w)
+			}
 		}
 		for _, f := range findings {
 			failed := !f.Warning || *strict
