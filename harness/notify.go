@@ -128,7 +128,10 @@ func (n *notifier) exec(notif *kernel.SeccompNotif, arch scmp.Arch, name string,
 		// what was read may be another process's.
 		return listener.Continue, allowed
 	}
-	if n.mode == baseline.ModeEnforce && n.gated {
+	// The agent's start is the caller's command line, not the agent's
+	// doing: enforce reports it, as check does, rather than fail the
+	// start.
+	if n.mode == baseline.ModeEnforce && n.gated && e.parent != "" {
 		if !e.claimed() {
 			// Unreadable, or no file: refused as the kernel refuses a
 			// missing one, so a path changed after the read runs nothing.

@@ -535,9 +535,15 @@ func TestRecordingIntoObservationFile(t *testing.T) {
 // the kernel kills it at the first such call.
 func TestEnforceReportsDenials(t *testing.T) {
 	t.Parallel()
-	path := trueBaseline(t)
 	agent := agentPath(t)
-	r := mustRun(t, Agent{Command: []string{agent, "marker", "1000", "2"}}, WithBaselines(path), WithMode(baseline.ModeEnforce))
+	// /bin/true's syscalls, and the test agent as a program besides
+	// /bin/true: enforce refuses the exec of a program outside the list.
+	path := trueBaseline(t)
+	progs := filepath.Join(t.TempDir(), "programs.yaml")
+	if err := os.WriteFile(progs, []byte("version: 1\nagent: true\nprograms:\n  - "+agent+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := mustRun(t, Agent{Command: []string{agent, "marker", "1000", "2"}}, WithBaselines(path, progs), WithMode(baseline.ModeEnforce))
 	if v, ok := violation(r, scmp.Native(), "1000"); !ok || v.Count != 2 || r.ExitStatus != 0 {
 		t.Errorf("errno: %s (exit %d)", r.Summary(), r.ExitStatus)
 	}
@@ -546,7 +552,7 @@ func TestEnforceReportsDenials(t *testing.T) {
 	// caller (SIGKILL) before the call runs.
 	getppid := strconv.Itoa(unix.SYS_GETPPID)
 	for nr, signal := range map[string]string{getppid: "bad system call", "1000": "killed"} {
-		r = mustRun(t, Agent{Command: []string{agent, "marker", nr, "2"}}, WithBaselines(path),
+		r = mustRun(t, Agent{Command: []string{agent, "marker", nr, "2"}}, WithBaselines(path, progs),
 			WithMode(baseline.ModeEnforce), WithEnforceAction(baseline.ActionKill))
 		name := nr
 		if nr == getppid {
