@@ -62,14 +62,13 @@ func recordArgClasses(ctx context.Context, cfg config, ws []workload) error {
 			for j := range rows {
 				row := &rows[j]
 				row.bare = append(row.bare, ms(m.wall))
-				for k := 0; k < 2; k++ {
-					blind := (i+k)%2 == 1
-					g, r, notified, err := recordCounted(ctx, w, row.backend, blind)
+				err := backToBack(i, func(classes bool) error {
+					g, r, notified, err := recordCounted(ctx, w, row.backend, !classes)
 					if err != nil {
 						return err
 					}
 					row.lossless = row.lossless && r.Conclusive() && !r.Loss.Any()
-					if blind {
+					if !classes {
 						row.blind = append(row.blind, ms(g.wall))
 						row.blindEvents, row.blindNoti = append(row.blindEvents, float64(r.Events)), append(row.blindNoti, float64(notified))
 					} else {
@@ -77,6 +76,10 @@ func recordArgClasses(ctx context.Context, cfg config, ws []workload) error {
 						row.events, row.notified = append(row.events, float64(r.Events)), append(row.notified, float64(notified))
 						row.learnt = classKeys(r.Observed)
 					}
+					return nil
+				})
+				if err != nil {
+					return err
 				}
 			}
 		}

@@ -24,6 +24,17 @@
 //     (WithoutArgClasses) on the Python agent and the MCP server, each
 //     backend, with the calls that went to the run's listener, held to
 //     <= 1.5x (paired);
+//   - the cost of observing execs (programs, issue 16): a static loop that
+//     forks and execs /bin/true -execs times (µs per exec, the mean of
+//     the loop) bare and, on each backend, in check mode (against its
+//     own recorded baseline) and record mode, each with programs and
+//     without (WithoutPrograms) back to back in alternating order: the
+//     paired µs per exec over bare and over no programs, held to <= 100
+//     µs (programs - no programs), the whole run's wall time and
+//     sysgate's own CPU per exec, the execs listed and the unverified
+//     ones; and the getppid / read microbenchmarks in check mode with
+//     programs and without, with the BPF instructions their syscall runs
+//     through in each filter as harness.Run compiles it;
 //   - start-up: harness.Run of /bin/true against a bare fork+exec of it
 //     (median over -launches), and the end-of-run barrier alone;
 //   - the CLI's start-up, the whole process timed from outside (fork to
@@ -35,7 +46,7 @@
 //     <= 4 ms over bare) with whether they are met;
 //   - the CLI's peak RSS recording 1M logged syscalls.
 //
-// -sections picks tables (check, record, startup, cli, rss; all by
+// -sections picks tables (check, record, programs, startup, cli, rss; all by
 // default); make bench passes BENCH_SECTIONS.
 //
 // Timings never decide pass/fail anywhere: this only reports. Needs root,

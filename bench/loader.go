@@ -34,6 +34,10 @@ func execFiltered(args []string) error {
 	if err != nil {
 		return err
 	}
+	// Without CompileOptions.Programs, which harness.Run sets: its exec
+	// rule hands every execve to the run's listener, and this process has
+	// none to answer its own (the programs section counts what the rule
+	// changes for a loop's syscall).
 	f, err := baseline.Compile(p, baseline.ModeCheck, baseline.CompileOptions{Linear: order == "linear"})
 	if err != nil {
 		return err

@@ -30,6 +30,7 @@ func main() {
 	launches := flag.Int("launches", 200, "launches of /bin/true for the start-up figures (and of each command of the CLI's)")
 	mcpCalls := flag.Int("mcp-calls", 1000, "tool calls the MCP server answers per run")
 	microN := flag.Int("micro", 1_000_000, "syscalls per microbenchmark run")
+	execs := flag.Int("execs", 200, "execs of /bin/true per run of the programs section's exec loop")
 	cliPath := flag.String("sysgate", "", "sysgate CLI binary, for its whole-process start-up and peak RSS (skipped when empty)")
 	sections := flag.String("sections", strings.Join(allSections, ","), "comma-separated sections to run: "+strings.Join(allSections, ", "))
 	flag.Parse()
@@ -38,14 +39,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
 	}
-	if err := run(context.Background(), config{reps: *reps, launches: *launches, mcpCalls: *mcpCalls, microN: *microN, cli: *cliPath, sections: want}); err != nil {
+	if err := run(context.Background(), config{reps: *reps, launches: *launches, mcpCalls: *mcpCalls, microN: *microN, execs: *execs, cli: *cliPath, sections: want}); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
 // allSections are the tables, in the order they run.
-var allSections = []string{"check", "record", "startup", "cli", "rss"}
+var allSections = []string{"check", "record", "programs", "startup", "cli", "rss"}
 
 func parseSections(list string) (map[string]bool, error) {
 	want := map[string]bool{}
@@ -60,10 +61,10 @@ func parseSections(list string) (map[string]bool, error) {
 }
 
 type config struct {
-	reps, launches, mcpCalls, microN int
-	cli                              string
-	sections                         map[string]bool
-	backends                         []harness.Backend // measured side by side, audit first
+	reps, launches, mcpCalls, microN, execs int
+	cli                                     string
+	sections                                map[string]bool
+	backends                                []harness.Backend // measured side by side, audit first
 }
 
 func run(ctx context.Context, cfg config) error {
@@ -75,9 +76,11 @@ func run(ctx context.Context, cfg config) error {
 	printMachine()
 	cfg.backends = benchBackends()
 
-	// The agents and tools behind the first two sections and the RSS run
-	// (gcc, node) are built only when one of them is wanted.
-	w, err := setup(dir, cfg, cfg.sections["check"] || cfg.sections["record"] || cfg.sections["rss"])
+	// The agents and tools behind the first three sections and the RSS
+	// run (gcc; node for the MCP server) are built only when one of them
+	// is wanted.
+	mcp := cfg.sections["check"] || cfg.sections["record"] || cfg.sections["rss"]
+	w, err := setup(dir, cfg, mcp || cfg.sections["programs"], mcp)
 	if err != nil {
 		return err
 	}
@@ -86,6 +89,9 @@ func run(ctx context.Context, cfg config) error {
 	var need []workload
 	if cfg.sections["check"] {
 		need = append(need, w.getppid, w.read, w.openat, w.mcp, w.python)
+	}
+	if cfg.sections["programs"] {
+		need = append(need, w.execs, w.getppid, w.read)
 	}
 	if cfg.sections["startup"] || cfg.sections["cli"] {
 		need = append(need, w.trueCmd)
@@ -125,6 +131,11 @@ func run(ctx context.Context, cfg config) error {
 			return err
 		}
 		if err := recordArgClasses(ctx, cfg, []workload{w.python, w.mcp}); err != nil {
+			return err
+		}
+	}
+	if cfg.sections["programs"] {
+		if err := programsCost(ctx, cfg, w.execs, w.execsProgram, []workload{w.getppid, w.read}, &bases); err != nil {
 			return err
 		}
 	}
@@ -194,11 +205,7 @@ func (b *baselines) without(ctx context.Context, wl workload, syscall string) (s
 // through classes only, key among them: an argument-blind entry would
 // allow it with no comparison at all.
 func (b *baselines) requireClassed(wl workload, key string) error {
-	path, ok := b.paths[wl.name]
-	if !ok {
-		return fmt.Errorf("baseline of %s: not recorded", wl.name)
-	}
-	p, err := baseline.LoadStack(path)
+	path, p, err := b.load(wl)
 	if err != nil {
 		return err
 	}
@@ -208,6 +215,16 @@ func (b *baselines) requireClassed(wl workload, key string) error {
 	}
 	fmt.Printf("%s: the baseline allows %s\n", wl.name, strings.Join(classes, ", "))
 	return nil
+}
+
+// load reads wl's recorded baseline, with everything it extends.
+func (b *baselines) load(wl workload) (string, *baseline.Profile, error) {
+	path, ok := b.paths[wl.name]
+	if !ok {
+		return "", nil, fmt.Errorf("baseline of %s: not recorded", wl.name)
+	}
+	p, err := baseline.LoadStack(path)
+	return path, p, err
 }
 
 func (b *baselines) announce() {
@@ -226,11 +243,16 @@ type workloads struct {
 	// getppidOutside is the loop of getppid100k timed per call, for a
 	// baseline that leaves getppid out.
 	getppidOutside workload
+	// execs forks and execs execsProgram (/bin/true, symlinks resolved)
+	// over and over, timed per exec.
+	execs        workload
+	execsProgram string
 }
 
 // setup makes the workloads: /bin/true, python3 -c pass and, if all,
-// the microbenchmarks, the Python agent and the MCP server.
-func setup(dir string, cfg config, all bool) (workloads, error) {
+// the microbenchmarks, the exec loop, the Python agent and, if mcp too,
+// the MCP server.
+func setup(dir string, cfg config, all, mcp bool) (workloads, error) {
 	var w workloads
 	root, err := moduleRoot()
 	if err != nil {
@@ -246,9 +268,11 @@ func setup(dir string, cfg config, all bool) (workloads, error) {
 	if !all {
 		return w, nil
 	}
-	micro := filepath.Join(dir, "micro")
-	if out, err := exec.Command("gcc", "-static", "-O2", "-o", micro, filepath.Join(root, "bench", "testdata", "micro.c")).CombinedOutput(); err != nil {
-		return w, fmt.Errorf("gcc micro.c: %v: %s", err, out)
+	micro, execLoop := filepath.Join(dir, "micro"), filepath.Join(dir, "execs")
+	for bin, src := range map[string]string{micro: "micro.c", execLoop: "execs.c"} {
+		if out, err := exec.Command("gcc", "-static", "-O2", "-o", bin, filepath.Join(root, "bench", "testdata", src)).CombinedOutput(); err != nil {
+			return w, fmt.Errorf("gcc %s: %v: %s", src, err, out)
+		}
 	}
 	ws := filepath.Join(dir, "workspace")
 	if err := newWorkspace(ws); err != nil {
@@ -264,8 +288,18 @@ func setup(dir string, cfg config, all bool) (workloads, error) {
 		perCall: true, per: "pair", env: env}
 	w.getppid100k = workload{name: "getppid x100000", command: []string{micro, "getppid", "100000"}, env: env}
 	w.getppidOutside = workload{name: "getppid x100000", command: w.getppid100k.command, perCall: true, env: env}
+	// The program as an exec names it; the harness lists it by its
+	// resolved path (/usr/bin/true where /bin is a link).
+	if w.execsProgram, err = filepath.EvalSymlinks("/bin/true"); err != nil {
+		return w, err
+	}
+	w.execs = workload{name: fmt.Sprintf("fork+exec /bin/true x%d", cfg.execs), command: []string{execLoop, "/bin/true", strconv.Itoa(cfg.execs)},
+		perCall: true, per: "exec", env: env}
 	w.python = workload{name: "python agent read-only", dir: ws, env: env, command: []string{py, "-I", "-B",
 		filepath.Join(root, "suites", "agents", "python", "agent.py"), "--workspace", ws, "--scenario", "read-only"}}
+	if !mcp {
+		return w, nil
+	}
 	node, err := exec.LookPath("node")
 	if err != nil {
 		return w, err
@@ -290,7 +324,7 @@ func benchEnv(home string) []string {
 // syscall out.
 func recordBaseline(ctx context.Context, dir string, wl workload, extends, leaveOut string) (string, error) {
 	path := filepath.Join(dir, fmt.Sprintf("b%d.yaml", time.Now().UnixNano()))
-	if wl.perCall {
+	if n, err := strconv.Atoi(wl.command[len(wl.command)-1]); wl.perCall && err == nil && n > 1000 {
 		// The same syscalls in fewer loops: record mode logs every one.
 		wl.command = append(wl.command[:len(wl.command)-1:len(wl.command)-1], "1000")
 	}

@@ -86,7 +86,8 @@ func checkOverhead(ctx context.Context, cfg config, ws []workload, bases *baseli
 		return err
 	}
 	// CPU time is less disturbed by other load than wall time; the
-	// harness's check loads the same binary-tree filter as "filter: tree".
+	// harness's check loads the same binary-tree filter as "filter: tree"
+	// but for the exec rule (see execFiltered).
 	fmt.Printf("\nCPU time (user+sys) of the workload's processes, median ms:\n")
 	tw = table()
 	fmt.Fprintln(tw, "workload\tbare\tfilter: tree\tratio\tfilter: linear\tratio\t")

@@ -73,6 +73,18 @@ func pairedRatioOf(a, b samples) (float64, bool) {
 	return r.median(), true
 }
 
+// backToBack runs run(true) and run(false) one after the other for
+// repeat rep, run(true) first in even repeats: the two sides of a pair
+// take turns at the warmer caches.
+func backToBack(rep int, run func(on bool) error) error {
+	for k := 0; k < 2; k++ {
+		if err := run((rep+k)%2 == 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // pairedDiff is the median of a[i]-b[i] (see pairedRatio); 0 when the
 // lengths differ.
 func pairedDiff(a, b samples) float64 {

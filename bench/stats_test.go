@@ -1,6 +1,10 @@
 package main
 
-import "testing"
+import (
+	"errors"
+	"slices"
+	"testing"
+)
 
 func TestPairedRatio(t *testing.T) {
 	// A slow phase hit three bare runs but only two check runs: the
@@ -39,5 +43,22 @@ func TestMinMax(t *testing.T) {
 	}
 	if (samples{}).min() != 0 || (samples{}).max() != 0 {
 		t.Error("no samples should give 0")
+	}
+}
+
+func TestBackToBack(t *testing.T) {
+	var order []bool
+	for rep := 0; rep < 3; rep++ {
+		if err := backToBack(rep, func(on bool) error { order = append(order, on); return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []bool{true, false, false, true, true, false}; !slices.Equal(order, want) {
+		t.Errorf("order %v, want %v", order, want)
+	}
+	calls := 0
+	err := backToBack(0, func(bool) error { calls++; return errors.New("boom") })
+	if err == nil || calls != 1 {
+		t.Errorf("an error: %v after %d calls, want it after the first", err, calls)
 	}
 }

@@ -27,7 +27,7 @@ type workload struct {
 	// is the figure compared (the loop alone, not process start-up).
 	perCall bool
 	// per is what one iteration of a perCall loop is: "call" unless set
-	// ("pair" for openat+close).
+	// ("pair" for openat+close, "exec" for the exec loop).
 	per string
 }
 
