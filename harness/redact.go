@@ -20,6 +20,13 @@ var secretValue = regexp.MustCompile(`^(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A
 // often than a word.
 var longOpaque = regexp.MustCompile(`^[A-Za-z0-9+/=_-]{40,}$`)
 
+// opaque reports whether a looks like a key rather than a path: a long
+// run of base64 or hex with at most one "/" (a path has more, and starts
+// with one or a dot).
+func opaque(a string) bool {
+	return longOpaque.MatchString(a) && strings.Count(a, "/") <= 1 && !strings.HasPrefix(a, "/") && !strings.HasPrefix(a, ".")
+}
+
 // urlUserinfo matches the password part of scheme://user:password@host.
 var urlUserinfo = regexp.MustCompile(`(://[^/:@\s]*:)[^/@\s]+@`)
 
@@ -38,7 +45,7 @@ func redactArgv(argv []string, more bool) []string {
 		switch {
 		case secretNext && i > 0:
 			shown = Redacted
-		case secretValue.MatchString(a) || (i > 0 && longOpaque.MatchString(a)):
+		case secretValue.MatchString(a) || (i > 0 && opaque(a)):
 			shown = Redacted
 		default:
 			shown = redactInside(a)

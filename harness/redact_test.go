@@ -23,6 +23,7 @@ func TestRedactArgv(t *testing.T) {
 		// Paths and ordinary words stay.
 		{[]string{"/usr/bin/python3", "-I", "-B", "/work/suites/agents/python/agent.py"}, []string{"/usr/bin/python3", "-I", "-B", "/work/suites/agents/python/agent.py"}},
 		{[]string{"sh", "-c", "echo hi"}, []string{"sh", "-c", "echo hi"}},
+		{[]string{"agent", "--workspace", "/tmp/sysgate-suites-12204-1256031436/workspace-1461817168"}, []string{"agent", "--workspace", "/tmp/sysgate-suites-12204-1256031436/workspace-1461817168"}},
 	}
 	for _, c := range cases {
 		if got := redactArgv(c.in, false); !slices.Equal(got, c.want) {
