@@ -54,7 +54,9 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 	if callerExe == launcherExe() {
 		e.parent = ""
 	}
-	if id, _, err := kernel.ReadExe(tgid); err == nil {
+	// The listener has read the caller's exe path (callerExe): only the
+	// file's identity is left to read.
+	if id, err := kernel.ExeID(tgid); err == nil {
 		e.pre = id
 	}
 	dirfd, nameAddr, argvAddr, emptyPath := unix.AT_FDCWD, args[0], args[1], false

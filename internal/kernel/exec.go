@@ -159,18 +159,28 @@ func programPath(link string) string {
 	return link
 }
 
-// ReadExe identifies process pid's executable: its file and path.
-func ReadExe(pid int) (FileID, string, error) {
+// ExeID identifies process pid's executable file (one stat: for a caller
+// whose exe path is already known).
+func ExeID(pid int) (FileID, error) {
 	link := "/proc/" + strconv.Itoa(pid) + "/exe"
 	var st unix.Stat_t
 	if err := unix.Stat(link, &st); err != nil {
-		return FileID{}, "", &os.PathError{Op: "stat", Path: link, Err: err}
+		return FileID{}, &os.PathError{Op: "stat", Path: link, Err: err}
 	}
-	path, err := os.Readlink(link)
+	return FileID{uint64(st.Dev), st.Ino}, nil
+}
+
+// ReadExe identifies process pid's executable: its file and path.
+func ReadExe(pid int) (FileID, string, error) {
+	id, err := ExeID(pid)
 	if err != nil {
 		return FileID{}, "", err
 	}
-	return FileID{uint64(st.Dev), st.Ino}, programPath(path), nil
+	path, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
+	if err != nil {
+		return FileID{}, "", err
+	}
+	return id, programPath(path), nil
 }
 
 // ProgramPath is the program path of an exe link's text, as ReadExe and
