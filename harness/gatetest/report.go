@@ -2,6 +2,9 @@ package gatetest
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
@@ -10,9 +13,20 @@ import (
 )
 
 // Run is harness.Run followed by ReportResult: for specs whose results
-// belong in the suite's reports.
+// belong in the suite's reports. The environment's options (EnvOptions:
+// $SYSGATE_MODE, $SYSGATE_BACKEND, ... as the sysgate action sets them)
+// come first, so the spec's own opts override them; a variable it cannot
+// read is an error before anything runs.
 func Run(ctx context.Context, agent harness.Agent, opts ...harness.Option) (*harness.Result, error) {
-	r, err := harness.Run(ctx, agent, opts...)
+	name := agent.Name
+	if name == "" && len(agent.Command) > 0 {
+		name = filepath.Base(agent.Command[0])
+	}
+	env, err := EnvOptions(name, os.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("gatetest.Run %s: %w", agent.Name, err)
+	}
+	r, err := harness.Run(ctx, agent, append(env, opts...)...)
 	ReportResult(r)
 	return r, err
 }

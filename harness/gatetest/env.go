@@ -1,0 +1,86 @@
+package gatetest
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
+)
+
+// The variables a CI step sets to steer specs it did not write: the sysgate
+// GitHub Action (action.yml) sets them for the Go packages it runs, and a
+// user may set them by hand (SYSGATE_MODE=record go test ./...). Run reads
+// them before the spec's own options, so an option the spec passes wins.
+const (
+	// EnvMode is record, check or enforce (empty: the spec's own mode,
+	// check by default).
+	EnvMode = "SYSGATE_MODE"
+	// EnvObservations is the directory record mode merges each agent's
+	// observation into, as <agent>.json (required with EnvMode=record).
+	EnvObservations = "SYSGATE_OBSERVATIONS"
+	// EnvBackend is auto, audit or notify, as the CLI's --backend.
+	EnvBackend = "SYSGATE_BACKEND"
+	// EnvUser is uid:gid (or uid) the agents run as: the action sets it to
+	// the runner's user when it runs the specs through sudo.
+	EnvUser = "SYSGATE_USER"
+)
+
+// EnvOptions are the harness options the environment asks for (read
+// through getenv, os.Getenv at the edge), for an agent named agentName.
+// A value it cannot read is an error naming the variable: a spec must not
+// quietly check when it was asked to record.
+func EnvOptions(agentName string, getenv func(string) string) ([]harness.Option, error) {
+	var opts []harness.Option
+	if v := getenv(EnvBackend); v != "" {
+		b, err := harness.ParseBackend(v)
+		if err != nil {
+			return nil, fmt.Errorf("$%s: %w", EnvBackend, err)
+		}
+		opts = append(opts, harness.WithBackend(b))
+	}
+	if v := getenv(EnvMode); v != "" {
+		m, err := baseline.ParseMode(v)
+		if err != nil {
+			return nil, fmt.Errorf("$%s: %w", EnvMode, err)
+		}
+		opts = append(opts, harness.WithMode(m))
+		if m == baseline.ModeRecord {
+			dir := getenv(EnvObservations)
+			if dir == "" {
+				return nil, fmt.Errorf("$%s=record needs $%s, the directory the observations are merged into", EnvMode, EnvObservations)
+			}
+			if agentName == "" || strings.ContainsAny(agentName, "/\x00") || agentName == "." || agentName == ".." {
+				return nil, fmt.Errorf("$%s=record: the agent's name %q cannot name a file in $%s: give the agent a Name", EnvMode, agentName, EnvObservations)
+			}
+			opts = append(opts, harness.WithObservationFile(filepath.Join(dir, agentName+".json")))
+		}
+	}
+	if v := getenv(EnvUser); v != "" {
+		uid, gid, err := parseIDs(v)
+		if err != nil {
+			return nil, fmt.Errorf("$%s=%q: %w", EnvUser, v, err)
+		}
+		opts = append(opts, harness.WithUser(uid, gid))
+	}
+	return opts, nil
+}
+
+// parseIDs reads "uid:gid" or "uid" (gid = uid).
+func parseIDs(s string) (uid, gid uint32, err error) {
+	us, gs, hasGid := strings.Cut(s, ":")
+	if !hasGid {
+		gs = us
+	}
+	u, err := strconv.ParseUint(us, 10, 32)
+	if err != nil {
+		return 0, 0, fmt.Errorf("want numeric uid[:gid]")
+	}
+	g, err := strconv.ParseUint(gs, 10, 32)
+	if err != nil {
+		return 0, 0, fmt.Errorf("want numeric uid[:gid]")
+	}
+	return uint32(u), uint32(g), nil
+}
