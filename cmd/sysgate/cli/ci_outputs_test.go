@@ -137,3 +137,25 @@ func TestCheckCIOutputs(t *testing.T) {
 		t.Errorf("the link: %v", err)
 	}
 }
+
+// A report step (the action's, over Ginkgo JSON) sets the same outputs a
+// check step does; without $GITHUB_OUTPUT it is a usage error.
+func TestReportGitHubOutput(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "github_output")
+	var stdout, stderr bytes.Buffer
+	c := &Command{Stdout: &stdout, Stderr: &stderr, Env: []string{"GITHUB_OUTPUT=" + out}}
+	if code := c.Main([]string{"sysgate", "report", "summary", "--github-output", violationReport(t)}); code != ExitOK {
+		t.Fatalf("code %d: %s", code, stderr.String())
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(data), "verdict=violation\nviolations=") || strings.HasSuffix(string(data), "violations=0\n") {
+		t.Errorf("$GITHUB_OUTPUT holds %q; want verdict=violation and a non-zero count", data)
+	}
+	c = &Command{Stdout: &stdout, Stderr: &stderr, Env: []string{}}
+	if code := c.Main([]string{"sysgate", "report", "summary", "--github-output", violationReport(t)}); code != ExitUsage {
+		t.Errorf("without GITHUB_OUTPUT: code %d, want %d", code, ExitUsage)
+	}
+}

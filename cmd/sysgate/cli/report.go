@@ -139,8 +139,11 @@ func (c *Command) runReport(path string, args []string, flags func(*flag.FlagSet
 	}
 	exitCode := fs.Bool("exit-code", false, "exit 1 on a violation and 3 on an inconclusive run")
 	var ciOut ciOutputs
-	ciOut.register(fs, false)
+	ciOut.register(fs, true)
 	if code, ok := c.parse(fs, args); !ok {
+		return code
+	}
+	if code, ok := c.resolveCIOutputs(&ciOut); !ok {
 		return code
 	}
 	r, code := c.loadReport(&in, fs.Args())
