@@ -224,10 +224,11 @@ func (c *Command) runRecord(args []string) int {
 	fs := c.flagSet("record", "-o BASELINE -- CMD [ARGS...]")
 	var f runFlags
 	f.register(fs, "the command's base name")
-	var out, obsPath string
+	var out, obsPath, resultPath string
 	var extends listFlag
 	var merge bool
 	fs.StringVar(&out, "o", "", "the baseline `FILE` to write (required)")
+	fs.StringVar(&resultPath, "result", "", "also write the Result as JSON to `FILE`, for sysgate report --result (whatever the run's outcome)")
 	fs.Var(&extends, "extends", "a `BASELINE` the written file extends (a runtime base; the file records it relative to itself); repeatable")
 	fs.StringVar(&obsPath, "observation", "", "also write the observation (syscalls with counts) as JSON to `FILE`")
 	fs.BoolVar(&merge, "merge", false, "add to an existing baseline and observation instead of replacing them")
@@ -250,7 +251,7 @@ func (c *Command) runRecord(args []string) int {
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)
 	}
-	outputs := []string{out, obsPath, ciOut.junit}
+	outputs := []string{out, obsPath, ciOut.junit, resultPath}
 	if merge && obsPath != "" {
 		outputs = append(outputs, obsPath+".lock")
 	}
@@ -258,7 +259,7 @@ func (c *Command) runRecord(args []string) int {
 		return code
 	}
 	opts = append(opts, harness.WithMode(baseline.ModeRecord))
-	opts = append(opts, ciOut.readOnly()...)
+	opts = append(opts, ciOut.readOnly(resultPath)...)
 	if len(extends) > 0 {
 		opts = append(opts, harness.WithBaselines(extends...))
 	}
@@ -274,6 +275,14 @@ func (c *Command) runRecord(args []string) int {
 	// failed testcase, not a missing one.
 	if code, ok := c.writeRunCIOutputs(&f, &ciOut, r); !ok {
 		return code
+	}
+	if resultPath != "" {
+		if code, ok := c.checkOutputs(&f, resultPath); !ok {
+			return code
+		}
+		if err := ci.WriteResultFile(resultPath, r); err != nil {
+			return c.errorf(ExitInconclusive, "write result: %v", err)
+		}
 	}
 	if !r.Conclusive() {
 		ci.WriteText(c.Stderr, r, pal)
