@@ -70,6 +70,8 @@ func TestReleaseRunsWithoutLibseccomp(t *testing.T) {
 	}
 	t.Logf("release binary, %s hidden: %s", lib, strings.TrimSpace(out))
 
+	installRelease(t, root, static, hidden)
+
 	// doctor loads real seccomp filters through libseccomp; no fault test
 	// may change the kernel's audit settings meanwhile.
 	release, err := auditctltest.ExclusiveKernel()
@@ -111,4 +113,54 @@ func libseccompOf(t *testing.T, bin string) string {
 		t.Fatal(err)
 	}
 	return lib
+}
+
+// installRelease runs the action's install step (scripts/action.sh) for a
+// release, served from a file:// URL laid out as GitHub's release
+// downloads are, where libseccomp is hidden and no Go is on PATH: the
+// binary is installed after its checksum matched, and runs. A binary that
+// does not match the release's SHA256SUMS is refused.
+func installRelease(t *testing.T, root, static string, hidden func(args ...string) (string, error)) {
+	t.Helper()
+	const tag = "v0.0.0-test"
+	base := t.TempDir()
+	rel := filepath.Join(base, tag)
+	if err := os.MkdirAll(rel, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run(t, rel, "cp", static, "sysgate-linux-amd64")
+	run(t, rel, "sh", "-c", "sha256sum sysgate-linux-amd64 >SHA256SUMS")
+	install := func() (string, string, error) {
+		bin, ghPath := t.TempDir(), filepath.Join(t.TempDir(), "github_path")
+		out, err := hidden("env", "-i", "PATH=/usr/bin:/bin", "HOME="+t.TempDir(),
+			"SYSGATE_FROM=release", "SYSGATE_RELEASE="+tag, "SYSGATE_RELEASE_BASE=file://"+base,
+			"SYSGATE_BIN_DIR="+bin, "GITHUB_PATH="+ghPath,
+			"bash", filepath.Join(root, "scripts", "action.sh"), "install")
+		return filepath.Join(bin, "sysgate"), out, err
+	}
+	bin, out, err := install()
+	if err != nil || !strings.Contains(out, "installed the release binary: sysgate ") {
+		t.Fatalf("the action's install step from a release (err %v):\n%s", err, out)
+	}
+	if v, err := hidden(bin, "version"); err != nil || !strings.HasPrefix(v, "sysgate ") {
+		t.Fatalf("the installed release binary (err %v): %s", err, v)
+	}
+	t.Logf("action install from a release, libseccomp hidden, no Go on PATH: %s", strings.TrimSpace(out))
+
+	// One byte changed: the checksum no longer matches.
+	f, err := os.OpenFile(filepath.Join(rel, "sysgate-linux-amd64"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte{0}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	bin, out, err = install()
+	if err == nil || !strings.Contains(out, "does not match the release's SHA256SUMS") {
+		t.Fatalf("a tampered release binary was not refused (err %v):\n%s", err, out)
+	}
+	if _, err := os.Stat(bin); !os.IsNotExist(err) {
+		t.Errorf("a tampered release binary was installed at %s", bin)
+	}
 }
