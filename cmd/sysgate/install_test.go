@@ -53,13 +53,15 @@ func TestGoInstallFromCleanModuleCache(t *testing.T) {
 	toolchain := "go" + directive // the go directive 1.26.0 is the release go1.26.0
 
 	// The shared module cache is the only source: it serves the toolchain
-	// and sysgate's dependencies as a proxy (it was checked against the
-	// checksum database when it was filled).
+	// (unless the go on PATH is that release) and sysgate's dependencies
+	// as a proxy; it was checked against the checksum database when it
+	// was filled.
 	modcache := goEnv(t, "GOMODCACHE")
 	cacheProxy := "file://" + filepath.Join(modcache, "cache", "download")
-	zip := filepath.Join(modcache, "cache", "download", "golang.org", "toolchain", "@v",
-		"v0.0.1-"+toolchain+"."+runtime.GOOS+"-"+runtime.GOARCH+".zip")
-	if _, err := os.Stat(zip); err != nil {
+	tcVersion := "v0.0.1-" + toolchain + "." + runtime.GOOS + "-" + runtime.GOARCH
+	switchToolchain := goEnv(t, "GOVERSION") != toolchain
+	zip := filepath.Join(modcache, "cache", "download", "golang.org", "toolchain", "@v", tcVersion+".zip")
+	if _, err := os.Stat(zip); err != nil && switchToolchain {
 		testutil.Unavailable(t, "toolchain", "the "+toolchain+" toolchain (go.mod's go directive) is not in the module cache: "+
 			"fetch it once with `GOTOOLCHAIN="+toolchain+" go version` ("+err.Error()+")")
 	}
@@ -112,14 +114,16 @@ func TestGoInstallFromCleanModuleCache(t *testing.T) {
 	// the checksum database gave when the shared cache was filled, and
 	// go install runs that toolchain's go directly (GOTOOLCHAIN still
 	// names it, as after a switch).
-	tcVersion := "v0.0.1-" + toolchain + "." + runtime.GOOS + "-" + runtime.GOARCH
 	got := output(t, work, append(env, "GOPROXY="+cacheProxy), "go", "version")
 	if !strings.HasPrefix(got, "go version "+toolchain+" ") {
 		t.Fatalf("GOTOOLCHAIN=%s go version: %s", toolchain, got)
 	}
-	checkToolchainHash(t, modcache, fresh, tcVersion)
-	t.Logf("%s unpacked from the module cache into an empty one: %v", toolchain, time.Since(start).Round(time.Millisecond))
-	gocmd := filepath.Join(fresh, "golang.org", "toolchain@"+tcVersion, "bin", "go")
+	gocmd := "go"
+	if switchToolchain {
+		checkToolchainHash(t, modcache, fresh, tcVersion)
+		t.Logf("%s unpacked from the module cache into an empty one: %v", toolchain, time.Since(start).Round(time.Millisecond))
+		gocmd = filepath.Join(fresh, "golang.org", "toolchain@"+tcVersion, "bin", "go")
+	}
 
 	env = append(env, "GOPROXY=file://"+proxy+","+cacheProxy+",off")
 	installed := time.Now()
