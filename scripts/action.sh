@@ -172,7 +172,6 @@ step_gate() {
 
 	rm -rf "$reports" && mkdir -p "$reports"
 	reports=$(cd "$reports" && pwd)
-	output reports "$reports"
 	# Run outputs go to a directory only root can write, in sticky /tmp,
 	# when the agent runs as another user: it cannot plant or swap them.
 	local out
@@ -209,6 +208,10 @@ step_gate() {
 	as_root chown -R "$(id -u):$(id -g)" "$out"
 	cp -R "$out"/. "$reports"/
 	as_root rm -rf "$out"
+	# The upload step runs when there is something to upload: a gate that
+	# stopped before the agent ran (a baseline that does not validate)
+	# leaves nothing, and an upload of nothing fails the job a second time.
+	if [ -n "$(find "$reports" -type f -print -quit)" ]; then output reports "$reports"; fi
 
 	# Reports over what ran: the step summary, annotations on the baseline
 	# lines, SARIF, JUnit, and the step outputs verdict and violations.
