@@ -235,7 +235,10 @@ step_gate() {
 	# failed for another reason still fails the step.
 	if [ "$rcode" -ne 0 ]; then code=$rcode; fi
 
-	if [ "$mode" = record ] && [ -n "${INPUT_PACKAGES:-}" ] && [ -d "$reports/observations" ]; then
+	# Only runs that learned something leave an observation: a spec that
+	# failed before its agent ran leaves the directory empty.
+	if [ "$mode" = record ] && [ -n "${INPUT_PACKAGES:-}" ] &&
+		[ -n "$(find "$reports/observations" -name '*.json' -type f -print -quit 2>/dev/null)" ]; then
 		record_packages_baselines "$reports" "${baselines[@]}"
 	fi
 	output code "$code"
