@@ -71,10 +71,11 @@ runs:
       env:
         MULTI: ${{ steps.write.outputs.multi }}
       run: |
-        test "$(tool)" = from-path
-        test "$FROM_ENV_FILE" = yes && test "$FROM_RUNNER" = 1 && test "$CI" = true && test "$GITHUB_ACTIONS" = true
-        test "$MULTI" = "$(printf 'line 1\nline 2')"
-        test "$PWD" = "$GITHUB_WORKSPACE/sub" && test "$GITHUB_ACTION_PATH" = "${{ github.action_path }}"
+        test "$(tool)" = from-path || exit 20
+        test "$FROM_ENV_FILE" = yes || exit 21
+        test "$FROM_RUNNER" = 1 && test "$CI" = true && test "$GITHUB_ACTIONS" = true || exit 22
+        test "$MULTI" = "$(printf 'line 1\nline 2')" || exit 23
+        test "$PWD" = "$GITHUB_WORKSPACE/sub" && test "$GITHUB_ACTION_PATH" = "${{ github.action_path }}" || exit 24
         case $- in *e*) ;; *) exit 10 ;; esac
         set -o | grep -q 'pipefail.*on' || exit 11
         false | true
@@ -109,7 +110,7 @@ func TestRunFollowsGitHub(t *testing.T) {
 		}
 	}
 	if s := r.Step("check"); s != nil && s.ExitCode != 1 {
-		t.Errorf("check exited %d, want 1 from `false | true` under pipefail (10: no -e, 11: no pipefail)", s.ExitCode)
+		t.Errorf("check exited %d, want 1 from `false | true` under pipefail (10: no -e, 11: no pipefail, 20-24: the environment)", s.ExitCode)
 	}
 	if r.Job != Failure || r.ExitCode != 1 {
 		t.Errorf("job %s exit %d, want failure 1", r.Job, r.ExitCode)
@@ -277,3 +278,66 @@ func TestCacheAcrossRuns(t *testing.T) {
 }
 
 const cacheStepName = "Run actions/cache@0057852bfaa89a56745cba8c7296529d2fc39830"
+
+// TestSimulatedActionsFail: the simulated actions fail where the real
+// ones do, and the job's exit code is the first failed step's.
+func TestSimulatedActionsFail(t *testing.T) {
+	yml := `
+inputs:
+  path:
+    default: missing
+runs:
+  using: composite
+  steps:
+    - id: upload
+      uses: actions/upload-artifact@ea165f8d65b6e75b540449e92b4886f43607fa02
+      with:
+        path: ${{ inputs.path }}
+        if-no-files-found: error
+    - id: go
+      if: always()
+      uses: actions/setup-go@44694675825211faa026b3c33043df3e48a5fa00
+      with:
+        go-version: "1.26"
+    - id: after
+      if: always()
+      shell: sh
+      run: exit 7
+`
+	r, err, _ := runAction(t, yml, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Step("upload"); s.Outcome != Failure || !strings.Contains(s.Note, "no files were found") {
+		t.Errorf("upload of nothing with if-no-files-found: error: %+v", s)
+	}
+	if s := r.Step("go"); s.Outcome != Success || s.Outputs["go-version"] == "" {
+		t.Errorf("setup-go with go on PATH: %+v", s)
+	}
+	if r.Job != Failure || r.ExitCode != 1 {
+		t.Errorf("job %s exit %d, want failure with the upload's 1 (the first failed step), not the last step's 7", r.Job, r.ExitCode)
+	}
+
+	// Without a go on PATH, setup-go fails and says how to fix it.
+	a, err := LoadAction(writeAction(t, yml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err = Run(context.Background(), Config{Action: a, ActionDir: t.TempDir(), Workspace: t.TempDir(), OutDir: t.TempDir(),
+		Env: []string{"PATH=/nonexistent"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Step("go"); s.Outcome != Failure || !strings.Contains(s.Note, "install Go") {
+		t.Errorf("setup-go without a go: %+v", s)
+	}
+}
+
+func writeAction(t *testing.T, yml string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "action.yml")
+	if err := os.WriteFile(p, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

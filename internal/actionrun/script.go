@@ -101,8 +101,10 @@ func (j *job) runScript(ctx context.Context, sc *scope, s Step, env []KeyValue, 
 	}
 	environ := j.environ(env, files.vars())
 	if !strings.ContainsRune(argv[0], '/') {
+		// GitHub fails the step when its shell is missing.
 		if argv[0], err = lookPath(environ, argv[0]); err != nil {
-			return &StepError{Action: j.cfg.Action.Path, Step: s, Field: "shell", Err: err}
+			j.stepFailed(res, 127, "shell: "+err.Error())
+			return nil
 		}
 	}
 	res.Log = filepath.Join(j.logs, fmt.Sprintf("%d.log", res.Index))
