@@ -343,3 +343,15 @@ func writeAction(t *testing.T, yml string) string {
 	}
 	return p
 }
+
+// TestMalformedOutputFailsStep: a GITHUB_OUTPUT line the runner cannot
+// read fails the step that wrote it, as on GitHub.
+func TestMalformedOutputFailsStep(t *testing.T) {
+	r, err, _ := runAction(t, "runs:\n  using: composite\n  steps:\n    - id: bad\n      shell: bash\n      run: echo garbage >> \"$GITHUB_OUTPUT\"\n", nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := r.Step("bad"); s.Outcome != Failure || !strings.Contains(s.Note, `GITHUB_OUTPUT: line 1: "garbage"`) {
+		t.Errorf("step bad: %+v", s)
+	}
+}

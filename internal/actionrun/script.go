@@ -143,27 +143,30 @@ func (j *job) readStepFiles(f stepFiles, res *StepResult) error {
 		b, err := os.ReadFile(p)
 		return string(b), err
 	}
-	out, err := read(f.output)
-	if err != nil {
-		return err
+	// keyValues reads GITHUB_OUTPUT or GITHUB_ENV; ok is false when the
+	// file is malformed and the step failed for it.
+	keyValues := func(p, name string) (kvs []KeyValue, ok bool, err error) {
+		data, err := read(p)
+		if err != nil {
+			return nil, false, err
+		}
+		if kvs, err = parseKeyValueFile(data); err != nil {
+			j.stepFailed(res, max(res.ExitCode, 1), name+": "+err.Error())
+			return nil, false, nil
+		}
+		return kvs, true, nil
 	}
-	kvs, err := parseKeyValueFile(out)
-	if err != nil {
-		j.stepFailed(res, max(res.ExitCode, 1), "GITHUB_OUTPUT: "+err.Error())
-		return nil
+	outs, ok, err := keyValues(f.output, "GITHUB_OUTPUT")
+	if !ok {
+		return err
 	}
 	res.Outputs = map[string]string{}
-	for _, kv := range kvs {
+	for _, kv := range outs {
 		res.Outputs[kv.Key] = kv.Value
 	}
-	envData, err := read(f.env)
-	if err != nil {
+	envs, ok, err := keyValues(f.env, "GITHUB_ENV")
+	if !ok {
 		return err
-	}
-	envs, err := parseKeyValueFile(envData)
-	if err != nil {
-		j.stepFailed(res, max(res.ExitCode, 1), "GITHUB_ENV: "+err.Error())
-		return nil
 	}
 	j.env = append(j.env, envs...)
 	paths, err := read(f.path)
