@@ -172,7 +172,6 @@ step_gate() {
 
 	rm -rf "$reports" && mkdir -p "$reports"
 	reports=$(cd "$reports" && pwd)
-	output reports "$reports"
 	# Run outputs go to a directory only root can write, in sticky /tmp,
 	# when the agent runs as another user: it cannot plant or swap them.
 	local out
@@ -209,6 +208,10 @@ step_gate() {
 	as_root chown -R "$(id -u):$(id -g)" "$out"
 	cp -R "$out"/. "$reports"/
 	as_root rm -rf "$out"
+	# The upload step runs when there is something to upload: a gate that
+	# stopped before the agent ran (a baseline that does not validate)
+	# leaves nothing, and an upload of nothing fails the job a second time.
+	if [ -n "$(find "$reports" -type f -print -quit)" ]; then output reports "$reports"; fi
 
 	# Reports over what ran: the step summary, annotations on the baseline
 	# lines, SARIF, JUnit, and the step outputs verdict and violations.
@@ -228,11 +231,20 @@ step_gate() {
 	output sarif "$reports/sysgate.sarif"
 	local rcode=0
 	sysgate report summary "${inputs[@]}" --exit-code >/dev/null || rcode=$?
+	# A record run's new syscalls are what it came to learn: its verdict
+	# "recorded" (which --exit-code reports as 3, like an inconclusive run)
+	# is not a failure.
+	local verdict
+	verdict=$(sed -n 's/^verdict=//p' "$GITHUB_OUTPUT" | tail -1)
+	if [ "$mode" = record ] && [ "$verdict" = recorded ] && [ "$rcode" -eq 3 ]; then rcode=0; fi
 	# The worse of the run's code and the reports' verdict: a spec that
 	# failed for another reason still fails the step.
 	if [ "$rcode" -ne 0 ]; then code=$rcode; fi
 
-	if [ "$mode" = record ] && [ -n "${INPUT_PACKAGES:-}" ] && [ -d "$reports/observations" ]; then
+	# Only runs that learned something leave an observation: a spec that
+	# failed before its agent ran leaves the directory empty.
+	if [ "$mode" = record ] && [ -n "${INPUT_PACKAGES:-}" ] &&
+		[ -n "$(find "$reports/observations" -name '*.json' -type f -print -quit 2>/dev/null)" ]; then
 		record_packages_baselines "$reports" "${baselines[@]}"
 	fi
 	output code "$code"

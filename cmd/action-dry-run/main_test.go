@@ -1,0 +1,28 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestDryRunOwnErrors: the dry run's own errors exit 125, never a code a
+// verdict could be read from, and name what to fix.
+func TestDryRunOwnErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--action", "../.."}, "--dir is required"},
+		{[]string{"--action", "../..", "--dir", t.TempDir(), "--out", t.TempDir(), "--input", "comand=x"}, `input "comand"`},
+		{[]string{"--action", "../..", "--dir", t.TempDir(), "--input", "mode"}, "want NAME=VALUE"},
+		{[]string{"--action", t.TempDir(), "--dir", t.TempDir()}, "action.yml"},
+		{[]string{"--action", "../..", "--dir", t.TempDir(), "--github", "token=x"}, "github.token"},
+		{[]string{"--action", "../..", "--dir", t.TempDir(), "extra"}, `unexpected argument "extra"`},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(tc.args, &stdout, &stderr); code != exitDryRun || !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, code, stderr.String(), exitDryRun, tc.want)
+		}
+	}
+}

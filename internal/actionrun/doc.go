@@ -1,0 +1,24 @@
+// Package actionrun runs a composite GitHub Action's steps on this machine
+// the way GitHub's runner would: the local dry run of sysgate's action.yml
+// (scripts/action-dry-run.sh, cmd/action-dry-run).
+//
+// It reads action.yml itself, so the dry run follows the file as written:
+// inputs with their defaults, each step's if:, env:, working-directory: and
+// run:, and the action's outputs. run: steps go to bash (or sh) as GitHub
+// starts them, with GITHUB_OUTPUT, GITHUB_ENV, GITHUB_PATH and
+// GITHUB_STEP_SUMMARY files read back after each step. The few actions
+// sysgate's action uses are simulated (actions/cache against a local
+// directory, actions/setup-go only where a Go is already usable,
+// actions/upload-artifact into a local directory).
+//
+// Expressions are the subset action.yml uses, with GitHub's semantics:
+// literals, inputs, steps.<id>.outputs, outcome and conclusion, a few
+// github and runner properties, ! == != && || and parentheses, format()
+// and the status functions. Anything else is an error naming the step and
+// the expression (ErrUnsupported), so action.yml cannot outgrow the dry
+// run unnoticed.
+//
+// It needs nothing but bash; what the steps need (root, audit, Go) is
+// theirs. It reads no environment: the caller passes the base environment
+// of the steps.
+package actionrun
