@@ -59,8 +59,12 @@ func escapeProperty(s string) string {
 func (r *Report) Annotations() []Annotation {
 	// Programs first: there are few, and GitHub drops the errors past
 	// MaxAnnotations, so the syscalls get what room is left.
-	out := capped(programAnnotations(r.programRows()), "error", "programs outside the baselines")
-	out = append(out, newSyscallAnnotations(r.newRows(), max(1, MaxAnnotations-len(out)))...)
+	// A record run's new syscalls and programs are what it learned, not
+	// errors: one notice per run says so, and the errors are the gate's.
+	gate, learned := r.splitRecorded()
+	out := capped(programAnnotations(gate.programRows()), "error", "programs outside the baselines")
+	out = append(out, newSyscallAnnotations(gate.newRows(), max(1, MaxAnnotations-len(out)))...)
+	out = append(out, capped(learned, "notice", "recorded runs")...)
 	for _, w := range r.weakenedRuns() {
 		out = append(out, Annotation{Level: "warning", Title: "sysgate: weakened gate for " + w.Agent, Message: w.Banner})
 	}
@@ -266,4 +270,27 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// splitRecorded returns the report without its record runs that learned
+// something (VerdictRecorded), and a notice for each of those.
+func (r *Report) splitRecorded() (*Report, []Annotation) {
+	gate := *r
+	gate.Runs = nil
+	var notices []Annotation
+	for _, run := range r.Runs {
+		if run.Expected || run.Outcome() != VerdictRecorded {
+			gate.Runs = append(gate.Runs, run)
+			continue
+		}
+		file := ""
+		if len(run.Baselines) > 0 {
+			file = r.baselinePath(run, run.Baselines[len(run.Baselines)-1])
+		}
+		notices = append(notices, Annotation{Level: "notice", File: file,
+			Title: fmt.Sprintf("sysgate: %s recorded (%s)", run.Agent, orDash(run.arch())),
+			Message: fmt.Sprintf("Record mode learned %s and %s outside the baseline; review them in the baseline diff.",
+				Count(len(run.Violations), "syscall", "syscalls"), Count(len(run.ProgramViolations), "program", "programs"))})
+	}
+	return &gate, notices
 }

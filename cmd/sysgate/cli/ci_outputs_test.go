@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"github.com/sysgate/sysgate/ci"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,5 +158,16 @@ func TestReportGitHubOutput(t *testing.T) {
 	c = &Command{Stdout: &stdout, Stderr: &stderr, Env: []string{}}
 	if code := c.Main([]string{"sysgate", "report", "summary", "--github-output", violationReport(t)}); code != ExitUsage {
 		t.Errorf("without GITHUB_OUTPUT: code %d, want %d", code, ExitUsage)
+	}
+}
+
+// --exit-code: a record run that learned syscalls passes (exit 0), as the
+// action's record jobs need; a violation is 1 and an inconclusive run 3.
+func TestReportExitCodeVerdicts(t *testing.T) {
+	for v, want := range map[ci.Verdict]int{ci.VerdictClean: ExitOK, ci.VerdictRecorded: ExitOK,
+		ci.VerdictViolation: ExitViolation, ci.VerdictInconclusive: ExitInconclusive, ci.VerdictAgentFailed: ExitAgentFailed} {
+		if got := verdictCode(v); got != want {
+			t.Errorf("verdictCode(%s) = %d, want %d", v, got, want)
+		}
 	}
 }
