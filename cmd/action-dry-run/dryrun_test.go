@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -237,6 +238,10 @@ func newDryRunEnv(t *testing.T) *dryRunEnv {
 
 func TestDryRun(t *testing.T) {
 	e := newDryRunEnv(t)
+	// The action's doctor and audit runs need the kernel's audit settings
+	// as they are: hold the runs' lock, as a run does, so no fault test
+	// (auditctltest.HoldExclusive) takes log out of actions_logged meanwhile.
+	auditctltest.HoldTuning(t)
 	ws := filepath.Join(e.base, "agent")
 	writeFiles(t, ws, map[string]string{"agent.py": agentScript})
 	gitRepo(t, ws)
