@@ -257,3 +257,37 @@ func TestActionlintChecksTheActionsInputs(t *testing.T) {
 		}
 	}
 }
+
+// reusableUses is how a caller names the reusable workflow, pinned.
+var reusableUses = regexp.MustCompile(`uses: sysgate/sysgate/(\.github/workflows/sysgate-baseline-update\.yml)@[0-9a-f]{40}`)
+
+// TestReadmeCallsTheReusableWorkflow: the caller in README "The reusable
+// baseline-update workflow" is pinned, and lints clean with its call
+// pointed at this checkout's reusable workflow, whose inputs and secrets
+// actionlint checks it against; a misspelt input fails.
+func TestReadmeCallsTheReusableWorkflow(t *testing.T) {
+	const heading = "### The reusable baseline-update workflow"
+	blocks := blocksOf(t, heading, readmeBlocks(t, heading), "yaml", 1, 1, 30)
+	caller := blocks[0]
+	if !reusableUses.MatchString(caller.text) {
+		t.Fatalf("%s: no `uses: sysgate/sysgate/.github/workflows/sysgate-baseline-update.yml@<40 hex>`", caller)
+	}
+	project := workflowsProject(t, true)
+	lint := func(text string) []finding {
+		path := filepath.Join(project, ".github", "workflows", "readme-caller.yml")
+		if err := os.WriteFile(path, []byte(reusableUses.ReplaceAllString(text, "uses: ./$1")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return lintWorkflow(t, path)
+	}
+	for _, e := range lint(caller.text) {
+		t.Errorf("%s:%d:%d: %s [%s]", readmePath, caller.line+e.Line-1, e.Column, e.Message, e.Kind)
+	}
+	broken := strings.Replace(caller.text, "      baselines: ", "      baseline: ", 1)
+	if broken == caller.text {
+		t.Fatalf("%s: no `baselines:` input to break", caller)
+	}
+	if fs := lint(broken); !slices.ContainsFunc(fs, func(f finding) bool { return strings.Contains(f.Message, `"baseline" is not defined`) }) {
+		t.Errorf("a misspelt input of the reusable workflow passes actionlint: %v", fs)
+	}
+}
