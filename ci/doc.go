@@ -36,7 +36,8 @@
 // is written.
 //
 // Rendering and updates need no privileges and no kernel access: they read
-// and write files. The workflows a repository copies into
-// .github/workflows/ live in ci/github/workflows; lint_test.go runs
-// actionlint over them in make test.
+// and write files. The workflows in .github/workflows (this repository's
+// own, and the reusable baseline-update workflow others call) and the
+// action's steps (action.yml) pass actionlint and shellcheck in make test
+// (lint_test.go, action_lint_test.go, shellcheck_test.go).
 package ci

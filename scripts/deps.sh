@@ -4,7 +4,8 @@
 #   scripts/deps.sh            build + test dependencies (libseccomp, pkg-config)
 #   scripts/deps.sh --suites   also the pinned npm packages of the MCP suites
 #   scripts/deps.sh --bench    also strace, which the benchmarks compare against
-#   scripts/deps.sh --test     also sudo, which the tests of the sudo path run for real
+#   scripts/deps.sh --test     also sudo (the tests of the sudo path run it for real), ShellCheck (the
+#                              lint tests run it over scripts/ and the workflows' run: steps) and actionlint
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,6 +40,9 @@ fi
 if [ "$want_test" = 1 ] && [ "$(id -u)" -eq 0 ]; then
 	command -v sudo >/dev/null || missing+=(sudo)
 fi
+if [ "$want_test" = 1 ]; then
+	command -v shellcheck >/dev/null || missing+=(shellcheck)
+fi
 
 if [ "${#missing[@]}" -gt 0 ]; then
 	if ! command -v apt-get >/dev/null; then
@@ -56,7 +60,8 @@ fi
 # actionlint runs as a tool in ci's tests (go run, pinned in ci/lint_test.go,
 # not linked into the module): fetch and build it now, so tests fetch
 # nothing. The module cache serves as the first proxy: offline once cached.
-if command -v go >/dev/null; then
+# Only for the tests: a build or a CI job that gates suites needs none of it.
+if [ "$want_test" = 1 ] && command -v go >/dev/null; then
 	actionlint=$(sed -n 's/^const actionlint = "\(.*\)"$/\1/p' ci/lint_test.go)
 	GOPROXY="file://$(go env GOMODCACHE)/cache/download,$(go env GOPROXY)" go run "$actionlint" -version >/dev/null
 fi
