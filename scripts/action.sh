@@ -287,7 +287,10 @@ gate_packages() {
 		export SYSGATE_OBSERVATIONS="$out/observations"
 		as_root mkdir -p "$SYSGATE_OBSERVATIONS"
 	fi
-	if escalates; then export SYSGATE_USER="$(id -u):$(id -g)"; fi
+	if escalates; then
+		SYSGATE_USER="$(id -u):$(id -g)"
+		export SYSGATE_USER
+	fi
 	local bins
 	bins=$(mktemp -d)
 	local list
@@ -316,10 +319,12 @@ gate_packages() {
 record_packages_baselines() {
 	local reports=$1
 	shift
-	[ "$#" -eq 1 ] && [ -d "$1" ] ||
+	if [ "$#" -ne 1 ] || [ ! -d "$1" ]; then
 		die 2 "baselines: record with packages needs exactly one directory of baseline files to update"
+	fi
 	sysgate report pr-body --write --keep-unseen --baselines "$1" ${RUN_URL:+--run-url "$RUN_URL"} \
-		"$reports"/observations/*.json >"$reports/baseline-update.md"
+		"$reports"/observations/*.json >"$reports/baseline-update.md" ||
+		die 2 "baselines: sysgate report pr-body could not update $1 from the observations (its message above names the agent or file)"
 	echo "sysgate: baselines in $1 updated; the change, as a pull-request body: $reports/baseline-update.md"
 }
 

@@ -64,6 +64,9 @@ fi
 if [ "$want_test" = 1 ] && command -v go >/dev/null; then
 	actionlint=$(sed -n 's/^const actionlint = "\(.*\)"$/\1/p' ci/lint_test.go)
 	GOPROXY="file://$(go env GOMODCACHE)/cache/download,$(go env GOPROXY)" go run "$actionlint" -version >/dev/null
+	# cmd/sysgate's go install test builds with the go directive's own
+	# toolchain (GOTOOLCHAIN=go1.x.y): have it in the module cache.
+	GOTOOLCHAIN="go$(sed -n 's/^go //p' go.mod)" go version >/dev/null
 fi
 
 if [ "$want_suites" = 1 ] && [ -f suites/package-lock.json ]; then
