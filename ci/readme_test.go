@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/sysgate/sysgate/internal/testutil"
 )
 
 // The README's "Gate your own agent" section is what a user pastes into a
@@ -308,45 +310,14 @@ func TestReadmeSpecCompiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	goVersion := regexp.MustCompile(`(?m)^go (\S+)$`).FindSubmatch(gomod)
-	if goVersion == nil {
-		t.Fatal("../go.mod: no go directive")
-	}
-	gosum, err := os.ReadFile(filepath.Join(root, "go.sum"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	mod := t.TempDir()
-	files := map[string]string{
-		"go.mod": fmt.Sprintf("module example.com/myrepo\n\ngo %s\n\nrequire github.com/sysgate/sysgate v0.0.0\n\nreplace github.com/sysgate/sysgate => %s\n",
-			goVersion[1], root),
-		"go.sum":                    string(gosum),
+	env := testutil.UserModule(t, mod, root, "example.com/myrepo", map[string]string{
 		"security/my_agent_test.go": spec.text,
 		"api/api_test.go":           wrapGoAPI(api.text),
-	}
-	for name, text := range files {
-		path := filepath.Join(mod, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	goenv, err := exec.Command("go", "env", "GOMODCACHE").Output()
-	if err != nil {
-		t.Fatalf("go env GOMODCACHE: %v", err)
-	}
+	})
 	cmd := exec.Command("go", "vet", "./...")
 	cmd.Dir = mod
-	cmd.Env = append(os.Environ(),
-		"GOFLAGS=-mod=mod", // the requirements of sysgate's go.mod fill in the snippet module's
-		"GOPROXY=file://"+filepath.Join(strings.TrimSpace(string(goenv)), "cache", "download")+",off",
+	cmd.Env = append(append(os.Environ(), env...),
 		"GOWORK=off",
 		"GOTOOLCHAIN=local",
 	)

@@ -73,7 +73,6 @@ type dryRunEnv struct {
 	binary   string // cmd/action-dry-run, built once
 	cache    string // actions/cache's store, shared by every run
 	goDir    string // the directory of the go command
-	modCache string
 	goEnv    []string
 	runs     int
 }
@@ -226,7 +225,6 @@ func newDryRunEnv(t *testing.T) *dryRunEnv {
 		t.Fatalf("go env: %v", err)
 	}
 	vals := strings.Split(strings.TrimSpace(string(goenv)), "\n")
-	e.modCache = vals[1]
 	e.goEnv = []string{
 		"PATH=" + e.goDir + ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
 		"HOME=" + os.Getenv("HOME"),
@@ -377,20 +375,12 @@ func TestDryRun(t *testing.T) {
 
 	t.Run("packages", func(t *testing.T) {
 		mod := filepath.Join(e.base, "gomod")
-		gosum, err := os.ReadFile(filepath.Join(e.checkout, "go.sum"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		writeFiles(t, mod, map[string]string{
-			"go.mod":                "module example.com/myagent\n\ngo 1.26.0\n\nrequire github.com/sysgate/sysgate v0.0.0\n\nreplace github.com/sysgate/sysgate => " + e.checkout + "\n",
-			"go.sum":                string(gosum),
+		goEnv := testutil.UserModule(t, mod, e.checkout, "example.com/myagent", map[string]string{
 			"agent.py":              "print('hello from the agent')\n",
 			"gate_test.go":          specFile,
 			"baselines/sample.yaml": "version: 1\nagent: sample\nsyscalls:\n  x86_64:\n    - exit_group\n",
 		})
 		gitRepo(t, mod)
-		// The module cache stands in for the proxy: nothing is fetched.
-		goEnv := []string{"GOFLAGS=-mod=mod", "GOPROXY=file://" + filepath.Join(e.modCache, "cache", "download") + ",off"}
 		pkgs := []string{"packages=./...", "baselines=baselines"}
 		rec := e.run(t, runOpts{dir: mod, inputs: append(pkgs, "mode=record"), env: goEnv})
 		if rec.code != 0 || rec.res.Output("verdict") != "recorded" {
