@@ -1,0 +1,184 @@
+package baseline
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Environment is the fingerprint of where syscalls were recorded, for one
+// arch: the parts of a machine that change what a well-behaved agent
+// calls without its code changing. A runner image update moves libc and
+// the interpreters; the report then says so instead of leaving a reviewer
+// to guess (CompareEnvironments).
+//
+// Each part is a set: a baseline recorded on two kernels, or merged from
+// shards on two images, lists both, and a run on either matches.
+type Environment struct {
+	Kernel []string `json:"kernel,omitempty"` // uname release, "6.18.0-1-amd64"
+	OS     []string `json:"os,omitempty"`     // /etc/os-release ID and VERSION_ID, "debian 12"
+	Libc   []string `json:"libc,omitempty"`   // name and version, "glibc 2.36"; "musl" when its version cannot be read
+	// Runtimes are the interpreters and runtimes the agent's processes ran,
+	// sorted by name, version and path.
+	Runtimes []Runtime `json:"runtimes,omitempty"`
+}
+
+// Runtime is one interpreter or runtime an agent ran.
+type Runtime struct {
+	Name    string `json:"name"`    // "python", "node", "go"
+	Version string `json:"version"` // "3.11.7", "20.19.2", "1.26.8"; "" when it could not be read
+	Path    string `json:"path"`    // the executable, symlinks resolved
+}
+
+// String is the baseline file's form: "python 3.11.7 /usr/bin/python3.11".
+func (r Runtime) String() string {
+	v := r.Version
+	if v == "" {
+		v = "unknown"
+	}
+	return r.Name + " " + v + " " + r.Path
+}
+
+// ParseRuntime reads Runtime.String's form back.
+func ParseRuntime(s string) (Runtime, error) {
+	f := strings.Fields(s)
+	if len(f) != 3 || !strings.HasPrefix(f[2], "/") {
+		return Runtime{}, fmt.Errorf("runtime %q: want \"NAME VERSION /PATH\", e.g. \"python 3.11.7 /usr/bin/python3.11\"", s)
+	}
+	r := Runtime{Name: f[0], Version: f[1], Path: f[2]}
+	if r.Version == "unknown" {
+		r.Version = ""
+	}
+	return r, nil
+}
+
+// IsZero reports whether nothing is known.
+func (e Environment) IsZero() bool {
+	return len(e.Kernel)+len(e.OS)+len(e.Libc)+len(e.Runtimes) == 0
+}
+
+// Merge adds other's values: the result matches a run in either.
+func (e *Environment) Merge(other Environment) {
+	e.Kernel = unionStrings(e.Kernel, other.Kernel)
+	e.OS = unionStrings(e.OS, other.OS)
+	e.Libc = unionStrings(e.Libc, other.Libc)
+	for _, r := range other.Runtimes {
+		if !slices.Contains(e.Runtimes, r) {
+			e.Runtimes = append(e.Runtimes, r)
+		}
+	}
+	e.normalize()
+}
+
+// Clone returns a deep copy.
+func (e Environment) Clone() Environment {
+	return Environment{Kernel: slices.Clone(e.Kernel), OS: slices.Clone(e.OS), Libc: slices.Clone(e.Libc), Runtimes: slices.Clone(e.Runtimes)}
+}
+
+func (e *Environment) normalize() {
+	for _, list := range []*[]string{&e.Kernel, &e.OS, &e.Libc} {
+		*list = unionStrings(nil, *list)
+	}
+	slices.SortFunc(e.Runtimes, func(a, b Runtime) int {
+		return strings.Compare(a.Name+"\x00"+a.Version+"\x00"+a.Path, b.Name+"\x00"+b.Version+"\x00"+b.Path)
+	})
+	e.Runtimes = slices.Compact(e.Runtimes)
+}
+
+func unionStrings(a, b []string) []string {
+	var out []string
+	for _, s := range append(slices.Clone(a), b...) {
+		if s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// EnvChange is one part of the environment that differs from the
+// recorded one: Part "kernel", "os", "libc" or a runtime's name.
+type EnvChange struct {
+	Part string `json:"part"`
+	Was  string `json:"was"` // the recorded values, ", "-joined; "" for a runtime not recorded
+	Now  string `json:"now"`
+}
+
+// String reads "glibc 2.36 → 2.39", "python 3.11.7 → 3.12.3",
+// "python 3.11.7 (/root/.pyenv/...) → 3.11.7 (/usr/bin/python3.11)",
+// "os debian 12 → ubuntu 24.04", "node (not recorded) → 22.1.0".
+func (c EnvChange) String() string {
+	if c.Was == "" {
+		return c.Part + " (not recorded) → " + c.Now
+	}
+	if c.Part == "libc" {
+		wn, wv, _ := strings.Cut(c.Was, " ")
+		nn, nv, _ := strings.Cut(c.Now, " ")
+		if wn == nn && !strings.Contains(c.Was, ",") {
+			return wn + " " + wv + " → " + nv
+		}
+	}
+	return c.Part + " " + c.Was + " → " + c.Now
+}
+
+// CompareEnvironments lists what of now is not in recorded. A part now
+// does not know (empty) is not a change; a runtime recorded but not run
+// now is not one either (a check run sees only what ran). Runtimes are
+// compared by name: a version or path not recorded is a change.
+func CompareEnvironments(recorded, now Environment) []EnvChange {
+	var out []EnvChange
+	scalar := func(part string, was, is []string) {
+		for _, v := range is {
+			if !slices.Contains(was, v) && len(was) > 0 {
+				out = append(out, EnvChange{Part: part, Was: strings.Join(was, ", "), Now: v})
+			}
+		}
+	}
+	scalar("kernel", recorded.Kernel, now.Kernel)
+	scalar("os", recorded.OS, now.OS)
+	scalar("libc", recorded.Libc, now.Libc)
+	for _, r := range now.Runtimes {
+		var same []Runtime
+		for _, have := range recorded.Runtimes {
+			if have.Name == r.Name {
+				same = append(same, have)
+			}
+		}
+		if slices.Contains(same, r) {
+			continue
+		}
+		c := EnvChange{Part: r.Name, Now: runtimeWord(r, same)}
+		var was []string
+		for _, have := range same {
+			was = append(was, runtimeWord(have, []Runtime{r}))
+		}
+		c.Was = strings.Join(was, ", ")
+		out = append(out, c)
+	}
+	return out
+}
+
+// runtimeWord is a runtime's version, with its path when one of others
+// has the same version (then the path is what changed).
+func runtimeWord(r Runtime, others []Runtime) string {
+	v := r.Version
+	if v == "" {
+		v = "unknown version"
+	}
+	for _, o := range others {
+		if o.Version == r.Version && o.Path != r.Path {
+			return v + " (" + r.Path + ")"
+		}
+	}
+	return v
+}
+
+// DescribeChanges joins changes for a report line:
+// "glibc 2.36 → 2.39, python 3.11.7 → 3.12.3".
+func DescribeChanges(changes []EnvChange) string {
+	parts := make([]string, len(changes))
+	for i, c := range changes {
+		parts[i] = c.String()
+	}
+	return strings.Join(parts, ", ")
+}
