@@ -22,12 +22,16 @@ const UnreviewedReason = "unreviewed: seen in record mode"
 // Document is one baseline file as written: the layer a person reviews.
 // Profile is the validated union of a stack of Documents.
 type Document struct {
-	Path     string
-	Header   string // leading comment block, "#" lines joined by "\n"; "" = DefaultHeader
-	Version  int
-	Agent    string
-	Extends  []Ref
-	Syscalls []Section // sorted by arch name
+	Path    string
+	Header  string // leading comment block, "#" lines joined by "\n"; "" = DefaultHeader
+	Version int
+	Agent   string
+	// Environment is where the file was recorded, per arch (sorted by
+	// arch name); files without one keep working, and drift is then not
+	// explained.
+	Environment []EnvSection
+	Extends     []Ref
+	Syscalls    []Section // sorted by arch name
 	// Unmonitored are the channels the filter cannot see (Channels) that
 	// this file lets through, each with a reason; sorted by arch name.
 	Unmonitored []Section

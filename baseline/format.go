@@ -25,6 +25,7 @@ func (d *Document) Format() []byte {
 	if d.Agent != "" {
 		b.WriteString("agent: " + yamlString(d.Agent) + "\n")
 	}
+	writeEnvironment(&b, d)
 	if len(d.Extends) > 0 {
 		b.WriteString("extends:\n")
 		for _, ref := range d.Extends {

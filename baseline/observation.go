@@ -23,6 +23,22 @@ type Observation struct {
 	// Programs are the executables the runs' processes ran (absolute,
 	// symlinks resolved), with how often.
 	Programs map[string]uint64 `json:"programs,omitempty"`
+	// Environment is where the runs ran, per arch (Environment): merged
+	// runs on different machines list every value.
+	Environment map[scmp.Arch]Environment `json:"environment,omitempty"`
+}
+
+// AddEnvironment merges env into arch's fingerprint.
+func (o *Observation) AddEnvironment(arch scmp.Arch, env Environment) {
+	if env.IsZero() {
+		return
+	}
+	if o.Environment == nil {
+		o.Environment = map[scmp.Arch]Environment{}
+	}
+	have := o.Environment[arch]
+	have.Merge(env)
+	o.Environment[arch] = have
 }
 
 // NewObservation returns an empty observation of agent with no runs.
@@ -117,6 +133,9 @@ func (o *Observation) merge(other *Observation, allowMixed bool) error {
 	}
 	for prog, n := range other.Programs {
 		o.AddProgram(prog, n)
+	}
+	for arch, env := range other.Environment {
+		o.AddEnvironment(arch, env)
 	}
 	return nil
 }

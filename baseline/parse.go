@@ -229,6 +229,8 @@ func (p *parser) topLevel(doc *Document, top *yaml.Node) {
 				}
 				doc.Agent = s
 			}
+		case "environment":
+			p.environment(doc, val)
 		case "extends":
 			p.extends(doc, val)
 		case "programs":
@@ -244,7 +246,7 @@ func (p *parser) topLevel(doc *Document, top *yaml.Node) {
 			doc.groupsLine = key.Line
 			p.groups(doc, val)
 		default:
-			p.add(key, KindSchema, "unknown key %q (known: version, agent, extends, programs, syscalls, unmonitored, groups)", key.Value)
+			p.add(key, KindSchema, "unknown key %q (known: version, agent, environment, extends, programs, syscalls, unmonitored, groups)", key.Value)
 		}
 	}
 	if !seen["version"] {

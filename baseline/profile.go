@@ -119,6 +119,23 @@ func (p *Profile) add(d *Document) {
 	}
 }
 
+// Environment is the fingerprint the stack's files were recorded in for
+// arch, all files' values together; false when no file has one.
+func (p *Profile) Environment(arch scmp.Arch) (Environment, bool) {
+	var env Environment
+	found := false
+	if p == nil {
+		return env, false
+	}
+	for _, d := range p.Docs {
+		if e, ok := d.EnvironmentFor(arch); ok {
+			env.Merge(e)
+			found = true
+		}
+	}
+	return env, found
+}
+
 // Warnings returns findings that do not make the files invalid: risky
 // syscalls with the record-mode placeholder reason, comments fmt drops.
 func (p *Profile) Warnings() []*Error { return p.warnings }

@@ -185,6 +185,7 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 		}
 	}
 	recordPrograms(doc, old, base, o, opts.Merge, res)
+	recordEnvironment(doc, old, o, opts.Merge)
 	doc.normalize()
 	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 && !doc.HasPrograms {
 		return nil, nil, fmt.Errorf("record baseline %s: %w: nothing observed beyond the bases and no extends to write", path, ErrInvalid)
@@ -197,6 +198,24 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 		return nil, nil, fmt.Errorf("record baseline %s: generated file does not validate: %w", path, err)
 	}
 	return doc, res, nil
+}
+
+// recordEnvironment writes the observation's fingerprint of each arch it
+// ran on: with merge added to the file's (the entries kept cover both
+// machines), else in its place. An arch not observed keeps the file's.
+func recordEnvironment(doc, old *Document, o *Observation, merge bool) {
+	if old != nil {
+		doc.Environment = append([]EnvSection(nil), old.Environment...)
+	}
+	for _, arch := range o.Arches() {
+		env := o.Environment[arch].Clone()
+		if merge && old != nil {
+			if have, ok := old.EnvironmentFor(arch); ok {
+				env.Merge(have)
+			}
+		}
+		doc.SetEnvironment(arch, env)
+	}
 }
 
 // dropProvided removes group entries a base now allows (a stack may list

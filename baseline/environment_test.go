@@ -1,0 +1,150 @@
+package baseline
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+var pyenv = Runtime{Name: "python", Version: "3.11.7", Path: "/root/.pyenv/versions/3.11.7/bin/python3.11"}
+
+func TestEnvironmentBlockRoundTrips(t *testing.T) {
+	in := `# h
+
+version: 1
+agent: a
+environment:
+  x86_64:
+    kernel: 6.18.0-1-amd64
+    os: debian 12
+    libc:
+      - glibc 2.36
+      - glibc 2.39
+    runtimes:
+      - python unknown /opt/py/bin/python3
+      - python 3.11.7 /root/.pyenv/versions/3.11.7/bin/python3.11
+syscalls:
+  x86_64:
+    - read
+`
+	doc, err := ParseDocument("a.yaml", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, ok := doc.EnvironmentFor(scmp.X86_64)
+	if !ok {
+		t.Fatal("no x86_64 environment")
+	}
+	want := Environment{Kernel: []string{"6.18.0-1-amd64"}, OS: []string{"debian 12"}, Libc: []string{"glibc 2.36", "glibc 2.39"},
+		Runtimes: []Runtime{{Name: "python", Path: "/opt/py/bin/python3"}, pyenv}}
+	if !reflect.DeepEqual(env, want) {
+		t.Errorf("parsed %+v, want %+v", env, want)
+	}
+	if _, ok := doc.EnvironmentFor(scmp.AArch64); ok {
+		t.Error("aarch64 has no environment in the file")
+	}
+	if got := string(doc.Format()); got != in {
+		t.Errorf("format changed the file:\n%s", got)
+	}
+}
+
+func TestEnvironmentBlockErrors(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{"environment: [x]", "environment must map an architecture"},
+		{"environment:\n  sparc: {os: x}", `unknown architecture "sparc"`},
+		{"environment:\n  x86_64: {shell: bash}", `unknown key "shell"`},
+		{"environment:\n  x86_64: {runtimes: [python3]}", `want "NAME VERSION /PATH"`},
+		{"environment:\n  x86_64: {os: {a: b}}", "os must be a value or a list"},
+	} {
+		_, err := ParseDocument("e.yaml", []byte("version: 1\n"+tc.body+"\nsyscalls:\n  x86_64: [read]\n"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "e.yaml:") {
+			t.Errorf("%q: error %v, want one naming the file and %q", tc.body, err, tc.want)
+		}
+	}
+}
+
+func TestCompareEnvironmentsNamesWhatChanged(t *testing.T) {
+	recorded := Environment{Kernel: []string{"6.1.0"}, OS: []string{"debian 12"}, Libc: []string{"glibc 2.36"}, Runtimes: []Runtime{pyenv}}
+	if c := CompareEnvironments(recorded, recorded); len(c) != 0 {
+		t.Errorf("same environment: changes %v", c)
+	}
+	system := Runtime{Name: "python", Version: "3.11.2", Path: "/usr/bin/python3.11"}
+	now := Environment{Kernel: []string{"6.1.0"}, OS: []string{"ubuntu 24.04"}, Libc: []string{"glibc 2.39"},
+		Runtimes: []Runtime{system, {Name: "node", Version: "22.1.0", Path: "/usr/bin/node"}}}
+	got := DescribeChanges(CompareEnvironments(recorded, now))
+	want := "os debian 12 → ubuntu 24.04, glibc 2.36 → 2.39, python 3.11.7 → 3.11.2, node (not recorded) → 22.1.0"
+	if got != want {
+		t.Errorf("changes %q\nwant      %q", got, want)
+	}
+	// Same version, another build: the path is what changed.
+	moved := Environment{Runtimes: []Runtime{{Name: "python", Version: "3.11.7", Path: "/usr/local/bin/python3.11"}}}
+	if got := DescribeChanges(CompareEnvironments(recorded, moved)); got != "python 3.11.7 (/root/.pyenv/versions/3.11.7/bin/python3.11) → 3.11.7 (/usr/local/bin/python3.11)" {
+		t.Errorf("moved interpreter: %q", got)
+	}
+	// A value among several recorded ones is no change; an unknown part
+	// (empty) is none either.
+	merged := recorded.Clone()
+	merged.Merge(Environment{Libc: []string{"glibc 2.39"}})
+	if c := CompareEnvironments(merged, Environment{Libc: []string{"glibc 2.39"}}); len(c) != 0 {
+		t.Errorf("a recorded libc is drift: %v", c)
+	}
+}
+
+func TestRecordWritesTheEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.yaml")
+	o := obs("a", 1, map[scmp.Arch]map[string]uint64{scmp.X86_64: {"read": 1}})
+	o.AddEnvironment(scmp.X86_64, Environment{OS: []string{"debian 12"}, Runtimes: []Runtime{pyenv}})
+	if _, err := WriteRecorded(path, o, RecordOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), "agent: a\nenvironment:\n  x86_64:\n    os: debian 12\n    runtimes:\n      - python 3.11.7 /root/.pyenv/versions/3.11.7/bin/python3.11\nsyscalls:") {
+		t.Fatalf("no environment block under agent:\n%s", data)
+	}
+	// Merged (keep-unseen): both machines; replaced otherwise.
+	o2 := obs("a", 1, map[scmp.Arch]map[string]uint64{scmp.X86_64: {"read": 1}})
+	o2.AddEnvironment(scmp.X86_64, Environment{OS: []string{"ubuntu 24.04"}})
+	if _, err := WriteRecorded(path, o2, RecordOptions{Merge: true}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env, _ := p.Environment(scmp.X86_64); !reflect.DeepEqual(env.OS, []string{"debian 12", "ubuntu 24.04"}) || len(env.Runtimes) != 1 {
+		t.Errorf("merged environment %+v", env)
+	}
+	if _, err := WriteRecorded(path, o2, RecordOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p, _ = Load(path)
+	if env, _ := p.Environment(scmp.X86_64); !reflect.DeepEqual(env, Environment{OS: []string{"ubuntu 24.04"}}) {
+		t.Errorf("replaced environment %+v", env)
+	}
+}
+
+func TestObservationCarriesTheEnvironment(t *testing.T) {
+	a := obs("a", 1, map[scmp.Arch]map[string]uint64{scmp.X86_64: {"read": 1}})
+	a.AddEnvironment(scmp.X86_64, Environment{Libc: []string{"glibc 2.36"}})
+	b := obs("a", 1, map[scmp.Arch]map[string]uint64{scmp.X86_64: {"read": 1}})
+	b.AddEnvironment(scmp.X86_64, Environment{Libc: []string{"glibc 2.39"}})
+	if err := a.Merge(b); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "o.json")
+	if err := WriteObservation(path, a); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadObservation(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Environment[scmp.X86_64].Libc; !reflect.DeepEqual(got, []string{"glibc 2.36", "glibc 2.39"}) {
+		t.Errorf("libc after merge and round trip: %v", got)
+	}
+}
