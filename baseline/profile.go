@@ -29,6 +29,7 @@ type Profile struct {
 	unmonitored map[scmp.Arch]map[string]Unmonitored
 	direct      map[string]bool // paths named by the caller (not only reached through extends)
 	warnings    ErrorList
+	unrecorded  []UnrecordedLayer
 }
 
 // Load reads one baseline file and the files it extends.
@@ -40,14 +41,22 @@ func Load(path string) (*Profile, error) { return LoadStack(path) }
 // unrelated files given here may overlap (the first one wins for Lookup).
 // The error is an ErrorList matching ErrInvalid for problems in the files,
 // or a wrapped I/O error for a file named here that cannot be read.
-func LoadStack(paths ...string) (*Profile, error) { return loadStack(ReadInput, paths) }
+func LoadStack(paths ...string) (*Profile, error) { return loadStack(ReadInput, nil, paths) }
+
+// LoadStackFor is LoadStack in an environment: extends entries with
+// placeholders pick their layer by sel (layers.go). A layer that does not
+// exist is left out and listed by Unrecorded; without a Selector such an
+// entry is an error.
+func LoadStackFor(sel Selector, paths ...string) (*Profile, error) {
+	return loadStack(ReadInput, sel, paths)
+}
 
 // loadStack is LoadStack reading every file through read.
-func loadStack(read func(string) ([]byte, error), paths []string) (*Profile, error) {
+func loadStack(read func(string) ([]byte, error), sel Selector, paths []string) (*Profile, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("load baseline: no files given")
 	}
-	l := &loader{docs: map[string]*Document{}, read: read}
+	l := &loader{docs: map[string]*Document{}, read: read, sel: sel}
 	p := &Profile{entries: map[scmp.Arch]map[string]Entry{}, unmonitored: map[scmp.Arch]map[string]Unmonitored{}, direct: map[string]bool{}}
 	for _, path := range paths {
 		doc, err := l.readTop(path)
@@ -73,7 +82,18 @@ func loadStack(read func(string) ([]byte, error), paths []string) (*Profile, err
 		p.add(d)
 	}
 	p.warnings = l.errs.sorted()
+	p.unrecorded = l.unrecorded
 	return p, nil
+}
+
+// Unrecorded lists the layered extends entries whose layer for the
+// Selector's environment does not exist: the stack was loaded without
+// them.
+func (p *Profile) Unrecorded() []UnrecordedLayer {
+	if p == nil {
+		return nil
+	}
+	return p.unrecorded
 }
 
 func (p *Profile) hasDoc(d *Document) bool {
@@ -254,6 +274,9 @@ type loader struct {
 	docs map[string]*Document // by fileKey; nil value = failed
 	errs ErrorList
 	read func(string) ([]byte, error)
+	sel  Selector
+	// unrecorded: layered entries whose layer does not exist
+	unrecorded []UnrecordedLayer
 }
 
 func (l *loader) readTop(path string) (*Document, error) {
@@ -294,13 +317,19 @@ func (l *loader) stack(doc *Document, chain []*Document) []*Document {
 	chain = append(chain, doc)
 	var out []*Document
 	for _, ref := range doc.Extends {
-		target := filepath.Join(filepath.Dir(doc.Path), ref.Path)
-		if filepath.IsAbs(ref.Path) {
-			target = filepath.Clean(ref.Path)
+		target, err := resolveRef(doc.Path, ref, l.sel)
+		if err != nil {
+			l.addOnce(&Error{File: doc.Path, Line: ref.Line, Message: err.Error(), Kind: KindExtends})
+			continue
 		}
 		base, ok := l.docs[fileKey(target)]
 		if !ok {
 			data, err := l.read(target)
+			if IsLayered(ref.Path) && layerMissing(err) {
+				l.addUnrecorded(UnrecordedLayer{File: doc.Path, Line: ref.Line, Pattern: ref.Path,
+					Path: target, Values: l.sel.used(ref.Path), Recorded: recordedLayers(doc.Path, ref)})
+				continue
+			}
 			if err != nil {
 				l.errs = append(l.errs, &Error{File: doc.Path, Line: ref.Line,
 					Message: fmt.Sprintf("extends %s: cannot read %s: %v", ref.Path, target, unwrapPath(err)), Kind: KindExtends})
@@ -319,6 +348,15 @@ func (l *loader) stack(doc *Document, chain []*Document) []*Document {
 		}
 	}
 	return append(out, doc)
+}
+
+func (l *loader) addUnrecorded(u UnrecordedLayer) {
+	for _, have := range l.unrecorded {
+		if have.File == u.File && have.Pattern == u.Pattern {
+			return
+		}
+	}
+	l.unrecorded = append(l.unrecorded, u)
 }
 
 // fileKey identifies a file however it was named (relative, absolute,

@@ -27,6 +27,9 @@ type RecordOptions struct {
 	// an agent wrote to them during the run never reaches it. nil reads
 	// the disk now.
 	Before *Snapshot
+	// Select picks the layers of extends entries with placeholders
+	// (LoadStackFor).
+	Select Selector
 }
 
 // RecordResult says what WriteRecorded changed.
@@ -122,7 +125,7 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 			doc.Extends = append(doc.Extends, Ref{Path: rel})
 		}
 	}
-	base, err := loadBases(read, path, doc.Extends)
+	base, err := loadBases(read, opts.Select, path, doc.Extends)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -281,18 +284,27 @@ func readExisting(read func(string) ([]byte, error), path string) (*Document, er
 }
 
 // loadBases loads the extends stack of a file about to be written at path.
-func loadBases(read func(string) ([]byte, error), path string, refs []Ref) (*Profile, error) {
+func loadBases(read func(string) ([]byte, error), sel Selector, path string, refs []Ref) (*Profile, error) {
 	if len(refs) == 0 {
 		return nil, nil
 	}
-	paths := make([]string, len(refs))
-	for i, ref := range refs {
-		paths[i] = ref.Path
-		if !filepath.IsAbs(ref.Path) {
-			paths[i] = filepath.Join(filepath.Dir(path), ref.Path)
+	var paths []string
+	for _, ref := range refs {
+		target, err := resolveRef(path, ref, sel)
+		if err != nil {
+			return nil, fmt.Errorf("record baseline %s: %w", path, err)
 		}
+		if IsLayered(ref.Path) {
+			if _, err := read(target); layerMissing(err) {
+				continue // not recorded yet: nothing of it to leave out
+			}
+		}
+		paths = append(paths, target)
 	}
-	p, err := loadStack(read, paths)
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	p, err := loadStack(read, sel, paths)
 	if err != nil {
 		return nil, fmt.Errorf("record baseline %s: extends: %w", path, err)
 	}

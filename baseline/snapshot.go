@@ -69,6 +69,13 @@ func (s *Snapshot) addStack(path string) {
 		return
 	}
 	for _, ref := range doc.Extends {
+		if IsLayered(ref.Path) {
+			// Every layer the entry can pick: the run's is among them.
+			for _, layer := range recordedLayers(path, ref) {
+				s.addStack(layer)
+			}
+			continue
+		}
 		target := filepath.Join(filepath.Dir(path), ref.Path)
 		if filepath.IsAbs(ref.Path) {
 			target = filepath.Clean(ref.Path)

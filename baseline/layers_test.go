@@ -1,0 +1,105 @@
+package baseline
+
+import (
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+func TestSelectorFor(t *testing.T) {
+	env := Environment{Kernel: []string{"6.18.0-1-amd64"}, OS: []string{"debian 12"}, Libc: []string{"glibc 2.36"},
+		Runtimes: []Runtime{{Name: "go", Version: "1.26.8"}, {Name: "node", Version: "20.19.2"}, pyenv}}
+	got := SelectorFor(scmp.X86_64, env)
+	want := Selector{"arch": "x86_64", "os": "debian-12", "libc": "glibc-2.36", "kernel": "6.18", "python": "3.11", "node": "20", "go": "1.26"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("selector %v, want %v", got, want)
+	}
+	if p, err := got.Expand("../runtimes/{os}/python-{python}.yaml"); err != nil || p != "../runtimes/debian-12/python-3.11.yaml" {
+		t.Errorf("expand: %q, %v", p, err)
+	}
+	for pattern, msg := range map[string]string{
+		"r/{ruby}.yaml":   "unknown placeholder {ruby}",
+		"r/{python}.yaml": "the environment has no python",
+	} {
+		if _, err := (Selector{"arch": "x86_64"}).Expand(pattern); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("expand %s: %v, want %q", pattern, err, msg)
+		}
+	}
+}
+
+func TestLayeredExtendsPicksTheEnvironmentsLayer(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "runtimes/debian-12/python-3.11.yaml", "version: 1\nagent: rt\nsyscalls:\n  x86_64: [read, close]\n")
+	writeFile(t, dir, "runtimes/ubuntu-24.04/python-3.12.yaml", "version: 1\nagent: rt\nsyscalls:\n  x86_64: [read, getrandom]\n")
+	agent := writeFile(t, dir, "agents/a.yaml", "version: 1\nagent: a\nextends:\n  - ../runtimes/{os}/python-{python}.yaml\nsyscalls:\n  x86_64: [write]\n")
+
+	p, err := LoadStackFor(Selector{"os": "debian-12", "python": "3.11"}, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Allows(scmp.X86_64, "close") || p.Allows(scmp.X86_64, "getrandom") || len(p.Unrecorded()) != 0 {
+		t.Errorf("debian layer: close %v getrandom %v unrecorded %v", p.Allows(scmp.X86_64, "close"), p.Allows(scmp.X86_64, "getrandom"), p.Unrecorded())
+	}
+	p, err = LoadStackFor(Selector{"os": "ubuntu-24.04", "python": "3.12"}, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Allows(scmp.X86_64, "close") || !p.Allows(scmp.X86_64, "getrandom") {
+		t.Error("ubuntu layer not picked")
+	}
+
+	// Nobody recorded Python 3.13 on Ubuntu: the stack loads without the
+	// layer and says which one is missing and which exist.
+	p, err = LoadStackFor(Selector{"os": "ubuntu-24.04", "python": "3.13"}, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	un := p.Unrecorded()
+	if len(un) != 1 || un[0].Path != filepath.Join(dir, "runtimes/ubuntu-24.04/python-3.13.yaml") || un[0].Line != 4 ||
+		un[0].Environment() != "os ubuntu-24.04, python 3.13" || len(un[0].Recorded) != 2 {
+		t.Errorf("unrecorded %+v", un)
+	}
+	if !p.Allows(scmp.X86_64, "write") || p.Allows(scmp.X86_64, "read") {
+		t.Error("the agent's own entries must load without the layer, and nothing of a layer")
+	}
+
+	// Without an environment the entry cannot be resolved: an error at its line.
+	_, err = LoadStack(agent)
+	var list ErrorList
+	if !errors.As(err, &list) || !strings.Contains(err.Error(), "a.yaml:4: extends ../runtimes/{os}/python-{python}.yaml picks a layer by the environment") {
+		t.Errorf("LoadStack without a selector: %v", err)
+	}
+	_, err = LoadStackFor(Selector{"os": "debian-12"}, agent)
+	if err == nil || !strings.Contains(err.Error(), "the environment has no python") {
+		t.Errorf("selector without python: %v", err)
+	}
+}
+
+func TestSnapshotReadsEveryLayer(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "rt/a-1.yaml", "version: 1\nsyscalls:\n  x86_64: [read]\n")
+	writeFile(t, dir, "rt/a-2.yaml", "version: 1\nsyscalls:\n  x86_64: [close]\n")
+	agent := writeFile(t, dir, "agent.yaml", "version: 1\nextends:\n  - rt/a-{python}.yaml\nsyscalls:\n  x86_64: [write]\n")
+	s := SnapshotStack(agent)
+	if got := len(s.Paths()); got != 3 {
+		t.Errorf("snapshot read %d files (%v), want the agent and both layers", got, s.Paths())
+	}
+}
+
+func TestRecordLeavesOutTheLayer(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "rt/py-3.11.yaml", "version: 1\nsyscalls:\n  x86_64: [read, close]\n")
+	agent := writeFile(t, dir, "agent.yaml", "version: 1\nagent: a\nextends:\n  - rt/py-{python}.yaml\nsyscalls:\n  x86_64: [write]\n")
+	o := obs("a", 1, map[scmp.Arch]map[string]uint64{scmp.X86_64: {"read": 1, "close": 1, "write": 1, "openat(read)": 1}})
+	doc, _, err := FromObservation(agent, o, RecordOptions{Select: Selector{"python": "3.11"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(doc.Format()); !strings.Contains(got, "  - rt/py-{python}.yaml\nsyscalls:\n  x86_64:\n    - openat(read)\n    - write\n") {
+		t.Errorf("recorded file:\n%s", got)
+	}
+}
