@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -207,4 +208,54 @@ func recordedLayers(docPath string, ref Ref) []string {
 // exist (or a Snapshot taken before the run did not find it).
 func layerMissing(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrNotInSnapshot)
+}
+
+// RecordLayer writes the missing layer u from a record run's observation:
+// what the run needed beyond the file that picks the layer (u.File, with
+// its other bases). That file is not touched: its entries serve every
+// environment. The layer takes the agent key of an existing sibling layer
+// (so baseline updates find it), else its file name.
+func RecordLayer(u UnrecordedLayer, o *Observation, opts RecordOptions) (*RecordResult, error) {
+	if o == nil {
+		return nil, fmt.Errorf("record layer %s: no observation", u.Path)
+	}
+	read := ReadInput
+	if opts.Before != nil {
+		read = opts.Before.Read
+	}
+	agent := ""
+	for _, sibling := range u.Recorded {
+		if data, err := ReadInput(sibling); err == nil {
+			if d, err := ParseDocument(sibling, data); err == nil && d.Agent != "" {
+				agent = d.Agent
+				break
+			}
+		}
+	}
+	if agent == "" {
+		agent = strings.TrimSuffix(filepath.Base(u.Path), filepath.Ext(u.Path))
+		if !namePattern.MatchString(agent) {
+			agent = "layer"
+		}
+	}
+	if _, err := read(u.File); err != nil {
+		return nil, fmt.Errorf("record layer %s: %w", u.Path, err)
+	}
+	layer := *o
+	layer.Agent = agent
+	opts.Agent, opts.Extends, opts.Merge = agent, nil, false
+	opts.Provided = append(append([]string(nil), opts.Provided...), u.File)
+	doc, res, err := FromObservation(u.Path, &layer, opts)
+	if err != nil {
+		return nil, err
+	}
+	doc.Header = "# sysgate layer for " + u.Environment() + ": picked by " + u.Pattern + " in " + filepath.Base(u.File) +
+		".\n# Recorded by sysgate record in that environment; reviewed in pull requests."
+	if err := os.MkdirAll(filepath.Dir(u.Path), 0o755); err != nil {
+		return nil, fmt.Errorf("record layer: %w", err)
+	}
+	if err := Save(u.Path, doc); err != nil {
+		return nil, err
+	}
+	return res, nil
 }

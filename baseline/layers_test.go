@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -102,4 +103,49 @@ func TestRecordLeavesOutTheLayer(t *testing.T) {
 	if got := string(doc.Format()); !strings.Contains(got, "  - rt/py-{python}.yaml\nsyscalls:\n  x86_64:\n    - openat(read)\n    - write\n") {
 		t.Errorf("recorded file:\n%s", got)
 	}
+}
+
+func TestRecordLayerWritesOnlyWhatTheAgentFileLacks(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "rt/debian-12/py-3.11.yaml", "version: 1\nagent: rt-python\nsyscalls:\n  x86_64: [read, close]\n")
+	agentYAML := "version: 1\nagent: a\nextends:\n  - ../rt/{os}/py-{python}.yaml\nsyscalls:\n  x86_64: [write]\n"
+	agent := writeFile(t, dir, "agents/a.yaml", agentYAML)
+	sel := Selector{"os": "ubuntu-24.04", "python": "3.12"}
+	p, err := LoadStackFor(sel, agent)
+	if err != nil || len(p.Unrecorded()) != 1 {
+		t.Fatalf("unrecorded %v, %v", p.Unrecorded(), err)
+	}
+	o := obs("a", 1, map[scmp.Arch]map[string]uint64{scmp.X86_64: {"read": 1, "write": 1, "getrandom": 2}})
+	o.AddEnvironment(scmp.X86_64, Environment{OS: []string{"ubuntu 24.04"}})
+	res, err := RecordLayer(p.Unrecorded()[0], o, RecordOptions{Select: sel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	layer, err := Load(filepath.Join(dir, "rt/ubuntu-24.04/py-3.12.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if layer.Agent() != "rt-python" || !layer.Allows(scmp.X86_64, "read") || !layer.Allows(scmp.X86_64, "getrandom") || layer.Allows(scmp.X86_64, "write") {
+		t.Errorf("layer %s: want rt-python with read and getrandom, not the agent's write", layer)
+	}
+	if len(res.Added) != 2 {
+		t.Errorf("added %v", res.Added)
+	}
+	if data := readFile(t, agent); data != agentYAML {
+		t.Errorf("the agent's file changed:\n%s", data)
+	}
+	// Now recorded: the stack loads whole, and the run's syscalls are allowed.
+	p, err = LoadStackFor(sel, agent)
+	if err != nil || len(p.Unrecorded()) != 0 || !p.Allows(scmp.X86_64, "getrandom") {
+		t.Errorf("after recording: unrecorded %v, err %v", p.Unrecorded(), err)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

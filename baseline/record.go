@@ -30,6 +30,10 @@ type RecordOptions struct {
 	// Select picks the layers of extends entries with placeholders
 	// (LoadStackFor).
 	Select Selector
+	// Provided are more files (with their stacks) whose syscalls and
+	// programs are left out, without the written file extending them:
+	// a new layer leaves out what the agent's own file holds (RecordLayer).
+	Provided []string
 }
 
 // RecordResult says what WriteRecorded changed.
@@ -125,7 +129,7 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 			doc.Extends = append(doc.Extends, Ref{Path: rel})
 		}
 	}
-	base, err := loadBases(read, opts.Select, path, doc.Extends)
+	base, err := loadBases(read, opts.Select, path, doc.Extends, opts.Provided...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -284,11 +288,8 @@ func readExisting(read func(string) ([]byte, error), path string) (*Document, er
 }
 
 // loadBases loads the extends stack of a file about to be written at path.
-func loadBases(read func(string) ([]byte, error), sel Selector, path string, refs []Ref) (*Profile, error) {
-	if len(refs) == 0 {
-		return nil, nil
-	}
-	var paths []string
+func loadBases(read func(string) ([]byte, error), sel Selector, path string, refs []Ref, provided ...string) (*Profile, error) {
+	paths := append([]string(nil), provided...)
 	for _, ref := range refs {
 		target, err := resolveRef(path, ref, sel)
 		if err != nil {
