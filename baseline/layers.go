@@ -219,6 +219,7 @@ func RecordLayer(u UnrecordedLayer, o *Observation, opts RecordOptions) (*Record
 	if o == nil {
 		return nil, fmt.Errorf("record layer %s: no observation", u.Path)
 	}
+	opts.Before = opts.Before.withMissing(u.Path)
 	read := ReadInput
 	if opts.Before != nil {
 		read = opts.Before.Read

@@ -122,3 +122,21 @@ func (s *Snapshot) Paths() []string {
 	}
 	return append([]string(nil), s.order...)
 }
+
+// withMissing returns s with path recorded as not existing when s did not
+// read it: a file about to be created (a new layer) reads as missing, not
+// as unknown to the snapshot.
+func (s *Snapshot) withMissing(path string) *Snapshot {
+	if s == nil {
+		return nil
+	}
+	if _, ok := s.files[fileKey(path)]; ok {
+		return s
+	}
+	c := &Snapshot{files: map[string]snapshotFile{}, order: append([]string(nil), s.order...)}
+	for k, v := range s.files {
+		c.files[k] = v
+	}
+	c.files[fileKey(path)] = snapshotFile{err: fmt.Errorf("%s: %w", path, fs.ErrNotExist)}
+	return c
+}

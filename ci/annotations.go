@@ -91,7 +91,14 @@ func (r *Report) Annotations() []Annotation {
 			Message: fmt.Sprintf("%s: %s.", u.Agent, unverifiedNote(u.Execs))})
 	}
 	for _, rw := range r.missingArchRows() {
-		out = append(out, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: no %s baseline for %s", orDash(rw.Arch), rw.Agent), Message: rw.ArchHint})
+		out = append(out, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: unrecorded environment for %s (%s)", rw.Agent, orDash(rw.Arch)), Message: rw.ArchHint})
+	}
+	for _, rw := range r.driftRows() {
+		title := fmt.Sprintf("sysgate: environment drift for %s (%s)", rw.Agent, orDash(rw.Arch))
+		if strings.HasPrefix(rw.Drift, "same environment") {
+			title = fmt.Sprintf("sysgate: %s changed behaviour (same environment)", rw.Agent)
+		}
+		out = append(out, Annotation{Level: "warning", Title: title, Message: rw.Drift})
 	}
 	for _, f := range r.Failures {
 		failures = append(failures, Annotation{Level: "error", Title: "sysgate: spec failed without a result: " + f.Spec,

@@ -7,7 +7,7 @@ import (
 
 // WriteGitHubOutput appends the gate's step outputs in the format of
 // GitHub's $GITHUB_OUTPUT file (--github-output): verdict=<verdict> and
-// violations=<n>, the syscalls and programs outside the baselines in the runs that
+// violations=<n> and drift=true|false (Drifted), the syscalls and programs outside the baselines in the runs that
 // failed on them (a record run's new syscalls, and a bite a passing spec
 // expected, are not violations). The caller opens the file; values never
 // hold a newline, so no delimiter syntax is needed.
@@ -18,6 +18,22 @@ func (r *Report) WriteGitHubOutput(w io.Writer) error {
 			n += len(run.Violations) + len(run.ProgramViolations)
 		}
 	}
-	_, err := fmt.Fprintf(w, "verdict=%s\nviolations=%d\n", r.Verdict(), n)
+	_, err := fmt.Fprintf(w, "verdict=%s\nviolations=%d\ndrift=%t\n", r.Verdict(), n, r.Drifted())
 	return err
+}
+
+// Drifted reports whether a run that failed on violations ran in another
+// environment than its baselines were recorded in, or in one nobody
+// recorded: the case for a baseline-update pull request rather than a
+// code fix (the workflow's drift output).
+func (r *Report) Drifted() bool {
+	for _, run := range r.gateRuns() {
+		if run.Outcome() != VerdictViolation {
+			continue
+		}
+		if len(run.Unrecorded) > 0 || run.MissingArch || (run.Drift != nil && len(run.Drift.Changes) > 0) {
+			return true
+		}
+	}
+	return false
 }

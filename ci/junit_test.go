@@ -119,14 +119,46 @@ func TestJUnitOfOneResult(t *testing.T) {
 	}
 }
 
+// driftedResult is the fixture's violation in another environment than
+// its baselines were recorded in.
+func driftedResult() *harness.Result {
+	r := fixtureResult()
+	r.Drift = &harness.Drift{Recorded: true, Changes: []baseline.EnvChange{{Part: "libc", Was: "glibc 2.36", Now: "glibc 2.39"}}}
+	return r
+}
+
+func TestDriftIsExplainedInEveryReport(t *testing.T) {
+	r := FromResults("", driftedResult())
+	var summary, annotations, text bytes.Buffer
+	if err := r.WriteSummary(&summary); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteAnnotations(&annotations); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteText(&text, driftedResult(), Palette{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "environment drift: glibc 2.36 → 2.39: these 4 new syscalls are most likely environment drift"
+	for name, out := range map[string]string{"summary": summary.String(), "annotations": annotations.String(), "text": text.String()} {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s does not explain the drift:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(annotations.String(), "title=sysgate%3A environment drift for python-agent") {
+		t.Errorf("no drift annotation:\n%s", annotations.String())
+	}
+}
+
 func TestGitHubOutput(t *testing.T) {
 	for _, tc := range []struct {
 		r    *Report
 		want string
 	}{
-		{FromResults("", fixtureResult()), "verdict=violation\nviolations=4\n"},
-		{FromResults("", cleanResult()), "verdict=clean\nviolations=0\n"},
-		{loadFixtureReport(t), "verdict=violation\nviolations=1\n"},
+		{FromResults("", fixtureResult()), "verdict=violation\nviolations=4\ndrift=false\n"},
+		{FromResults("", cleanResult()), "verdict=clean\nviolations=0\ndrift=false\n"},
+		{loadFixtureReport(t), "verdict=violation\nviolations=1\ndrift=false\n"},
+		{FromResults("", driftedResult()), "verdict=violation\nviolations=4\ndrift=true\n"},
 	} {
 		var b bytes.Buffer
 		if err := tc.r.WriteGitHubOutput(&b); err != nil {

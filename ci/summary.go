@@ -23,7 +23,8 @@ type row struct {
 	Stale       int
 	Loss        auditlog.Loss
 	Duration    time.Duration
-	ArchHint    string // from any of its runs: the baselines had no list for Arch
+	ArchHint    string // from any of its runs: the baselines had no list for Arch, or no layer for its environment
+	Drift       string // from its last run with violations: harness.Result.DriftNote
 }
 
 // newRow is one new syscall of an agent on an arch, counted over its runs,
@@ -56,6 +57,9 @@ func (r *Report) rows() []row {
 		rw.Loss = rw.Loss.Add(run.Loss)
 		if h := run.ArchHint(); h != "" {
 			rw.ArchHint = h
+		}
+		if d := run.DriftNote(); d != "" {
+			rw.Drift = d
 		}
 		rw.Duration += run.Duration
 	}
@@ -94,6 +98,9 @@ func (r *Report) newRows() []newRow {
 	var out []newRow
 	index := map[[4]string]int{}
 	for _, run := range r.gateRuns() {
+		if run.ArchHint() != "" {
+			continue // an unrecorded environment: the hint stands for them all
+		}
 		for _, v := range run.Violations {
 			key := [4]string{run.Agent, run.arch(), v.Arch.String(), v.Syscall}
 			if i, ok := index[key]; ok {
@@ -232,9 +239,16 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		fmt.Fprintf(&b, "> **%s**: %s.\n\n", cell(u.Agent), cell(unverifiedNote(u.Execs)))
 	}
 	if missing := r.missingArchRows(); len(missing) > 0 {
-		b.WriteString("### No baseline for this arch\n\n")
+		b.WriteString("### Unrecorded environment\n\n")
 		for _, rw := range missing {
 			fmt.Fprintf(&b, "- **%s** on %s: %s\n", cell(rw.Agent), cell(orDash(rw.Arch)), rw.ArchHint)
+		}
+		b.WriteString("\n")
+	}
+	if drift := r.driftRows(); len(drift) > 0 {
+		b.WriteString("### Environment\n\n")
+		for _, rw := range drift {
+			fmt.Fprintf(&b, "- **%s** on %s: %s\n", cell(rw.Agent), cell(orDash(rw.Arch)), cell(rw.Drift))
 		}
 		b.WriteString("\n")
 	}
@@ -399,6 +413,19 @@ func othersNote(n harness.Violation) string {
 		return " and " + programs(k, "other")
 	}
 	return ""
+}
+
+// driftRows are the rows whose runs found new syscalls, with what the
+// environment says about them (not for an unrecorded environment: its
+// hint says more).
+func (r *Report) driftRows() []row {
+	var out []row
+	for _, rw := range r.rows() {
+		if rw.Drift != "" && rw.ArchHint == "" {
+			out = append(out, rw)
+		}
+	}
+	return out
 }
 
 // missingArchRows are the agent/arch rows whose baselines had no list for

@@ -61,7 +61,12 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	}
 	// A record run's syscalls beyond its bases are what it writes: the
 	// record summary (WriteRecorded) lists them.
-	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord {
+	if note := r.DriftNote(); note != "" && r.ArchHint() == "" {
+		fmt.Fprintf(&b, "  %s\n", note)
+	}
+	// An unrecorded environment's new syscalls are its whole runtime: the
+	// hint above stands for them (--format json lists them).
+	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord && r.ArchHint() == "" {
 		writeViolationTable(&b, r.Violations, r.Command, p)
 	}
 	if vs := shownPrograms(r); len(vs) > 0 {
@@ -77,7 +82,7 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 			fmt.Fprintf(&b, "  %s (%s, pid %d) after %v: %s\n", l.Exe, l.Comm, l.PID, l.Lived.Round(time.Millisecond), l.Cause)
 		}
 	}
-	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord {
+	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord && r.ArchHint() == "" {
 		fmt.Fprintf(&b, "\n%s\n", updateHint(r))
 	}
 	_, err := io.WriteString(w, b.String())

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -77,6 +78,11 @@ type baselineFile struct {
 	path string
 	doc  *baseline.Document
 	base bool
+	// pattern: the layered extends entry (as a path from the working
+	// directory) that picks this file; created: a layer this update
+	// writes for the first time.
+	pattern string
+	created bool
 }
 
 // PlanUpdate turns merged observations (MergeObservations) into baseline
@@ -93,7 +99,11 @@ func PlanUpdate(obs map[string]*baseline.Observation, opts UpdateOptions) (*Upda
 	arches := map[scmp.Arch]bool{}
 	for _, agent := range sortedAgents(obs) {
 		o := obs[agent]
-		f := fileFor(files, agent)
+		f, err := fileFor(files, agent, o)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
 		if f == nil {
 			problems = append(problems, fmt.Sprintf("agent %q: no baseline file in %s has agent: %s (record it once with `sysgate record`)", agent, opts.Dir, agent))
 			continue
@@ -120,7 +130,7 @@ func PlanUpdate(obs map[string]*baseline.Observation, opts UpdateOptions) (*Upda
 	// one that does not load gets no notes (its update says why).
 	before := map[string]*baseline.Profile{}
 	for _, agent := range agents {
-		if p, err := baseline.Load(targets[agent].path); err == nil {
+		if p, err := baseline.LoadStackFor(selectorOf(obs[agent]), targets[agent].path); err == nil {
 			before[agent] = p
 		}
 	}
@@ -156,7 +166,7 @@ func PlanUpdate(obs map[string]*baseline.Observation, opts UpdateOptions) (*Upda
 // the other arch's runs need is not stale because this arch's runs did
 // not run it. A stack that does not load has none (its update says why).
 func programChanges(path string, o *baseline.Observation, keepUnseen bool) (added, removed []baseline.ProgramFinding) {
-	p, err := baseline.Load(path)
+	p, err := baseline.LoadStackFor(selectorOf(o), path)
 	if err != nil {
 		return nil, nil
 	}
@@ -221,7 +231,7 @@ func archProblems(agent string, f *baselineFile, o *baseline.Observation, want [
 		for _, s := range f.doc.Syscalls {
 			expected[s.Arch] = true
 		}
-		if p, err := baseline.Load(f.path); err == nil {
+		if p, err := baseline.LoadStackFor(selectorOf(o), f.path); err == nil {
 			for _, a := range p.Arches() {
 				expected[a] = true
 			}
@@ -256,19 +266,50 @@ func sortedArches(set map[scmp.Arch]bool) []scmp.Arch {
 	return out
 }
 
-// fileFor finds the baseline file an agent's observation updates.
-func fileFor(files []*baselineFile, agent string) *baselineFile {
+// selectorOf picks layers by the environment an observation was made in
+// (its first arch's).
+func selectorOf(o *baseline.Observation) baseline.Selector {
+	arches := o.Arches()
+	if len(arches) == 0 {
+		return baseline.Selector{}
+	}
+	return baseline.SelectorFor(arches[0], o.Environment[arches[0]])
+}
+
+// fileFor finds the baseline file an agent's observation updates. When
+// the agent's files are layers (picked by an extends entry with
+// placeholders), it is the layer of the observation's environment: a new
+// file when nobody recorded that environment yet.
+func fileFor(files []*baselineFile, agent string, o *baseline.Observation) (*baselineFile, error) {
+	for _, f := range files {
+		if f.doc.Agent != agent || f.pattern == "" {
+			continue
+		}
+		path, err := selectorOf(o).Expand(f.pattern)
+		if err != nil {
+			return nil, fmt.Errorf("agent %q: its files are layers (%s) and the observation's environment cannot pick one: %v (observations need an environment: record with this sysgate)", agent, f.pattern, err)
+		}
+		path = filepath.Clean(path)
+		for _, g := range files {
+			if filepath.Clean(g.path) == path {
+				return g, nil
+			}
+		}
+		doc := &baseline.Document{Path: path, Version: baseline.FormatVersion, Agent: agent,
+			Header: "# sysgate layer for " + selectorOf(o).String() + ": picked by " + f.pattern + ".\n# Recorded by make baseline-update in that environment; reviewed in pull requests."}
+		return &baselineFile{path: path, doc: doc, base: true, pattern: f.pattern, created: true}, nil
+	}
 	for _, f := range files {
 		if f.doc.Agent == agent {
-			return f
+			return f, nil
 		}
 	}
 	for _, f := range files {
 		if f.doc.Agent == "" && strings.TrimSuffix(filepath.Base(f.path), filepath.Ext(f.path)) == agent {
-			return f
+			return f, nil
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // readBaselineDir parses every *.yaml under dir and marks the files other
@@ -296,8 +337,19 @@ func readBaselineDir(dir string) ([]*baselineFile, error) {
 	for _, f := range files {
 		for _, ref := range f.doc.Extends {
 			target := filepath.Clean(filepath.Join(filepath.Dir(f.path), ref.Path))
+			pattern := ""
+			if baseline.IsLayered(ref.Path) {
+				pattern = target
+			}
 			for _, g := range files {
-				if filepath.Clean(g.path) == target {
+				if g.path == f.path {
+					continue
+				}
+				if pattern != "" {
+					if ok, _ := filepath.Match(baseline.LayerGlob(pattern), filepath.Clean(g.path)); ok {
+						g.base, g.pattern = true, pattern
+					}
+				} else if filepath.Clean(g.path) == target {
 					g.base = true
 				}
 			}
@@ -310,7 +362,7 @@ func readBaselineDir(dir string) ([]*baselineFile, error) {
 // runtime base without an agent key keeps it that way: it belongs to no
 // agent, the observation only names which runtime it is.
 func updateFile(f *baselineFile, o *baseline.Observation, opts UpdateOptions) (*baseline.RecordResult, error) {
-	doc, res, err := baseline.FromObservation(f.path, o, baseline.RecordOptions{Agent: o.Agent, Merge: opts.KeepUnseen})
+	doc, res, err := baseline.FromObservation(f.path, o, baseline.RecordOptions{Agent: o.Agent, Merge: opts.KeepUnseen, Select: selectorOf(o)})
 	if err != nil {
 		return nil, err
 	}
@@ -329,6 +381,12 @@ func updateFile(f *baselineFile, o *baseline.Observation, opts UpdateOptions) (*
 		return res, nil
 	}
 	doc.Agent = f.doc.Agent
+	if f.created {
+		doc.Header = f.doc.Header
+		if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+			return nil, fmt.Errorf("update baseline: %w", err)
+		}
+	}
 	if err := baseline.Save(f.path, doc); err != nil {
 		return nil, err
 	}

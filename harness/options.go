@@ -43,6 +43,7 @@ type Option func(*runConfig)
 
 type runConfig struct {
 	baselines   []string
+	selector    baseline.Selector // picks the baselines' layers (commandEnvironment)
 	profile     *baseline.Profile
 	mode        baseline.Mode
 	action      baseline.Action

@@ -40,19 +40,25 @@ var profileSeq uint64
 // loadCompiled returns the profile of paths and its filter for mode. The
 // key includes the working directory, since relative paths (and the file
 // names reported in violations) depend on it.
-func loadCompiled(paths []string, resolve func(*baseline.Profile) baseline.Mode, opts baseline.CompileOptions) (*baseline.Profile, baseline.Mode, *baseline.Filter, error) {
+func loadCompiled(paths []string, sel baseline.Selector, resolve func(*baseline.Profile) baseline.Mode, opts baseline.CompileOptions) (*baseline.Profile, baseline.Mode, *baseline.Filter, error) {
 	wd, _ := os.Getwd()
-	key := wd + "\x00" + strings.Join(paths, "\x00")
+	key := wd + "\x00" + sel.String() + "\x00" + strings.Join(paths, "\x00")
 	profileCache.Lock()
 	entry := profileCache.entries[key]
 	profileCache.Unlock()
 	if entry == nil || !entry.fresh() {
-		p, err := baseline.LoadStack(paths...)
+		p, err := baseline.LoadStackFor(sel, paths...)
 		if err != nil {
 			return nil, 0, nil, err
 		}
 		entry = &cachedProfile{profile: p, sums: map[string][sha256.Size]byte{}, filters: map[filterKey]*baseline.Filter{}}
+		if len(p.Unrecorded()) > 0 {
+			entry = nil // a layer recorded later must take effect: cache nothing
+		}
 		for _, f := range p.Files() {
+			if entry == nil {
+				break
+			}
 			sum, err := fileSum(f)
 			if err != nil {
 				entry = nil // unreadable now: use the profile, cache nothing

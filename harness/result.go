@@ -78,6 +78,19 @@ type Result struct {
 	// no list at all for the arch it ran on: then every syscall counts as
 	// new, and the fix is recording that arch's list (see ArchHint).
 	MissingArch bool `json:"missing_arch,omitempty"`
+	// Environment is where the run ran (baseline.Environment): the host,
+	// and the runtimes among the programs its processes ran.
+	Environment *baseline.Environment `json:"environment,omitempty"`
+	// Drift compares it with the environment the baselines were recorded
+	// in (check and enforce runs with baselines); see DriftNote.
+	Drift *Drift `json:"drift,omitempty"`
+	// Unrecorded are the layers the baselines pick for this environment
+	// that nobody has recorded yet (baseline.UnrecordedLayer): the run was
+	// checked without them, and the fix is recording them (LayerHint).
+	Unrecorded []baseline.UnrecordedLayer `json:"unrecorded,omitempty"`
+	// Selector holds the values the baselines' layered extends entries
+	// were picked by (read before the run: commandEnvironment).
+	Selector baseline.Selector `json:"selector,omitempty"`
 	// ObservationFile is where a record-mode run merged its observation
 	// (WithObservationFile): the run learned a baseline rather than
 	// checking one.
@@ -261,14 +274,39 @@ func (v Violation) ClassNote() string {
 	return "the baseline allows " + strings.Join(v.Allowed, ", ")
 }
 
-// ArchHint explains a MissingArch run, or is "".
+// ArchHint explains a run whose environment nobody has recorded yet: a
+// MissingArch run, or one whose baselines pick a layer that does not
+// exist (Unrecorded). "" otherwise. Every report shows it in place of
+// the run's new syscalls, which are the whole runtime's.
 func (r *Result) ArchHint() string {
-	if !r.MissingArch {
+	if r.MissingArch {
+		return fmt.Sprintf("The baselines have no %s list yet, so every syscall of this run counts as new. Record one on an %s machine "+
+			"(sudo make baseline-update ARCH=%s, or sysgate record), or let the baseline-update workflow's %s shard write it.",
+			r.Arch, r.Arch, r.Arch, r.Arch)
+	}
+	if len(r.Unrecorded) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("The baselines have no %s list yet, so every syscall of this run counts as new. Record one on an %s machine "+
-		"(sudo make baseline-update ARCH=%s, or sysgate record), or let the baseline-update workflow's %s shard write it.",
-		r.Arch, r.Arch, r.Arch, r.Arch)
+	u := r.Unrecorded[0]
+	cmd := "sysgate record --merge -o " + shellWord(u.File)
+	if len(r.Baselines) > 0 {
+		cmd = "sysgate record --merge -o " + shellWord(r.Baselines[len(r.Baselines)-1])
+	}
+	cmd += " --"
+	for _, a := range r.Command {
+		cmd += " " + shellWord(a)
+	}
+	return fmt.Sprintf("Unrecorded environment: nobody has recorded the layer %s for %s (%s:%d picks it with %s), so this run was checked without it "+
+		"and its %d %s count as new. Record it here with `%s` (the suites: sudo make baseline-update), or let the baseline-update workflow record on this runner.",
+		u.Path, u.Environment(), u.File, u.Line, u.Pattern, len(r.Violations), plural(len(r.Violations), "syscall", "syscalls"), cmd)
+}
+
+// shellWord quotes s for a POSIX shell when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Recorded reports whether a record run saw syscalls beyond its bases:

@@ -54,6 +54,10 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	backend, backendNote := cfg.pickBackend()
 	notify := backend == BackendNotify
 	cfg.notify = notify
+	// The environment picks the baselines' layers: read before the run,
+	// from the machine and the command, without running anything.
+	envBefore := commandEnvironment(agent)
+	cfg.selector = baseline.SelectorFor(scmp.Native(), envBefore)
 	// Bad input is reported before missing privileges: it needs neither.
 	profile, mode, filter, err := cfg.loadCompiled()
 	if err != nil {
@@ -112,7 +116,13 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	// What the agent will be able to write to, read before it starts:
 	// the run's own baselines (with everything they extend) and the
 	// caller's snapshots.
-	snapshots := append([]*baseline.Snapshot{baseline.SnapshotFiles(profile.Files()...)}, cfg.snapshots...)
+	// A layer not recorded yet is watched too: an agent that writes one
+	// would allow itself everything in the next run.
+	watched := profile.Files()
+	for _, u := range profile.Unrecorded() {
+		watched = append(watched, u.Path)
+	}
+	snapshots := append([]*baseline.Snapshot{baseline.SnapshotFiles(watched...)}, cfg.snapshots...)
 	if hasCap(capSysAdmin) {
 		setup.HideDirs, setup.ReadOnlyPaths = outOfReach(snapshots, append([]string{cfg.observation}, cfg.readOnly...)...)
 	} else {
@@ -289,6 +299,8 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	r.Refused = events.refusedFindings()
 	r.Unmonitored = profile.Unmonitored()
 	r.MissingArch = profile != nil && mode != baseline.ModeRecord && !slices.Contains(profile.Arches(), r.Arch)
+	r.noteEnvironment(runEnvironment(r.Programs, envBefore), profile, mode)
+	r.Selector = cfg.selector
 	r.normalize()
 	r.decide(tree, closeErr, cfg.allowAgentFailure)
 	if mode == baseline.ModeRecord && r.Conclusive() && cfg.observation != "" {
@@ -387,7 +399,7 @@ func (r *Result) setExit(ws syscall.WaitStatus, waitErr error) {
 func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *baseline.Filter, error) {
 	opts := baseline.CompileOptions{Action: c.action, Notify: c.notify, ArgBlind: c.argBlind, Programs: !c.noPrograms}
 	if len(c.baselines) > 0 {
-		return loadCompiled(c.baselines, c.resolveMode, opts)
+		return loadCompiled(c.baselines, c.selector, c.resolveMode, opts)
 	}
 	mode := c.resolveMode(c.profile)
 	filter, err := baseline.Compile(c.profile, mode, opts)

@@ -40,7 +40,7 @@ func (m *withinBaselineMatcher) Match(actual any) (bool, error) {
 	}
 	m.result, m.violations, m.programs = r, r.Violations, r.ProgramViolations
 	if len(m.paths) > 0 {
-		p, err := baseline.LoadStack(m.paths...)
+		p, err := baseline.LoadStackFor(r.Selector, m.paths...)
 		if err != nil {
 			if ierr := inconclusive("StayWithinBaseline", r); ierr != nil {
 				return false, ierr

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/ci"
+	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -101,7 +103,7 @@ func loadSyscallSet(path string) (*syscallSet, error) {
 		s.hasPrograms = len(s.programs) > 0
 		return s, nil
 	}
-	p, err := baseline.Load(path)
+	p, err := baseline.LoadStackFor(harness.HostSelector(os.Environ()), path)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ func (c *Command) runBaselineValidate(args []string) int {
 	}
 	code := ExitOK
 	for _, path := range fs.Args() {
-		p, err := baseline.Load(path)
+		p, err := c.loadStack(path)
 		if err != nil && !errors.Is(err, baseline.ErrInvalid) {
 			code = c.errorf(ExitUsage, "%v", err)
 			continue

@@ -8,6 +8,9 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
 )
 
 // Exit codes shared by every verb.
@@ -30,6 +33,20 @@ type Command struct {
 	// Env is sysgate's own environment ("KEY=value"); nil means the
 	// process's. The CLI is the only library layer that reads it.
 	Env []string
+}
+
+// environ is sysgate's own environment.
+func (c *Command) environ() []string {
+	if c.Env == nil {
+		return os.Environ()
+	}
+	return c.Env
+}
+
+// loadStack loads baselines as this machine picks their layers (commands
+// that run no agent: validate, diff, export, compare).
+func (c *Command) loadStack(paths ...string) (*baseline.Profile, error) {
+	return baseline.LoadStackFor(harness.HostSelector(c.environ()), paths...)
 }
 
 // getenv reads sysgate's own environment.

@@ -315,7 +315,21 @@ func (c *Command) runRecord(args []string) int {
 			return c.errorf(ExitInconclusive, "%v", err)
 		}
 	}
-	res, err := baseline.WriteRecorded(out, r.Observed, baseline.RecordOptions{Agent: r.Agent, Extends: extends, Merge: merge, Before: before})
+	// A layer the file picks for this environment that nobody recorded
+	// yet is what this run records; the file itself serves the other
+	// environments and stays as it is.
+	written := out
+	var res *baseline.RecordResult
+	u, layered, err := c.unrecordedLayer(out, r.Selector, before)
+	if err != nil {
+		return c.errorf(ExitUsage, "%v", err)
+	}
+	if layered {
+		written = u.Path
+		res, err = baseline.RecordLayer(u, r.Observed, baseline.RecordOptions{Select: r.Selector, Before: before, Provided: []string{out}})
+	} else {
+		res, err = baseline.WriteRecorded(out, r.Observed, baseline.RecordOptions{Agent: r.Agent, Extends: extends, Merge: merge, Before: before, Select: r.Selector})
+	}
 	if err != nil {
 		if errors.Is(err, baseline.ErrInvalid) {
 			return c.errorf(ExitUsage, "%v", err)
@@ -327,7 +341,7 @@ func (c *Command) runRecord(args []string) int {
 	if err := ci.WriteText(c.Stderr, r, pal); err != nil {
 		return c.errorf(ExitInconclusive, "write result: %v", err)
 	}
-	if err := ci.WriteRecorded(c.Stderr, out, res, pal); err != nil {
+	if err := ci.WriteRecorded(c.Stderr, written, res, pal); err != nil {
 		return c.errorf(ExitInconclusive, "write result: %v", err)
 	}
 	if len(r.ModifiedBaselines) > 0 {
@@ -424,6 +438,28 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	return verdictCode(ci.Verdict(r.Verdict))
 }
 
+// unrecordedLayer returns the layer the file at out picks for the run's
+// environment when nobody recorded it yet. Several missing layers are an
+// error: what the run needed cannot be split between them.
+func (c *Command) unrecordedLayer(out string, sel baseline.Selector, before *baseline.Snapshot) (baseline.UnrecordedLayer, bool, error) {
+	if _, err := before.Read(out); err != nil {
+		return baseline.UnrecordedLayer{}, false, nil // a new file: nothing picks a layer yet
+	}
+	p, err := baseline.LoadStackFor(sel, out)
+	if err != nil {
+		return baseline.UnrecordedLayer{}, false, nil // WriteRecorded says what is wrong with it
+	}
+	switch un := p.Unrecorded(); len(un) {
+	case 0:
+		return baseline.UnrecordedLayer{}, false, nil
+	case 1:
+		return un[0], true, nil
+	default:
+		return baseline.UnrecordedLayer{}, false, fmt.Errorf("record %s: %d layers are missing for this environment (%s and %s): record them one at a time, each with a command that exercises only its runtime",
+			out, len(un), un[0].Path, un[1].Path)
+	}
+}
+
 // gateAgent is the agent's name for check and enforce: --agent when given,
 // else the name the baselines give (the first -b file with an agent key),
 // so the result names the agent the baseline is for, not "node" or
@@ -431,7 +467,7 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 // baselines contradict is kept, with a warning: it is how a second agent
 // borrows a baseline, and how a typo shows.
 func (c *Command) gateAgent(flagAgent string, baselines []string) string {
-	p, err := baseline.LoadStack(baselines...)
+	p, err := baseline.LoadStackFor(harness.HostSelector(c.environ()), baselines...)
 	if err != nil {
 		return flagAgent // the run reports the bad baseline
 	}

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sysgate/sysgate/internal/testutil"
+)
+
+// A baseline recorded here carries where it was recorded.
+func TestRecordWritesTheEnvironment(t *testing.T) {
+	testutil.RequireAudit(t)
+	py := testutil.Python(t)
+	path := filepath.Join(t.TempDir(), "a.yaml")
+	if code, _, stderr := runAgentVerb(t, "record", "-o", path, "--", py, "-I", "-S", "-c", "print(1)"); code != ExitOK {
+		t.Fatalf("record: %d\n%s", code, stderr)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(py)
+	for _, want := range []string{"environment:\n  x86_64:\n    kernel: ", "    os: debian 12\n", "    libc: glibc 2.", "    runtimes:\n      - python 3.11.", " " + real + "\n"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("recorded file lacks %q:\n%s", want, data)
+		}
+	}
+}
+
+// A check with another interpreter than the one recorded names what
+// changed; the same interpreter says it is a behaviour change.
+func TestCheckExplainsEnvironmentDrift(t *testing.T) {
+	testutil.RequireAudit(t)
+	py := testutil.Python(t)
+	system := "/usr/bin/python3.11"
+	testutil.RequireCommand(t, system, "Debian's python3.11, the second interpreter")
+	realPy, _ := filepath.EvalSymlinks(py)
+	if realPy == system {
+		t.Fatalf("[setup]: the test needs two interpreters, and python3 is %s", system)
+	}
+	path := filepath.Join(t.TempDir(), "a.yaml")
+	well := "print(1)"
+	if code, _, stderr := runAgentVerb(t, "record", "-o", path, "--", py, "-I", "-S", "-c", well); code != ExitOK {
+		t.Fatalf("record: %d\n%s", code, stderr)
+	}
+	// The same interpreter doing something new: a behaviour change.
+	changed := "import socket; socket.socket(socket.AF_INET).close()"
+	code, stdout, stderr := runAgentVerb(t, "check", "-b", path, "--", py, "-I", "-S", "-c", changed)
+	if code != ExitViolation || !strings.Contains(stdout, "same environment as recorded: this is a behaviour change") {
+		t.Fatalf("check of a changed agent: code %d, want 1 saying the environment is the same\n%s%s", code, stdout, stderr)
+	}
+	// The system interpreter: whatever it calls beyond the recording is
+	// put down to the interpreter, by name and version.
+	code, stdout, stderr = runAgentVerb(t, "check", "-b", path, "--", system, "-I", "-S", "-c", changed)
+	if code != ExitViolation || !strings.Contains(stdout, "environment drift: python 3.11.") || !strings.Contains(stdout, "→ 3.11.") ||
+		!strings.Contains(stdout, "most likely environment drift") {
+		t.Fatalf("check with another interpreter: code %d, want 1 naming the python change\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = runAgentVerb(t, "check", "-b", path, "--format", "json", "--", system, "-I", "-S", "-c", changed)
+	if code != ExitViolation || !strings.Contains(stdout, `"part": "python"`) || !strings.Contains(stdout, `"path": "`+system+`"`) {
+		t.Fatalf("json: code %d, want the drift's parts\n%s", code, stdout)
+	}
+}
+
+// A baseline that picks its runtime layer by environment, in an
+// environment nobody recorded: the check says so with the one command
+// that records it, that command writes the layer and leaves the agent's
+// file alone, and the next check is clean.
+func TestUnrecordedEnvironmentIsRecordedByTheCommandItNames(t *testing.T) {
+	testutil.RequireAudit(t)
+	py := testutil.Python(t)
+	dir := t.TempDir()
+	agentYAML := "version: 1\nagent: layered\nextends:\n  - layers/{os}/python-{python}.yaml\nsyscalls:\n  x86_64:\n    - write\n"
+	agent := filepath.Join(dir, "agent.yaml")
+	other := filepath.Join(dir, "layers", "other-1", "python-3.0.yaml")
+	for path, content := range map[string]string{agent: agentYAML, other: "version: 1\nagent: py-layer\nsyscalls:\n  x86_64:\n    - read\n"} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := []string{py, "-I", "-S", "-c", "print(1)"}
+	code, stdout, stderr := runAgentVerb(t, append([]string{"check", "-b", agent, "--"}, cmd...)...)
+	if code != ExitViolation || !strings.Contains(stdout, "Unrecorded environment: nobody has recorded the layer") ||
+		strings.Contains(stdout, "Outside the baseline") {
+		t.Fatalf("check: code %d, want 1 with the unrecorded environment instead of a syscall list\n%s%s", code, stdout, stderr)
+	}
+	_, after, ok := strings.Cut(stdout, "Record it here with `")
+	recordCmd, _, _ := strings.Cut(after, "`")
+	if !ok || !strings.HasPrefix(recordCmd, "sysgate record --merge -o "+agent+" -- ") {
+		t.Fatalf("no record command in the hint:\n%s", stdout)
+	}
+	code, _, stderr = runAgentVerb(t, append([]string{"record", "--merge", "-o", agent, "--"}, cmd...)...)
+	if code != ExitOK {
+		t.Fatalf("record: %d\n%s", code, stderr)
+	}
+	layers, _ := filepath.Glob(filepath.Join(dir, "layers", "*", "python-*.yaml"))
+	if len(layers) != 2 {
+		t.Fatalf("layers after record: %v, want the other one and this environment's", layers)
+	}
+	if data, _ := os.ReadFile(agent); string(data) != agentYAML {
+		t.Errorf("record changed the agent's file:\n%s", data)
+	}
+	for _, l := range layers {
+		if l == other {
+			continue
+		}
+		data, _ := os.ReadFile(l)
+		if !strings.Contains(string(data), "agent: py-layer\nenvironment:") || !strings.Contains(string(data), "    - execve\n") {
+			t.Errorf("layer %s:\n%s", l, data)
+		}
+	}
+	if code, stdout, stderr := runAgentVerb(t, append([]string{"check", "-b", agent, "--"}, cmd...)...); code != ExitOK {
+		t.Fatalf("check after recording the layer: code %d\n%s%s", code, stdout, stderr)
+	}
+}

@@ -1,0 +1,141 @@
+package harness
+
+import (
+	"strconv"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/envprobe"
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// Drift compares the environment of a check or enforce run with the one
+// its baselines were recorded in (baseline.CompareEnvironments).
+type Drift struct {
+	// Recorded: the baselines carry a fingerprint for the run's arch.
+	// Without one, drift cannot be told apart from a behaviour change.
+	Recorded bool                 `json:"recorded"`
+	Changes  []baseline.EnvChange `json:"changes,omitempty"`
+}
+
+// Same reports whether the run's environment matches the recorded one.
+func (d *Drift) Same() bool { return d != nil && d.Recorded && len(d.Changes) == 0 }
+
+// Note is the sentence every report puts next to a run's violations:
+// what changed in the environment and what that suggests, or that
+// nothing did. "" when there is nothing to say (no violations).
+func (r *Result) DriftNote() string {
+	if r.Drift == nil || len(r.Violations) == 0 || r.Mode == baseline.ModeRecord {
+		return ""
+	}
+	n := len(r.Violations)
+	what := "these " + strconv.Itoa(n) + " new syscalls are"
+	if n == 1 {
+		what = "this new syscall is"
+	}
+	switch {
+	case !r.Drift.Recorded:
+		return "the baselines carry no environment fingerprint for " + r.Arch.String() + " (recorded before sysgate wrote one): re-record them to tell environment drift from behaviour changes"
+	case len(r.Drift.Changes) == 0:
+		return "same environment as recorded: this is a behaviour change"
+	}
+	return "environment drift: " + baseline.DescribeChanges(r.Drift.Changes) + ": " + what +
+		" most likely environment drift; re-record the baselines in this environment (sysgate record, or the baseline-update workflow) and review the diff"
+}
+
+// hostEnvironment is what the machine says about itself; the parts it
+// cannot read stay empty (and compare as unknown, never as a change).
+func hostEnvironment() baseline.Environment {
+	h, _ := envprobe.ProbeHost()
+	var env baseline.Environment
+	add := func(list *[]string, v string) {
+		if v != "" {
+			*list = append(*list, v)
+		}
+	}
+	add(&env.Kernel, h.Kernel)
+	add(&env.OS, h.OS)
+	add(&env.Libc, h.Libc)
+	return env
+}
+
+// commandEnvironment is the environment a run is about to have, read
+// before it starts (nothing is run to learn it): the host, and the
+// runtimes the command will most likely start. It picks the layers of
+// layered extends entries.
+func commandEnvironment(agent Agent) baseline.Environment {
+	env := hostEnvironment()
+	for _, r := range envprobe.CommandRuntimes(agent.Command, agent.Env, agent.Dir) {
+		env.Merge(baseline.Environment{Runtimes: []baseline.Runtime{{Name: r.Name, Version: r.Version, Path: r.Path}}})
+	}
+	if len(env.Runtimes) > 0 {
+		if libc := envprobe.Libc(env.Runtimes[0].Path); libc != "" {
+			env.Libc = []string{libc}
+		}
+	}
+	return env
+}
+
+// runEnvironment is the environment a run had: the host, the runtimes
+// among the programs its processes ran, and the libc the first of them
+// used. Without program observation it falls back to the command's.
+func runEnvironment(programs []ProgramRun, before baseline.Environment) baseline.Environment {
+	env := hostEnvironment()
+	libc := ""
+	for _, p := range programs {
+		r, ok := envprobe.Identify(p.Path)
+		if !ok {
+			continue
+		}
+		env.Merge(baseline.Environment{Runtimes: []baseline.Runtime{{Name: r.Name, Version: r.Version, Path: r.Path}}})
+		if libc == "" {
+			libc = envprobe.Libc(r.Path)
+		}
+	}
+	if len(programs) == 0 {
+		env.Runtimes = before.Runtimes
+		libc = ""
+		if len(before.Libc) > 0 {
+			libc = before.Libc[0]
+		}
+	}
+	if libc != "" {
+		env.Libc = []string{libc}
+	}
+	return env
+}
+
+// noteEnvironment records where the run ran: into the observation (a
+// record run writes it into the baseline), and for a check or enforce run
+// against baselines, how it differs from theirs and which layers are
+// missing.
+func (r *Result) noteEnvironment(env baseline.Environment, profile *baseline.Profile, mode baseline.Mode) {
+	if env.IsZero() {
+		return
+	}
+	r.Environment = &env
+	if r.Observed != nil {
+		r.Observed.AddEnvironment(r.Arch, env)
+	}
+	if profile == nil || mode == baseline.ModeRecord {
+		return
+	}
+	recorded, ok := profile.Environment(r.Arch)
+	r.Drift = &Drift{Recorded: ok}
+	if ok {
+		r.Drift.Changes = baseline.CompareEnvironments(recorded, env)
+	}
+	r.Unrecorded = profile.Unrecorded()
+}
+
+// HostSelector picks layers for commands that run no agent (validate,
+// export, compare): this machine, with the python3 and node its PATH
+// (taken from env) would start.
+func HostSelector(env []string) baseline.Selector {
+	e := hostEnvironment()
+	for _, cmd := range []string{"python3", "node"} {
+		for _, r := range envprobe.CommandRuntimes([]string{cmd}, env, "") {
+			e.Merge(baseline.Environment{Runtimes: []baseline.Runtime{{Name: r.Name, Version: r.Version, Path: r.Path}}})
+		}
+	}
+	return baseline.SelectorFor(scmp.Native(), e)
+}
