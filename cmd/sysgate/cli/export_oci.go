@@ -15,7 +15,10 @@ func (c *Command) runExportOCI(args []string) int {
 	var files listFlag
 	fs.Var(&files, "b", "a `BASELINE` file (repeatable; extends are followed)")
 	out := fs.String("o", "", "write the profile to `FILE` (atomically); default stdout")
-	action := fs.String("default-action", "errno", "for syscalls outside the baselines: errno (EPERM), kill or log")
+	action := fs.String("default-action", "errno", "for syscalls outside the baselines: errno (refuse with --errno), kill or log (allow and audit)")
+	errnoFlag := fs.String("errno", "", "with --default-action errno: the `ERRNO` refused syscalls return: EPERM (the default), ENOSYS or a number from 1 to 4095. "+
+		"ENOSYS tells a program the syscall does not exist, so libc and runtimes fall back to an older one "+
+		"(Docker's default profile answers clone3 so, and runc answers syscalls newer than a profile so); EPERM says it exists and is refused")
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
@@ -29,6 +32,15 @@ func (c *Command) runExportOCI(args []string) int {
 	if err != nil {
 		return c.errorf(ExitUsage, "export oci: --default-action: %v", err)
 	}
+	var errno uint
+	if *errnoFlag != "" {
+		if def != baseline.ActionErrno {
+			return c.errorf(ExitUsage, "export oci: --errno %s goes with --default-action errno, not %s", *errnoFlag, def)
+		}
+		if errno, err = baseline.ParseErrno(*errnoFlag); err != nil {
+			return c.errorf(ExitUsage, "export oci: --errno: %v", err)
+		}
+	}
 	p, err := baseline.LoadStack(files...)
 	if err != nil {
 		c.printFindings(err)
@@ -40,7 +52,7 @@ func (c *Command) runExportOCI(args []string) int {
 			fmt.Fprintln(c.Stderr, w)
 		}
 	}
-	data, err := baseline.ExportOCI(p, baseline.OCIOptions{Default: def})
+	data, err := baseline.ExportOCI(p, baseline.OCIOptions{Default: def, Errno: errno})
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)
 	}

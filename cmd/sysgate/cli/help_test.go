@@ -20,6 +20,7 @@ func TestHelp(t *testing.T) {
 		{"report.out", []string{"report", "--help"}},
 		{"check.out", []string{"check", "-h"}},
 		{"doctor.out", []string{"doctor", "-h"}},
+		{"export-oci.out", []string{"export", "oci", "-h"}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			code, stdout, stderr := run(t, tc.args...)
