@@ -179,51 +179,18 @@ func BuildOCI(p *Profile, opts OCIOptions) (*mobyseccomp.Seccomp, error) {
 		prof.ArchMap = append(prof.ArchMap, mobyseccomp.Architecture{Arch: ociArches[a].spec, SubArches: subs[a]})
 	}
 	scope := func(a scmp.Arch) string { return mobyNative[ociArches[a].native] }
-	// Per syscall, argument alternative and comment: the native arches
-	// that allow it; a rule then collects the syscalls with the same ones.
-	type ruleKey struct{ arches, comment, args string }
-	rules := map[ruleKey]*mobyseccomp.Syscall{}
-	for _, g := range mergeGrants(gs, scope) {
-		arches := ""
-		if len(g.scopes) < len(natives) {
-			arches = strings.Join(g.scopes, ",")
+	arches := func(m mergedGrant) string {
+		if len(m.scopes) == len(natives) {
+			return ""
 		}
-		k := ruleKey{arches, g.comment, g.argsKey}
-		r := rules[k]
-		if r == nil {
-			r = &mobyseccomp.Syscall{LinuxSyscall: specs.LinuxSyscall{Action: specs.ActAllow, Args: g.args}, Comment: g.comment}
-			if arches != "" {
-				r.Includes = &mobyseccomp.Filter{Arches: g.scopes}
-			}
-			rules[k] = r
-		}
-		r.Names = append(r.Names, g.name)
+		return strings.Join(m.scopes, ",")
 	}
-	keys := make([]ruleKey, 0, len(rules))
-	for k := range rules {
-		keys = append(keys, k)
-	}
-	// Argument-blind rules first, the ones for every arch before the
-	// per-arch ones, uncommented before commented.
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if (a.args == "") != (b.args == "") {
-			return a.args == ""
+	for _, r := range groupRules(mergeGrants(gs, scope), arches) {
+		rule := &mobyseccomp.Syscall{LinuxSyscall: specs.LinuxSyscall{Names: r.names, Action: specs.ActAllow, Args: r.first.args}, Comment: r.comment}
+		if r.arches != "" {
+			rule.Includes = &mobyseccomp.Filter{Arches: r.first.scopes}
 		}
-		if a.arches != b.arches {
-			return a.arches < b.arches
-		}
-		if a.comment != b.comment {
-			return a.comment < b.comment
-		}
-		return a.args < b.args
-	})
-	prof.Syscalls = make([]*mobyseccomp.Syscall, 0, len(keys))
-	for _, k := range keys {
-		r := rules[k]
-		slices.Sort(r.Names)
-		r.Names = slices.Compact(r.Names)
-		prof.Syscalls = append(prof.Syscalls, r)
+		prof.Syscalls = append(prof.Syscalls, rule)
 	}
 	return prof, nil
 }

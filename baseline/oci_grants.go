@@ -3,6 +3,7 @@ package baseline
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -156,4 +157,49 @@ func appendDistinct(list []string, s string) []string {
 		}
 	}
 	return append(list, s)
+}
+
+// ruleGroup is one rule of an export: the merged grants that share their
+// arches (as the export writes them, "" for all), comment and arguments.
+type ruleGroup struct {
+	arches, comment, argsKey string
+	first                    mergedGrant // for the arguments and scopes
+	names                    []string    // sorted
+}
+
+// groupRules groups merged grants into rules, arches naming a grant's
+// arches. Argument-blind rules come first; then rules for every arch
+// before per-arch ones, uncommented before commented.
+func groupRules(ms []mergedGrant, arches func(mergedGrant) string) []ruleGroup {
+	type key struct{ arches, comment, args string }
+	byKey := map[key]*ruleGroup{}
+	for _, m := range ms {
+		k := key{arches(m), m.comment, m.argsKey}
+		r := byKey[k]
+		if r == nil {
+			r = &ruleGroup{arches: k.arches, comment: k.comment, argsKey: k.args, first: m}
+			byKey[k] = r
+		}
+		r.names = append(r.names, m.name)
+	}
+	out := make([]ruleGroup, 0, len(byKey))
+	for _, r := range byKey {
+		sort.Strings(r.names)
+		r.names = slices.Compact(r.names)
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if (a.argsKey == "") != (b.argsKey == "") {
+			return a.argsKey == ""
+		}
+		if a.arches != b.arches {
+			return a.arches < b.arches
+		}
+		if a.comment != b.comment {
+			return a.comment < b.comment
+		}
+		return a.argsKey < b.argsKey
+	})
+	return out
 }
