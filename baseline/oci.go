@@ -6,156 +6,191 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
+
+	mobyseccomp "github.com/moby/profiles/seccomp"
+	specs "github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
-// OCIProfile is the seccomp section of the OCI runtime spec (LinuxSeccomp),
-// the format Docker, Podman, containerd and Kubernetes load.
-type OCIProfile struct {
-	DefaultAction   string           `json:"defaultAction"`
-	DefaultErrnoRet *uint            `json:"defaultErrnoRet,omitempty"`
-	Architectures   []string         `json:"architectures,omitempty"`
-	Flags           []string         `json:"flags,omitempty"`
-	Syscalls        []OCISyscallRule `json:"syscalls,omitempty"`
-}
+// Errno values an exported profile's default action can return. Linux
+// numbers them alike on every arch sysgate knows.
+const (
+	ErrnoEPERM  uint = 1  // the syscall exists and is refused
+	ErrnoENOSYS uint = 38 // the syscall does not exist: libc falls back to an older one
+)
 
-// OCISyscallRule is LinuxSyscall: names with one action.
-type OCISyscallRule struct {
-	Names    []string `json:"names"`
-	Action   string   `json:"action"`
-	ErrnoRet *uint    `json:"errnoRet,omitempty"`
-	Args     []OCIArg `json:"args,omitempty"`
-}
-
-// OCIArg is LinuxSeccompArg. An argument class exports as masked
-// comparisons: Op SCMP_CMP_MASKED_EQ, Value the mask, ValueTwo the value
-// (runc passes them to libseccomp in that order).
-type OCIArg struct {
-	Index    uint   `json:"index"`
-	Value    uint64 `json:"value"`
-	ValueTwo uint64 `json:"valueTwo,omitempty"`
-	Op       string `json:"op"`
-}
+// maxErrno is the kernel's MAX_ERRNO: a larger SECCOMP_RET_ERRNO value
+// would not read as an error in the caller.
+const maxErrno = 4095
 
 // OCIOptions tune ExportOCI.
 type OCIOptions struct {
 	// Default is the action for syscalls outside the profile: ActionErrno
-	// (EPERM; the default when zero), ActionKill or ActionLog (audit what
-	// the container does beyond the profile without refusing it).
+	// (the default when zero), ActionKill or ActionLog (audit what the
+	// container does beyond the profile without refusing it).
 	Default Action
+	// Errno is the defaultErrnoRet of ActionErrno; 0 means ErrnoEPERM.
+	// Only ActionErrno takes one.
+	Errno uint
 }
 
-// ociArch maps sysgate's arch names to the runtime spec's.
-var ociArch = map[scmp.Arch]string{
-	scmp.X86_64:  "SCMP_ARCH_X86_64",
-	scmp.I386:    "SCMP_ARCH_X86",
-	scmp.X32:     "SCMP_ARCH_X32",
-	scmp.AArch64: "SCMP_ARCH_AARCH64",
-	scmp.ARM:     "SCMP_ARCH_ARM",
-	scmp.RISCV64: "SCMP_ARCH_RISCV64",
-	scmp.PPC64LE: "SCMP_ARCH_PPC64LE",
-	scmp.S390X:   "SCMP_ARCH_S390X",
+// ParseErrno reads an errno for OCIOptions.Errno: "EPERM", "ENOSYS" or a
+// number from 1 to 4095.
+func ParseErrno(s string) (uint, error) {
+	switch strings.ToUpper(s) {
+	case "EPERM":
+		return ErrnoEPERM, nil
+	case "ENOSYS":
+		return ErrnoENOSYS, nil
+	}
+	n, err := strconv.ParseUint(s, 10, 16)
+	if err != nil || n == 0 || n > maxErrno {
+		return 0, fmt.Errorf("errno %q: want EPERM, ENOSYS or a number from 1 to %d", s, maxErrno)
+	}
+	return uint(n), nil
 }
 
-// ExportOCI renders p as an OCI seccomp profile (indented JSON with a
-// trailing newline). The runtime spec has no per-arch rules, so the allow
-// rule lists the union of the arches' names; a name an arch does not have
-// is skipped by the runtime on that arch. It is built from the Profile,
+// ociFamily is how an arch appears in an OCI profile: its libseccomp
+// name, and the native arch whose archMap entry lists it (itself, or the
+// 64-bit arch it is a sub-architecture of, as moby's default profile has
+// them: x86_64 with x86 and x32, aarch64 with arm).
+type ociFamily struct {
+	spec   specs.Arch
+	native scmp.Arch
+}
+
+var ociArches = map[scmp.Arch]ociFamily{
+	scmp.X86_64:  {specs.ArchX86_64, scmp.X86_64},
+	scmp.I386:    {specs.ArchX86, scmp.X86_64},
+	scmp.X32:     {specs.ArchX32, scmp.X86_64},
+	scmp.AArch64: {specs.ArchAARCH64, scmp.AArch64},
+	scmp.ARM:     {specs.ArchARM, scmp.AArch64},
+	scmp.RISCV64: {specs.ArchRISCV64, scmp.RISCV64},
+	scmp.PPC64LE: {specs.ArchPPC64LE, scmp.PPC64LE},
+	scmp.S390X:   {specs.ArchS390X, scmp.S390X},
+}
+
+// mobyNative are the names includes.arches matches: moby's LoadProfile
+// compares them with the host's native arch as libseccomp spells it
+// (goToNative in github.com/moby/profiles/seccomp seccomp_linux.go), so a
+// rule's includes select a native arch and apply to its sub-arches too.
+var mobyNative = map[scmp.Arch]string{
+	scmp.X86_64:  "amd64",
+	scmp.AArch64: "arm64",
+	scmp.RISCV64: "riscv64",
+	scmp.PPC64LE: "ppc64le",
+	scmp.S390X:   "s390x",
+}
+
+// ExportOCI renders p as an OCI seccomp profile in the form Docker's and
+// Podman's default profiles have (moby's Seccomp: the runtime spec's
+// LinuxSeccomp with archMap, and rules with includes and comment), as
+// indented JSON with a trailing newline. It is built from the Profile,
 // never from a compiled filter, so it carries names and not numbers.
 func ExportOCI(p *Profile, opts OCIOptions) ([]byte, error) {
 	prof, err := BuildOCI(p, opts)
 	if err != nil {
 		return nil, err
 	}
+	data, err := encodeOCI(prof)
+	if err != nil {
+		return nil, fmt.Errorf("export oci: %w", err)
+	}
+	return data, nil
+}
+
+// encodeOCI is ExportOCI's encoding, shared with the round-trip test.
+func encodeOCI(prof *mobyseccomp.Seccomp) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(prof); err != nil {
-		return nil, fmt.Errorf("export oci: %w", err)
+		return nil, err
 	}
 	return b.Bytes(), nil
 }
 
 // BuildOCI returns the profile ExportOCI renders.
-func BuildOCI(p *Profile, opts OCIOptions) (*OCIProfile, error) {
-	arches := p.Arches()
-	if len(arches) == 0 {
-		return nil, fmt.Errorf("export oci: %w: the baseline allows no syscalls", ErrInvalid)
-	}
-	prof := &OCIProfile{}
-	eperm := uint(1)
+//
+//   - archMap lists each native arch of the baseline with the baseline's
+//     sub-arches of it; no top-level architectures (moby refuses both).
+//   - A syscall allowed on every native arch is in a rule without
+//     includes; one allowed on some has includes.arches naming them. A
+//     native arch and its sub-arches share their rules (includes select by
+//     the host's native arch): their lists are unioned.
+//   - Entries with a reason get rules of their own with it as comment;
+//     a group's entries share a rule commented with the group's name and
+//     reason.
+//   - An argument class is a rule with args (SCMP_CMP_MASKED_EQ, value the
+//     mask, valueTwo the value, as runc passes them to libseccomp), one
+//     rule per alternative of the class; an argument-blind entry of the
+//     syscall on the same native arch makes them moot.
+//
+// A runtime that reads the file as a plain LinuxSeccomp (containerd)
+// ignores archMap, includes and comment: it applies every rule on its
+// native arch, the union of the arches' lists.
+func BuildOCI(p *Profile, opts OCIOptions) (*mobyseccomp.Seccomp, error) {
+	prof := &mobyseccomp.Seccomp{}
 	switch opts.Default {
 	case 0, ActionErrno:
-		prof.DefaultAction, prof.DefaultErrnoRet = "SCMP_ACT_ERRNO", &eperm
+		errno := opts.Errno
+		if errno == 0 {
+			errno = ErrnoEPERM
+		}
+		if errno > maxErrno {
+			return nil, fmt.Errorf("export oci: errno %d is above %d", errno, maxErrno)
+		}
+		prof.DefaultAction, prof.DefaultErrnoRet = specs.ActErrno, &errno
 	case ActionKill:
-		prof.DefaultAction = "SCMP_ACT_KILL_PROCESS"
+		prof.DefaultAction = specs.ActKillProcess
 	case ActionLog:
-		prof.DefaultAction = "SCMP_ACT_LOG"
+		prof.DefaultAction = specs.ActLog
 	default:
 		return nil, fmt.Errorf("export oci: unknown default action %s", opts.Default)
 	}
-	names := map[string]bool{}
-	// classed: a class's rules, by the JSON of its comparisons, with the
-	// syscalls they allow; the spec has no per-arch rules, so a class
-	// listed on several arches exports once.
-	classed := map[string]*OCISyscallRule{}
-	for _, arch := range arches {
-		name, ok := ociArch[arch]
-		if !ok {
-			return nil, fmt.Errorf("export oci: no OCI name for arch %s", arch)
+	if opts.Errno != 0 && prof.DefaultErrnoRet == nil {
+		return nil, fmt.Errorf("export oci: an errno goes with the errno default action, not %s", opts.Default)
+	}
+	gs, err := grantsOf(p, "export oci")
+	if err != nil {
+		return nil, err
+	}
+	subs := map[scmp.Arch][]specs.Arch{}
+	for _, arch := range p.Arches() {
+		f := ociArches[arch]
+		if _, ok := subs[f.native]; !ok {
+			subs[f.native] = nil
 		}
-		prof.Architectures = append(prof.Architectures, name)
-		for _, e := range p.Entries(arch) {
-			sys, class := SplitKey(e.Name)
-			if class == "" || p.Allows(arch, sys) {
-				names[sys] = true
-				continue
-			}
-			for _, alt := range classMatch(arch, e.Name) {
-				args := make([]OCIArg, 0, len(alt))
-				for _, c := range alt {
-					args = append(args, OCIArg{Index: c.Arg, Value: c.Mask, ValueTwo: c.Value, Op: "SCMP_CMP_MASKED_EQ"})
-				}
-				key, _ := json.Marshal(args)
-				r := classed[string(key)]
-				if r == nil {
-					r = &OCISyscallRule{Action: "SCMP_ACT_ALLOW", Args: args}
-					classed[string(key)] = r
-				}
-				if !slices.Contains(r.Names, sys) {
-					r.Names = append(r.Names, sys)
-				}
-			}
+		if arch != f.native {
+			subs[f.native] = append(subs[f.native], f.spec)
 		}
 	}
-	sort.Strings(prof.Architectures)
-	rule := OCISyscallRule{Action: "SCMP_ACT_ALLOW"}
-	for name := range names {
-		rule.Names = append(rule.Names, name)
+	natives := make([]scmp.Arch, 0, len(subs))
+	for a := range subs {
+		natives = append(natives, a)
 	}
-	sort.Strings(rule.Names)
-	prof.Syscalls = []OCISyscallRule{rule}
-	var rest []OCISyscallRule
-	for _, r := range classed {
-		var kept []string
-		for _, n := range r.Names {
-			if !names[n] { // an argument-blind entry on another arch allows it all
-				kept = append(kept, n)
-			}
-		}
-		if len(kept) > 0 {
-			sort.Strings(kept)
-			r.Names = kept
-			rest = append(rest, *r)
-		}
+	sort.Slice(natives, func(i, j int) bool { return natives[i].String() < natives[j].String() })
+	for _, a := range natives {
+		slices.Sort(subs[a])
+		prof.ArchMap = append(prof.ArchMap, mobyseccomp.Architecture{Arch: ociArches[a].spec, SubArches: subs[a]})
 	}
-	sort.Slice(rest, func(i, j int) bool {
-		a, _ := json.Marshal(rest[i])
-		b, _ := json.Marshal(rest[j])
-		return string(a) < string(b)
-	})
-	prof.Syscalls = append(prof.Syscalls, rest...)
+	scope := func(a scmp.Arch) string { return mobyNative[ociArches[a].native] }
+	arches := func(m mergedGrant) string {
+		if len(m.scopes) == len(natives) {
+			return ""
+		}
+		return strings.Join(m.scopes, ",")
+	}
+	for _, r := range groupRules(mergeGrants(gs, scope), arches) {
+		rule := &mobyseccomp.Syscall{LinuxSyscall: specs.LinuxSyscall{Names: r.names, Action: specs.ActAllow, Args: r.first.args}, Comment: r.comment}
+		if r.arches != "" {
+			rule.Includes = &mobyseccomp.Filter{Arches: r.first.scopes}
+		}
+		prof.Syscalls = append(prof.Syscalls, rule)
+	}
 	return prof, nil
 }

@@ -231,6 +231,14 @@ func TestExportOCI(t *testing.T) {
 	if code, _, _ := run(t, "export", "oci", "-b", td+"agent.yaml", "--default-action", "trap"); code != ExitUsage {
 		t.Errorf("bad action: code %d", code)
 	}
+	if code, out, _ := run(t, "export", "oci", "-b", td+"agent.yaml", "--errno", "ENOSYS"); code != ExitOK || !strings.Contains(out, `"defaultErrnoRet": 38,`) {
+		t.Errorf("--errno ENOSYS: code %d\n%s", code, out)
+	}
+	for _, bad := range [][]string{{"--errno", "EPRM"}, {"--errno", "0"}, {"--errno", "38", "--default-action", "kill"}} {
+		if code, _, errOut := run(t, append([]string{"export", "oci", "-b", td + "agent.yaml"}, bad...)...); code != ExitUsage || !strings.Contains(errOut, "--errno") {
+			t.Errorf("%v: code %d stderr %q", bad, code, errOut)
+		}
+	}
 	if code, _, _ := run(t, "export", "oci"); code != ExitUsage {
 		t.Errorf("no -b: code %d", code)
 	}

@@ -20,6 +20,8 @@ func TestHelp(t *testing.T) {
 		{"report.out", []string{"report", "--help"}},
 		{"check.out", []string{"check", "-h"}},
 		{"doctor.out", []string{"doctor", "-h"}},
+		{"export-oci.out", []string{"export", "oci", "-h"}},
+		{"export-spo.out", []string{"export", "spo", "-h"}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			code, stdout, stderr := run(t, tc.args...)
