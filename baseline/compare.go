@@ -501,11 +501,24 @@ func (cp *ContainerProfile) decide(v archView, key string, caps []string, kernel
 		}
 		return d
 	}
+	// at names h's rule, and how many others of the same kind there are
 	at := func(h *ruleHit) string {
+		where := fmt.Sprintf("the rule syscalls[%d] of %s", h.index, cp.Path)
 		if line := cp.RuleLine(h.index); line > 0 {
-			return fmt.Sprintf("the rule at line %d", line)
+			where = fmt.Sprintf("the rule at %s:%d", cp.Path, line)
 		}
-		return fmt.Sprintf("rule syscalls[%d]", h.index)
+		others := -1
+		for _, hs := range [][]ruleHit{hits, maybes} {
+			for _, o := range hs {
+				if o.allow == h.allow && o.cover == h.cover && slices.Equal(o.maybe, h.maybe) {
+					others++
+				}
+			}
+		}
+		if others > 0 {
+			where += fmt.Sprintf(" (and %d more like it)", others)
+		}
+		return where
 	}
 	// what the decided rules say
 	switch {
@@ -524,14 +537,14 @@ func (cp *ContainerProfile) decide(v archView, key string, caps []string, kernel
 			d.Verdict = VerdictAllowed
 			return d
 		}
-		return byRule(h, VerdictConditional, "denied on "+strings.Join(h.maybe, " and ")+" by "+at(h)+" (--kernel decides)")
+		return byRule(h, VerdictConditional, "denied on "+strings.Join(h.maybe, " and ")+" by "+at(h)+": the kernel decides")
 	case find(hits, true, coverSome) != nil:
 		h := find(hits, true, coverSome)
 		return byRule(h, VerdictConditional, "allowed only for some arguments by "+at(h)+blind)
 	}
 	// denied by the default action, unless an undecided rule allows it
 	if h := find(maybes, true, coverAll); h != nil {
-		return byRule(h, VerdictConditional, "allowed on "+strings.Join(h.maybe, " and ")+" by "+at(h)+", else denied by the default action (--kernel decides)")
+		return byRule(h, VerdictConditional, "allowed on "+strings.Join(h.maybe, " and ")+" by "+at(h)+", else denied by the default action: the kernel decides")
 	}
 	if h := find(maybes, true, coverSome); h != nil {
 		return byRule(h, VerdictConditional, "allowed for some arguments on "+strings.Join(h.maybe, " and ")+" by "+at(h)+", else denied by the default action"+blind)
