@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 	"sort"
 	"strings"
@@ -63,7 +64,11 @@ type ContainerProfile struct {
 func ReadContainerProfile(path string) (*ContainerProfile, error) {
 	data, err := ReadInput(path)
 	if err != nil {
-		return nil, &ProfileError{File: path, Message: err.Error()}
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is the error's File
+		}
+		return nil, &ProfileError{File: path, Message: "read: " + err.Error()}
 	}
 	return ParseContainerProfile(path, data)
 }

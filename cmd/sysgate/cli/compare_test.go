@@ -143,7 +143,7 @@ func TestCompareBadInput(t *testing.T) {
 		{"format", []string{"--profile", dockerDefault, "-b", agent, "--format", "sarif"}, `--format "sarif"`},
 		{"malformed", []string{"--profile", malformed, "-b", agent}, malformed + ":4:24: JSON: invalid character '\"' after object key:value pair [profile]"},
 		{"unknown arch", []string{"--profile", badArch, "-b", agent}, badArch + `:3: architectures[0]: unknown architecture "SCMP_ARCH_AMD64"`},
-		{"unreadable", []string{"--profile", filepath.Join(dir, "missing.json"), "-b", agent}, "missing.json: open "},
+		{"unreadable", []string{"--profile", filepath.Join(dir, "missing.json"), "-b", agent}, "missing.json: read: no such file or directory [profile]"},
 		{"directory", []string{"--profile", dir, "-b", agent}, "a directory, want a file"},
 		{"caps", []string{"--profile", dockerDefault, "-b", agent, "--caps", "CAP_SYS_ADMN"}, `unknown capability "CAP_SYS_ADMN"`},
 		{"kernel", []string{"--profile", dockerDefault, "-b", agent, "--kernel", "latest"}, `kernel "latest"`},
