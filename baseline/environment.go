@@ -27,7 +27,9 @@ type Environment struct {
 type Runtime struct {
 	Name    string `json:"name"`    // "python", "node", "go"
 	Version string `json:"version"` // "3.11.7", "20.19.2", "1.26.8"; "" when it could not be read
-	Path    string `json:"path"`    // the executable, symlinks resolved
+	// Path is the executable, symlinks resolved; "" for a runtime
+	// compiled into the agent (Go), where where it lies says nothing.
+	Path string `json:"path,omitempty"`
 }
 
 // String is the baseline file's form: "python 3.11.7 /usr/bin/python3.11".
@@ -36,14 +38,20 @@ func (r Runtime) String() string {
 	if v == "" {
 		v = "unknown"
 	}
+	if r.Path == "" {
+		return r.Name + " " + v
+	}
 	return r.Name + " " + v + " " + r.Path
 }
 
 // ParseRuntime reads Runtime.String's form back.
 func ParseRuntime(s string) (Runtime, error) {
 	f := strings.Fields(s)
-	if len(f) != 3 || !strings.HasPrefix(f[2], "/") {
-		return Runtime{}, fmt.Errorf("runtime %q: want \"NAME VERSION /PATH\", e.g. \"python 3.11.7 /usr/bin/python3.11\"", s)
+	if len(f) == 2 {
+		f = append(f, "")
+	}
+	if len(f) != 3 || (f[2] != "" && !strings.HasPrefix(f[2], "/")) {
+		return Runtime{}, fmt.Errorf("runtime %q: want \"NAME VERSION /PATH\", e.g. \"python 3.11.7 /usr/bin/python3.11\" (or \"go 1.26.8\" for a runtime compiled into the agent)", s)
 	}
 	r := Runtime{Name: f[0], Version: f[1], Path: f[2]}
 	if r.Version == "unknown" {

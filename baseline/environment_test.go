@@ -25,6 +25,7 @@ environment:
       - glibc 2.36
       - glibc 2.39
     runtimes:
+      - go 1.26.8
       - python unknown /opt/py/bin/python3
       - python 3.11.7 /root/.pyenv/versions/3.11.7/bin/python3.11
 syscalls:
@@ -40,7 +41,7 @@ syscalls:
 		t.Fatal("no x86_64 environment")
 	}
 	want := Environment{Kernel: []string{"6.18.0-1-amd64"}, OS: []string{"debian 12"}, Libc: []string{"glibc 2.36", "glibc 2.39"},
-		Runtimes: []Runtime{{Name: "python", Path: "/opt/py/bin/python3"}, pyenv}}
+		Runtimes: []Runtime{{Name: "go", Version: "1.26.8"}, {Name: "python", Path: "/opt/py/bin/python3"}, pyenv}}
 	if !reflect.DeepEqual(env, want) {
 		t.Errorf("parsed %+v, want %+v", env, want)
 	}

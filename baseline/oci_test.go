@@ -131,7 +131,7 @@ func TestExportOCIRoundTrip(t *testing.T) {
 }
 
 // names returns the sorted distinct syscall names of rules.
-func ruleNames(rules []specs.LinuxSyscall) []string {
+func resolvedNames(rules []specs.LinuxSyscall) []string {
 	var out []string
 	for _, r := range rules {
 		out = append(out, r.Names...)
@@ -168,7 +168,7 @@ func TestExportOCILoadProfile(t *testing.T) {
 	sort.Strings(want)
 	want = slices.Compact(want)
 	wantClassed = slices.Compact(wantClassed)
-	if got := ruleNames(resolved.Syscalls); !slices.Equal(got, want) {
+	if got := resolvedNames(resolved.Syscalls); !slices.Equal(got, want) {
 		t.Errorf("resolved for %s:\n got  %v\n want %v", native, got, want)
 	}
 	var classed []specs.LinuxSyscall
@@ -177,7 +177,7 @@ func TestExportOCILoadProfile(t *testing.T) {
 			classed = append(classed, r)
 		}
 	}
-	if got := ruleNames(classed); !slices.Equal(got, wantClassed) {
+	if got := resolvedNames(classed); !slices.Equal(got, wantClassed) {
 		t.Errorf("rules with args for %s: %v, want %v", native, got, wantClassed)
 	}
 	// The other arch's own syscalls are in the file, under includes.

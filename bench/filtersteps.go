@@ -74,7 +74,7 @@ func filterSteps(prog []unix.SockFilter, arch scmp.Arch, nr int) (steps int, act
 // length. A call the filter does not allow is an error: the
 // microbenchmark's loop would not be measuring the allow path.
 func compiledSteps(path string, notify, programs bool, syscall string) (steps, insns int, err error) {
-	p, err := baseline.LoadStack(path)
+	p, err := baseline.LoadStackFor(hostSelector(), path)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/kernel"
 )
 
@@ -30,7 +31,7 @@ func execFiltered(args []string) error {
 		return fmt.Errorf("usage: %s linear|tree BASELINE -- CMD [ARGS...]", loaderArg)
 	}
 	order, path, command := args[0], args[1], args[3:]
-	p, err := baseline.LoadStack(path)
+	p, err := baseline.LoadStackFor(hostSelector(), path)
 	if err != nil {
 		return err
 	}
@@ -58,3 +59,6 @@ func execFiltered(args []string) error {
 	}
 	return syscall.Exec(exe, command, env)
 }
+
+// hostSelector picks the suites' runtime layers for this machine.
+func hostSelector() baseline.Selector { return harness.HostSelector(os.Environ()) }

@@ -223,7 +223,7 @@ func (b *baselines) load(wl workload) (string, *baseline.Profile, error) {
 	if !ok {
 		return "", nil, fmt.Errorf("baseline of %s: not recorded", wl.name)
 	}
-	p, err := baseline.LoadStack(path)
+	p, err := baseline.LoadStackFor(hostSelector(), path)
 	return path, p, err
 }
 
@@ -351,7 +351,7 @@ func recordBaseline(ctx context.Context, dir string, wl workload, extends, leave
 		}
 	}
 	if leaveOut != "" {
-		p, err := baseline.LoadStack(path)
+		p, err := baseline.LoadStackFor(hostSelector(), path)
 		if err != nil {
 			return "", err
 		}

@@ -247,7 +247,7 @@ func startup(ctx context.Context, cfg config, w workload, base string) error {
 		}
 		flat = append(flat, ms(m.wall))
 		start := time.Now()
-		p, err := baseline.LoadStack(base)
+		p, err := baseline.LoadStackFor(hostSelector(), base)
 		if err == nil {
 			_, err = baseline.Compile(p, baseline.ModeCheck, baseline.CompileOptions{})
 		}

@@ -65,7 +65,7 @@ func hostEnvironment() baseline.Environment {
 func commandEnvironment(agent Agent) baseline.Environment {
 	env := hostEnvironment()
 	for _, r := range envprobe.CommandRuntimes(agent.Command, agent.Env, agent.Dir) {
-		env.Merge(baseline.Environment{Runtimes: []baseline.Runtime{{Name: r.Name, Version: r.Version, Path: r.Path}}})
+		env.Merge(baseline.Environment{Runtimes: []baseline.Runtime{runtimeOf(r)}})
 	}
 	if len(env.Runtimes) > 0 {
 		if libc := envprobe.Libc(env.Runtimes[0].Path); libc != "" {
@@ -86,7 +86,7 @@ func runEnvironment(programs []ProgramRun, before baseline.Environment) baseline
 		if !ok {
 			continue
 		}
-		env.Merge(baseline.Environment{Runtimes: []baseline.Runtime{{Name: r.Name, Version: r.Version, Path: r.Path}}})
+		env.Merge(baseline.Environment{Runtimes: []baseline.Runtime{runtimeOf(r)}})
 		if libc == "" {
 			libc = envprobe.Libc(r.Path)
 		}
@@ -134,8 +134,19 @@ func HostSelector(env []string) baseline.Selector {
 	e := hostEnvironment()
 	for _, cmd := range []string{"python3", "node"} {
 		for _, r := range envprobe.CommandRuntimes([]string{cmd}, env, "") {
-			e.Merge(baseline.Environment{Runtimes: []baseline.Runtime{{Name: r.Name, Version: r.Version, Path: r.Path}}})
+			e.Merge(baseline.Environment{Runtimes: []baseline.Runtime{runtimeOf(r)}})
 		}
 	}
 	return baseline.SelectorFor(scmp.Native(), e)
+}
+
+// runtimeOf converts a probed runtime. A Go runtime is compiled into the
+// agent: its version matters, not where the binary lies (a checkout's
+// path would differ on every machine).
+func runtimeOf(r envprobe.Runtime) baseline.Runtime {
+	out := baseline.Runtime{Name: r.Name, Version: r.Version, Path: r.Path}
+	if r.Name == "go" {
+		out.Path = ""
+	}
+	return out
 }

@@ -87,7 +87,7 @@ needed syscall, 2 usage or bad input (a malformed profile names file:line:col),
 	var needs baseline.Needs
 	input := files
 	if len(files) > 0 {
-		p, err := baseline.LoadStack(files...)
+		p, err := c.loadStack(files...)
 		if err != nil {
 			c.printFindings(err)
 			return ExitUsage

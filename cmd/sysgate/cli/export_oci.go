@@ -77,7 +77,7 @@ func (ex *exportVerb) load(args []string) (p *baseline.Profile, def baseline.Act
 	if err != nil {
 		return nil, 0, c.errorf(ExitUsage, "%s: --default-action: %v", ex.verb, err), false
 	}
-	p, err = baseline.LoadStack(ex.files...)
+	p, err = c.loadStack(ex.files...)
 	if err != nil {
 		c.printFindings(err)
 		return nil, 0, ExitUsage, false
