@@ -34,6 +34,11 @@
 //     one "X.Y.Z" string its .rodata holds; no interpreter is a static
 //     binary and no libc ("").
 //
+// CommandRuntimes predicts, before a run, what a command line will start:
+// argv[0] on the command's PATH like the launcher's execvp, a script's
+// "#!" line (through env, with -S and NAME=VALUE), and pyenv's shims
+// (PYENV_VERSION, .python-version, $PYENV_ROOT/version, "system").
+//
 // Limits: a runtime it cannot identify is simply not listed, and that
 // includes a python or node whose version is not found (a name alone is
 // no proof: an agent can copy /bin/sh to ./python3). The versions are read from strings a build happens to contain: best effort,
