@@ -210,7 +210,7 @@ step_gate() {
 	if [ -n "$(find "$reports" -type f -print -quit)" ]; then output reports "$reports"; fi
 
 	# Reports over what ran: the step summary, annotations on the baseline
-	# lines, SARIF, JUnit, and the step outputs verdict and violations.
+	# lines, SARIF, JUnit, and the step outputs verdict, violations and drift.
 	local inputs=()
 	[ -f "$reports/result.json" ] && inputs+=(--result "$reports/result.json")
 	for f in "$reports"/ginkgo-*.json; do [ -f "$f" ] && inputs+=(--ginkgo-json "$f"); done
@@ -218,6 +218,7 @@ step_gate() {
 		output code "$([ "$code" -eq 0 ] && echo 3 || echo "$code")"
 		output verdict inconclusive
 		output violations 0
+		output drift false
 		die 0 "no result was written (exit $code): the log above says why"
 	fi
 	sysgate report summary "${inputs[@]}" --junit "$reports/junit.xml" --github-output >"$reports/summary.md"
