@@ -31,7 +31,16 @@
 // check, enforce) through libseccomp, without loading it: that needs no
 // privileges, and neither does anything else here. ExportOCI writes the
 // same Profile as an OCI seccomp profile for Docker, Podman, containerd and
-// Kubernetes.
+// Kubernetes; ExportSPO writes it as a Security Profiles Operator
+// SeccompProfile. Compare reads a container seccomp profile
+// (ReadContainerProfile) and says what it denies of an agent's needs.
+//
+// Every recorded file and observation carries an Environment per arch
+// (environment.go): check compares it with the run's (CompareEnvironments)
+// to say whether new syscalls are environment drift. An extends entry may
+// pick a layer by environment ("{os}/python-{python}.yaml", layers.go):
+// LoadStackFor resolves it with a Selector, and a layer nobody recorded is
+// listed by Profile.Unrecorded instead of failing the load.
 //
 // Errors: ErrInvalid (the user's file or flags are wrong: conclusive),
 // ErrAgentMismatch (observations of different agents), ErrCompile
