@@ -28,11 +28,22 @@ func statFile(path string) (fileKey, error) {
 	if err != nil {
 		return fileKey{}, err
 	}
+	return keyOf(path, fi), nil
+}
+
+func keyOf(path string, fi os.FileInfo) fileKey {
 	k := fileKey{path: path, size: fi.Size(), mtime: fi.ModTime().UnixNano(), notRegular: !fi.Mode().IsRegular()}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		k.dev, k.ino = uint64(st.Dev), uint64(st.Ino)
 	}
-	return k, nil
+	return k
+}
+
+// sameFile reports whether k and other describe the same version of a
+// file, whatever path reached it.
+func (k fileKey) sameFile(other fileKey) bool {
+	k.path = other.path
+	return k == other
 }
 
 // maxCached bounds a cache: a run executes a few dozen programs, a long

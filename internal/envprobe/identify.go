@@ -38,12 +38,16 @@ func Identify(path string) (Runtime, bool) {
 	if v, ok := identifyCache.get(key); ok {
 		return v.rt, v.ok
 	}
-	var rt Runtime
-	ok := false
-	if resolved, err := resolvePath(path); err == nil {
-		rt, ok = identify(resolved)
+	resolved, err := resolvePath(path)
+	if err != nil {
+		return Runtime{}, false
 	}
-	identifyCache.put(key, identified{rt, ok})
+	rt, ok, read := identify(resolved)
+	// A file replaced between the stat and the read (the agent's own
+	// files may be) is answered but not cached under the old key.
+	if read.sameFile(key) {
+		identifyCache.put(key, identified{rt, ok})
+	}
 	return rt, ok
 }
 
@@ -56,10 +60,11 @@ func resolvePath(path string) (string, error) {
 	return filepath.Abs(resolved)
 }
 
-// identify reads path, which is resolved and absolute. The files are the
-// agent's (it may have written them): debug/elf and debug/buildinfo are
-// hardened, and a panic left in them is one more "not a runtime".
-func identify(path string) (rt Runtime, ok bool) {
+// identify reads path, which is resolved and absolute, and says which
+// file it read. The files are the agent's (it may have written them):
+// debug/elf and debug/buildinfo are hardened, and a panic left in them is
+// one more "not a runtime".
+func identify(path string) (rt Runtime, ok bool, read fileKey) {
 	defer func() {
 		if recover() != nil {
 			rt, ok = Runtime{}, false
@@ -67,18 +72,23 @@ func identify(path string) (rt Runtime, ok bool) {
 	}()
 	file, err := os.Open(path)
 	if err != nil {
-		return Runtime{}, false
+		return Runtime{}, false, read
 	}
 	defer file.Close()
-	if fi, err := file.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return Runtime{}, false
+	fi, err := file.Stat()
+	if err != nil {
+		return Runtime{}, false, read
+	}
+	read = keyOf(path, fi)
+	if read.notRegular {
+		return Runtime{}, false, read
 	}
 	f, err := elf.NewFile(file)
 	if err != nil {
-		return Runtime{}, false
+		return Runtime{}, false, read
 	}
 	if bi, err := buildinfo.Read(file); err == nil {
-		return Runtime{Name: "go", Version: goVersion(bi.GoVersion), Path: path}, true
+		return Runtime{Name: "go", Version: goVersion(bi.GoVersion), Path: path}, true, read
 	}
 	// A name alone is no proof (an agent can copy /bin/sh to ./python3):
 	// python and node count once their version is found.
@@ -90,9 +100,9 @@ func identify(path string) (rt Runtime, ok bool) {
 		rt.Name, rt.Version = "node", nodeVersion(f)
 	}
 	if rt.Version == "" {
-		return Runtime{}, false
+		return Runtime{}, false, read
 	}
-	return rt, true
+	return rt, true, read
 }
 
 // goVersion is "1.26.8" of "go1.26.8" or "go1.26.8 X:jsonv2"; a

@@ -289,7 +289,7 @@ func BenchmarkIdentify(b *testing.B) {
 	}
 	b.Run("python", func(b *testing.B) {
 		for b.Loop() {
-			if _, ok := identify(path); !ok {
+			if _, ok, _ := identify(path); !ok {
 				b.Fatal("not identified")
 			}
 		}
@@ -298,7 +298,7 @@ func BenchmarkIdentify(b *testing.B) {
 		node, _ = filepath.EvalSymlinks(node)
 		b.Run("node", func(b *testing.B) {
 			for b.Loop() {
-				if _, ok := identify(node); !ok {
+				if _, ok, _ := identify(node); !ok {
 					b.Fatal("not identified")
 				}
 			}
