@@ -46,7 +46,8 @@ func (r Runtime) String() string {
 
 // ParseRuntime reads Runtime.String's form back.
 func ParseRuntime(s string) (Runtime, error) {
-	f := strings.Fields(s)
+	// NAME VERSION, then the path as the rest (a path may hold spaces).
+	f := strings.SplitN(strings.TrimSpace(s), " ", 3)
 	if len(f) == 2 {
 		f = append(f, "")
 	}

@@ -53,6 +53,14 @@ syscalls:
 	}
 }
 
+func TestRuntimePathWithSpaces(t *testing.T) {
+	r := Runtime{Name: "python", Version: "3.12.1", Path: "/opt/my tools/bin/python3.12"}
+	back, err := ParseRuntime(r.String())
+	if err != nil || back != r {
+		t.Errorf("round trip of %q: %+v, %v", r.String(), back, err)
+	}
+}
+
 func TestEnvironmentBlockErrors(t *testing.T) {
 	for _, tc := range []struct{ body, want string }{
 		{"environment: [x]", "environment must map an architecture"},
