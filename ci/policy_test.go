@@ -38,6 +38,7 @@ var mayWrite = map[string]map[string][]string{
 	"sysgate-baseline-update.yml": {"update": {"contents", "pull-requests"}, "unlabel": {"pull-requests"}},
 	"baseline-update.yml":         {"update": {"contents", "pull-requests"}}, // the caller grants what the called jobs use
 	"release.yml":                 {"release": {"contents"}},
+	"security-test.yml":           {"baseline-update-on-drift": {"actions"}}, // starts baseline-update.yml; runs no agent
 }
 
 // TestWorkflowPolicy: every action and reusable workflow is pinned by a

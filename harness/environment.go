@@ -67,12 +67,32 @@ func commandEnvironment(agent Agent) baseline.Environment {
 	for _, r := range envprobe.CommandRuntimes(agent.Command, agent.Env, agent.Dir) {
 		env.Merge(baseline.Environment{Runtimes: []baseline.Runtime{runtimeOf(r)}})
 	}
-	if len(env.Runtimes) > 0 {
-		if libc := envprobe.Libc(env.Runtimes[0].Path); libc != "" {
+	// A command that is no interpreter itself (git, sh -c "python3 ...")
+	// still picks its layers by the interpreters its PATH would start.
+	for name, cmd := range map[string]string{"python": "python3", "node": "node"} {
+		if hasRuntime(env, name) {
+			continue
+		}
+		for _, r := range envprobe.CommandRuntimes([]string{cmd}, agent.Env, agent.Dir) {
+			env.Merge(baseline.Environment{Runtimes: []baseline.Runtime{runtimeOf(r)}})
+		}
+	}
+	for _, r := range env.Runtimes {
+		if libc := envprobe.Libc(r.Path); r.Path != "" && libc != "" {
 			env.Libc = []string{libc}
+			break
 		}
 	}
 	return env
+}
+
+func hasRuntime(env baseline.Environment, name string) bool {
+	for _, r := range env.Runtimes {
+		if r.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // runEnvironment is the environment a run had: the host, the runtimes
