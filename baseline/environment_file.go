@@ -2,7 +2,6 @@ package baseline
 
 import (
 	"bytes"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -75,21 +74,10 @@ func (p *parser) environment(doc *Document, val *yaml.Node) {
 	seen := map[scmp.Arch]bool{}
 	for i := 0; i+1 < len(val.Content); i += 2 {
 		key, body := val.Content[i], val.Content[i+1]
-		name, ok := p.scalar(key, "architecture")
+		arch, name, ok := p.archKey(key, seen, "environment")
 		if !ok {
 			continue
 		}
-		p.dropComments(key)
-		arch, err := scmp.ParseArch(name)
-		if err != nil {
-			p.add(key, KindArch, "unknown architecture %q (known: %s)", name, strings.Join(scmp.ArchNames(), ", "))
-			continue
-		}
-		if seen[arch] {
-			p.add(key, KindDuplicate, "architecture %s listed twice in environment", name)
-			continue
-		}
-		seen[arch] = true
 		if body.Kind != yaml.MappingNode {
 			p.add(body, KindSchema, "environment %s must map kernel, os, libc and runtimes to their values", name)
 			continue

@@ -360,21 +360,10 @@ func (p *parser) sections(val *yaml.Node, where string) []Section {
 	seen := map[scmp.Arch]bool{}
 	for i := 0; i+1 < len(val.Content); i += 2 {
 		key, list := val.Content[i], val.Content[i+1]
-		name, ok := p.scalar(key, "architecture")
+		arch, name, ok := p.archKey(key, seen, where)
 		if !ok {
 			continue
 		}
-		p.dropComments(key)
-		arch, err := scmp.ParseArch(name)
-		if err != nil {
-			p.add(key, KindArch, "unknown architecture %q (known: %s)", name, strings.Join(scmp.ArchNames(), ", "))
-			continue
-		}
-		if seen[arch] {
-			p.add(key, KindDuplicate, "architecture %s listed twice in %s", name, where)
-			continue
-		}
-		seen[arch] = true
 		sec := Section{Arch: arch, Line: key.Line}
 		if list.Kind != yaml.SequenceNode {
 			p.add(list, KindSchema, "%s %s must be a list of syscall names, one per line", where, name)
@@ -404,6 +393,27 @@ func (p *parser) sections(val *yaml.Node, where string) []Section {
 		out = append(out, sec)
 	}
 	return out
+}
+
+// archKey reads an architecture key of a section (syscalls, groups,
+// environment), reporting an unknown one and one seen before.
+func (p *parser) archKey(key *yaml.Node, seen map[scmp.Arch]bool, where string) (scmp.Arch, string, bool) {
+	name, ok := p.scalar(key, "architecture")
+	if !ok {
+		return 0, "", false
+	}
+	p.dropComments(key)
+	arch, err := scmp.ParseArch(name)
+	if err != nil {
+		p.add(key, KindArch, "unknown architecture %q (known: %s)", name, strings.Join(scmp.ArchNames(), ", "))
+		return 0, "", false
+	}
+	if seen[arch] {
+		p.add(key, KindDuplicate, "architecture %s listed twice in %s", name, where)
+		return 0, "", false
+	}
+	seen[arch] = true
+	return arch, name, true
 }
 
 // entry reads "- name" or "- name: reason".
