@@ -23,6 +23,7 @@ func FuzzParse(f *testing.F) {
 	}
 	for _, s := range []string{
 		"", "version: 1\n", "version: 1\nsyscalls:\n  x86_64: [read]\n",
+		"version: 1\nenvironment:\n  x86_64:\n    kernel: [6.1, 6.8]\n    os: debian 12\n    runtimes: [python 3.11.7 /usr/bin/python3.11, go 1.26.8]\nextends: [\"{os}/python-{python}.yaml\"]\n",
 		"version: 1\nsyscalls:\n  x86_64:\n    - read: \"a: b # c\"\n    - write: '  padded '\n",
 		"version: 1\ngroups:\n  g:\n    reason: r\n    syscalls:\n      aarch64: [openat]\n",
 		"version: 1\nextends: [a.yaml, a.yaml]\n", "&a [read]\n", "version: 1\nsyscalls: {x86_64: [{read: ~}]}\n",
@@ -130,6 +131,7 @@ func FuzzDecodeObservation(f *testing.F) {
 	f.Add([]byte(`{"runs":-1}`))
 	f.Add([]byte(`{"agent":"a","runs":1,"syscalls":{},"programs":{"/usr/bin/python3.13":2,"memfd:x":1}}`))
 	f.Add([]byte(`{"programs":{}}`))
+	f.Add([]byte(`{"agent":"a","runs":1,"syscalls":{"x86_64":{"read":1}},"environment":{"x86_64":{"os":["debian 12"],"runtimes":[{"name":"go","version":"1.26.8"}]}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		o, err := DecodeObservation(data)
 		if err != nil {
