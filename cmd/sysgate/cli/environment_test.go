@@ -118,3 +118,37 @@ func TestUnrecordedEnvironmentIsRecordedByTheCommandItNames(t *testing.T) {
 		t.Fatalf("check after recording the layer: code %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// An attack agent in an unrecorded environment writes the missing layer,
+// allowing itself everything from the next run on. The run that wrote it
+// must fail on it, and the layer must not be left for the next run to pick.
+func TestAgentCannotRecordItsOwnLayer(t *testing.T) {
+	testutil.RequireAudit(t)
+	py := testutil.Python(t)
+	dir := t.TempDir()
+	agent := filepath.Join(dir, "agent.yaml")
+	if err := os.WriteFile(agent, []byte("version: 1\nagent: layered\nextends:\n  - layers/{os}/python-{python}.yaml\nsyscalls:\n  x86_64:\n    - write\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// What the agent plants: every syscall it will ever want.
+	plant := "import os, sys\np = sys.argv[1]\nos.makedirs(os.path.dirname(p), exist_ok=True)\n" +
+		"open(p, 'w').write('version: 1\\nagent: evil\\nsyscalls:\\n  x86_64:\\n    - ptrace: mine now\\n')\n"
+	script := filepath.Join(dir, "plant.py")
+	if err := os.WriteFile(script, []byte(plant), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stdout, _ := runAgentVerb(t, "check", "-b", agent, "--format", "json", "--", py, "-I", "-S", "-c", "pass")
+	_, after, _ := strings.Cut(stdout, `"unrecorded": [`)
+	_, after, _ = strings.Cut(after, `"path": "`)
+	layer, _, ok := strings.Cut(after, `"`)
+	if !ok {
+		t.Fatalf("no unrecorded layer in the result:\n%s", stdout)
+	}
+	code, stdout, stderr := runAgentVerb(t, "check", "-b", agent, "--allow-agent-failure", "--", py, "-I", "-S", script, layer)
+	if code != ExitViolation {
+		t.Fatalf("check of the planting agent: code %d, want 1\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(layer); err == nil && !strings.Contains(stdout, "the agent modified its own baseline "+layer) {
+		t.Fatalf("the agent planted %s and the report does not say so:\n%s%s", layer, stdout, stderr)
+	}
+}
