@@ -46,12 +46,7 @@ func updateHint(r *harness.Result) string {
 }
 
 // shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+func shellQuote(s string) string { return harness.ShellQuote(s) }
 
 // asStarted names the agent's start as such: its execve is logged in
 // sysgate's launcher (harness.Violation.AgentStart), whose executable

@@ -288,21 +288,22 @@ func (r *Result) ArchHint() string {
 		return ""
 	}
 	u := r.Unrecorded[0]
-	cmd := "sysgate record --merge -o " + shellWord(u.File)
+	cmd := "sysgate record --merge -o " + ShellQuote(u.File)
 	if len(r.Baselines) > 0 {
-		cmd = "sysgate record --merge -o " + shellWord(r.Baselines[len(r.Baselines)-1])
+		cmd = "sysgate record --merge -o " + ShellQuote(r.Baselines[len(r.Baselines)-1])
 	}
 	cmd += " --"
 	for _, a := range r.Command {
-		cmd += " " + shellWord(a)
+		cmd += " " + ShellQuote(a)
 	}
 	return fmt.Sprintf("Unrecorded environment: nobody has recorded the layer %s for %s (%s:%d picks it with %s), so this run was checked without it "+
 		"and its %d %s count as new. Record it here with `%s` (the suites: sudo make baseline-update), or let the baseline-update workflow record on this runner.",
 		u.Path, u.Environment(), u.File, u.Line, u.Pattern, len(r.Violations), plural(len(r.Violations), "syscall", "syscalls"), cmd)
 }
 
-// shellWord quotes s for a POSIX shell when it needs it.
-func shellWord(s string) string {
+// ShellQuote quotes s for a POSIX shell when it needs it (the commands
+// reports tell a reader to run).
+func ShellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
 		return s
 	}
