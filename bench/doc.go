@@ -17,6 +17,12 @@
 //   - the cost of a call outside the baseline: a 100k getppid loop checked
 //     against a baseline without getppid, so each call is logged (audit)
 //     or notified (notify): wall µs per call over bare, and the loop's;
+//   - `sysgate record` (the CLI, audit backend) at the audit path's floor:
+//     a 100k getppid loop under record mode's log-everything filter, read
+//     by the drain-only reader (testdata/drain.c: recvmmsg, counts type-1326
+//     messages, parses nothing) against the same loop recorded by the CLI,
+//     paired per repeat, held to <= 1.20x (issue 19); run first, while this
+//     process holds no audit socket of its own;
 //   - record mode on each backend: events/s (lossless or not) and wall
 //     time against `strace -f -o /dev/null` on the same workloads, and
 //     notify against audit;

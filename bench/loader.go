@@ -16,10 +16,14 @@ import (
 // baseline and exec a command under it, without the harness:
 //
 //	bench -exec-filtered linear|tree BASELINE -- CMD [ARGS...]
+//	bench -exec-filtered log-all - -- CMD [ARGS...]
 //
 // so the linear and binary-tree filters are compared with nothing else
-// different.
+// different; log-all is record mode's filter (every syscall logged), for
+// the drain-only floor.
 const loaderArg = "-exec-filtered"
+
+const logAll = "log-all"
 
 func loaderPrefix(order, baselinePath string) []string {
 	return []string{self(), loaderArg, order, baselinePath, "--"}
@@ -28,18 +32,26 @@ func loaderPrefix(order, baselinePath string) []string {
 // execFiltered never returns on success.
 func execFiltered(args []string) error {
 	if len(args) < 4 || args[2] != "--" {
-		return fmt.Errorf("usage: %s linear|tree BASELINE -- CMD [ARGS...]", loaderArg)
+		return fmt.Errorf("usage: %s linear|tree|log-all BASELINE -- CMD [ARGS...]", loaderArg)
 	}
 	order, path, command := args[0], args[1], args[3:]
-	p, err := baseline.LoadStackFor(hostSelector(), path)
-	if err != nil {
-		return err
+	var f *baseline.Filter
+	var err error
+	if order == logAll {
+		// Record mode's filter without a listener: every syscall logged
+		// (argument classes off, so nothing is sent to a listener).
+		f, err = baseline.Compile(nil, baseline.ModeRecord, baseline.CompileOptions{ArgBlind: true})
+	} else {
+		var p *baseline.Profile
+		if p, err = baseline.LoadStackFor(hostSelector(), path); err != nil {
+			return err
+		}
+		// Without CompileOptions.Programs, which harness.Run sets: its
+		// exec rule hands every execve to the run's listener, and this
+		// process has none to answer its own (the programs section
+		// counts what the rule changes for a loop's syscall).
+		f, err = baseline.Compile(p, baseline.ModeCheck, baseline.CompileOptions{Linear: order == "linear"})
 	}
-	// Without CompileOptions.Programs, which harness.Run sets: its exec
-	// rule hands every execve to the run's listener, and this process has
-	// none to answer its own (the programs section counts what the rule
-	// changes for a loop's syscall).
-	f, err := baseline.Compile(p, baseline.ModeCheck, baseline.CompileOptions{Linear: order == "linear"})
 	if err != nil {
 		return err
 	}

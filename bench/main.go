@@ -84,6 +84,12 @@ func run(ctx context.Context, cfg config) error {
 	if err != nil {
 		return err
 	}
+	if cfg.sections["record"] {
+		// First, before this process opens an audit socket of its own.
+		if err := recordFloor(ctx, cfg, dir, w.drain, w.getppid100k); err != nil {
+			return err
+		}
+	}
 	bases := baselines{dir: dir, paths: map[string]string{}, python: w.python}
 	// Recorded up front, so no section's table is interrupted.
 	var need []workload
@@ -247,6 +253,8 @@ type workloads struct {
 	// over and over, timed per exec.
 	execs        workload
 	execsProgram string
+	// drain is the drain-only audit reader (testdata/drain.c).
+	drain string
 }
 
 // setup makes the workloads: /bin/true, python3 -c pass and, if all,
@@ -269,7 +277,8 @@ func setup(dir string, cfg config, all, mcp bool) (workloads, error) {
 		return w, nil
 	}
 	micro, execLoop := filepath.Join(dir, "micro"), filepath.Join(dir, "execs")
-	for bin, src := range map[string]string{micro: "micro.c", execLoop: "execs.c"} {
+	w.drain = filepath.Join(dir, "drain")
+	for bin, src := range map[string]string{micro: "micro.c", execLoop: "execs.c", w.drain: "drain.c"} {
 		if out, err := exec.Command("gcc", "-static", "-O2", "-o", bin, filepath.Join(root, "bench", "testdata", src)).CombinedOutput(); err != nil {
 			return w, fmt.Errorf("gcc %s: %v: %s", src, err, out)
 		}
