@@ -93,6 +93,9 @@ race: deps-suites
 security-test: deps-suites
 	@scripts/security-test.sh
 
+# Incremental by default (only what the baselines lack is logged and
+# added); FULL=1 records everything, FULL=1 PRUNE=1 also removes what no
+# run made.
 baseline-update: deps-suites
 	@scripts/security-test.sh --record
 

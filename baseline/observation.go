@@ -26,6 +26,11 @@ type Observation struct {
 	// Environment is where the runs ran, per arch (Environment): merged
 	// runs on different machines list every value.
 	Environment map[scmp.Arch]Environment `json:"environment,omitempty"`
+	// Incremental: a run of it allowed its baselines in the kernel
+	// (incremental record), so only what they did not hold was seen. It
+	// says nothing about which entries went unused: an update from it
+	// keeps them. Merging keeps it set.
+	Incremental bool `json:"incremental,omitempty"`
 }
 
 // AddEnvironment merges env into arch's fingerprint.
@@ -85,11 +90,20 @@ func (o *Observation) Uses(arch scmp.Arch, key string) bool {
 	return false
 }
 
-// Arches returns the observed architectures, sorted by name.
+// Arches returns the observed architectures, sorted by name: those with
+// syscalls and, for an incremental observation, every arch it ran on
+// (its environment), new syscalls or not.
 func (o *Observation) Arches() []scmp.Arch {
 	arches := make([]scmp.Arch, 0, len(o.Syscalls))
 	for a, m := range o.Syscalls {
 		if len(m) > 0 {
+			arches = append(arches, a)
+		}
+	}
+	// An incremental record that found nothing new still ran there:
+	// its environment says so.
+	for a := range o.Environment {
+		if len(o.Syscalls[a]) == 0 && o.Incremental {
 			arches = append(arches, a)
 		}
 	}
@@ -126,6 +140,7 @@ func (o *Observation) merge(other *Observation, allowMixed bool) error {
 	}
 	o.Agent = agent
 	o.Runs += other.Runs
+	o.Incremental = o.Incremental || other.Incremental
 	for arch, m := range other.Syscalls {
 		for name, n := range m {
 			o.Add(arch, name, n)

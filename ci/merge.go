@@ -78,6 +78,11 @@ func (r *Report) Observations(checkRuns bool) (map[string]*baseline.Observation,
 		if err := m.Merge(run.Observed); err != nil {
 			return nil, fmt.Errorf("observations of %s: %w", run.Agent, err)
 		}
+		if run.Mode != baseline.ModeRecord {
+			// A check or enforce run logs only what its baselines lack,
+			// as an incremental record does.
+			m.Incremental = true
+		}
 	}
 	return out, nil
 }

@@ -39,6 +39,9 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 		fmt.Fprintf(&b, " by [this workflow run](%s)", opts.RunURL)
 	}
 	fmt.Fprintf(&b, ": %d of %s change.\n\n", changed, Count(len(u.Files), "baseline file", "baseline files"))
+	if u.Incremental {
+		b.WriteString("**Stale entries not checked (incremental).** The runs allowed the committed baselines in the kernel and logged only what they lack, so this update only adds: an entry the agents no longer use stays until a full record (the scheduled run, or `make baseline-update FULL=1`).\n\n")
+	}
 	if changed == 0 {
 		b.WriteString("The baselines already match what the suites do.\n\n")
 	}

@@ -51,6 +51,9 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	if h := r.ArchHint(); h != "" {
 		fmt.Fprintf(&b, "  %s\n", h)
 	}
+	if r.Incremental {
+		b.WriteString("  incremental: the baselines ran allowed in the kernel and only what they lack was logged; stale entries not checked (a full record finds them)\n")
+	}
 	if r.Mode == baseline.ModeRecord && r.Observed != nil {
 		for _, arch := range r.Observed.Arches() {
 			fmt.Fprintf(&b, "  observed %s: %s\n", arch, Count(len(r.Observed.Names(arch)), "distinct syscall", "distinct syscalls"))

@@ -71,6 +71,10 @@ func (u *FileUpdate) Changed() bool {
 type Update struct {
 	Arches []scmp.Arch // arches observed, sorted by name
 	Files  []FileUpdate
+	// Incremental: an observation came from an incremental record (or a
+	// check run), which sees only what the baselines lack: entries no run
+	// made were kept, not checked.
+	Incremental bool
 }
 
 // baselineFile is a parsed file of UpdateOptions.Dir.
@@ -90,6 +94,15 @@ type baselineFile struct {
 // (ErrUnexpected) stop it before any file is written: a shard that ran
 // the wrong agent or on the wrong arch must be noticed, not folded in.
 func PlanUpdate(obs map[string]*baseline.Observation, opts UpdateOptions) (*Update, error) {
+	incremental := false
+	for _, o := range obs {
+		incremental = incremental || o.Incremental
+	}
+	if incremental {
+		// What such a run did not log may still be in use: removing it
+		// would break the next check.
+		opts.KeepUnseen = true
+	}
 	files, err := readBaselineDir(opts.Dir)
 	if err != nil {
 		return nil, err
@@ -121,7 +134,7 @@ func PlanUpdate(obs map[string]*baseline.Observation, opts UpdateOptions) (*Upda
 	// must be computed against the updated bases.
 	agents := sortedAgents(obs)
 	slices.SortStableFunc(agents, func(a, b string) int { return boolRank(targets[b].base) - boolRank(targets[a].base) })
-	u := &Update{}
+	u := &Update{Incremental: incremental}
 	for a := range arches {
 		u.Arches = append(u.Arches, a)
 	}

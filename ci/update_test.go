@@ -266,3 +266,49 @@ func TestPRBodyProgramChanges(t *testing.T) {
 		t.Error("a file whose only change is a new program does not change")
 	}
 }
+
+// An incremental shard (a record run that allowed its baselines) saw only
+// what they lack: the update keeps every unseen entry without being told,
+// even with other shards full, and the pull request says stale entries
+// were not checked.
+func TestUpdateFromAnIncrementalShardKeepsUnseen(t *testing.T) {
+	root := copyBaselines(t)
+	dir := filepath.Join(root, "baselines")
+	shards := updateShards()
+	full, err := PlanUpdate(mergeShards(t, shards...), UpdateOptions{Dir: dir, Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	removed := 0
+	for _, f := range full.Files {
+		removed += len(f.Removed)
+	}
+	if removed == 0 || full.Incremental {
+		t.Fatalf("a full update removes %d entries (incremental %v): the test proves nothing", removed, full.Incremental)
+	}
+	shards[1].Incremental = true
+	u, err := PlanUpdate(mergeShards(t, shards...), UpdateOptions{Dir: dir, Root: root, Write: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !u.Incremental {
+		t.Errorf("update from an incremental shard not marked incremental")
+	}
+	added := 0
+	for _, f := range u.Files {
+		added += len(f.Added)
+		if len(f.Removed) != 0 || len(f.RemovedPrograms) != 0 {
+			t.Errorf("%s: an incremental update removed %v %v", f.File, f.Removed, f.RemovedPrograms)
+		}
+	}
+	if added == 0 {
+		t.Errorf("an incremental update added nothing")
+	}
+	var b bytes.Buffer
+	if err := u.WritePRBody(&b, PRBodyOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b.Bytes(), []byte("Stale entries not checked (incremental)")) {
+		t.Errorf("pull-request body does not say stale entries were not checked:\n%s", b.String())
+	}
+}

@@ -63,6 +63,7 @@ type runConfig struct {
 	notify            bool // resolved from backend by Run
 	argBlind          bool
 	noPrograms        bool
+	incremental       bool // WithIncremental
 	readOnly          []string // more files the agent's mount namespace binds read-only
 	filterEnv         bool
 	passEnv           []string
@@ -77,6 +78,15 @@ func WithBaselines(paths ...string) Option {
 
 // WithProfile uses an already loaded profile (ignored with WithBaselines).
 func WithProfile(p *baseline.Profile) Option { return func(c *runConfig) { c.profile = p } }
+
+// WithIncremental makes a record run incremental: the filter allows what
+// the run's baselines hold, as in check mode, so only the rest is logged
+// (or notified) and the run costs about what a check costs. The
+// observation then holds only the syscalls, argument classes and programs
+// the baselines lack (Observation.Incremental); which entries went unused
+// cannot be seen. Without baselines, or outside record mode, it changes
+// nothing.
+func WithIncremental() Option { return func(c *runConfig) { c.incremental = true } }
 
 // WithMode sets the mode; default: check with a baseline, record without.
 func WithMode(m baseline.Mode) Option { return func(c *runConfig) { c.mode = m } }

@@ -54,6 +54,10 @@ type Result struct {
 	Agent        string                `json:"agent"`
 	Command      []string              `json:"command"`
 	Mode         baseline.Mode         `json:"mode"`
+	// Incremental: a record run whose filter allowed its baselines
+	// (WithIncremental), so Observed holds only what they lack and Unused
+	// is not known.
+	Incremental bool `json:"incremental,omitempty"`
 	Arch         scmp.Arch             `json:"arch"` // the native arch the run ran on
 	Baselines    []string              `json:"baselines"`
 	Verdict      Verdict               `json:"verdict"`

@@ -59,9 +59,16 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	envBefore := commandEnvironment(agent)
 	cfg.selector = baseline.SelectorFor(scmp.Native(), envBefore)
 	// Bad input is reported before missing privileges: it needs neither.
-	profile, mode, filter, err := cfg.loadCompiled()
+	profile, filterMode, filter, err := cfg.loadCompiled()
 	if err != nil {
 		return nil, err
+	}
+	// An incremental record compiles check mode's filter (the baselines
+	// allowed in the kernel) and is a record run in everything else: it
+	// learns programs rather than gating them, and writes its observation.
+	mode, incremental := filterMode, cfg.incrementalFor(profile)
+	if incremental {
+		mode = baseline.ModeRecord
 	}
 	keep, kept, err := keptCapabilities(cfg.keepCaps)
 	if err != nil {
@@ -158,7 +165,9 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	var run *runListener
 	var notes *notifier
 	if listened {
-		notes = newNotifier(events, profile, mode, cfg.action, child.ses, notify)
+		// The filter's mode: an exec its baselines allow is answered
+		// without an event, as the filter answers every allowed call.
+		notes = newNotifier(events, profile, filterMode, cfg.action, child.ses, notify)
 		notes.argBlind = cfg.argBlind
 		if !cfg.noPrograms {
 			notes.book, notes.gated = newProgramBook(), profile.GatesPrograms()
@@ -255,7 +264,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	}
 
 	r := &Result{
-		Agent: agent.Name, Command: agent.Command, Mode: mode, Arch: scmp.Native(), Baselines: cfg.baselines,
+		Agent: agent.Name, Command: agent.Command, Mode: mode, Incremental: incremental, Arch: scmp.Native(), Baselines: cfg.baselines,
 		Session: child.ses, Loss: loss, Leaked: tree.Leaked, TimedOut: tree.TimedOut,
 		Started: started, Duration: duration, ExitStatus: -1, KeptCapabilities: kept, DroppedEnv: droppedEnv,
 		UID: uint32(os.Getuid()), GID: uint32(os.Getgid()),
@@ -278,6 +287,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	r.ModifiedBaselines = modifiedFiles(snapshots)
 	r.Warnings = warnings
 	events.obs.Runs = 1
+	events.obs.Incremental = incremental
 	r.Observed = events.obs
 	r.Events, r.UnknownABI = events.events, events.unknownABI
 	r.Processes = events.processes()
@@ -285,9 +295,9 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if profile != nil {
 		diff := baseline.Diff(profile, r.Observed)
 		r.Violations = events.violations(diff.New).withAllowed(profile)
-		if mode == baseline.ModeRecord {
-			// Only a record run sees allowed syscalls, so only it can
-			// tell which entries went unused.
+		if mode == baseline.ModeRecord && !incremental {
+			// Only a full record run sees allowed syscalls, so only it
+			// can tell which entries went unused.
 			r.Unused = diff.Unused
 		}
 	} else if mode != baseline.ModeRecord {
@@ -406,8 +416,18 @@ func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *baseline.
 	return c.profile, mode, filter, err
 }
 
+// incrementalFor reports whether a run with profile p records
+// incrementally: asked to, in record mode, with baselines to allow.
+func (c *runConfig) incrementalFor(p *baseline.Profile) bool {
+	return c.incremental && c.mode == baseline.ModeRecord && p != nil
+}
+
+// resolveMode is the mode the filter is compiled for: check's for an
+// incremental record.
 func (c *runConfig) resolveMode(p *baseline.Profile) baseline.Mode {
 	switch {
+	case c.incrementalFor(p):
+		return baseline.ModeCheck
 	case c.mode != 0:
 		return c.mode
 	case p == nil:

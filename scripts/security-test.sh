@@ -7,6 +7,11 @@
 # (SYSGATE_RECORD=1, bite specs left out), every spec run RECORD_RUNS times
 # with the observations merged, then the baseline files rewritten in place
 # (canonical layout, sorted, reasons kept) and the changes printed.
+# Incremental by default (SYSGATE_INCREMENTAL=1): each spec's committed
+# baseline is allowed in the kernel and only the rest is logged, so an
+# update costs about what a check costs and only adds; stale entries are
+# not checked. FULL=1 records everything (today's record: slower, and
+# with PRUNE=1 it removes entries no run made).
 #
 # As root it uses the audit backend (a kernel with audit and seccomp LOG,
 # see `sysgate doctor`); as any other user the notify backend.
@@ -71,8 +76,14 @@ fi
 runs=${RECORD_RUNS:-3}
 obs="${SYSGATE_OBSERVATIONS:-$PWD/out/observations}"
 rm -rf "$obs" && mkdir -p "$obs"
-echo "baseline-update: recording every spec $runs times"
-SYSGATE_RECORD=1 SYSGATE_OBSERVATIONS="$obs" "${ginkgo[@]}" "${flags[@]}" \
+incremental=1
+if [ "${FULL:-0}" = 1 ]; then incremental=0; fi
+if [ "${PRUNE:-0}" = 1 ] && [ "$incremental" = 1 ]; then
+	echo "baseline-update: PRUNE=1 needs FULL=1: an incremental record does not see which entries went unused" >&2
+	exit 2
+fi
+echo "baseline-update: recording every spec $runs times ($([ "$incremental" = 1 ] && echo "incremental: the committed baselines allowed, stale entries not checked; FULL=1 records everything" || echo full))"
+SYSGATE_RECORD=1 SYSGATE_INCREMENTAL=$incremental SYSGATE_OBSERVATIONS="$obs" "${ginkgo[@]}" "${flags[@]}" \
 	--json-report=baseline-update.json --label-filter='!bite' --repeat=$((runs - 1)) \
 	"${extra[@]}" "${suites[@]}"
 if [ "${SYSGATE_RECORD_ONLY:-0}" = 1 ]; then

@@ -26,7 +26,24 @@ const (
 	// EnvUser is uid:gid (or uid) the agents run as: the action sets it to
 	// the runner's user when it runs the specs through sudo.
 	EnvUser = "SYSGATE_USER"
+	// EnvIncremental "1" makes record mode incremental (WithIncremental):
+	// the spec's baselines allowed in the kernel, only the rest logged.
+	EnvIncremental = "SYSGATE_INCREMENTAL"
 )
+
+// Incremental reports whether getenv asks for an incremental record
+// (EnvIncremental is 1 or true); any other value but empty or 0 is an
+// error, so a typo never turns an incremental update into a pruning one.
+func Incremental(getenv func(string) string) (bool, error) {
+	switch v := getenv(EnvIncremental); v {
+	case "", "0", "false":
+		return false, nil
+	case "1", "true":
+		return true, nil
+	default:
+		return false, fmt.Errorf("$%s=%q: want 1 or 0", EnvIncremental, v)
+	}
+}
 
 // EnvOptions are the harness options the environment asks for (read
 // through getenv, os.Getenv at the edge), for an agent named agentName.
@@ -56,6 +73,13 @@ func EnvOptions(agentName string, getenv func(string) string) ([]harness.Option,
 				return nil, fmt.Errorf("$%s=record: the agent's name %q cannot name a file in $%s: give the agent a Name", EnvMode, agentName, EnvObservations)
 			}
 			opts = append(opts, harness.WithObservationFile(filepath.Join(dir, agentName+".json")))
+			inc, err := Incremental(getenv)
+			if err != nil {
+				return nil, err
+			}
+			if inc {
+				opts = append(opts, harness.WithIncremental())
+			}
 		}
 	}
 	if v := getenv(EnvUser); v != "" {

@@ -24,6 +24,7 @@ func TestEnvOptionsRefusesWhatItCannotRead(t *testing.T) {
 		{map[string]string{EnvBackend: "ebpf"}, "$SYSGATE_BACKEND"},
 		{map[string]string{EnvUser: "runner"}, "$SYSGATE_USER"},
 		{map[string]string{EnvUser: "1001:staff"}, "$SYSGATE_USER"},
+		{map[string]string{EnvMode: "record", EnvObservations: "/tmp/obs", EnvIncremental: "yes"}, "$SYSGATE_INCREMENTAL"},
 	} {
 		_, err := EnvOptions("agent", func(k string) string { return c.env[k] })
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -42,10 +43,10 @@ func TestEnvOptionsRefusesWhatItCannotRead(t *testing.T) {
 	if err != nil || len(opts) != 0 {
 		t.Errorf("empty environment: %d options, %v; want none", len(opts), err)
 	}
-	full := map[string]string{EnvMode: "record", EnvObservations: "/tmp/obs", EnvBackend: "notify", EnvUser: "1001"}
+	full := map[string]string{EnvMode: "record", EnvObservations: "/tmp/obs", EnvBackend: "notify", EnvUser: "1001", EnvIncremental: "1"}
 	opts, err = EnvOptions("agent", func(k string) string { return full[k] })
-	if err != nil || len(opts) != 4 {
-		t.Errorf("every variable set: %d options, %v; want 4 (backend, mode, observation file, user)", len(opts), err)
+	if err != nil || len(opts) != 5 {
+		t.Errorf("every variable set: %d options, %v; want 5 (backend, mode, observation file, incremental, user)", len(opts), err)
 	}
 	if u, g, err := parseIDs("1001:121"); err != nil || u != 1001 || g != 121 {
 		t.Errorf("parseIDs(1001:121) = %d, %d, %v", u, g, err)

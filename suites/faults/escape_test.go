@@ -2,6 +2,9 @@ package faults_test
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -23,6 +26,51 @@ func violationsOf(r *harness.Result) []string {
 		out = append(out, v.Arch.String()+" "+v.Syscall)
 	}
 	return out
+}
+
+// expectLearned runs an incremental record of the escape against a copy
+// of base (`record --against`): the baseline allowed in the kernel, only
+// the rest logged. The escape's syscall must be the one thing the run
+// observed and the one thing added to the file, which keeps everything
+// else: what a check catches, an incremental record learns.
+func expectLearned(ctx context.Context, base, mode string, flags []string, want string) {
+	GinkgoHelper()
+	dir := GinkgoT().TempDir()
+	file, result := filepath.Join(dir, "incremental.yaml"), filepath.Join(dir, "result.json")
+	data, err := os.ReadFile(base)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(os.WriteFile(file, data, 0o644)).To(Succeed())
+	Expect(os.Chmod(dir, 0o755)).To(Succeed())
+	args := append([]string{"record", "--against", file, "--result", result}, flags...)
+	o := sysgate(ctx, append(args, "--", bin.Agent, mode, "escape")...)
+	Expect(o.Code).To(Equal(cli.ExitOK), "incremental record of %s: %s", mode, o)
+	data, err = os.ReadFile(result)
+	Expect(err).NotTo(HaveOccurred())
+	var r harness.Result
+	Expect(json.Unmarshal(data, &r)).To(Succeed())
+	Expect(r.Incremental).To(BeTrue(), "%s", o)
+	Expect(r.Observed.Incremental).To(BeTrue())
+	var seen []string
+	for _, arch := range r.Observed.Arches() {
+		for _, name := range r.Observed.Names(arch) {
+			seen = append(seen, arch.String()+" "+name)
+		}
+	}
+	Expect(seen).To(ConsistOf(want), "the incremental record logged only what the baseline lacks: %s", o)
+	before, err := baseline.LoadStack(base)
+	Expect(err).NotTo(HaveOccurred())
+	after, err := baseline.LoadStack(file)
+	Expect(err).NotTo(HaveOccurred())
+	arch, err := scmp.ParseArch(strings.Fields(want)[0])
+	Expect(err).NotTo(HaveOccurred())
+	name := strings.Fields(want)[1]
+	Expect(before.Allows(arch, name)).To(BeFalse())
+	Expect(after.Allows(arch, name)).To(BeTrue(), "%s was not added to the file: %s", want, o)
+	for _, a := range before.Arches() {
+		for _, e := range before.Entries(a) {
+			Expect(after.Allows(a, e.Name)).To(BeTrue(), "%s %s was dropped", a, e.Name)
+		}
+	}
 }
 
 var _ = Describe("an agent escaping the gate", RequiresAudit, Escape, func() {
@@ -49,6 +97,7 @@ var _ = Describe("an agent escaping the gate", RequiresAudit, Escape, func() {
 		Expect(text.Code).To(Equal(cli.ExitViolation), "%s", text)
 		Expect(text.Stdout).To(ContainSubstring("VIOLATION"))
 		Expect(text.Stdout).To(ContainSubstring(strings.Fields(want)[1]))
+		expectLearned(ctx, base, mode, flags, want)
 		return r
 	}
 

@@ -225,9 +225,10 @@ func (c *Command) runRecord(args []string) int {
 	var f runFlags
 	f.register(fs, "the command's base name")
 	var out, obsPath, resultPath string
-	var extends listFlag
+	var extends, against listFlag
 	var merge bool
-	fs.StringVar(&out, "o", "", "the baseline `FILE` to write (required)")
+	fs.StringVar(&out, "o", "", "the baseline `FILE` to write (required; with --against, default the first of them)")
+	fs.Var(&against, "against", "record incrementally against a committed `BASELINE` (repeatable, layered in order): what it allows runs unlogged, as in check, only the rest is logged and added to -o; stale entries are not checked (a record without --against finds them)")
 	fs.StringVar(&resultPath, "result", "", "also write the Result as JSON to `FILE`, for sysgate report --result (whatever the run's outcome)")
 	fs.Var(&extends, "extends", "a `BASELINE` the written file extends (a runtime base; the file records it relative to itself); repeatable")
 	fs.StringVar(&obsPath, "observation", "", "also write the observation (syscalls with counts) as JSON to `FILE`")
@@ -237,8 +238,25 @@ func (c *Command) runRecord(args []string) int {
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
+	if out == "" && len(against) > 0 {
+		out = against[0]
+	}
 	if code, ok := c.require(fs, "record", required{"-o BASELINE", out != ""}, required{"-- CMD", fs.NArg() > 0}); !ok {
 		return code
+	}
+	if len(against) > 0 && len(extends) > 0 {
+		return c.errorf(ExitUsage, "record: --against and --extends: an incremental record adds to files that exist, whose extends stay as they are")
+	}
+	for _, b := range against {
+		if _, err := baseline.ReadInput(b); err != nil {
+			return c.errorf(ExitUsage, "--against %s: %v", b, unwrapPathError(err))
+		}
+	}
+	if len(against) > 0 {
+		// What the run does not log is what these files allow: the new
+		// entries are added to what -o holds, never replace it.
+		merge = true
+		f.agent = c.gateAgent(f.agent, against)
 	}
 	if code, ok := c.resolveCIOutputs(&ciOut); !ok {
 		return code
@@ -263,9 +281,12 @@ func (c *Command) runRecord(args []string) int {
 	if len(extends) > 0 {
 		opts = append(opts, harness.WithBaselines(extends...))
 	}
+	if len(against) > 0 {
+		opts = append(opts, harness.WithBaselines(against...), harness.WithIncremental())
+	}
 	// The file is built from what it held before the run: the agent may
 	// write to it (see harness.WithBaselineSnapshot).
-	before := baseline.SnapshotStack(append([]string{out}, extends...)...)
+	before := baseline.SnapshotStack(append(append([]string{out}, extends...), against...)...)
 	opts = append(opts, harness.WithBaselineSnapshot(before))
 	r, code := c.runAgent(c.agent(&f, fs.Args(), false), opts)
 	if r == nil {

@@ -112,6 +112,13 @@ func (s Spec) options() []harness.Option {
 			recordEnv, observationsEnv)
 		opts = append(opts, harness.WithMode(baseline.ModeRecord),
 			harness.WithObservationFile(filepath.Join(dir, s.agent().Name+".json")))
+		// make baseline-update records incrementally unless FULL=1: the
+		// committed file allowed in the kernel, only the rest logged.
+		inc, err := gatetest.Incremental(os.Getenv)
+		Expect(err).NotTo(HaveOccurred())
+		if inc {
+			opts = append(opts, harness.WithIncremental())
+		}
 	}
 	if uid, gid, ok := agentUser(); ok {
 		opts = append(opts, harness.WithUser(uid, gid))
