@@ -63,7 +63,7 @@ type runConfig struct {
 	notify            bool // resolved from backend by Run
 	argBlind          bool
 	noPrograms        bool
-	incremental       bool // WithIncremental
+	incremental       bool     // WithIncremental
 	readOnly          []string // more files the agent's mount namespace binds read-only
 	filterEnv         bool
 	passEnv           []string

@@ -51,13 +51,13 @@ const ReportEntryName = "sysgate result"
 // In check and enforce mode the kernel logs only syscalls outside the
 // baseline, so observed holds just those; in record mode it holds all.
 type Result struct {
-	Agent        string                `json:"agent"`
-	Command      []string              `json:"command"`
-	Mode         baseline.Mode         `json:"mode"`
+	Agent   string        `json:"agent"`
+	Command []string      `json:"command"`
+	Mode    baseline.Mode `json:"mode"`
 	// Incremental: a record run whose filter allowed its baselines
 	// (WithIncremental), so Observed holds only what they lack and Unused
 	// is not known.
-	Incremental bool `json:"incremental,omitempty"`
+	Incremental  bool                  `json:"incremental,omitempty"`
 	Arch         scmp.Arch             `json:"arch"` // the native arch the run ran on
 	Baselines    []string              `json:"baselines"`
 	Verdict      Verdict               `json:"verdict"`
