@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -375,6 +377,49 @@ func TestBaselinePRScript(t *testing.T) {
 		file := e.remoteFile(bot, "baselines/demo.yaml")
 		if !strings.Contains(file, "- exit_group") || !strings.Contains(file, "- /usr/bin/true") || strings.Contains(file, "getpid") {
 			t.Errorf("the proposed baseline is not what /usr/bin/true does:\n%s", file)
+		}
+	})
+
+	// incremental: true on the real kernel: the committed file is allowed
+	// in the kernel, /usr/bin/true's other syscalls are logged and added,
+	// and the stale getpid (true never calls it) stays, as the pull
+	// request says.
+	t.Run("an incremental record step only adds, and says so", func(t *testing.T) {
+		testutil.RequireAudit(t)
+		e := newPREnv(t, sysgate)
+		job := e.clone("record-job")
+		reports := filepath.Join(e.dir, "reports")
+		gate := exec.Command(filepath.Join(mustAbs(t, repoRoot), "scripts", "action.sh"), "gate")
+		gate.Dir = job
+		gate.Env = append(append([]string{}, e.env...), "INPUT_MODE=record", "INPUT_INCREMENTAL=true", "INPUT_COMMAND=/usr/bin/true",
+			"INPUT_BASELINES=baselines/demo.yaml", "INPUT_REPORTS="+reports, "INPUT_TIMEOUT=1m")
+		out, err := gate.CombinedOutput()
+		if err != nil {
+			t.Fatalf("action.sh gate (incremental record): %v\n%s", err, out)
+		}
+		obs, err := baseline.ReadObservation(filepath.Join(reports, "observations", "demo.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !obs.Incremental || obs.Count(scmp.X86_64, "execve") != 0 || obs.Count(scmp.X86_64, "brk") == 0 {
+			t.Errorf("the observation is not an incremental one of /usr/bin/true (execve is allowed, brk is not): %+v\n%s", obs, out)
+		}
+		shard := filepath.Join(e.dir, "shards-incremental", "shard-0")
+		collect := exec.Command(filepath.Join(mustAbs(t, repoRoot), "scripts", "baseline-pr.sh"), "collect", reports, shard)
+		collect.Dir, collect.Env = job, e.env
+		if out, err := collect.CombinedOutput(); err != nil {
+			t.Fatalf("collect: %v\n%s", err, out)
+		}
+		e.shards = filepath.Dir(shard)
+		if out, err := e.open("job1"); err != nil {
+			t.Fatalf("open: %v\n%s", err, out)
+		}
+		file := e.remoteFile(bot, "baselines/demo.yaml")
+		if !strings.Contains(file, "- brk") || !strings.Contains(file, "- getpid") {
+			t.Errorf("the proposed baseline should add brk and keep the stale getpid:\n%s", file)
+		}
+		if body := e.read("gh/body.md"); !strings.Contains(body, "Stale entries not checked (incremental)") {
+			t.Errorf("the pull request does not say stale entries were not checked:\n%s", body)
 		}
 	})
 

@@ -29,7 +29,7 @@ output() { echo "$1=$2" >>"${GITHUB_OUTPUT:?GITHUB_OUTPUT is not set: run inside
 # job), through passwordless sudo where it exists (hosted runners: sudo keeps
 # SUDO_UID, so sysgate runs the agent as the job's user), else as this user
 # (notify backend: no privilege needed).
-sudo_env=(CI GITHUB_ACTIONS SYSGATE_BACKEND SYSGATE_MODE SYSGATE_OBSERVATIONS SYSGATE_USER NO_COLOR)
+sudo_env=(CI GITHUB_ACTIONS SYSGATE_BACKEND SYSGATE_MODE SYSGATE_OBSERVATIONS SYSGATE_INCREMENTAL SYSGATE_USER NO_COLOR)
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then
 		"$@"
@@ -157,6 +157,7 @@ step_gate() {
 	in_gate=1
 	local mode=${INPUT_MODE:-check} reports=${INPUT_REPORTS:-sysgate-reports}
 	case "$mode" in check | record | enforce) ;; *) die 2 "mode: $mode is not check, record or enforce" ;; esac
+	case "${INPUT_INCREMENTAL:-false}" in true | false) ;; *) die 2 "incremental: ${INPUT_INCREMENTAL} is not true or false" ;; esac
 	if [ -n "${INPUT_COMMAND:-}" ] && [ -n "${INPUT_PACKAGES:-}" ]; then die 2 "give command or packages, not both"; fi
 	if [ -z "${INPUT_COMMAND:-}" ] && [ -z "${INPUT_PACKAGES:-}" ]; then die 2 "give command (the agent's command line) or packages (Go packages with gate specs)"; fi
 	export SYSGATE_BACKEND=${INPUT_BACKEND:-auto} NO_COLOR=1
@@ -263,8 +264,14 @@ gate_command() {
 		[ -z "$agent" ] && agent=$(sed -n 's/^agent: *//p' "$target" 2>/dev/null | head -1)
 		[ -z "$agent" ] && agent=$(basename "${argv[0]}")
 		flags=(--timeout "${INPUT_TIMEOUT:-10m}" --agent "$agent" --result "$out/result.json")
-		for b in "${baselines[@]:0:${#baselines[@]}-1}"; do flags+=(--extends "$b"); done
-		[ -f "$target" ] && flags+=(--merge)
+		if [ "${INPUT_INCREMENTAL:-false}" = true ] && [ -f "$target" ]; then
+			# The files allowed in the kernel, the new entries added to
+			# the last (it keeps its extends).
+			for b in "${baselines[@]}"; do flags+=(--against "$b"); done
+		else
+			for b in "${baselines[@]:0:${#baselines[@]}-1}"; do flags+=(--extends "$b"); done
+			[ -f "$target" ] && flags+=(--merge)
+		fi
 		as_root mkdir -p "$out/observations"
 		# Record writes the baseline into the job's checkout, which the
 		# agent's user can write: --force says that is meant.
@@ -286,6 +293,8 @@ gate_packages() {
 	export SYSGATE_MODE=$mode
 	if [ "$mode" = record ]; then
 		export SYSGATE_OBSERVATIONS="$out/observations"
+		SYSGATE_INCREMENTAL=$([ "${INPUT_INCREMENTAL:-false}" = true ] && echo 1 || echo 0)
+		export SYSGATE_INCREMENTAL
 		as_root mkdir -p "$SYSGATE_OBSERVATIONS"
 	fi
 	if escalates; then
