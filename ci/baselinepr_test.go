@@ -355,25 +355,7 @@ func TestBaselinePRScript(t *testing.T) {
 	t.Run("proposes what the action's record step saw", func(t *testing.T) {
 		testutil.RequireAudit(t)
 		e := newPREnv(t, sysgate)
-		job := e.clone("record-job")
-		reports := filepath.Join(e.dir, "reports")
-		gate := exec.Command(filepath.Join(mustAbs(t, repoRoot), "scripts", "action.sh"), "gate")
-		gate.Dir = job
-		gate.Env = append(append([]string{}, e.env...), "INPUT_MODE=record", "INPUT_COMMAND=/usr/bin/true",
-			"INPUT_BASELINES=baselines/demo.yaml", "INPUT_REPORTS="+reports, "INPUT_TIMEOUT=1m")
-		if out, err := gate.CombinedOutput(); err != nil {
-			t.Fatalf("action.sh gate (record): %v\n%s", err, out)
-		}
-		shard := filepath.Join(e.dir, "shards-recorded", "shard-0")
-		collect := exec.Command(filepath.Join(mustAbs(t, repoRoot), "scripts", "baseline-pr.sh"), "collect", reports, shard)
-		collect.Dir, collect.Env = job, e.env
-		if out, err := collect.CombinedOutput(); err != nil {
-			t.Fatalf("collect: %v\n%s", err, out)
-		}
-		e.shards = filepath.Dir(shard)
-		if out, err := e.open("job1"); err != nil {
-			t.Fatalf("open: %v\n%s", err, out)
-		}
+		e.recordJob(t)
 		file := e.remoteFile(bot, "baselines/demo.yaml")
 		if !strings.Contains(file, "- exit_group") || !strings.Contains(file, "- /usr/bin/true") || strings.Contains(file, "getpid") {
 			t.Errorf("the proposed baseline is not what /usr/bin/true does:\n%s", file)
@@ -387,32 +369,12 @@ func TestBaselinePRScript(t *testing.T) {
 	t.Run("an incremental record step only adds, and says so", func(t *testing.T) {
 		testutil.RequireAudit(t)
 		e := newPREnv(t, sysgate)
-		job := e.clone("record-job")
-		reports := filepath.Join(e.dir, "reports")
-		gate := exec.Command(filepath.Join(mustAbs(t, repoRoot), "scripts", "action.sh"), "gate")
-		gate.Dir = job
-		gate.Env = append(append([]string{}, e.env...), "INPUT_MODE=record", "INPUT_INCREMENTAL=true", "INPUT_COMMAND=/usr/bin/true",
-			"INPUT_BASELINES=baselines/demo.yaml", "INPUT_REPORTS="+reports, "INPUT_TIMEOUT=1m")
-		out, err := gate.CombinedOutput()
-		if err != nil {
-			t.Fatalf("action.sh gate (incremental record): %v\n%s", err, out)
-		}
-		obs, err := baseline.ReadObservation(filepath.Join(reports, "observations", "demo.json"))
+		obs, err := baseline.ReadObservation(filepath.Join(e.recordJob(t, "INPUT_INCREMENTAL=true"), "observations", "demo.json"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !obs.Incremental || obs.Count(scmp.X86_64, "execve") != 0 || obs.Count(scmp.X86_64, "brk") == 0 {
-			t.Errorf("the observation is not an incremental one of /usr/bin/true (execve is allowed, brk is not): %+v\n%s", obs, out)
-		}
-		shard := filepath.Join(e.dir, "shards-incremental", "shard-0")
-		collect := exec.Command(filepath.Join(mustAbs(t, repoRoot), "scripts", "baseline-pr.sh"), "collect", reports, shard)
-		collect.Dir, collect.Env = job, e.env
-		if out, err := collect.CombinedOutput(); err != nil {
-			t.Fatalf("collect: %v\n%s", err, out)
-		}
-		e.shards = filepath.Dir(shard)
-		if out, err := e.open("job1"); err != nil {
-			t.Fatalf("open: %v\n%s", err, out)
+			t.Errorf("the observation is not an incremental one of /usr/bin/true (execve is allowed, brk is not): %+v", obs)
 		}
 		file := e.remoteFile(bot, "baselines/demo.yaml")
 		if !strings.Contains(file, "- brk") || !strings.Contains(file, "- getpid") {
@@ -452,4 +414,32 @@ func TestBaselinePRScript(t *testing.T) {
 			t.Errorf("the new baseline:\n%s", file)
 		}
 	})
+}
+
+// recordJob is the record job's chain on the real kernel: the action's
+// gate step records /usr/bin/true into baselines/demo.yaml (env: more
+// inputs), collect makes the shard, open proposes it. It returns the
+// reports directory.
+func (e *prEnv) recordJob(t *testing.T, env ...string) string {
+	t.Helper()
+	job := e.clone("record-job")
+	reports := filepath.Join(e.dir, "reports")
+	gate := exec.Command(filepath.Join(mustAbs(t, repoRoot), "scripts", "action.sh"), "gate")
+	gate.Dir = job
+	gate.Env = append(append(append([]string{}, e.env...), "INPUT_MODE=record", "INPUT_COMMAND=/usr/bin/true",
+		"INPUT_BASELINES=baselines/demo.yaml", "INPUT_REPORTS="+reports, "INPUT_TIMEOUT=1m"), env...)
+	if out, err := gate.CombinedOutput(); err != nil {
+		t.Fatalf("action.sh gate (record %v): %v\n%s", env, err, out)
+	}
+	shard := filepath.Join(e.dir, "shards-recorded", "shard-0")
+	collect := exec.Command(filepath.Join(mustAbs(t, repoRoot), "scripts", "baseline-pr.sh"), "collect", reports, shard)
+	collect.Dir, collect.Env = job, e.env
+	if out, err := collect.CombinedOutput(); err != nil {
+		t.Fatalf("collect: %v\n%s", err, out)
+	}
+	e.shards = filepath.Dir(shard)
+	if out, err := e.open("job1"); err != nil {
+		t.Fatalf("open: %v\n%s", err, out)
+	}
+	return reports
 }
