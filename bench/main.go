@@ -96,6 +96,9 @@ func run(ctx context.Context, cfg config) error {
 	if cfg.sections["check"] {
 		need = append(need, w.getppid, w.read, w.openat, w.mcp, w.python)
 	}
+	if cfg.sections["record"] {
+		need = append(need, w.python, w.mcp) // the incremental record's baselines
+	}
 	if cfg.sections["programs"] {
 		need = append(need, w.execs, w.getppid, w.read)
 	}
@@ -137,6 +140,9 @@ func run(ctx context.Context, cfg config) error {
 			return err
 		}
 		if err := recordArgClasses(ctx, cfg, []workload{w.python, w.mcp}); err != nil {
+			return err
+		}
+		if err := incrementalRecord(ctx, cfg, []workload{w.python, w.mcp}, &bases); err != nil {
 			return err
 		}
 	}
