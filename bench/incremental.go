@@ -31,7 +31,7 @@ func incrementalRecord(ctx context.Context, cfg config, ws []workload, bases *ba
 			return err
 		}
 		type runs struct {
-			check, inc, full samples
+			check, inc, full      samples
 			incEvents, fullEvents uint64
 		}
 		rows := make([]runs, len(cfg.backends))
