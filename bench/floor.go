@@ -21,7 +21,7 @@ const floorTarget ratioTarget = 1.20
 // drainRun is one run of the drain-only reader (bench/testdata/drain.c)
 // over a command under record mode's log-everything filter.
 type drainRun struct {
-	wall             time.Duration
+	wall, cpu        time.Duration // cpu: the reader's and the command's
 	records, overrun int64
 }
 
@@ -52,7 +52,7 @@ func runDrain(ctx context.Context, drain string, w workload) (drainRun, error) {
 			return drainRun{}, fmt.Errorf("drain %s: output %q", w.name, stdout.String())
 		}
 	}
-	return drainRun{wall: time.Duration(v[0]), records: v[1], overrun: v[2]}, nil
+	return drainRun{wall: time.Duration(v[0]), cpu: cpuOf(cmd.ProcessState), records: v[1], overrun: v[2]}, nil
 }
 
 // recordFloor: `sysgate record` (the CLI, audit backend) against the
@@ -72,7 +72,7 @@ func recordFloor(ctx context.Context, cfg config, dir, drain string, w workload)
 		fmt.Printf("note: %d other audit multicast readers are open: each gets a copy of every record, on both sides\n", n)
 	}
 	out := filepath.Join(dir, "floor.yaml")
-	var floor, rec, bare samples
+	var floor, rec, bare, floorCPU, recCPU samples
 	var events, records int64
 	lossless := true
 	for i := 0; i < cfg.reps; i++ {
@@ -86,25 +86,31 @@ func recordFloor(ctx context.Context, cfg config, dir, drain string, w workload)
 			return err
 		}
 		lossless = lossless && d.overrun == 0
-		floor, records = append(floor, ms(d.wall)), d.records
+		floor, floorCPU, records = append(floor, ms(d.wall)), append(floorCPU, ms(d.cpu)), d.records
 		_ = os.Remove(out)
-		rm, n, err := cliRecord(ctx, cfg.cli, out, w)
+		rm, cpu, n, err := cliRecord(ctx, cfg.cli, out, w)
 		if err != nil {
 			return err
 		}
-		rec, events = append(rec, ms(rm)), n
+		rec, recCPU, events = append(rec, ms(rm)), append(recCPU, ms(cpu)), n
 	}
 	tw := table()
-	fmt.Fprintln(tw, "workload\tbare ms\tdrain-only ms\trecords\tsysgate record ms\tevents\tlossless\trecord/drain\tpaired\ttarget\tmet\t")
-	fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%d\t%.1f\t%d\t%v\t%s\t%s\t%s\t%s\t\n", w.name, bare.median(), floor.median(), records, rec.median(), events, lossless,
-		ratio(rec.median(), floor.median()), pairedRatio(rec, floor), floorTarget, floorTarget.met(rec, floor))
-	return tw.Flush()
+	fmt.Fprintln(tw, "workload\tbare ms\tdrain-only ms\trecords\tsysgate record ms\tevents\tlossless\trecord/drain\tpaired\ttarget\tmet\tCPU ms: drain-only\trecord\tpaired\t")
+	fmt.Fprintf(tw, "%s\t%.1f\t%.1f\t%d\t%.1f\t%d\t%v\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%s\t\n", w.name, bare.median(), floor.median(), records, rec.median(), events, lossless,
+		ratio(rec.median(), floor.median()), pairedRatio(rec, floor), floorTarget, floorTarget.met(rec, floor),
+		floorCPU.median(), recCPU.median(), pairedRatio(recCPU, floorCPU))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Println("(CPU: user+sys of the reader and the command together; the command's kernel time formatting each record is most of it)")
+	return nil
 }
 
 // cliRecord runs `sysgate record -o out -- w.command` and returns its wall
-// time and the logged syscalls it reports. An inconclusive run (loss) is
+// time, CPU time (its own and the agent's) and the logged syscalls it
+// reports. An inconclusive run (loss) is
 // an error: its time would not be a record's.
-func cliRecord(ctx context.Context, cli, out string, w workload) (time.Duration, int64, error) {
+func cliRecord(ctx context.Context, cli, out string, w workload) (time.Duration, time.Duration, int64, error) {
 	args := append([]string{"record", "--agent", "bench", "-o", out, "--"}, w.command...)
 	cmd := exec.CommandContext(ctx, cli, args...)
 	cmd.Dir, cmd.Env = w.dir, w.env
@@ -114,16 +120,16 @@ func cliRecord(ctx context.Context, cli, out string, w workload) (time.Duration,
 	err := cmd.Run()
 	wall := time.Since(start)
 	if err != nil {
-		return 0, 0, fmt.Errorf("sysgate record %s: %w: %s", w.name, err, stderr.String())
+		return 0, 0, 0, fmt.Errorf("sysgate record %s: %w: %s", w.name, err, stderr.String())
 	}
 	i := strings.Index(stderr.String(), " logged syscalls")
 	if i < 0 {
-		return 0, 0, fmt.Errorf("sysgate record %s: no event count in %q", w.name, stderr.String())
+		return 0, 0, 0, fmt.Errorf("sysgate record %s: no event count in %q", w.name, stderr.String())
 	}
 	f := strings.Fields(stderr.String()[:i])
 	n, err := strconv.ParseInt(f[len(f)-1], 10, 64)
 	if err != nil {
-		return 0, 0, fmt.Errorf("sysgate record %s: event count in %q", w.name, stderr.String())
+		return 0, 0, 0, fmt.Errorf("sysgate record %s: event count in %q", w.name, stderr.String())
 	}
-	return wall, n, nil
+	return wall, cpuOf(cmd.ProcessState), n, nil
 }
