@@ -209,8 +209,9 @@ func (s *Stream) read() {
 			batchPool.Put(b)
 			continue
 		}
+		drained := len(b.recs) < maxBatch // b is the dispatcher's once sent
 		s.batches <- b
-		if len(b.recs) < maxBatch {
+		if drained {
 			// The socket is empty: let records gather rather than wake
 			// for each one (see readNap). A full batch means a flood,
 			// which is read on at once.
