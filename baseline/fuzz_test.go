@@ -132,6 +132,7 @@ func FuzzDecodeObservation(f *testing.F) {
 	f.Add([]byte(`{"agent":"a","runs":1,"syscalls":{},"programs":{"/usr/bin/python3.13":2,"memfd:x":1}}`))
 	f.Add([]byte(`{"programs":{}}`))
 	f.Add([]byte(`{"agent":"a","runs":1,"syscalls":{"x86_64":{"read":1}},"environment":{"x86_64":{"os":["debian 12"],"runtimes":[{"name":"go","version":"1.26.8"}]}}}`))
+	f.Add([]byte(`{"agent":"a","runs":3,"syscalls":{},"environment":{"x86_64":{"os":["debian 12"]}},"incremental":true}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		o, err := DecodeObservation(data)
 		if err != nil {
@@ -155,7 +156,7 @@ func FuzzDecodeObservation(f *testing.F) {
 // JSON cannot tell from null.
 func normalized(o *Observation) *Observation {
 	c := NewObservation(o.Agent)
-	c.Runs = o.Runs
+	c.Runs, c.Incremental = o.Runs, o.Incremental
 	for arch, m := range o.Syscalls {
 		for name, n := range m {
 			c.Add(arch, name, n)
