@@ -108,8 +108,8 @@ func recordFloor(ctx context.Context, cfg config, dir, drain string, w workload)
 
 // cliRecord runs `sysgate record -o out -- w.command` and returns its wall
 // time, CPU time (its own and the agent's) and the logged syscalls it
-// reports. An inconclusive run (loss) is
-// an error: its time would not be a record's.
+// reports. An inconclusive run (loss) is an error: its time would not be
+// a record's.
 func cliRecord(ctx context.Context, cli, out string, w workload) (time.Duration, time.Duration, int64, error) {
 	args := append([]string{"record", "--agent", "bench", "-o", out, "--"}, w.command...)
 	cmd := exec.CommandContext(ctx, cli, args...)
@@ -122,14 +122,24 @@ func cliRecord(ctx context.Context, cli, out string, w workload) (time.Duration,
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("sysgate record %s: %w: %s", w.name, err, stderr.String())
 	}
-	i := strings.Index(stderr.String(), " logged syscalls")
-	if i < 0 {
+	count, ok := loggedSyscalls(stderr.String())
+	if !ok {
 		return 0, 0, 0, fmt.Errorf("sysgate record %s: no event count in %q", w.name, stderr.String())
 	}
-	f := strings.Fields(stderr.String()[:i])
-	n, err := strconv.ParseInt(f[len(f)-1], 10, 64)
+	n, err := strconv.ParseInt(count, 10, 64)
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("sysgate record %s: event count in %q", w.name, stderr.String())
 	}
 	return wall, cpuOf(cmd.ProcessState), n, nil
+}
+
+// loggedSyscalls is the count in the CLI's "N logged syscalls from ..."
+// line, as printed.
+func loggedSyscalls(output string) (string, bool) {
+	i := strings.Index(output, " logged syscalls")
+	if i <= 0 {
+		return "", false
+	}
+	f := strings.Fields(output[:i])
+	return f[len(f)-1], true
 }

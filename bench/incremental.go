@@ -85,9 +85,7 @@ func incrementalRecord(ctx context.Context, cfg config, ws []workload, bases *ba
 			stMed, stPaired, stMet := "-", "-", "-"
 			if len(st) > 0 {
 				stMed, stPaired = fmt.Sprintf("%.1f", st.median()), pairedRatio(st, r.inc)
-				if v, ok := pairedRatioOf(st, r.inc); ok {
-					stMet = map[bool]string{true: "yes", false: "no"}[math.Round(v*100) >= straceFloor*100]
-				}
+				stMet = atLeast(st, r.inc, straceFloor)
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%.1f\t%.1f\t%.1f\t%d\t%.1f\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t>= %.2fx\t%s\t%s\t%s\t\n", w.name, b,
 				bare.median(), r.check.median(), r.inc.median(), r.incEvents, r.full.median(), r.fullEvents, stMed,
@@ -97,4 +95,17 @@ func incrementalRecord(ctx context.Context, cfg config, ws []workload, bases *ba
 		}
 	}
 	return tw.Flush()
+}
+
+// atLeast says "yes" when the paired ratio of runs over base, as printed
+// (two decimals), is at least floor, "no" below it, "-" without pairs.
+func atLeast(runs, base samples, floor float64) string {
+	v, ok := pairedRatioOf(runs, base)
+	switch {
+	case !ok:
+		return "-"
+	case math.Round(v*100) >= math.Round(floor*100):
+		return "yes"
+	}
+	return "no"
 }

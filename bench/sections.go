@@ -298,10 +298,9 @@ func peakRSS(ctx context.Context, cfg config, dir string, w workload, base strin
 		if cmd.ProcessState == nil || (err != nil && cmd.ProcessState.ExitCode() != 3) {
 			return fmt.Errorf("sysgate %s: %v: %s", mode, err, out.String())
 		}
-		events := "-"
-		if i := strings.Index(out.String(), " logged syscalls"); i > 0 {
-			f := strings.Fields(out.String()[:i])
-			events = f[len(f)-1]
+		events, ok := loggedSyscalls(out.String())
+		if !ok {
+			events = "-"
 		}
 		if cmd.ProcessState.ExitCode() == 3 {
 			// Reported, not hidden: the CLI could not keep up and said so.
