@@ -54,39 +54,6 @@ static long raw_syscall(long n, long a, long b, long c, long d, long e, long f) 
 #error "spawn.c: raw syscalls are written for x86_64 and aarch64"
 #endif
 
-// handoff_syscall is the one syscall instruction a notify filter lets
-// through unheard: the agent's first process reports the filter's
-// listener (and a failed execve) on the status socket after loading it,
-// before sysgate holds the listener, so nobody could answer that call.
-// The filter's prefix (see kernel.Spawn) allows write and sendmsg on the
-// status socket from exactly this instruction's address, which no program
-// the agent execs has mapped (sysgate is not dumpable: no agent reads its
-// layout). The label marks the address after the instruction, the
-// instruction pointer seccomp sees.
-#if defined(__x86_64__)
-__attribute__((noinline, noclone, used)) static long handoff_syscall(long n, long a, long b, long c) {
-	long ret;
-	__asm__ volatile("syscall\n\t.globl sysgate_handoff_ret\nsysgate_handoff_ret:"
-			 : "=a"(ret)
-			 : "a"(n), "D"(a), "S"(b), "d"(c)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-#elif defined(__aarch64__)
-__attribute__((noinline, noclone, used)) static long handoff_syscall(long n, long a, long b, long c) {
-	register long x8 __asm__("x8") = n;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	__asm__ volatile("svc 0\n\t.globl sysgate_handoff_ret\nsysgate_handoff_ret:"
-			 : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
-	return x0;
-}
-#endif
-extern char sysgate_handoff_ret[];
-
-uintptr_t sysgate_handoff_ip(void) { return (uintptr_t)sysgate_handoff_ret; }
-
 static int child_errno;
 
 static long child_syscall(long n, long a, long b, long c, long d, long e, long f) {
@@ -134,10 +101,10 @@ static void report(int fd, int kind, int step, int err, uint32_t ses) {
 	syscall(SYS_write, fd, &st, sizeof st);
 }
 
-// report_fd sends a record of kind with passfd attached (SCM_RIGHTS);
-// through the handoff instruction when handoff is set.
-static long send_fd(int fd, int kind, uint32_t ses, int passfd, int handoff) {
-	struct sysgate_status st = {kind, 0, 0, ses};
+// send_record sends st with passfd attached (SCM_RIGHTS) on fd: the
+// number of bytes sent, or -errno (it leaves child_errno alone, for the
+// handoff helper, which runs beside the agent).
+static long send_record(int fd, struct sysgate_status st, int passfd) {
 	struct iovec iov = {&st, sizeof st};
 	union {
 		char buf[CMSG_SPACE(sizeof(int))];
@@ -153,18 +120,19 @@ static long send_fd(int fd, int kind, uint32_t ses, int passfd, int handoff) {
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
 	__builtin_memcpy(CMSG_DATA(c), &passfd, sizeof(int));
-	if (handoff) {
-		long r = handoff_syscall(SYS_sendmsg, fd, (long)&msg, 0);
-		if (r < 0) {
-			child_errno = (int)-r;
-			return -1;
-		}
-		return r;
-	}
-	return syscall(SYS_sendmsg, fd, &msg, 0);
+	return raw_syscall(SYS_sendmsg, fd, (long)&msg, 0, 0, 0, 0);
 }
 
-static long report_fd(int fd, int kind, uint32_t ses, int passfd) { return send_fd(fd, kind, ses, passfd, 0); }
+// report_fd sends a record of kind with passfd attached.
+static long report_fd(int fd, int kind, uint32_t ses, int passfd) {
+	struct sysgate_status st = {kind, 0, 0, ses};
+	long r = send_record(fd, st, passfd);
+	if (r < 0) {
+		child_errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
 
 static __attribute__((noreturn)) void fail(const struct sysgate_spawn *s, int step, int err) {
 	report(s->status_fd, SYSGATE_STATUS_ERROR, step, err, 0);
@@ -382,10 +350,102 @@ static void session_setup(const struct sysgate_spawn *s) {
 		fence_knobs(s);
 }
 
+// The handoff of a notify filter's listener. The agent's first process
+// loads the filter, and only then does the listener exist; but from then
+// on every call it makes outside the baseline waits for an answer from
+// the listener, which sysgate does not hold yet. So the listener goes to
+// sysgate from a helper task that shares the agent's memory and
+// descriptor table (CLONE_VM|CLONE_FILES) but was cloned before the
+// filter was loaded and so never holds it. No rule of the filter lets any
+// call through unheard: nothing the agent can reproduce after its execve
+// (an instruction address, a descriptor number) opens a way past it.
+enum {
+	HANDOFF_WAIT = 0,    // the agent has not loaded the filter yet
+	HANDOFF_LOADED = 1,  // the filter is loaded, its listener is lfd
+	HANDOFF_ABANDON = 2, // the load failed: the helper just exits
+	HANDOFF_SENT = 3,    // the helper sent the listener to sysgate
+	HANDOFF_FAILED = 4,  // it could not: err
+};
+
+#define HELPER_STACK_SIZE (64 * 1024)
+
+#if defined(__x86_64__)
+#define cpu_relax() __builtin_ia32_pause()
+#else
+#define cpu_relax() __asm__ volatile("yield" ::: "memory")
+#endif
+
+struct handoff {
+	int state; // HANDOFF_*, read and written with __atomic builtins
+	int lfd;
+	int err;
+	int agent_pid;  // the agent's first process, for the helper's pidfd
+	int helper_pid; // > 0 once the helper runs: its parent reaps it
+	char *stack;    // the helper's, mapped by sysgate_spawn_run
+};
+
+struct child_arg {
+	const struct sysgate_spawn *s;
+	sigset_t oldmask;
+	volatile int agent_failed; // with pidns: set by the agent before it exits on a failure
+	// A step that failed once the filter was loaded: the agent cannot
+	// report it (its calls wait for the listener, or fail once it is
+	// gone), so whoever waits for it (init, or sysgate_spawn_run) does.
+	volatile int late_step, late_err;
+	struct handoff handoff;
+};
+
+// handoff_main is the helper: it waits until the agent has loaded the
+// filter, sends its listener on the status socket (a descriptor of the
+// table it shares with the agent), closes it there and exits. It runs no
+// filter of the run, with every signal blocked, for microseconds.
+static int handoff_main(void *p) {
+	struct child_arg *a = p;
+	struct handoff *h = &a->handoff;
+	long pidfd = raw_syscall(SYS_pidfd_open, h->agent_pid, 0, 0, 0, 0, 0);
+	int state;
+	for (long i = 0; (state = __atomic_load_n(&h->state, __ATOMIC_ACQUIRE)) == HANDOFF_WAIT; i++) {
+		if (i < 4096) {
+			raw_syscall(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+			continue;
+		}
+		// Slow: poll the agent's pidfd, so a killed agent does not leave
+		// the helper spinning.
+		struct { long sec, nsec; } ms = {0, 1000000};
+		struct { int fd; short events, revents; } pfd = {(int)pidfd, 1 /* POLLIN */, 0};
+		if (pidfd >= 0 && raw_syscall(SYS_ppoll, (long)&pfd, 1, (long)&ms, 0, 0, 0) > 0)
+			raw_syscall(SYS_exit, 0, 0, 0, 0, 0, 0);
+	}
+	if (pidfd >= 0)
+		raw_syscall(SYS_close, pidfd, 0, 0, 0, 0, 0);
+	if (state == HANDOFF_LOADED) {
+		struct sysgate_status st = {SYSGATE_STATUS_LISTENER, 0, 0, 0};
+		long r = send_record(a->s->status_fd, st, h->lfd);
+		// The agent never holds the listener: closed in the shared table.
+		raw_syscall(SYS_close, h->lfd, 0, 0, 0, 0, 0);
+		h->err = r < 0 ? (int)-r : 0;
+		__atomic_store_n(&h->state, r < 0 ? HANDOFF_FAILED : HANDOFF_SENT, __ATOMIC_RELEASE);
+	}
+	raw_syscall(SYS_exit, 0, 0, 0, 0, 0, 0);
+	return 0;
+}
+
+// reap_helper waits for the handoff helper, a child of the caller
+// (CLONE_PARENT), if one ran: it is done within microseconds of the
+// agent's execve, which waits for it.
+static void reap_helper(struct child_arg *a) {
+	if (a->handoff.helper_pid > 0) {
+		while (raw_syscall(SYS_wait4, a->handoff.helper_pid, 0, __WALL, 0, 0, 0) == -EINTR)
+			;
+		a->handoff.helper_pid = 0;
+	}
+}
+
 // agent_steps are the agent's own steps, from the capability drop to the
-// execve; on failure they return the errno and set *step (-1: the step
-// reported it already, through the handoff).
-static int agent_steps(const struct sysgate_spawn *s, const sigset_t *oldmask, int *step) {
+// execve; on failure they return the errno and set *step (-1: the filter
+// was loaded, and a->late_step says which step failed).
+static int agent_steps(struct child_arg *a, int *step) {
+	const struct sysgate_spawn *s = a->s;
 	if (drop_caps(s->cap_drop) != 0)
 		return *step = SYSGATE_STEP_CAPS, errno;
 	if (s->set_user) {
@@ -410,71 +470,79 @@ static int agent_steps(const struct sysgate_spawn *s, const sigset_t *oldmask, i
 	}
 	if (!path)
 		return *step = SYSGATE_STEP_FIND, err;
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, oldmask, NULL, KERNEL_SIGSET_SIZE);
-	// The filter is the last step: only the execve below is logged.
 	if (!s->notify) {
+		syscall(SYS_rt_sigprocmask, SIG_SETMASK, &a->oldmask, NULL, KERNEL_SIGSET_SIZE);
+		// The filter is the last step: only the execve below is logged.
 		if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, s->seccomp_flags, s->prog) != 0)
 			return *step = SYSGATE_STEP_SECCOMP, errno;
 		syscall(SYS_execve, path, s->argv, s->envp);
 		return *step = SYSGATE_STEP_EXEC, errno;
 	}
 	// The notify backend: the filter carries the run's listener, which
-	// goes to sysgate through the handoff instruction (the only call the
-	// filter lets through unheard) before the execve, which sysgate then
-	// answers like any other. A held call ignores all but fatal signals
-	// once sysgate has received it (Linux 5.19+; without it, EINTR).
+	// the helper sends to sysgate (see handoff_main). The helper is cloned
+	// first, with every signal still blocked, and as the agent's sibling
+	// (CLONE_PARENT): the program exec'd here never sees a child it did
+	// not start. A held call ignores all but fatal signals once sysgate
+	// has received it (Linux 5.19+; without it, EINTR).
+	struct handoff *h = &a->handoff;
+	h->agent_pid = syscall(SYS_getpid);
+	int hpid = clone(handoff_main, h->stack + HELPER_STACK_SIZE, CLONE_VM | CLONE_FILES | CLONE_PARENT, a);
+	if (hpid < 0) // glibc's clone reports in the shared thread's errno: read it at once
+		return *step = SYSGATE_STEP_LISTENER, *__errno_location();
+	h->helper_pid = hpid;
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, &a->oldmask, NULL, KERNEL_SIGSET_SIZE);
 	unsigned int flags = s->seccomp_flags | SECCOMP_FILTER_FLAG_NEW_LISTENER | SYSGATE_FILTER_FLAG_WAIT_KILLABLE_RECV;
 	int lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags, s->prog);
 	if (lfd < 0 && errno == EINVAL)
 		lfd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, flags & ~SYSGATE_FILTER_FLAG_WAIT_KILLABLE_RECV, s->prog);
-	if (lfd < 0)
+	if (lfd < 0) {
+		__atomic_store_n(&h->state, HANDOFF_ABANDON, __ATOMIC_RELEASE);
 		return *step = SYSGATE_STEP_SECCOMP, errno;
-	if (send_fd(s->status_fd, SYSGATE_STATUS_LISTENER, 0, lfd, 1) < 0) {
-		int err = errno;
-		struct sysgate_status st = {SYSGATE_STATUS_ERROR, SYSGATE_STEP_LISTENER, err, 0};
-		handoff_syscall(SYS_write, s->status_fd, (long)&st, sizeof st);
-		return *step = -1, err;
+	}
+	h->lfd = lfd;
+	__atomic_store_n(&h->state, HANDOFF_LOADED, __ATOMIC_RELEASE);
+	// Wait for the helper without a syscall (each would wait for the
+	// listener): the agent's program runs only once sysgate holds it, so
+	// it never gets to signal the helper before the handoff.
+	int state;
+	while ((state = __atomic_load_n(&h->state, __ATOMIC_ACQUIRE)) == HANDOFF_LOADED)
+		cpu_relax();
+	if (state != HANDOFF_SENT) {
+		a->late_step = SYSGATE_STEP_LISTENER, a->late_err = h->err;
+		return *step = -1, h->err;
 	}
 	syscall(SYS_execve, path, s->argv, s->envp);
-	// The report goes through the handoff too: the filter is loaded.
-	struct sysgate_status st = {SYSGATE_STATUS_ERROR, SYSGATE_STEP_EXEC, errno, 0};
-	handoff_syscall(SYS_write, s->status_fd, (long)&st, sizeof st);
-	return *step = -1, st.err;
+	a->late_step = SYSGATE_STEP_EXEC, a->late_err = errno;
+	return *step = -1, errno;
 }
 
-// agent_failed reports a failed agent step, unless the step reported it
-// itself (step -1: through the handoff), and exits.
+// agent_failed reports a failed agent step, unless the filter was loaded
+// (step -1: the waiting side reports a->late_step), and exits.
 static __attribute__((noreturn)) void agent_failed(const struct sysgate_spawn *s, int step, int err) {
 	if (step < 0) {
-		syscall(SYS_exit_group, 127);
-		__builtin_unreachable();
+		// Under the filter even the exit may be held, or (listener gone)
+		// fail with ENOSYS: then there is nothing left to try.
+		for (;;) {
+			syscall(SYS_exit_group, 127);
+			syscall(SYS_exit, 127);
+		}
 	}
 	fail(s, step, err);
 }
 
-static __attribute__((noreturn)) void child(const struct sysgate_spawn *s, const sigset_t *oldmask) {
-	session_setup(s);
-	int step = 0;
-	int err = agent_steps(s, oldmask, &step);
-	agent_failed(s, step, err);
-}
-
-struct child_arg {
-	const struct sysgate_spawn *s;
-	sigset_t oldmask;
-	volatile int agent_failed; // with pidns: set by the agent before it reports a failure
-};
-
 static int child_main(void *p) {
 	struct child_arg *a = p;
-	child(a->s, &a->oldmask);
+	session_setup(a->s);
+	int step = 0;
+	int err = agent_steps(a, &step);
+	agent_failed(a->s, step, err);
 }
 
 // agent_main is the agent under init: its own steps, then exec.
 static int agent_main(void *p) {
 	struct child_arg *a = p;
 	int step = 0;
-	int err = agent_steps(a->s, &a->oldmask, &step);
+	int err = agent_steps(a, &step);
 	a->agent_failed = 1; // init shares this memory (CLONE_VM)
 	agent_failed(a->s, step, err);
 }
@@ -519,7 +587,11 @@ static int init_main(void *p) {
 	// The agent exec'd or exited: its stack, mapped in the memory init
 	// shares with sysgate, goes back.
 	syscall(SYS_munmap, stack, CHILD_STACK_SIZE);
-	// The agent exec'd or failed (and reported why).
+	// The agent exec'd or failed (and reported why, unless the filter was
+	// loaded: then init reports it). The handoff helper, if any, is done.
+	reap_helper(a);
+	if (a->agent_failed && a->late_step)
+		report(s->status_fd, SYSGATE_STATUS_ERROR, a->late_step, a->late_err, 0);
 	if (!a->agent_failed && report_fd(s->status_fd, SYSGATE_STATUS_AGENT, 0, apidfd) < 0) {
 		syscall(SYS_kill, apid, SIGKILL);
 		fail(s, SYSGATE_STEP_AGENT, errno);
@@ -554,6 +626,23 @@ struct init_resources {
 	struct child_arg a;
 };
 
+// helper_stack maps the handoff helper's stack for a notify launch.
+static int helper_stack(const struct sysgate_spawn *s, struct child_arg *a) {
+	if (!s->notify)
+		return 0;
+	a->handoff.stack = mmap(NULL, HELPER_STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (a->handoff.stack == MAP_FAILED) {
+		a->handoff.stack = NULL;
+		return -errno;
+	}
+	return 0;
+}
+
+static void free_helper_stack(struct child_arg *a) {
+	if (a->handoff.stack)
+		munmap(a->handoff.stack, HELPER_STACK_SIZE);
+}
+
 int sysgate_spawn_run(const struct sysgate_spawn *s, int *pidfd, void **resources) {
 	*resources = NULL;
 	char *stack = mmap(NULL, CHILD_STACK_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
@@ -574,12 +663,18 @@ int sysgate_spawn_run(const struct sysgate_spawn *s, int *pidfd, void **resource
 		}
 		r->stack = stack;
 		r->a.s = s;
+		if ((err = helper_stack(s, &r->a)) < 0) {
+			munmap(stack, CHILD_STACK_SIZE);
+			free(r);
+			return err;
+		}
 		pthread_sigmask(SIG_SETMASK, &all, &r->a.oldmask);
 		pid = clone(init_main, stack + CHILD_STACK_SIZE, CLONE_VM | (s->pidns ? CLONE_NEWPID : 0) | CLONE_PIDFD | SIGCHLD, &r->a, pidfd);
 		err = errno;
 		pthread_sigmask(SIG_SETMASK, &r->a.oldmask, NULL);
 		if (pid < 0) {
 			munmap(stack, CHILD_STACK_SIZE);
+			free_helper_stack(&r->a);
 			free(r);
 			return -err;
 		}
@@ -587,6 +682,10 @@ int sysgate_spawn_run(const struct sysgate_spawn *s, int *pidfd, void **resource
 		return pid;
 	}
 	struct child_arg a = {.s = s};
+	if ((err = helper_stack(s, &a)) < 0) {
+		munmap(stack, CHILD_STACK_SIZE);
+		return err;
+	}
 	pthread_sigmask(SIG_SETMASK, &all, &a.oldmask);
 	// CLONE_VFORK: this thread sleeps until the child execs or exits; the
 	// rest of the Go runtime keeps running and answers the child.
@@ -594,6 +693,20 @@ int sysgate_spawn_run(const struct sysgate_spawn *s, int *pidfd, void **resource
 	err = errno;
 	pthread_sigmask(SIG_SETMASK, &a.oldmask, NULL);
 	munmap(stack, CHILD_STACK_SIZE);
+	if (pid >= 0) {
+		// The handoff helper (our child: CLONE_PARENT) is done by now, and
+		// a step that failed under the filter is ours to report.
+		if (a.handoff.helper_pid > 0)
+			while (waitpid(a.handoff.helper_pid, NULL, __WALL) < 0 && errno == EINTR)
+				;
+		if (a.late_step) {
+			struct sysgate_status st = {SYSGATE_STATUS_ERROR, a.late_step, a.late_err, 0};
+			if (write(s->status_fd, &st, sizeof st) < 0) {
+				// The reader is gone: nobody is left to tell.
+			}
+		}
+	}
+	free_helper_stack(&a);
 	return pid < 0 ? -err : pid;
 }
 
@@ -602,6 +715,7 @@ void sysgate_spawn_free(void *resources) {
 	if (!r)
 		return;
 	munmap(r->stack, CHILD_STACK_SIZE);
+	free_helper_stack(&r->a);
 	free(r);
 }
 

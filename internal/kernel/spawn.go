@@ -68,9 +68,10 @@ type AgentSetup struct {
 	// directories and read-only paths (which need CAP_SYS_ADMIN).
 	NoFence bool
 	// Notify loads Program with a listener (the notify backend) instead
-	// of Listener's run filter: the agent's first process sends it as a
-	// StatusListener record right before its execve, through the one
-	// instruction the filter lets through for that (see handoffPrefix).
+	// of Listener's run filter: a helper task that shares the agent's
+	// first process's memory and descriptors, but not its filter, sends
+	// it as a StatusListener record before the execve. The filter itself
+	// lets nothing through unheard.
 	Notify bool
 	// HideDirs are covered by an empty read-only tmpfs in the agent's mount
 	// namespace; ReadOnlyPaths are bound read-only there. Missing ones are
@@ -356,10 +357,6 @@ func Spawn(cfg *SpawnConfig) (pid, pidfd int, free func(), err error) {
 	}
 	if cfg.Notify {
 		s.notify = 1
-		prog = append(handoffPrefix(uint64(C.sysgate_handoff_ip()), uint32(status)), prog...)
-		if len(prog) > 4096 { // BPF_MAXINSNS
-			return -1, -1, nil, os.NewSyscallError("spawn: filter too long", unix.E2BIG)
-		}
 	}
 	s.prog = unsafe.Pointer(mem.fprog(prog))
 	s.control_fd, s.status_fd, s.cap_drop = C.int(control), C.int(status), C.uint64_t(cfg.DropCaps)

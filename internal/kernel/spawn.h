@@ -92,7 +92,3 @@ void sysgate_spawn_free(void *resources);
 // sysgate_probe_pidns starts and reaps a child in a new PID namespace:
 // 0 when that works here, else -errno.
 int sysgate_probe_pidns(void);
-
-// sysgate_handoff_ip is the instruction pointer of the handoff syscall
-// (see spawn.c): a notify filter allows it on the status socket.
-uintptr_t sysgate_handoff_ip(void);

@@ -27,6 +27,7 @@ func TestFaults(t *testing.T) {
 type paths struct {
 	Sysgate string // the CLI under test
 	Agent   string // testdata/agent.c, static
+	Replay  string // testdata/replay.c, a static PIE (handoff_test.go)
 }
 
 var bin paths
@@ -37,13 +38,15 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	// World-readable: specs run the agent as nobody too.
 	Expect(os.Chmod(dir, 0o755)).To(Succeed())
 	DeferCleanup(os.RemoveAll, dir)
-	p := paths{Sysgate: filepath.Join(dir, "sysgate"), Agent: filepath.Join(dir, "agent")}
+	p := paths{Sysgate: filepath.Join(dir, "sysgate"), Agent: filepath.Join(dir, "agent"), Replay: filepath.Join(dir, "replay")}
 	build := exec.Command("go", "build", "-o", p.Sysgate, "./cmd/sysgate")
 	build.Dir = moduleRoot()
 	out, err := build.CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "go build sysgate: %s", out)
 	out, err = exec.Command("gcc", "-static", "-O1", "-pthread", "-o", p.Agent, "testdata/agent.c").CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "gcc -static agent.c: %s", out)
+	out, err = exec.Command("gcc", "-static-pie", "-O1", "-o", p.Replay, "testdata/replay.c").CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "gcc -static-pie replay.c: %s", out)
 	data, err := json.Marshal(p)
 	Expect(err).NotTo(HaveOccurred())
 	return data
