@@ -13,18 +13,22 @@ import (
 )
 
 // startVfork starts the agent with kernel.Spawn. Where the kernel lets it
-// (root), the run gets a PID namespace of its own: a minimal init (pid 1,
+// (root, or a user namespace of the run's own: UserNamespace), the run
+// gets a PID namespace of its own: a minimal init (pid 1,
 // raw syscalls only, sharing sysgate's memory) sets up the session and starts the
 // agent as its child. Elsewhere the agent is sysgate's own CLONE_VM|
 // CLONE_VFORK child, and the process's isolation field says why.
 func startVfork(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
 	isolation := ""
-	if cfg.PidNamespace {
+	if cfg.PidNamespace && !cfg.UserNamespace {
 		if err := kernel.ProbePidNamespace(); err != nil {
 			c := *cfg
 			c.PidNamespace = false
 			cfg = &c
 			isolation = err.Error()
+			if uerr := kernel.ProbeUserNamespace(); uerr != nil {
+				isolation += "; without privilege: " + uerr.Error()
+			}
 		}
 	}
 	p, err := spawnAgent(cfg, stdin, stdout, stderr)

@@ -59,6 +59,7 @@ type runConfig struct {
 	keepCaps          []string
 	tty               bool
 	noPidns           bool
+	unisolatedOK      bool
 	backend           Backend
 	notify            bool // resolved from backend by Run
 	argBlind          bool

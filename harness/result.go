@@ -425,7 +425,7 @@ func (r *Result) WeakenedBanner() string {
 	}
 	if r.IsolationUnavailable != "" {
 		parts = append(parts, "process isolation unavailable: "+r.IsolationUnavailable+
-			"; the agent could see and signal processes outside its run, and one that left its process group could outrun the kill at the end")
+			"; the agent could see and signal processes outside its run, read the environment and memory of those of its uid (its caller's among them, with any credentials in it), and one that left its process group could outrun the kill at the end")
 	}
 	parts = append(parts, r.Weakened...)
 	return strings.Join(parts, "; ")

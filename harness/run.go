@@ -130,11 +130,20 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		watched = append(watched, u.Path)
 	}
 	snapshots := append([]*baseline.Snapshot{baseline.SnapshotFiles(watched...)}, cfg.snapshots...)
-	if hasCap(capSysAdmin) {
+	switch {
+	case hasCap(capSysAdmin):
 		setup.HideDirs, setup.ReadOnlyPaths = outOfReach(snapshots, append([]string{cfg.observation}, cfg.readOnly...)...)
-	} else {
+	case setup.PidNamespace && kernel.ProbeUserNamespace() == nil:
+		// Without privilege, a user namespace of the run's own mapping the
+		// caller's ids gives init the same fence, PID namespace and /proc.
+		setup.UserNamespace, setup.MapUID, setup.MapGID = true, uint32(os.Geteuid()), uint32(os.Getegid())
+		setup.HideDirs, setup.ReadOnlyPaths = outOfReach(snapshots, append([]string{cfg.observation}, cfg.readOnly...)...)
+	default:
 		setup.NoFence = true
 		weakened = append(weakened, "no mount fence (no CAP_SYS_ADMIN): /proc/sys and /sys are as writable as the user makes them, and the run's baselines are only checked afterwards")
+	}
+	if err := checkIsolation(setup, droppedEnv, cfg.unisolatedOK); err != nil {
+		return nil, err
 	}
 	var stream *auditlog.Stream
 	if !notify {

@@ -69,12 +69,15 @@ func Run() (*Report, error) {
 	}
 	// A run's own PID namespace keeps the agent from naming processes
 	// outside it; without one runs still work, weaker, and say so.
-	if err := kernel.ProbePidNamespace(); err != nil {
-		add(Check{Name: "process isolation", OK: true, Warn: true,
-			Detail: "unavailable: " + err.Error() + "; every run says so, its agent sees and can signal the machine's processes",
-			Fix:    "run sysgate as root (CAP_SYS_ADMIN), outside a seccomp profile or user-namespace limit that refuses clone(CLONE_NEWPID)"})
-	} else {
+	// Without privilege, a user namespace of the run's own gives one.
+	if err := kernel.ProbePidNamespace(); err == nil {
 		add(Check{Name: "process isolation", OK: true, Detail: "each run gets a PID namespace and /proc of its own"})
+	} else if uerr := kernel.ProbeUserNamespace(); uerr == nil {
+		add(Check{Name: "process isolation", OK: true, Detail: "each run gets a PID namespace, /proc and mount fence of its own, in a user namespace of its own (no root needed)"})
+	} else {
+		add(Check{Name: "process isolation", OK: true, Warn: true,
+			Detail: "unavailable: " + err.Error() + "; " + uerr.Error() + "; every run says so, its agent sees and can signal the machine's processes and read the environment of those of its uid, and sysgate refuses to run while runner credentials are in its environment",
+			Fix:    "run sysgate as root (CAP_SYS_ADMIN), or allow unprivileged user namespaces (sysctl kernel.apparmor_restrict_unprivileged_userns=0, kernel.unprivileged_userns_clone=1)"})
 	}
 
 	cmdline, cmdlineErr := kernel.BootCmdline()

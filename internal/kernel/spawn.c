@@ -567,9 +567,62 @@ static void close_all_but(int keep) {
 // then holds nothing open but the status socket and reaps until the
 // namespace is empty. Killing it kills every process of the namespace at
 // once, and no fork survives that: that is how a run ends after its grace.
+// write_text writes the n bytes of text to the file at path.
+static int write_text(const char *path, const char *text, size_t n) {
+	int fd = syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	long w = syscall(SYS_write, fd, text, n);
+	int err = errno;
+	syscall(SYS_close, fd);
+	errno = err;
+	return w == (long)n ? 0 : -1;
+}
+
+// id_map is "ID ID 1\n" in buf: one id mapped to itself.
+static size_t id_map(char *buf, uint32_t id) {
+	char digits[10];
+	int n = 0;
+	do
+		digits[n++] = (char)('0' + id % 10);
+	while ((id /= 10) != 0);
+	size_t len = 0;
+	for (int twice = 0; twice < 2; twice++) {
+		for (int i = n - 1; i >= 0; i--)
+			buf[len++] = digits[i];
+		buf[len++] = ' ';
+	}
+	buf[len++] = '1';
+	buf[len++] = '\n';
+	return len;
+}
+
+// map_self maps the caller's uid and gid to themselves in the user
+// namespace this process is the first of (no privilege needed for one id
+// of one's own). Its /proc files belong to it only while its memory is
+// dumpable: this process has memory of its own (no CLONE_VM), dumpable
+// for these writes and never again, before any agent exists.
+static int map_self(uint32_t uid, uint32_t gid) {
+	char buf[32];
+	if (syscall(SYS_prctl, PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
+		return -1;
+	int r = write_text("/proc/self/setgroups", "deny", 4);
+	if (r == 0)
+		r = write_text("/proc/self/uid_map", buf, id_map(buf, uid));
+	if (r == 0)
+		r = write_text("/proc/self/gid_map", buf, id_map(buf, gid));
+	int err = errno;
+	if (syscall(SYS_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+		return -1;
+	errno = err;
+	return r;
+}
+
 static int init_main(void *p) {
 	struct child_arg *a = p;
 	const struct sysgate_spawn *s = a->s;
+	if (s->userns && map_self(s->map_uid, s->map_gid) != 0)
+		fail(s, SYSGATE_STEP_USERNS, errno);
 	// Without a PID namespace of its own, init is the run's subreaper:
 	// every orphan of the run becomes its child, so the run's processes
 	// are init's descendants, whatever they double-fork.
@@ -669,7 +722,10 @@ int sysgate_spawn_run(const struct sysgate_spawn *s, int *pidfd, void **resource
 			return err;
 		}
 		pthread_sigmask(SIG_SETMASK, &all, &r->a.oldmask);
-		pid = clone(init_main, stack + CHILD_STACK_SIZE, CLONE_VM | (s->pidns ? CLONE_NEWPID : 0) | CLONE_PIDFD | SIGCHLD, &r->a, pidfd);
+		// In a user namespace of its own, init has memory of its own too
+		// (see map_self): then it and the agent share that copy.
+		int flags = s->userns ? CLONE_NEWUSER : CLONE_VM;
+		pid = clone(init_main, stack + CHILD_STACK_SIZE, flags | (s->pidns ? CLONE_NEWPID : 0) | CLONE_PIDFD | SIGCHLD, &r->a, pidfd);
 		err = errno;
 		pthread_sigmask(SIG_SETMASK, &r->a.oldmask, NULL);
 		if (pid < 0) {
@@ -736,3 +792,42 @@ int sysgate_probe_pidns(void) {
 	munmap(stack, 64 * 1024);
 	return pid < 0 ? -err : 0;
 }
+
+struct probe_ids {
+	uint32_t uid, gid;
+};
+
+// probe_userns_main is init_main's set-up in miniature: map, a mount
+// namespace, the PID namespace's own /proc. Its exit status is 0 or the
+// errno of the step that failed.
+static int probe_userns_main(void *p) {
+	const struct probe_ids *ids = p;
+	long r = map_self(ids->uid, ids->gid) == 0 ? 0 : -child_errno;
+	if (r == 0)
+		r = raw_syscall(SYS_unshare, CLONE_NEWNS, 0, 0, 0, 0, 0);
+	if (r == 0)
+		r = raw_syscall(SYS_mount, 0, (long)"/", 0, MS_REC | MS_SLAVE, 0, 0);
+	if (r == 0)
+		r = raw_syscall(SYS_mount, (long)"proc", (long)"/proc", (long)"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, 0, 0);
+	raw_syscall(SYS_exit_group, -r, 0, 0, 0, 0, 0);
+	return 0;
+}
+
+int sysgate_probe_userns(uint32_t uid, uint32_t gid) {
+	char *stack = mmap(NULL, 64 * 1024, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
+		return -errno;
+	struct probe_ids ids = {uid, gid};
+	int pid = clone(probe_userns_main, stack + 64 * 1024, CLONE_NEWUSER | CLONE_NEWPID | SIGCHLD, &ids);
+	int err = errno, status = 0;
+	if (pid > 0)
+		while (waitpid(pid, &status, __WALL) < 0 && errno == EINTR)
+			;
+	munmap(stack, 64 * 1024);
+	if (pid < 0)
+		return -err;
+	if (!WIFEXITED(status))
+		return -EINVAL;
+	return -WEXITSTATUS(status);
+}
+

@@ -56,6 +56,14 @@ type AgentSetup struct {
 	// PidNamespace starts the run in a PID namespace of its own with a
 	// minimal init as its pid 1 and a /proc of its own (see Spawn).
 	PidNamespace bool
+	// UserNamespace, with PidNamespace, puts the run's init in a user
+	// namespace of its own that maps MapUID and MapGID (the caller's own
+	// ids) to themselves: an unprivileged caller gets the PID namespace,
+	// the mount namespace and its own /proc that way (see
+	// ProbeUserNamespace). Nothing else changes for the agent: the same
+	// uid and gid, no capability over anything outside the namespace.
+	UserNamespace  bool
+	MapUID, MapGID uint32
 	// Subreaper, without PidNamespace, starts the run with the same init,
 	// in sysgate's PID namespace, as the run's child subreaper: every
 	// process of the run stays init's descendant (see Descendants).
@@ -155,6 +163,7 @@ var spawnSteps = map[int32]string{
 	C.SYSGATE_STEP_CLOSE_FDS: "close_range(CLOSE_RANGE_CLOEXEC)", C.SYSGATE_STEP_SETSID: "setsid", C.SYSGATE_STEP_CTTY: "ioctl(TIOCSCTTY)",
 	C.SYSGATE_STEP_HIDE_DIR: "tmpfs over sysgate's state directory", C.SYSGATE_STEP_RO_PATH: "bind a file of the run read-only",
 	C.SYSGATE_STEP_PROC: "mount the PID namespace's /proc", C.SYSGATE_STEP_AGENT: "start the agent under init",
+	C.SYSGATE_STEP_USERNS: "map the caller's uid and gid in the run's user namespace",
 }
 
 // Err turns an error record into an error naming the step.
@@ -346,6 +355,10 @@ func Spawn(cfg *SpawnConfig) (pid, pidfd int, free func(), err error) {
 	}
 	if cfg.PidNamespace {
 		s.pidns = 1
+		if cfg.UserNamespace {
+			s.userns = 1
+			s.map_uid, s.map_gid = C.uint32_t(cfg.MapUID), C.uint32_t(cfg.MapGID)
+		}
 	} else if cfg.Subreaper {
 		s.subreaper = 1
 	}
@@ -434,6 +447,24 @@ var ProbePidNamespace = sync.OnceValue(func() error {
 	syscall.ForkLock.Unlock()
 	if ret < 0 {
 		return os.NewSyscallError("clone(CLONE_NEWPID)", syscall.Errno(-ret))
+	}
+	return nil
+})
+
+// ProbeUserNamespace reports whether this process can start a child in a
+// user namespace of its own (mapping this process's effective uid and gid
+// to themselves) with a PID namespace and a /proc of its own, without
+// privilege: the way an unprivileged run gets isolated. The error names
+// the step the kernel refused (distributions can forbid unprivileged user
+// namespaces: kernel.unprivileged_userns_clone=0, AppArmor's
+// kernel.apparmor_restrict_unprivileged_userns=1, user.max_user_namespaces=0).
+var ProbeUserNamespace = sync.OnceValue(func() error {
+	var ret C.int
+	syscall.ForkLock.Lock()
+	ret = C.sysgate_probe_userns(C.uint32_t(os.Geteuid()), C.uint32_t(os.Getegid()))
+	syscall.ForkLock.Unlock()
+	if ret < 0 {
+		return os.NewSyscallError("user namespace with a PID namespace and its own /proc", syscall.Errno(-ret))
 	}
 	return nil
 })

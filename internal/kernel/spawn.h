@@ -27,6 +27,8 @@ struct sysgate_spawn {
 	const char *const *hide_dirs; // covered by an empty read-only tmpfs in the agent's mount namespace
 	const char *const *ro_paths;  // bound read-only there (missing ones skipped)
 	int pidns;                // a PID namespace of the run's own, with a minimal init (see sysgate_spawn_run)
+	int userns;               // with pidns: in a user namespace of its own mapping map_uid/map_gid to themselves (no privilege needed)
+	uint32_t map_uid, map_gid;
 	int subreaper;            // without pidns: the same init, in sysgate's PID namespace, as the run's subreaper
 	int audit_session;        // write loginuid: a fresh audit session (needs CAP_AUDIT_CONTROL); else ses is 0
 	int fence;                // the mount namespace with read-only knobs (needs CAP_SYS_ADMIN)
@@ -75,6 +77,7 @@ enum {
 	SYSGATE_STEP_RO_PATH,      // a file of the run read-only
 	SYSGATE_STEP_PROC,         // mount the PID namespace's own /proc
 	SYSGATE_STEP_AGENT,        // init: start the agent
+	SYSGATE_STEP_USERNS,       // init: map its own uid and gid in the run's user namespace
 };
 
 // sysgate_spawn_run starts the child. Without pidns it is the agent
@@ -92,3 +95,9 @@ void sysgate_spawn_free(void *resources);
 // sysgate_probe_pidns starts and reaps a child in a new PID namespace:
 // 0 when that works here, else -errno.
 int sysgate_probe_pidns(void);
+
+// sysgate_probe_userns starts and reaps a child in a new user and PID
+// namespace that maps uid and gid to themselves and mounts its own /proc,
+// as an unprivileged run's init does: 0 when that works here, else
+// -errno of the first step that failed.
+int sysgate_probe_userns(uint32_t uid, uint32_t gid);

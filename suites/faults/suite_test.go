@@ -25,9 +25,10 @@ func TestFaults(t *testing.T) {
 
 // paths are built once by the first Ginkgo process and shared with all.
 type paths struct {
-	Sysgate string // the CLI under test
-	Agent   string // testdata/agent.c, static
-	Replay  string // testdata/replay.c, a static PIE (handoff_test.go)
+	Sysgate  string // the CLI under test
+	Agent    string // testdata/agent.c, static
+	Replay   string // testdata/replay.c, a static PIE (handoff_test.go)
+	NoUserns string // testdata/nouserns.c: runs a command where user namespaces cannot be made
 }
 
 var bin paths
@@ -38,7 +39,7 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	// World-readable: specs run the agent as nobody too.
 	Expect(os.Chmod(dir, 0o755)).To(Succeed())
 	DeferCleanup(os.RemoveAll, dir)
-	p := paths{Sysgate: filepath.Join(dir, "sysgate"), Agent: filepath.Join(dir, "agent"), Replay: filepath.Join(dir, "replay")}
+	p := paths{Sysgate: filepath.Join(dir, "sysgate"), Agent: filepath.Join(dir, "agent"), Replay: filepath.Join(dir, "replay"), NoUserns: filepath.Join(dir, "nouserns")}
 	build := exec.Command("go", "build", "-o", p.Sysgate, "./cmd/sysgate")
 	build.Dir = moduleRoot()
 	out, err := build.CombinedOutput()
@@ -47,6 +48,8 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	Expect(err).NotTo(HaveOccurred(), "gcc -static agent.c: %s", out)
 	out, err = exec.Command("gcc", "-static-pie", "-O1", "-o", p.Replay, "testdata/replay.c").CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "gcc -static-pie replay.c: %s", out)
+	out, err = exec.Command("gcc", "-O1", "-o", p.NoUserns, "testdata/nouserns.c").CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "gcc nouserns.c: %s", out)
 	data, err := json.Marshal(p)
 	Expect(err).NotTo(HaveOccurred())
 	return data

@@ -25,6 +25,9 @@ type inheritFlags struct {
 	tty     bool
 	passEnv listFlag // --pass-env NAME|GLOB
 	envFile string
+	// unisolated: run even without a PID namespace while runner
+	// credentials are in the environment (harness.ErrUnisolated).
+	unisolated bool
 
 	extraFiles []*os.File // built from keepFds
 	envSet     []string   // KEY=VALUE from envFile
@@ -38,6 +41,8 @@ func (f *inheritFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noTTY, "no-tty", false, "no terminal for the agent: the default (kept for scripts that pass it)")
 	fs.Var(&f.passEnv, "pass-env", "pass the dropped variable `NAME` (a runner credential or workflow-command file, see README) "+
 		"to the agent anyway; a glob like 'GITHUB_*' works; repeatable")
+	fs.BoolVar(&f.unisolated, "allow-unisolated", false, "run the agent even where it can have no PID namespace of its own (no root, no unprivileged user namespaces) "+
+		"while runner credentials are in sysgate's environment, which the agent could then read from its caller's /proc/<pid>/environ")
 	fs.StringVar(&f.envFile, "env-file", "", "set the agent's variables from `FILE` (KEY=VALUE lines, # comments); "+
 		"these are passed even when on the dropped list")
 }
@@ -68,6 +73,9 @@ func (f *inheritFlags) options() ([]harness.Option, error) {
 	}
 	if f.tty {
 		opts = append(opts, harness.WithTTY())
+	}
+	if f.unisolated {
+		opts = append(opts, harness.WithUnisolatedCredentials())
 	}
 	if err := harness.ValidatePassEnv(f.passEnv); err != nil {
 		return nil, err

@@ -142,27 +142,44 @@ func violationNames(r *harness.Result) []string {
 	return out
 }
 
-// An agent that kills its supervisor (it may: same uid, no root) leaves
-// no clean verdict behind: sysgate dies of the signal (a failing step in
-// CI), and the agent's calls that would have been held fail (ENOSYS).
+// An agent that tries to kill its supervisor (same uid, no root): in a
+// user namespace of the run's own it cannot even see sysgate, so the run
+// goes on and catches what it does next; where no user namespace can be
+// made (nouserns), it can, and then leaves no clean verdict behind:
+// sysgate dies of the signal (a failing step in CI), and the agent's
+// calls that would have been held fail (ENOSYS).
 func TestAgentKillingItsSupervisorFailsTheRun(t *testing.T) {
 	u := newUnprivileged(t)
 	testutil.RequireCommand(t, "setpriv", "drops to another uid")
+	testutil.RequireCommand(t, "gcc", "builds the nouserns wrapper")
+	nouserns := filepath.Join(u.dir, "nouserns")
+	if out, err := exec.Command("gcc", "-O1", "-o", nouserns, "../../../suites/faults/testdata/nouserns.c").CombinedOutput(); err != nil {
+		t.Fatalf("gcc nouserns.c: %v\n%s", err, out)
+	}
 	base := filepath.Join(u.dir, "sh.yaml")
 	benign := []string{"/bin/sh", "-c", "echo hi"}
 	if code, _, out := u.run(t, asNobody, append([]string{"record", "-o", base, "--"}, benign...)...); code != ExitOK {
 		t.Fatalf("record: exit %d\n%s", code, out)
 	}
 	result := filepath.Join(u.dir, "result.json")
-	// The agent finds sysgate by its command line (readable by any user)
-	// and SIGKILLs it, then goes on outside its baseline.
+	// The agent looks for sysgate by its command line (readable by any
+	// user who can see the process) and SIGKILLs it, then goes on outside
+	// its baseline.
 	attack := []string{"/bin/sh", "-c", "pkill -KILL -f '^" + u.bin + " check' ; sleep 0.2; mkdir " + filepath.Join(u.dir, "after")}
-	code, _, out := u.run(t, asNobody, append([]string{"check", "--result", result, "-b", base, "--"}, attack...)...)
+	args := append([]string{"check", "--format", "json", "--result", result, "-b", base, "--"}, attack...)
+
+	code, r, out := u.run(t, asNobody, args...)
+	if code != ExitViolation || r == nil || r.IsolationUnavailable != "" || !slices.ContainsFunc(r.ProgramViolations, func(v harness.ProgramViolation) bool { return v.Path == "/usr/bin/mkdir" }) {
+		t.Fatalf("isolated: the agent should not have found sysgate, and its mkdir should be caught: exit %d\n%s", code, out)
+	}
+
+	_ = os.Remove(result)
+	code, _, out = u.run(t, append([]string{nouserns}, asNobody...), args...)
 	if code == ExitOK || code == ExitAgentFailed {
 		t.Fatalf("a run whose supervisor was killed exited %d:\n%s", code, out)
 	}
 	if _, err := os.Stat(result); err == nil {
 		t.Fatalf("a result file was written for a run whose supervisor died")
 	}
-	t.Logf("sysgate killed by its agent: exit %d", code)
+	t.Logf("without isolation, sysgate killed by its agent: exit %d", code)
 }
