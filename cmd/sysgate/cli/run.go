@@ -396,6 +396,11 @@ func (c *Command) runRecord(args []string) int {
 		// the agent added is in it; the run itself still fails.
 		return c.errorf(ExitViolation, "%s was written from its content before the run", out)
 	}
+	if len(r.ChangedBaselines) > 0 {
+		// Another agent's baseline, most likely: this file holds nothing
+		// of it, but the gate no longer checks what was reviewed.
+		return c.errorf(ExitViolation, "the gate's baselines changed during the run: %s", strings.Join(r.ChangedBaselines, ", "))
+	}
 	return ExitOK
 }
 
