@@ -84,8 +84,7 @@ var _ = Describe("an agent widening another agent's baseline", RequiresAudit, Es
 			recordB(ctx, backend)
 			// The gate of this process (gatetest.Run, as a suite's specs
 			// run) over root, made at its first run below.
-			Expect(os.Setenv(envBaselines, root)).To(Succeed())
-			DeferCleanup(os.Unsetenv, envBaselines)
+			GinkgoT().Setenv(envBaselines, root)
 			run := func(phase string) *harness.Result {
 				GinkgoHelper()
 				agent := harness.Agent{Name: "b", Command: []string{bin.Agent, "thread", phase}}
