@@ -204,6 +204,20 @@ func recordedLayers(docPath string, ref Ref) []string {
 	return matches
 }
 
+// layerRoot is the directory of a layered entry up to its first
+// placeholder ("../runtimes" for "../runtimes/{os}/python-{python}.yaml"):
+// every layer the entry can pick lies below it.
+func layerRoot(docPath string, ref Ref) string {
+	dir := filepath.Dir(ref.Path)
+	for IsLayered(dir) {
+		dir = filepath.Dir(dir)
+	}
+	if filepath.IsAbs(dir) {
+		return filepath.Clean(dir)
+	}
+	return filepath.Join(filepath.Dir(docPath), dir)
+}
+
 // layerMissing reports whether reading a layer failed because it does not
 // exist (or a Snapshot taken before the run did not find it).
 func layerMissing(err error) bool {

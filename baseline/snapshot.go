@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 )
 
 // ErrNotInSnapshot is matched (errors.Is) when a file is read from a
@@ -20,6 +21,9 @@ var ErrNotInSnapshot = errors.New("not read before the run")
 type Snapshot struct {
 	files map[string]snapshotFile // by fileKey
 	order []string                // paths as given, first read first
+	// layerDirs are the directories a layered extends entry picks its
+	// layers under (layerRoot): a layer created there later is picked too.
+	layerDirs []string
 }
 
 type snapshotFile struct {
@@ -70,6 +74,9 @@ func (s *Snapshot) addStack(path string) {
 	}
 	for _, ref := range doc.Extends {
 		if IsLayered(ref.Path) {
+			if dir := layerRoot(path, ref); !slices.Contains(s.layerDirs, dir) {
+				s.layerDirs = append(s.layerDirs, dir)
+			}
 			// Every layer the entry can pick: the run's is among them.
 			for _, layer := range recordedLayers(path, ref) {
 				s.addStack(layer)
@@ -121,6 +128,16 @@ func (s *Snapshot) Paths() []string {
 		return nil
 	}
 	return append([]string(nil), s.order...)
+}
+
+// LayerDirs returns the directories the snapshot's layered extends
+// entries pick their layers under, in the order first seen: every layer
+// such an entry could pick, recorded or not, lies below one of them.
+func (s *Snapshot) LayerDirs() []string {
+	if s == nil {
+		return nil
+	}
+	return append([]string(nil), s.layerDirs...)
 }
 
 // withMissing returns s with path recorded as not existing when s did not

@@ -86,6 +86,15 @@ func (r *Report) Annotations() []Annotation {
 				Message: fmt.Sprintf("The agent %s; its syscalls stayed within the baseline. A failing agent fails the gate unless --allow-agent-failure is given.", run.ExitText())})
 		}
 	}
+	for _, run := range r.gateRuns() {
+		// A run with no new syscall can fail on a baseline alone: say which.
+		for _, f := range run.ModifiedBaselines {
+			failures = append(failures, Annotation{Level: "error", Title: "sysgate: baseline modified by " + run.Agent, Message: harness.ModifiedMessage(f)})
+		}
+		for _, f := range run.ChangedBaselines {
+			failures = append(failures, Annotation{Level: "error", Title: "sysgate: baseline changed during the gate (" + run.Agent + ")", Message: harness.GuardChangedMessage(f)})
+		}
+	}
 	for _, u := range r.unverifiedRows() {
 		out = append(out, Annotation{Level: "warning", Title: fmt.Sprintf("sysgate: %s in %s", Count(u.Execs, "unverified exec", "unverified execs"), u.Agent),
 			Message: fmt.Sprintf("%s: %s.", u.Agent, unverifiedNote(u.Execs))})

@@ -21,7 +21,7 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	var b strings.Builder
 	verdict := strings.ToUpper(string(r.Verdict))
 	if r.Mode == baseline.ModeRecord && r.Conclusive() && r.Verdict != harness.VerdictAgentFailed && len(r.ModifiedBaselines) == 0 &&
-		mismatches(r.ProgramViolations) == 0 {
+		len(r.ChangedBaselines) == 0 && mismatches(r.ProgramViolations) == 0 {
 		verdict = "RECORDED" // beyond the extended bases is what record writes, not a failure
 	}
 	fmt.Fprintf(&b, "sysgate %s %s: %s", r.Mode, r.Agent, p.verdict(verdict))
@@ -40,6 +40,12 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	}
 	for _, f := range r.ModifiedBaselines {
 		fmt.Fprintf(&b, "  %s\n", harness.ModifiedMessage(f))
+	}
+	for _, f := range r.ChangedBaselines {
+		fmt.Fprintf(&b, "  %s\n", harness.GuardChangedMessage(f))
+	}
+	if len(r.ProtectedBaselines) > 0 {
+		fmt.Fprintf(&b, "  read-only for the agent: the gate's baselines %s\n", strings.Join(r.ProtectedBaselines, ", "))
 	}
 	if banner := r.WeakenedBanner(); banner != "" {
 		fmt.Fprintf(&b, "  WEAKENED GATE: %s\n", banner)

@@ -69,6 +69,7 @@ type runConfig struct {
 	filterEnv         bool
 	passEnv           []string
 	snapshots         []*baseline.Snapshot // files compared after the run besides the baselines
+	guards            []*BaselineGuard     // WithBaselineGuard: the gate's baselines
 }
 
 // WithBaselines checks (or, in record mode, diffs) against these baseline

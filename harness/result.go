@@ -117,6 +117,15 @@ type Result struct {
 	// extend, a record target) whose bytes changed during the run: the
 	// agent wrote to its own gate. Each makes the run a violation.
 	ModifiedBaselines []string `json:"modified_baselines,omitempty"`
+	// ChangedBaselines are files of the gate's baselines (WithBaselineGuard:
+	// every baseline of the suite or the CLI's $SYSGATE_BASELINES) whose
+	// bytes changed since the gate's first run, by this run's agent or
+	// another's: each makes the run a violation.
+	ChangedBaselines []string `json:"changed_baselines,omitempty"`
+	// ProtectedBaselines are the files and directories of the gate's
+	// baselines bound read-only for the agent (WithBaselineGuard), besides
+	// the run's own baselines, which always are.
+	ProtectedBaselines []string `json:"protected_baselines,omitempty"`
 	// Warnings are what the run found on the machine and did not act on
 	// (a claim on an abandoned run that cannot be verified), or did (the
 	// processes of an abandoned run it killed).

@@ -130,14 +130,24 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		watched = append(watched, u.Path)
 	}
 	snapshots := append([]*baseline.Snapshot{baseline.SnapshotFiles(watched...)}, cfg.snapshots...)
+	readOnly := append([]string{cfg.observation}, cfg.readOnly...)
+	for _, g := range cfg.guards {
+		readOnly = append(readOnly, g.Paths()...)
+	}
+	// A layer created for another environment of the same entry is
+	// picked by the next run there: the directories the layers lie
+	// under are the run's too.
+	if len(cfg.baselines) > 0 {
+		readOnly = append(readOnly, baseline.SnapshotStack(cfg.baselines...).LayerDirs()...)
+	}
 	switch {
 	case hasCap(capSysAdmin):
-		setup.HideDirs, setup.ReadOnlyPaths = outOfReach(snapshots, append([]string{cfg.observation}, cfg.readOnly...)...)
+		setup.HideDirs, setup.ReadOnlyPaths = outOfReach(snapshots, readOnly...)
 	case setup.PidNamespace && kernel.ProbeUserNamespace() == nil:
 		// Without privilege, a user namespace of the run's own mapping the
 		// caller's ids gives init the same fence, PID namespace and /proc.
 		setup.UserNamespace, setup.MapUID, setup.MapGID = true, uint32(os.Geteuid()), uint32(os.Getegid())
-		setup.HideDirs, setup.ReadOnlyPaths = outOfReach(snapshots, append([]string{cfg.observation}, cfg.readOnly...)...)
+		setup.HideDirs, setup.ReadOnlyPaths = outOfReach(snapshots, readOnly...)
 	default:
 		setup.NoFence = true
 		weakened = append(weakened, "no mount fence (no CAP_SYS_ADMIN): /proc/sys and /sys are as writable as the user makes them, and the run's baselines are only checked afterwards")
@@ -294,6 +304,14 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		r.IsolationUnavailable = "turned off by the caller (WithoutPIDNamespace)"
 	}
 	r.ModifiedBaselines = modifiedFiles(snapshots)
+	r.ChangedBaselines = guardedChanges(cfg.guards, r.ModifiedBaselines)
+	if !setup.NoFence {
+		for _, g := range cfg.guards {
+			r.ProtectedBaselines = append(r.ProtectedBaselines, g.Paths()...)
+		}
+	}
+	slices.Sort(r.ProtectedBaselines)
+	r.ProtectedBaselines = slices.Compact(r.ProtectedBaselines)
 	r.Warnings = warnings
 	events.obs.Runs = 1
 	events.obs.Incremental = incremental
@@ -389,9 +407,11 @@ func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool
 		r.Inconclusive = errors.Join(reasons...).Error()
 	}
 	switch {
-	case len(r.Violations) > 0 || len(r.ProgramViolations) > 0 || r.UnknownABI > 0 || len(r.ModifiedBaselines) > 0:
+	case len(r.Violations) > 0 || len(r.ProgramViolations) > 0 || r.UnknownABI > 0 || len(r.ModifiedBaselines) > 0 ||
+		len(r.ChangedBaselines) > 0:
 		// A call of an ABI sysgate cannot name is outside every baseline;
-		// a baseline the agent wrote to says nothing about the next run.
+		// a baseline the agent wrote to says nothing about the next run,
+		// nor does one changed since the gate began.
 		r.Verdict = VerdictViolation
 	case len(reasons) > 0:
 		r.Verdict = VerdictInconclusive

@@ -29,7 +29,7 @@ output() { echo "$1=$2" >>"${GITHUB_OUTPUT:?GITHUB_OUTPUT is not set: run inside
 # job), through passwordless sudo where it exists (hosted runners: sudo keeps
 # SUDO_UID, so sysgate runs the agent as the job's user), else as this user
 # (notify backend: no privilege needed).
-sudo_env=(CI GITHUB_ACTIONS SYSGATE_BACKEND SYSGATE_MODE SYSGATE_OBSERVATIONS SYSGATE_INCREMENTAL SYSGATE_USER NO_COLOR)
+sudo_env=(CI GITHUB_ACTIONS SYSGATE_BACKEND SYSGATE_BASELINES SYSGATE_MODE SYSGATE_OBSERVATIONS SYSGATE_INCREMENTAL SYSGATE_USER NO_COLOR)
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then
 		"$@"
@@ -291,6 +291,14 @@ gate_packages() {
 	local mode=$1 out=$2 pkgs=()
 	read -r -d '' -a pkgs <<<"$INPUT_PACKAGES" || true
 	export SYSGATE_MODE=$mode
+	# The baselines every spec's run binds read-only and re-hashes: one
+	# package's agent must not widen a baseline a later spec checks with.
+	# Absolute: each test binary runs in its package's directory.
+	local b guarded=()
+	read -r -d '' -a guarded <<<"${INPUT_BASELINES:-}" || true
+	for b in "${!guarded[@]}"; do guarded[b]=$(realpath -m -- "${guarded[b]}"); done
+	SYSGATE_BASELINES="${guarded[*]}"
+	export SYSGATE_BASELINES
 	if [ "$mode" = record ]; then
 		export SYSGATE_OBSERVATIONS="$out/observations"
 		SYSGATE_INCREMENTAL=$([ "${INPUT_INCREMENTAL:-false}" = true ] && echo 1 || echo 0)

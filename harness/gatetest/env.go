@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
@@ -29,7 +30,41 @@ const (
 	// EnvIncremental "1" makes record mode incremental (WithIncremental):
 	// the spec's baselines allowed in the kernel, only the rest logged.
 	EnvIncremental = "SYSGATE_INCREMENTAL"
+	// EnvBaselines names the gate's baselines, files or directories
+	// separated by white space (the action's baselines input): every run
+	// binds them read-only, and a run fails once one changed since the
+	// process's first run with that value (harness.BaselineGuard).
+	EnvBaselines = "SYSGATE_BASELINES"
 )
+
+// guards holds one BaselineGuard per EnvBaselines value for the process
+// (a Ginkgo process runs one suite, or a part of it): made at the first
+// run that asks for it, so its hashes are from before that run, and kept,
+// so a file changed by any later run fails every run after it.
+var guards = struct {
+	sync.Mutex
+	byValue map[string]*harness.BaselineGuard
+}{byValue: map[string]*harness.BaselineGuard{}}
+
+// Guard returns the process's BaselineGuard on paths (white-space
+// separated), made at its first call with that value.
+func Guard(paths string) (*harness.BaselineGuard, error) {
+	key := strings.Join(strings.Fields(paths), " ")
+	if key == "" {
+		return nil, nil
+	}
+	guards.Lock()
+	defer guards.Unlock()
+	if g, ok := guards.byValue[key]; ok {
+		return g, nil
+	}
+	g, err := harness.NewBaselineGuard(strings.Fields(key)...)
+	if err != nil {
+		return nil, err
+	}
+	guards.byValue[key] = g
+	return g, nil
+}
 
 // Incremental reports whether getenv asks for an incremental record
 // (EnvIncremental is 1 or true); any other value but empty or 0 is an
@@ -81,6 +116,13 @@ func EnvOptions(agentName string, getenv func(string) string) ([]harness.Option,
 				opts = append(opts, harness.WithIncremental())
 			}
 		}
+	}
+	if v := getenv(EnvBaselines); strings.TrimSpace(v) != "" {
+		g, err := Guard(v)
+		if err != nil {
+			return nil, fmt.Errorf("$%s: %w", EnvBaselines, err)
+		}
+		opts = append(opts, harness.WithBaselineGuard(g))
 	}
 	if v := getenv(EnvUser); v != "" {
 		uid, gid, err := parseIDs(v)

@@ -102,6 +102,11 @@ func (c *Command) runOptions(f *runFlags) ([]harness.Option, error) {
 		return nil, err
 	}
 	opts = append(opts, inherit...)
+	guard, err := c.baselineGuard()
+	if err != nil {
+		return nil, err
+	}
+	opts = append(opts, harness.WithBaselineGuard(guard))
 	user := f.user
 	if user == "" {
 		var err error
@@ -118,6 +123,27 @@ func (c *Command) runOptions(f *runFlags) ([]harness.Option, error) {
 		f.agentUser = &agentIdentity{uid, gid}
 	}
 	return opts, nil
+}
+
+// envBaselines names the gate's baselines (files or directories,
+// separated by white space), which the sysgate action sets from its
+// baselines input: every run binds them read-only and fails if one
+// changed since this process began (harness.BaselineGuard), so an agent
+// cannot rewrite the baseline of the next agent the job checks.
+const envBaselines = "SYSGATE_BASELINES"
+
+// baselineGuard is the process's guard on $SYSGATE_BASELINES, made before
+// its run (nil when unset).
+func (c *Command) baselineGuard() (*harness.BaselineGuard, error) {
+	paths := strings.Fields(c.getenv(envBaselines))
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	g, err := harness.NewBaselineGuard(paths...)
+	if err != nil {
+		return nil, fmt.Errorf("$%s: %w", envBaselines, err)
+	}
+	return g, nil
 }
 
 // sudoUser is "UID:GID" of the user who ran sudo, when sysgate runs as
@@ -369,6 +395,11 @@ func (c *Command) runRecord(args []string) int {
 		// Written from the files as they were before the run, so nothing
 		// the agent added is in it; the run itself still fails.
 		return c.errorf(ExitViolation, "%s was written from its content before the run", out)
+	}
+	if len(r.ChangedBaselines) > 0 {
+		// Another agent's baseline, most likely: this file holds nothing
+		// of it, but the gate no longer checks what was reviewed.
+		return c.errorf(ExitViolation, "the gate's baselines changed during the run: %s", strings.Join(r.ChangedBaselines, ", "))
 	}
 	return ExitOK
 }

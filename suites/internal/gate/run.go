@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -100,6 +101,9 @@ func (s Spec) options() []harness.Option {
 	// The CLI's default: the fixed AgentEnv holds none of DroppedEnv, and
 	// the filter keeps it so when a spec adds to it.
 	opts := []harness.Option{harness.WithTimeout(RunTimeout), harness.WithEnvFilter(), harness.WithBackend(backend())}
+	guard, err := suiteGuard()
+	Expect(err).NotTo(HaveOccurred(), "the suites' baselines")
+	opts = append(opts, harness.WithBaselineGuard(guard))
 	if _, err := os.Stat(s.BaselinePath()); err == nil {
 		opts = append(opts, harness.WithBaselines(s.BaselinePath()))
 	} else {
@@ -131,6 +135,13 @@ func (s Spec) options() []harness.Option {
 	}
 	return append(opts, s.Options...)
 }
+
+// suiteGuard is the suite's gate over every committed baseline
+// (fixture.BaselinesDir): made before the process's first run, so no spec's
+// agent can widen the baseline a later spec checks against (issue 32).
+var suiteGuard = sync.OnceValues(func() (*harness.BaselineGuard, error) {
+	return harness.NewBaselineGuard(fixture.BaselinesDir())
+})
 
 // agentUser is the user the suites' agents run as: under sudo the user who
 // ran it (`sudo make security-test`), as the CLI does; otherwise the

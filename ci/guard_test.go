@@ -1,0 +1,33 @@
+package ci
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
+)
+
+// A run can fail on a changed baseline alone, with no new syscall: the
+// text and the annotations must say which file, or the job fails unexplained.
+func TestAChangedBaselineIsNamedInTextAndAnnotations(t *testing.T) {
+	const changed, protected = "/w/baselines/b/b.yaml", "/w/baselines"
+	r := &harness.Result{Agent: "a", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation,
+		ChangedBaselines: []string{changed}, ProtectedBaselines: []string{protected}}
+	var text strings.Builder
+	if err := WriteText(&text, r, Palette{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{harness.GuardChangedMessage(changed), "read-only for the agent: the gate's baselines " + protected} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	var found bool
+	for _, a := range FromResults("/w", r).Annotations() {
+		found = found || a.Level == "error" && strings.Contains(a.Message, changed)
+	}
+	if !found {
+		t.Errorf("no error annotation names %s", changed)
+	}
+}
