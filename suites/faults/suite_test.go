@@ -27,6 +27,8 @@ func TestFaults(t *testing.T) {
 type paths struct {
 	Sysgate string // the CLI under test
 	Agent   string // testdata/agent.c, static
+	// MagicLink: testdata/magiclink.c, static (magiclink_test.go)
+	MagicLink string
 }
 
 var bin paths
@@ -44,6 +46,9 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	Expect(err).NotTo(HaveOccurred(), "go build sysgate: %s", out)
 	out, err = exec.Command("gcc", "-static", "-O1", "-pthread", "-o", p.Agent, "testdata/agent.c").CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "gcc -static agent.c: %s", out)
+	p.MagicLink = filepath.Join(dir, "magiclink")
+	out, err = exec.Command("gcc", "-static", "-O1", "-o", p.MagicLink, "testdata/magiclink.c").CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "gcc -static magiclink.c: %s", out)
 	data, err := json.Marshal(p)
 	Expect(err).NotTo(HaveOccurred())
 	return data
