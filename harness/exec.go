@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -48,11 +49,35 @@ const maxShebangDepth = 4
 const pathMax = 4096
 
 // readExec reads an execve or execveat call of thread tid (of thread
-// group tgid, whose executable is callerExe).
-func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args [6]uint64, callerExe, comm string) *execSeen {
+// group tgid, whose executable is callerExe). launchDir is the absolute
+// directory the launcher was told to start the agent in: the launcher
+// shares sysgate's memory, which is not dumpable, so without root its
+// /proc/<pid>/cwd is closed to sysgate, and its relative names (a
+// command "./x", the script operand of "python3 agent.py") resolve from
+// launchDir instead.
+func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args [6]uint64, callerExe, comm, launchDir string) *execSeen {
 	e := &execSeen{tgid: tgid, parent: callerExe, comm: comm}
 	if callerExe == launcherExe() {
 		e.parent = ""
+	}
+	// resolve opens a name the caller gives as the kernel will.
+	resolve := func(dirfd int, name string, emptyPath bool) (kernel.ExecFile, error) {
+		if e.parent == "" && launchDir != "" && dirfd == unix.AT_FDCWD && name != "" && !strings.HasPrefix(name, "/") {
+			name = path.Join(launchDir, name)
+		}
+		lookup := kernel.ExecTarget(tid, tgid, dirfd, name, emptyPath)
+		file, err := kernel.ResolveExecFile(lookup)
+		if abs, ok := strings.CutPrefix(lookup, "/proc/"+strconv.Itoa(tid)+"/root"); ok && err != nil && !missing(err) {
+			// The caller's /proc entries are closed to sysgate (the
+			// launcher is not dumpable, and without root sysgate may
+			// not look into it): an absolute path resolves in
+			// sysgate's own root, the agent's unless it changed root.
+			// Never a name through the caller's own /proc entry
+			// (ExecTarget did not put it under root): from here that
+			// is sysgate's.
+			file, err = kernel.ResolveExecFile(abs)
+		}
+		return file, err
 	}
 	// The listener has read the caller's exe path (callerExe): only the
 	// file's identity is left to read.
@@ -72,14 +97,7 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 	e.requested = requested
 	raw, more := readArgv(tid, argvAddr, wordSize(arch, auditArch))
 	e.argv = redactArgv(raw, more)
-	file, err := kernel.ResolveExecFile(kernel.ExecTarget(tid, dirfd, requested, emptyPath))
-	if err != nil && !missing(err) && strings.HasPrefix(requested, "/") {
-		// The caller's /proc entries are closed to sysgate (the
-		// launcher is not dumpable, and without root sysgate may not
-		// look into it): an absolute path resolves in sysgate's own
-		// root, the agent's unless it changed root.
-		file, err = kernel.ResolveExecFile(requested)
-	}
+	file, err := resolve(dirfd, requested, emptyPath)
 	if err != nil {
 		if !missing(err) {
 			e.readErr = fmt.Errorf("resolve %s: %w", requested, err)
@@ -87,7 +105,7 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 		return e // no such file: the exec fails (or another thread raced it)
 	}
 	role := RoleProgram
-	interps := shebangChain(tid, file)
+	interps := shebangChain(resolve, file)
 	if len(interps) > 0 {
 		role = RoleScript
 	}
@@ -99,7 +117,7 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 	}
 	if len(interps) == 0 {
 		if script := interpreterScript(file.Path, raw); script != "" {
-			if sf, err := kernel.ResolveExecFile(kernel.ExecTarget(tid, unix.AT_FDCWD, script, false)); err == nil && sf.Regular {
+			if sf, err := resolve(unix.AT_FDCWD, script, false); err == nil && sf.Regular {
 				e.add(sf.Path, RoleScript, "")
 			}
 		}
@@ -157,14 +175,14 @@ func wordSize(arch scmp.Arch, auditArch uint32) int {
 // interpreter path is opened in the caller's view, up to
 // maxShebangDepth. It returns the interpreters in order; empty for a
 // file without "#!" (or one sysgate could not read).
-func shebangChain(tid int, file kernel.ExecFile) []kernel.ExecFile {
+func shebangChain(resolve func(dirfd int, name string, emptyPath bool) (kernel.ExecFile, error), file kernel.ExecFile) []kernel.ExecFile {
 	var chain []kernel.ExecFile
 	for range maxShebangDepth {
 		interp := shebangInterpreter(file.Head)
 		if interp == "" {
 			break
 		}
-		next, err := kernel.ResolveExecFile(kernel.ExecTarget(tid, unix.AT_FDCWD, interp, false))
+		next, err := resolve(unix.AT_FDCWD, interp, false)
 		if err != nil {
 			break // the exec fails with ENOENT
 		}

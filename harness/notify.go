@@ -46,6 +46,9 @@ type notifier struct {
 	// programs section, so enforce refuses an exec of a program outside it.
 	book  *programBook
 	gated bool
+	// launchDir is the absolute directory the launcher starts the agent
+	// in (see readExec).
+	launchDir string
 }
 
 // newNotifier serves the run's listener. Under the notify backend
@@ -122,7 +125,7 @@ func (n *notifier) exec(notif *kernel.SeccompNotif, arch scmp.Arch, name string,
 	if n.mode == baseline.ModeEnforce && !allowed {
 		return listener.Continue, false
 	}
-	e := readExec(int(notif.PID), id.PID, arch, notif.Data.Arch, name, notif.Data.Args, kernel.ProgramPath(id.Exe), id.Comm)
+	e := readExec(int(notif.PID), id.PID, arch, notif.Data.Arch, name, notif.Data.Args, kernel.ProgramPath(id.Exe), id.Comm, n.launchDir)
 	if !kernel.NotifIDValid(n.fd, notif.ID) {
 		// The caller is gone (a fatal signal): its exec never runs, and
 		// what was read may be another process's.

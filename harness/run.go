@@ -190,6 +190,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		notes.argBlind = cfg.argBlind
 		if !cfg.noPrograms {
 			notes.book, notes.gated = newProgramBook(), profile.GatesPrograms()
+			notes.launchDir = launchDir(agent.Dir)
 		}
 	} else {
 		if run, err = serveListener(child.listener, nil); err != nil {
@@ -483,4 +484,19 @@ func (c *runConfig) agentSetup(agent Agent, filter *baseline.Filter) *kernel.Age
 	// LOG is logged anyway.
 	setup.SeccompFlags = unix.SECCOMP_FILTER_FLAG_LOG
 	return setup
+}
+
+// launchDir is the absolute directory the launcher chdirs to (dir, as
+// the agent was given it), or sysgate's own when it is empty; "" when
+// sysgate's own cannot be read.
+func launchDir(dir string) string {
+	if filepath.IsAbs(dir) {
+		return filepath.Clean(dir)
+	}
+	// getcwd(2), not os.Getwd: that trusts $PWD.
+	wd, err := unix.Getwd()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(wd, dir)
 }

@@ -47,6 +47,14 @@ type pendingExec struct {
 	seen  *execSeen
 	pidfd int // -1 without one: every read then counts as the process's; set once, closed by watch
 	done  bool
+	// unreadable: the process's executable was closed to sysgate after
+	// the exec although the caller's was open before it (an exec of a
+	// file sysgate may not read makes the process non-dumpable): the
+	// exec ran something, which only a later read can name.
+	unreadable bool
+	// ran: an exec that named no file sysgate could open took effect
+	// anyway (the process took the name the exec gave it).
+	ran bool
 }
 
 func newProgramBook() *programBook {
@@ -88,12 +96,23 @@ func (b *programBook) exec(e *execSeen) {
 }
 
 // refuse records the programs of an exec that enforce refused: they did
-// not run, and are reported as outside the baseline.
+// not run, and are reported as outside the baseline. An exec whose file
+// sysgate could not resolve (readErr: not a missing file) is a violation
+// of its own: enforce refuses what it cannot check, and says so.
 func (b *programBook) refuse(e *execSeen) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for _, r := range e.runs {
 		b.add(r)
+	}
+	if e.readErr != nil {
+		p := e.requested
+		if p == "" {
+			p = "<unreadable path>"
+		}
+		run := ProgramRun{Path: p, Role: RoleProgram, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1}
+		b.add(run)
+		b.mismatches = append(b.mismatches, ProgramViolation{ProgramRun: run, Mismatch: fmt.Sprintf("refused: sysgate could not check the program it names (%v)", e.readErr)})
 	}
 }
 
@@ -121,6 +140,12 @@ func (b *programBook) watch(p *pendingExec) {
 			b.settleLocked(p, id, path)
 			b.mu.Unlock()
 			return
+		}
+		if err != nil && alive && errors.Is(err, unix.EACCES) && p.seen.pre != (kernel.FileID{}) {
+			p.unreadable = true
+		}
+		if alive && !p.seen.claimed() && p.seen.readErr == nil && b.renamedByExec(p) {
+			p.ran = true
 		}
 		if err != nil && alive && b.zombieRan(p) {
 			// Exited already: its name says the exec happened.
@@ -181,6 +206,23 @@ func (b *programBook) zombieRan(p *pendingExec) bool {
 	return false
 }
 
+// renamedByExec reports whether the process of an exec that named no
+// file sysgate could open now carries the name that exec gives (the
+// base name of its path, cut as the kernel cuts it), and not the
+// caller's: the exec took effect, so the path reached a file after all.
+func (b *programBook) renamedByExec(p *pendingExec) bool {
+	e := p.seen
+	name := path.Base(e.requested)
+	if e.requested == "" || e.comm == "" {
+		return false
+	}
+	if len(name) > 15 { // TASK_COMM_LEN - 1
+		name = name[:15]
+	}
+	st, err := b.readStat(e.tgid)
+	return err == nil && st.Comm != e.comm && st.Comm == name
+}
+
 // settleLocked checks an exec against the executable its process has now.
 func (b *programBook) settleLocked(p *pendingExec, id kernel.FileID, path string) {
 	b.finishLocked(p)
@@ -225,6 +267,13 @@ func (b *programBook) goneLocked(p *pendingExec) {
 	switch {
 	case e.readErr != nil:
 		b.unseen = append(b.unseen, fmt.Sprintf("pid %d: %v", e.tgid, e.readErr))
+	case p.unreadable:
+		// Counting it unverified would pass a program sysgate never
+		// saw: one it may not read, run through a name it could not
+		// follow, is exactly that.
+		b.unseen = append(b.unseen, fmt.Sprintf("pid %d: exec of %s: the program it ran was closed to sysgate until the process was gone", e.tgid, quoteOrUnreadable(e.requested)))
+	case p.ran:
+		b.unseen = append(b.unseen, fmt.Sprintf("pid %d: exec of %s: the path reached no file sysgate could open, yet the exec ran", e.tgid, quoteOrUnreadable(e.requested)))
 	case e.claimed() && e.expect != e.pre:
 		b.unverified++
 	}

@@ -96,6 +96,17 @@ func TestProgramBookSettles(t *testing.T) {
 			stat: &kernel.Stat{State: 'Z', Comm: "true"}, programs: []string{"/usr/bin/true"}},
 		{name: "a zombie still named as the caller", exec: execClaim(7, "/usr/bin/true", idTrue),
 			stat: &kernel.Stat{State: 'Z', Comm: "python3"}, unverified: 1, programs: []string{"/usr/bin/true"}},
+		// Closed to sysgate after the exec, open before: the exec ran a
+		// program sysgate may not read, and it was gone before a read
+		// could name it.
+		{name: "unreadable after the exec until gone", exec: execClaim(7, "/proc/self/fd/100", idTrue),
+			exes: []fakeExe{{err: unix.EACCES}, {err: unix.ENOENT}}, unseen: 1, programs: []string{"/proc/self/fd/100"}},
+		// Named no file sysgate could open, yet the process took the
+		// exec's name: it ran.
+		{name: "unclaimed exec that ran", exec: &execSeen{tgid: 7, requested: "/tmp/link", pre: idPython, comm: "python3"},
+			stat: &kernel.Stat{State: 'R', Comm: "link"}, unseen: 1, programs: []string{}},
+		{name: "unclaimed exec that failed", exec: &execSeen{tgid: 7, requested: "/usr/local/bin/true", pre: idPython, comm: "python3"},
+			stat: &kernel.Stat{State: 'R', Comm: "python3"}, programs: []string{}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -156,6 +167,17 @@ func checkBook(t *testing.T, b *programBook, mismatch string, unverified uint64,
 	}
 	if len(b.pending) != 0 {
 		t.Errorf("%d execs still pending after close", len(b.pending))
+	}
+}
+
+// TestProgramBookRefusesUnresolved: enforce refuses an exec it could not
+// resolve, and the refusal is a violation naming the path, not silence.
+func TestProgramBookRefusesUnresolved(t *testing.T) {
+	b := newProgramBook()
+	b.refuse(&execSeen{tgid: 7, requested: "/tmp/link", pre: idPython, readErr: kernel.ErrMagicLink})
+	b.refuse(&execSeen{tgid: 7, requested: "/usr/local/bin/true", pre: idPython}) // missing: the kernel refuses it too
+	if len(b.mismatches) != 1 || b.mismatches[0].Path != "/tmp/link" || !strings.Contains(b.mismatches[0].Mismatch, "refused") {
+		t.Errorf("mismatches = %v, want one refusal of /tmp/link", b.mismatches)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"os"
+	"path"
 	"strconv"
 	"strings"
 
@@ -100,11 +101,15 @@ func readMem(pid int, addr uint64, buf []byte) (int, error) {
 	return n, nil
 }
 
-// ExecTarget is where an exec looks for its file in thread tid's view:
-// execve's name (dirfd AT_FDCWD), or execveat's dirfd, name and
-// AT_EMPTY_PATH.
-func ExecTarget(tid, dirfd int, name string, emptyPath bool) string {
+// ExecTarget is where an exec looks for its file in the view of thread
+// tid (of thread group tgid): execve's name (dirfd AT_FDCWD), or
+// execveat's dirfd, name and AT_EMPTY_PATH. A name through the caller's
+// own /proc entry (see CallerProcPath) is that entry seen from here.
+func ExecTarget(tid, tgid, dirfd int, name string, emptyPath bool) string {
 	proc := "/proc/" + strconv.Itoa(tid)
+	if p, ok := CallerProcPath(tid, tgid, name); ok {
+		return p
+	}
 	switch {
 	case emptyPath && name == "":
 		return proc + "/fd/" + strconv.Itoa(dirfd)
@@ -116,11 +121,72 @@ func ExecTarget(tid, dirfd int, name string, emptyPath bool) string {
 	return proc + "/fd/" + strconv.Itoa(dirfd) + "/" + name
 }
 
+// callerProcPrefixes are the absolute names that mean the process that
+// looks them up: opened from sysgate they would name sysgate (or
+// nothing), while the kernel opens them as the caller. /dev/fd and
+// /dev/std* are the usual symlinks into /proc/self/fd.
+var callerProcPrefixes = []struct {
+	parts  []string
+	target func(tid, tgid string) string
+}{
+	{[]string{"proc", "self"}, func(_, tgid string) string { return "/proc/" + tgid }},
+	{[]string{"proc", "thread-self"}, func(tid, tgid string) string { return "/proc/" + tgid + "/task/" + tid }},
+	{[]string{"dev", "fd"}, func(_, tgid string) string { return "/proc/" + tgid + "/fd" }},
+	{[]string{"dev", "stdin"}, func(_, tgid string) string { return "/proc/" + tgid + "/fd/0" }},
+	{[]string{"dev", "stdout"}, func(_, tgid string) string { return "/proc/" + tgid + "/fd/1" }},
+	{[]string{"dev", "stderr"}, func(_, tgid string) string { return "/proc/" + tgid + "/fd/2" }},
+}
+
+// CallerProcPath rewrites an absolute name that starts in the caller's
+// own /proc entry (/proc/self, /proc/thread-self, /dev/fd, /dev/stdin...)
+// to that entry in sysgate's /proc, for thread tid of thread group tgid;
+// ok is false for any other name. Only the leading components are
+// replaced, so what follows resolves as the kernel resolves it for the
+// caller. A symlink elsewhere on the path that leads into /proc/self is
+// not seen here: that is left to the check after the exec.
+func CallerProcPath(tid, tgid int, name string) (string, bool) {
+	if !strings.HasPrefix(name, "/") {
+		return "", false
+	}
+	// The kernel skips empty and "." components; ".." after the prefix is
+	// kept in the rest, where it resolves as it would for the caller.
+	parts := strings.Split(name, "/")
+	var lead []int // indexes of the first components that are names
+	for i, c := range parts {
+		if c == "" || c == "." {
+			continue
+		}
+		lead = append(lead, i)
+		if len(lead) == 2 {
+			break
+		}
+	}
+	for _, p := range callerProcPrefixes {
+		if len(lead) < 2 || parts[lead[0]] != p.parts[0] || parts[lead[1]] != p.parts[1] {
+			continue
+		}
+		out := p.target(strconv.Itoa(tid), strconv.Itoa(tgid))
+		if rest := strings.Join(parts[lead[1]+1:], "/"); rest != "" {
+			out += "/" + rest
+		}
+		return out, true
+	}
+	return "", false
+}
+
+// ErrMagicLink: a path reaches a /proc magic link (a descriptor, a
+// process's root, cwd or exe) through a symlink. Followed from sysgate,
+// "/proc/self" in it is sysgate; the kernel follows it as the caller.
+var ErrMagicLink = errors.New("the path reaches a /proc magic link through a symlink, which sysgate cannot follow as the caller")
+
 // ResolveExecFile opens target (see ExecTarget) as the kernel would, and
 // names and identifies the file it reaches. Absolute symlinks on the way
 // resolve in sysgate's root, which is the agent's unless it changed root.
+// Only the magic links at the start of target (the caller's root, cwd or
+// descriptor, which ExecTarget put there) are followed: one met later
+// came from a symlink and fails with ErrMagicLink.
 func ResolveExecFile(target string) (ExecFile, error) {
-	fd, err := unix.Open(target, unix.O_PATH|unix.O_CLOEXEC, 0)
+	fd, err := openExecTarget(target)
 	if err != nil {
 		return ExecFile{}, &os.PathError{Op: "open", Path: target, Err: err}
 	}
@@ -146,6 +212,111 @@ func ResolveExecFile(target string) (ExecFile, error) {
 		}
 	}
 	return f, nil
+}
+
+// openExecTarget opens target O_PATH: its leading /proc magic links
+// plainly, the rest with RESOLVE_NO_MAGICLINKS.
+func openExecTarget(target string) (int, error) {
+	base, rest := splitMagic(target)
+	bfd, err := unix.Open(base, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil || rest == "" {
+		return bfd, err
+	}
+	defer unix.Close(bfd)
+	if symlinkIntoProc(bfd, rest, 0) {
+		return -1, ErrMagicLink
+	}
+	how := &unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_MAGICLINKS}
+	fd, err := unix.Openat2(bfd, rest, how)
+	if errors.Is(err, unix.ELOOP) {
+		// ELOOP is also too many symlinks, or a symlink as the last
+		// component of a path opened without following: a plain open
+		// that does not fail so tells a magic link.
+		if pfd, perr := unix.Openat(bfd, rest, unix.O_PATH|unix.O_CLOEXEC, 0); perr == nil {
+			unix.Close(pfd)
+			return -1, ErrMagicLink
+		} else if !errors.Is(perr, unix.ELOOP) {
+			return -1, ErrMagicLink
+		}
+	}
+	return fd, err
+}
+
+// maxSymlinks is the kernel's limit of symlinks in one lookup.
+const maxSymlinks = 40
+
+// symlinkIntoProc reports whether a symlink on the way from dirfd to
+// rest leads into /proc or /dev/fd (as "/dev/fd" -> "/proc/self/fd"
+// does): followed from sysgate, /proc/self there is sysgate, and a
+// descriptor the caller has and sysgate lacks looks missing rather than
+// magic, which RESOLVE_NO_MAGICLINKS alone cannot tell. Relative targets
+// are followed as the path they make; ".." in them is taken lexically,
+// which may differ from the kernel only on paths no agent needs.
+func symlinkIntoProc(dirfd int, rest string, depth int) bool {
+	if depth > maxSymlinks {
+		return false // the exec fails with ELOOP
+	}
+	parts := strings.Split(rest, "/")
+	for i := range parts {
+		if parts[i] == "" || parts[i] == "." || parts[i] == ".." {
+			continue
+		}
+		prefix := strings.Join(parts[:i+1], "/")
+		var st unix.Stat_t
+		if err := unix.Fstatat(dirfd, prefix, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return false // the lookup fails here, as the exec will
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFLNK {
+			continue
+		}
+		buf := make([]byte, unix.PathMax)
+		n, err := unix.Readlinkat(dirfd, prefix, buf)
+		if err != nil {
+			return false
+		}
+		target, after := string(buf[:n]), strings.Join(parts[i+1:], "/")
+		if strings.HasPrefix(target, "/") {
+			abs := path.Clean(target + "/" + after)
+			if _, ok := CallerProcPath(0, 0, abs); ok || abs == "/proc" || strings.HasPrefix(abs, "/proc/") {
+				return true
+			}
+			root, err := unix.Open("/", unix.O_PATH|unix.O_CLOEXEC|unix.O_DIRECTORY, 0)
+			if err != nil {
+				return false
+			}
+			defer unix.Close(root)
+			return symlinkIntoProc(root, strings.TrimPrefix(abs, "/"), depth+1)
+		}
+		next := strings.TrimLeft(strings.Join(parts[:i], "/")+"/"+target+"/"+after, "/")
+		return symlinkIntoProc(dirfd, next, depth+1)
+	}
+	return false
+}
+
+// splitMagic splits target where its leading /proc magic links end:
+// "/proc/N[/task/M]/" then root, cwd, exe, or fd/K or map_files/K. Any
+// other target starts at "/".
+func splitMagic(target string) (base, rest string) {
+	parts := strings.Split(strings.TrimPrefix(target, "/"), "/")
+	if len(parts) < 2 || parts[0] != "proc" || !isNumber(parts[1]) {
+		return "/", strings.TrimPrefix(target, "/")
+	}
+	i := 2
+	if len(parts) >= 4 && parts[2] == "task" && isNumber(parts[3]) {
+		i = 4
+	}
+	switch {
+	case i < len(parts) && (parts[i] == "root" || parts[i] == "cwd" || parts[i] == "exe"):
+		i++
+	case i+1 < len(parts) && (parts[i] == "fd" || parts[i] == "map_files"):
+		i += 2
+	}
+	return "/" + strings.Join(parts[:i], "/"), strings.Join(parts[i:], "/")
+}
+
+func isNumber(s string) bool {
+	_, err := strconv.ParseUint(s, 10, 64)
+	return err == nil
 }
 
 // programPath turns a descriptor's or exe link's text into a program

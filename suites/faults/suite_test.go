@@ -29,6 +29,8 @@ type paths struct {
 	Agent    string // testdata/agent.c, static
 	Replay   string // testdata/replay.c, a static PIE (handoff_test.go)
 	NoUserns string // testdata/nouserns.c: runs a command where user namespaces cannot be made
+	// MagicLink: testdata/magiclink.c, static (magiclink_test.go)
+	MagicLink string
 }
 
 var bin paths
@@ -50,6 +52,9 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	Expect(err).NotTo(HaveOccurred(), "gcc -static-pie replay.c: %s", out)
 	out, err = exec.Command("gcc", "-O1", "-o", p.NoUserns, "testdata/nouserns.c").CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "gcc nouserns.c: %s", out)
+	p.MagicLink = filepath.Join(dir, "magiclink")
+	out, err = exec.Command("gcc", "-static", "-O1", "-o", p.MagicLink, "testdata/magiclink.c").CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "gcc -static magiclink.c: %s", out)
 	data, err := json.Marshal(p)
 	Expect(err).NotTo(HaveOccurred())
 	return data
