@@ -600,8 +600,14 @@ static size_t id_map(char *buf, uint32_t id) {
 // map_self maps the caller's uid and gid to themselves in the user
 // namespace this process is the first of (no privilege needed for one id
 // of one's own). Its /proc files belong to it only while its memory is
-// dumpable: this process has memory of its own (no CLONE_VM), dumpable
-// for these writes and never again, before any agent exists.
+// dumpable, so this process, which has memory of its own (no CLONE_VM),
+// makes it dumpable, and leaves it so: sysgate reads the launcher's exec
+// arguments from it (process_vm_readv), which a non-dumpable memory would
+// refuse an unprivileged sysgate. The agent still cannot reach it: init
+// holds every capability of the run's user namespace and the agent none,
+// and ptrace access to a task with capabilities the caller lacks needs
+// CAP_SYS_PTRACE there. Only processes of the uid outside the namespace
+// (its owner) could, as they could the caller itself.
 static int map_self(uint32_t uid, uint32_t gid) {
 	char buf[32];
 	if (syscall(SYS_prctl, PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
@@ -611,10 +617,6 @@ static int map_self(uint32_t uid, uint32_t gid) {
 		r = write_text("/proc/self/uid_map", buf, id_map(buf, uid));
 	if (r == 0)
 		r = write_text("/proc/self/gid_map", buf, id_map(buf, gid));
-	int err = errno;
-	if (syscall(SYS_prctl, PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
-		return -1;
-	errno = err;
 	return r;
 }
 
