@@ -18,4 +18,7 @@ func cell(s string) string { return untrusted.Markdown(s) }
 // code is s as inline markdown code inside a table cell, fenced so that
 // backticks in s cannot end it (escaped text where a code span cannot
 // show s safely).
-func code(s string) string { return untrusted.MarkdownCode(s) }
+func code(s string) string { return untrusted.MarkdownCellCode(s) }
+
+// inlineCode is code outside a table (a list item, a heading).
+func inlineCode(s string) string { return untrusted.MarkdownCode(s) }

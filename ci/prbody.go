@@ -88,7 +88,7 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 			b.WriteString(section.note + "\n\n")
 		}
 		for _, f := range files {
-			fmt.Fprintf(&b, "#### %s (%s, %s)\n\n", cell(f.Agent), code(f.File), Count(f.Runs, "run", "runs"))
+			fmt.Fprintf(&b, "#### %s (%s, %s)\n\n", cell(f.Agent), inlineCode(f.File), Count(f.Runs, "run", "runs"))
 			if len(f.Added)+len(f.Removed) > 0 {
 				b.WriteString("| Arch | Added | Removed |\n|---|---|---|\n")
 				for _, arch := range findingArches(f.Added, f.Removed) {
@@ -182,7 +182,7 @@ func writeNewClasses(b *strings.Builder, f FileUpdate) {
 	listed := false
 	for _, a := range f.Added {
 		if had := f.HadClasses[a.Arch][a.Syscall]; len(had) > 0 {
-			fmt.Fprintf(b, "- %s %s: %s\n", a.Arch, code(a.Syscall), cell(NewClassNote(a.Syscall, had)))
+			fmt.Fprintf(b, "- %s %s: %s\n", a.Arch, inlineCode(a.Syscall), cell(NewClassNote(a.Syscall, had)))
 			listed = true
 		}
 	}
@@ -231,7 +231,7 @@ func writeProgramChanges(b *strings.Builder, f FileUpdate) {
 // programChange is "new program `/usr/bin/curl` **(downloader, high)**,
 // run 3 times", or "removed program `/usr/bin/wget`: no run ran it".
 func programChange(p baseline.ProgramFinding, added bool) string {
-	s := code(p.Program)
+	s := inlineCode(p.Program)
 	if p.Risk.Risky() {
 		s += " **(" + cell(p.Risk.Label(p.Level)) + ")**"
 	}

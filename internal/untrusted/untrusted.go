@@ -89,25 +89,37 @@ func Markdown(s string) string {
 	return markdownText.Replace(Terminal(s))
 }
 
-// MarkdownCode renders s as an inline code span inside a table cell,
+// MarkdownCode renders s as an inline code span outside a table,
 // fenced so that backticks in s cannot end it. Inside a code span GitHub
 // renders HTML and mentions as text, but it shows entities literally, so
 // a value holding "<", ">" or "&" (which Markdown would have to turn
 // into entities) is shown as escaped text instead of code.
 func MarkdownCode(s string) string {
 	s = Terminal(s)
-	// A backslash before a pipe would escape the pipe's own backslash
-	// and end the cell.
+	if strings.ContainsAny(s, "<>&") {
+		return Markdown(s)
+	}
+	return fenced(s)
+}
+
+// MarkdownCellCode is MarkdownCode inside a table cell. GFM splits table
+// cells on "|" before it finds code spans, so a pipe needs its backslash
+// inside the span too; a backslash before a pipe would escape that
+// backslash and end the cell, so such a value is shown as escaped text.
+func MarkdownCellCode(s string) string {
+	s = Terminal(s)
 	if strings.ContainsAny(s, "<>&") || strings.Contains(s, `\|`) {
 		return Markdown(s)
 	}
+	return fenced(strings.ReplaceAll(s, "|", `\|`))
+}
+
+// fenced wraps s in a code span whose fence no backtick in s can end.
+func fenced(s string) string {
 	fence := "`"
 	for strings.Contains(s, fence) {
 		fence += "`"
 	}
-	// GFM splits table cells on "|" before it finds code spans, so the
-	// pipe needs its backslash inside the span too.
-	s = strings.ReplaceAll(s, "|", `\|`)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || fence != "`" {
 		return fence + " " + s + " " + fence
 	}

@@ -39,7 +39,7 @@ func TestMarkdown(t *testing.T) {
 	}
 }
 
-func TestMarkdownCode(t *testing.T) {
+func TestMarkdownCellCode(t *testing.T) {
 	cases := map[string]string{
 		"/usr/bin/curl":               "`/usr/bin/curl`",
 		"node_modules/@scope/pkg":     "`node_modules/@scope/pkg`",
@@ -52,6 +52,12 @@ func TestMarkdownCode(t *testing.T) {
 		"\x1b]0;t\x07<b>@octocat</b>": `\\x1b\]0;t\\x07&lt;b&gt;@` + "\u200d" + `octocat&lt;/b&gt;`,
 	}
 	for in, want := range cases {
+		if got := MarkdownCellCode(in); got != want {
+			t.Errorf("MarkdownCellCode(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// Outside a table a pipe needs no escape, and a backslash none.
+	for in, want := range map[string]string{"clone(A|B)": "`clone(A|B)`", `a\|b`: "`a\\|b`", "<b>": "&lt;b&gt;"} {
 		if got := MarkdownCode(in); got != want {
 			t.Errorf("MarkdownCode(%q) = %q, want %q", in, got, want)
 		}
@@ -61,7 +67,7 @@ func TestMarkdownCode(t *testing.T) {
 func FuzzMarkdown(f *testing.F) {
 	f.Add(hostile)
 	f.Fuzz(func(t *testing.T, s string) {
-		for _, out := range []string{Terminal(s), Markdown(s), MarkdownCode(s)} {
+		for _, out := range []string{Terminal(s), Markdown(s), MarkdownCode(s), MarkdownCellCode(s)} {
 			if strings.ContainsAny(out, "\x1b\x07\n\r") {
 				t.Fatalf("%q: control character in %q", s, out)
 			}
