@@ -50,3 +50,15 @@ func TestProgressEscapesTheExe(t *testing.T) {
 		t.Errorf("got %q\nwant %q", b.String(), want)
 	}
 }
+
+// TestErrorsEscapeAgentNames: an error or warning can quote what the agent
+// named (an exec mismatch, an inconclusive reason): it reaches the
+// terminal as text, line by line.
+func TestErrorsEscapeAgentNames(t *testing.T) {
+	var b bytes.Buffer
+	c := &Command{Stderr: &b}
+	c.errorf(ExitViolation, "not writing %s: %s", "a.yaml", "the exec named /tmp/\x1b]0;pwned\x07\nsecond line")
+	if want := `sysgate: not writing a.yaml: the exec named /tmp/\x1b]0;pwned\x07` + "\nsecond line\n"; b.String() != want {
+		t.Errorf("got %q\nwant %q", b.String(), want)
+	}
+}
