@@ -68,8 +68,9 @@ func hostileRune(r rune) bool {
 // markdownText replaces what GitHub-flavoured markdown would act on in
 // text: a backslash cannot escape what follows it, HTML (<details>, <img>, entities) is escaped, "|" cannot end a
 // table cell, a backtick cannot open a code span, brackets cannot make a
-// link, and "@" gets a zero-width joiner after it so no name becomes a
-// mention (or a team ping) of whoever it names.
+// link, and "@" and "#" get a zero-width joiner after them so no name
+// becomes a mention (or a team ping) of whoever it names, or a reference
+// to an issue ("closes #1" in a PR body would close it on merge).
 var markdownText = strings.NewReplacer(
 	"\\", `\\`,
 	"&", "&amp;",
@@ -80,6 +81,7 @@ var markdownText = strings.NewReplacer(
 	"[", `\[`,
 	"]", `\]`,
 	"@", "@\u200d",
+	"#", "#\u200d",
 )
 
 // Markdown renders s as text inside a markdown table cell, list item or

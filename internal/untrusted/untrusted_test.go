@@ -32,6 +32,9 @@ func TestMarkdown(t *testing.T) {
 	if got != want {
 		t.Errorf("Markdown = %q, want %q", got, want)
 	}
+	if got := Markdown("fixes #1"); got != "fixes #\u200d1" {
+		t.Errorf("Markdown(%q) = %q: an issue reference", "fixes #1", got)
+	}
 	for _, raw := range []string{"\x1b", "\x07", "<details>", "@octocat", "\n", "`"} {
 		if strings.Contains(got, raw) {
 			t.Errorf("Markdown(%q) keeps %q raw: %q", hostile, raw, got)
