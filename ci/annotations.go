@@ -22,22 +22,34 @@ type Annotation struct {
 // String formats the workflow command with its data and properties
 // escaped as the runner expects, so a syscall or exe name can never end
 // the command early or inject another one.
+//
+// What an agent named is escaped where a message is built; the title and
+// each line of the message are escaped for a log here as well, since the
+// runner's log viewer acts on terminal escapes too.
 func (a Annotation) String() string {
 	var props []string
 	if a.File != "" {
-		props = append(props, "file="+escapeProperty(a.File))
+		props = append(props, "file="+escapeProperty(term(a.File)))
 		if a.Line > 0 {
 			props = append(props, fmt.Sprintf("line=%d", a.Line))
 		}
 	}
 	if a.Title != "" {
-		props = append(props, "title="+escapeProperty(a.Title))
+		props = append(props, "title="+escapeProperty(term(a.Title)))
 	}
 	s := "::" + a.Level
 	if len(props) > 0 {
 		s += " " + strings.Join(props, ",")
 	}
-	return s + "::" + escapeData(a.Message)
+	lines := strings.Split(a.Message, "\n")
+	for i, l := range lines {
+		l, crlf := strings.CutSuffix(l, "\r")
+		lines[i] = term(l)
+		if crlf {
+			lines[i] += "\r"
+		}
+	}
+	return s + "::" + escapeData(strings.Join(lines, "\n"))
 }
 
 // escapeData escapes a workflow command's message (the runner's
@@ -241,6 +253,7 @@ func times(n uint64) string {
 // process names the process that made a syscall: its exe, its comm when
 // that says something the exe does not, and its pid.
 func process(pid int, exe, comm string) string {
+	exe, comm = term(exe), term(comm)
 	name := exe
 	if name == "" {
 		name = comm

@@ -53,8 +53,8 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 		b.WriteString("| Agent | Arch | Syscall | Risk | Why it is risky | Line |\n|---|---|---|---|---|---|\n")
 		for _, r := range risky {
 			f := r.item
-			fmt.Fprintf(&b, "| %s | %s | `%s` | **%s** | %s | %s |\n", cell(r.agent), f.Arch, cell(f.Syscall), cell(f.RiskLabel()),
-				cell(baseline.RiskReason(f.Syscall)), cell(location(f.File, f.Line)))
+			fmt.Fprintf(&b, "| %s | %s | %s | **%s** | %s | %s |\n", cell(r.agent), f.Arch, code(f.Syscall), cell(f.RiskLabel()),
+				cell(baseline.RiskReason(f.Syscall)), location(f.File, f.Line))
 		}
 		b.WriteString("\n")
 	}
@@ -88,7 +88,7 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 			b.WriteString(section.note + "\n\n")
 		}
 		for _, f := range files {
-			fmt.Fprintf(&b, "#### %s (`%s`, %s)\n\n", cell(f.Agent), f.File, Count(f.Runs, "run", "runs"))
+			fmt.Fprintf(&b, "#### %s (%s, %s)\n\n", cell(f.Agent), inlineCode(f.File), Count(f.Runs, "run", "runs"))
 			if len(f.Added)+len(f.Removed) > 0 {
 				b.WriteString("| Arch | Added | Removed |\n|---|---|---|\n")
 				for _, arch := range findingArches(f.Added, f.Removed) {
@@ -182,7 +182,7 @@ func writeNewClasses(b *strings.Builder, f FileUpdate) {
 	listed := false
 	for _, a := range f.Added {
 		if had := f.HadClasses[a.Arch][a.Syscall]; len(had) > 0 {
-			fmt.Fprintf(b, "- %s `%s`: %s\n", a.Arch, cell(a.Syscall), cell(NewClassNote(a.Syscall, had)))
+			fmt.Fprintf(b, "- %s %s: %s\n", a.Arch, inlineCode(a.Syscall), cell(NewClassNote(a.Syscall, had)))
 			listed = true
 		}
 	}
@@ -204,7 +204,7 @@ func names(list []baseline.Finding, arch string) string {
 		if f.Arch.String() != arch {
 			continue
 		}
-		s := "`" + cell(f.Syscall) + "`"
+		s := code(f.Syscall)
 		if f.Risk.Risky() {
 			s += " **(" + cell(f.RiskLabel()) + ")**"
 		}
@@ -231,7 +231,7 @@ func writeProgramChanges(b *strings.Builder, f FileUpdate) {
 // programChange is "new program `/usr/bin/curl` **(downloader, high)**,
 // run 3 times", or "removed program `/usr/bin/wget`: no run ran it".
 func programChange(p baseline.ProgramFinding, added bool) string {
-	s := code(p.Program)
+	s := inlineCode(p.Program)
 	if p.Risk.Risky() {
 		s += " **(" + cell(p.Risk.Label(p.Level)) + ")**"
 	}

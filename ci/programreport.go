@@ -94,15 +94,15 @@ func programAnnotations(rows []programRow) []Annotation {
 		case n.Risk.Risky():
 			kind = "risky program"
 		}
-		title := fmt.Sprintf("sysgate: %s %s by %s", kind, n.Path, n.Agent)
+		title := fmt.Sprintf("sysgate: %s %s by %s", kind, term(n.Path), n.Agent)
 		if n.Risk.Risky() {
-			title = fmt.Sprintf("sysgate: %s %s (%s) by %s", kind, n.Path, n.RiskLabel(), n.Agent)
+			title = fmt.Sprintf("sysgate: %s %s (%s) by %s", kind, term(n.Path), n.RiskLabel(), n.Agent)
 		}
 		var b strings.Builder
 		if n.Mismatch != "" {
-			fmt.Fprintf(&b, "Mismatch: %s.\n", n.Mismatch)
+			fmt.Fprintf(&b, "Mismatch: %s.\n", term(n.Mismatch))
 		}
-		fmt.Fprintf(&b, "%s ran %s%s %s, first as `%s` (%s).", n.Agent, n.Path, programNotes(n.ProgramViolation), times(n.Count),
+		fmt.Fprintf(&b, "%s ran %s%s %s, first as `%s` (%s).", n.Agent, term(n.Path), programNotes(n.ProgramViolation), times(n.Count),
 			argvLine(n.Argv), ranBy(n.ProgramRun))
 		if n.Risk.Risky() {
 			fmt.Fprintf(&b, "\nRisk: %s.", n.RiskLabel())
@@ -142,20 +142,7 @@ func (r *Report) writeProgramSummary(b *strings.Builder) {
 			at = "-"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %d | %s | %s | %s |\n", cell(n.Agent), program, risk, n.Count, code(argvLine(n.Argv)),
-			cell(ranBy(n.ProgramRun)), cell(at))
+			cell(ranBy(n.ProgramRun)), at)
 	}
 	b.WriteString("\n")
-}
-
-// code is s as inline markdown code inside a table cell, fenced so that
-// backticks in s cannot end it.
-func code(s string) string {
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || fence != "`" {
-		return fence + " " + cell(s) + " " + fence
-	}
-	return fence + cell(s) + fence
 }

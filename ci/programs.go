@@ -21,7 +21,7 @@ func argvLine(argv []string) string {
 		if a != redacted {
 			a = shellQuote(a)
 		}
-		out[i] = a
+		out[i] = term(a)
 	}
 	return strings.Join(out, " ")
 }
@@ -35,11 +35,11 @@ func ranBy(p harness.ProgramRun) string {
 	if p.Parent == "" {
 		return fmt.Sprintf("run as the agent's start, pid %d", p.PID)
 	}
-	return fmt.Sprintf("run by %s, pid %d", p.Parent, p.PID)
+	return fmt.Sprintf("run by %s, pid %d", term(p.Parent), p.PID)
 }
 
 // programEntry is the baseline line that allows a program.
-func programEntry(path string) string { return "`- " + path + "`" }
+func programEntry(path string) string { return "`- " + term(path) + "`" }
 
 // programNotes are what a report says after a program's path: its role
 // when it is not a plain program, and the path the exec named when that
@@ -50,7 +50,7 @@ func programNotes(v harness.ProgramViolation) string {
 		notes = append(notes, v.Role)
 	}
 	if v.Requested != "" && v.Mismatch == "" {
-		notes = append(notes, "exec named "+v.Requested)
+		notes = append(notes, "exec named "+term(v.Requested))
 	}
 	if len(notes) == 0 {
 		return ""
@@ -73,9 +73,9 @@ func writeProgramViolations(b *strings.Builder, vs []harness.ProgramViolation, p
 		if v.Risk.Risky() {
 			risk = " " + p.risk("[risky: "+v.RiskLabel()+"]", true)
 		}
-		fmt.Fprintf(b, "  %s%s%s, %s\n", v.Path, programNotes(v), risk, Count(v.Count, "exec", "execs"))
+		fmt.Fprintf(b, "  %s%s%s, %s\n", term(v.Path), programNotes(v), risk, Count(v.Count, "exec", "execs"))
 		if v.Mismatch != "" {
-			fmt.Fprintf(b, "    %s: %s\n", p.alarm("MISMATCH"), v.Mismatch)
+			fmt.Fprintf(b, "    %s: %s\n", p.alarm("MISMATCH"), term(v.Mismatch))
 		}
 		fmt.Fprintf(b, "    argv: %s\n", argvLine(v.Argv))
 		fmt.Fprintf(b, "    %s\n", ranBy(v.ProgramRun))

@@ -112,7 +112,7 @@ func sarifRuleProperties(kind string, risk baseline.RiskClass, level baseline.Ri
 // baseline would list it.
 func sarifMessage(n newRow) string {
 	msg := fmt.Sprintf("%s made %s (%s) outside its baseline: %s by %s", n.Agent, n.Syscall, n.Arch,
-		Count(n.Count, "call", "calls"), n.Exe)
+		Count(n.Count, "call", "calls"), term(n.Exe))
 	if n.Risk.Risky() {
 		msg += fmt.Sprintf(" [%s]", n.RiskLabel())
 	}
@@ -141,14 +141,14 @@ func sarifProgramRule(v harness.ProgramViolation) (id, text string) {
 // sarifProgramMessage is a program result's text: who ran it, how, how
 // often, and where the baseline would list it.
 func sarifProgramMessage(n programRow) string {
-	msg := fmt.Sprintf("%s ran %s outside its baseline: %s, first as `%s` (%s)", n.Agent, n.Path, Count(n.Count, "exec", "execs"),
+	msg := fmt.Sprintf("%s ran %s outside its baseline: %s, first as `%s` (%s)", n.Agent, term(n.Path), Count(n.Count, "exec", "execs"),
 		argvLine(n.Argv), ranBy(n.ProgramRun))
 	if n.Risk.Risky() {
 		msg += fmt.Sprintf(" [%s]", n.RiskLabel())
 	}
 	switch {
 	case n.Mismatch != "":
-		return msg + ". Mismatch: " + n.Mismatch + ". " + mismatchFix
+		return msg + ". Mismatch: " + term(n.Mismatch) + ". " + mismatchFix
 	case n.File != "":
 		msg += fmt.Sprintf(". Review it, then add %s to programs: at %s:%d", programEntry(n.Path), n.File, n.Line)
 	}

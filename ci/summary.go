@@ -241,7 +241,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 	if missing := r.missingArchRows(); len(missing) > 0 {
 		b.WriteString("### Unrecorded environment\n\n")
 		for _, rw := range missing {
-			fmt.Fprintf(&b, "- **%s** on %s: %s\n", cell(rw.Agent), cell(orDash(rw.Arch)), rw.ArchHint)
+			fmt.Fprintf(&b, "- **%s** on %s: %s\n", cell(rw.Agent), cell(orDash(rw.Arch)), cell(rw.ArchHint))
 		}
 		b.WriteString("\n")
 	}
@@ -260,12 +260,12 @@ func (r *Report) WriteSummary(w io.Writer) error {
 			if n.Risk.Risky() {
 				risk = "**" + cell(n.RiskLabel()) + "**"
 			}
-			syscall := "`" + cell(n.Syscall) + "`"
+			syscall := code(n.Syscall)
 			if note := n.ClassNote(); note != "" {
 				syscall += ": " + cell(note)
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s |\n", cell(n.Agent), cell(n.Arch.String()), syscall, risk, n.Count,
-				cell(process(n.PID, n.Exe, n.Comm)+othersNote(n.Violation)), cell(location(n.File, n.Line)))
+				cell(process(n.PID, n.Exe, n.Comm)+othersNote(n.Violation)), location(n.File, n.Line))
 		}
 		b.WriteString("\n")
 	}
@@ -283,7 +283,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		b.WriteString("### Stale baseline entries\n\nAllowed but made by no run: `make baseline-update` proposes removing them; an expected error path belongs in a group with a reason.\n\n")
 		b.WriteString("| Agent | Arch | Syscall | Risk | Entry |\n|---|---|---|---|---|\n")
 		for _, s := range stale {
-			fmt.Fprintf(&b, "| %s | %s | `%s` | %s | %s |\n", cell(s.Agent), cell(s.Arch.String()), cell(s.Syscall), cell(orDash(s.RiskLabel())), cell(location(s.File, s.Line)))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(s.Agent), cell(s.Arch.String()), code(s.Syscall), cell(orDash(s.RiskLabel())), location(s.File, s.Line))
 		}
 		b.WriteString("\n")
 	}
@@ -292,7 +292,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		b.WriteString("| Agent | Program | Risk | Entry |\n|---|---|---|---|\n")
 		for _, s := range stale {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell(s.Agent), code(s.Item.Program), cell(orDash(s.Item.Risk.Label(s.Item.Level))),
-				cell(location(s.Item.File, s.Item.Line)))
+				location(s.Item.File, s.Item.Line))
 		}
 		b.WriteString("\n")
 	}
@@ -310,7 +310,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		for _, run := range expected {
 			var names []string
 			for _, v := range run.Violations {
-				names = append(names, "`"+cell(v.Syscall)+"`")
+				names = append(names, code(v.Syscall))
 			}
 			for _, v := range run.ProgramViolations {
 				names = append(names, "program "+code(v.Path))
@@ -365,19 +365,15 @@ func (r *Report) leaks() []agentLeak {
 	return out
 }
 
+// location is "`file:line`" for a markdown cell, "-" without a file.
 func location(file string, line int) string {
 	switch {
 	case file == "":
 		return "-"
 	case line > 0:
-		return fmt.Sprintf("`%s:%d`", file, line)
+		return code(fmt.Sprintf("%s:%d", file, line))
 	}
-	return "`" + file + "`"
-}
-
-// cell keeps a value inside its markdown table cell.
-func cell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\r", " ", "\n", " ").Replace(s)
+	return code(file)
 }
 
 func firstLine(s string) string {

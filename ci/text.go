@@ -24,9 +24,9 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 		len(r.ChangedBaselines) == 0 && mismatches(r.ProgramViolations) == 0 {
 		verdict = "RECORDED" // beyond the extended bases is what record writes, not a failure
 	}
-	fmt.Fprintf(&b, "sysgate %s %s: %s", r.Mode, r.Agent, p.verdict(verdict))
+	fmt.Fprintf(&b, "sysgate %s %s: %s", r.Mode, term(r.Agent), p.verdict(verdict))
 	if r.Inconclusive != "" {
-		fmt.Fprintf(&b, " (%s)", r.Inconclusive)
+		fmt.Fprintf(&b, " (%s)", term(r.Inconclusive))
 	}
 	one, many := r.EventWord()
 	fmt.Fprintf(&b, "\n  %s from %s in %v; agent (uid %d) %s\n",
@@ -39,7 +39,7 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 		fmt.Fprintf(&b, "  %s\n", unverifiedNote(r.UnverifiedExecs))
 	}
 	for _, f := range r.ModifiedBaselines {
-		fmt.Fprintf(&b, "  %s\n", harness.ModifiedMessage(f))
+		fmt.Fprintf(&b, "  %s\n", term(harness.ModifiedMessage(f)))
 	}
 	for _, f := range r.ChangedBaselines {
 		fmt.Fprintf(&b, "  %s\n", harness.GuardChangedMessage(f))
@@ -88,7 +88,7 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	if len(r.Leaked) > 0 {
 		fmt.Fprintf(&b, "\nKilled by sysgate:\n")
 		for _, l := range r.Leaked {
-			fmt.Fprintf(&b, "  %s (%s, pid %d) after %v: %s\n", l.Exe, l.Comm, l.PID, l.Lived.Round(time.Millisecond), l.Cause)
+			fmt.Fprintf(&b, "  %s (%s, pid %d) after %v: %s\n", term(l.Exe), term(l.Comm), l.PID, l.Lived.Round(time.Millisecond), term(l.Cause))
 		}
 	}
 	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord && r.ArchHint() == "" {
@@ -129,7 +129,7 @@ func writeViolationTable(b *strings.Builder, vs harness.Violations, command []st
 		}
 		first := asStarted(v, command)
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s (%s, pid %d)%s\t%s\n",
-			v.Arch, v.Syscall, v.Number, v.Count, p.risk(orDash(v.RiskLabel()), v.Risk.Risky()), first.Exe, first.Comm, v.PID, others, position(v.File, v.Line))
+			v.Arch, v.Syscall, v.Number, v.Count, p.risk(orDash(v.RiskLabel()), v.Risk.Risky()), term(first.Exe), term(first.Comm), v.PID, others, position(v.File, v.Line))
 	}
 	tw.Flush()
 	writeClassNotes(b, vs)
@@ -144,7 +144,7 @@ func writeViolationTable(b *strings.Builder, vs harness.Violations, command []st
 		}
 		progs := make([]string, len(v.Also))
 		for i, c := range v.Also {
-			progs[i] = fmt.Sprintf("%s (%s, pid %d) x%d", c.Exe, c.Comm, c.PID, c.Count)
+			progs[i] = fmt.Sprintf("%s (%s, pid %d) x%d", term(c.Exe), term(c.Comm), c.PID, c.Count)
 		}
 		more := ""
 		if v.More > 0 {

@@ -120,8 +120,8 @@ func (r *Report) writeUnseenSummary(b *strings.Builder) {
 		fmt.Fprintf(b, "> [!WARNING]\n> **%s.**\n\n", UnmonitoredBanner)
 		b.WriteString("| Agent | Arch | Syscall | Went unseen | Reason | Entry |\n|---|---|---|---|---|---|\n")
 		for _, u := range rows {
-			fmt.Fprintf(b, "| %s | %s | `%s` | %s | %s | %s |\n", cell(u.Agent), cell(u.Arch.String()), cell(u.Syscall), cell(u.Unseen),
-				cell(u.Reason), cell(location(u.File, u.Line)))
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", cell(u.Agent), cell(u.Arch.String()), code(u.Syscall), cell(u.Unseen),
+				cell(u.Reason), location(u.File, u.Line))
 		}
 		b.WriteString("\n")
 	}
@@ -129,7 +129,7 @@ func (r *Report) writeUnseenSummary(b *strings.Builder) {
 		b.WriteString("### Refused channels\n\nThe agent tried a channel the filter cannot see; it was refused, so what it did instead is in this report.\n\n")
 		b.WriteString("| Agent | Arch | Syscall | Calls | Refused |\n|---|---|---|--:|---|\n")
 		for _, f := range rows {
-			fmt.Fprintf(b, "| %s | %s | `%s` | %d | %s |\n", cell(f.Agent), cell(f.Arch.String()), cell(f.Syscall), f.Count, cell(refusedWhy(f.Finding)))
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %s |\n", cell(f.Agent), cell(f.Arch.String()), code(f.Syscall), f.Count, cell(refusedWhy(f.Finding)))
 		}
 		b.WriteString("\n")
 	}

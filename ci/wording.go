@@ -24,11 +24,11 @@ func recordCommand(r *harness.Result, file string, fromSpec bool) string {
 	if len(r.Command) > 0 {
 		quoted := make([]string, len(r.Command))
 		for i, a := range r.Command {
-			quoted[i] = shellQuote(a)
+			quoted[i] = term(shellQuote(a))
 		}
 		cmd = strings.Join(quoted, " ")
 	}
-	return "`sysgate record --merge -o " + shellQuote(file) + " -- " + cmd + "` as root"
+	return "`sysgate record --merge -o " + term(shellQuote(file)) + " -- " + cmd + "` as root"
 }
 
 // updateHint tells the reader of a CLI run how to accept its new

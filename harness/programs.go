@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/untrusted"
 )
 
 // Program roles: how a program came to run.
@@ -84,7 +85,7 @@ func (v ProgramViolation) String() string {
 	if v.File != "" {
 		fmt.Fprintf(&b, " -> %s:%d", v.File, v.Line)
 	}
-	return b.String()
+	return untrusted.Terminal(b.String()) // one line of names the agent chose
 }
 
 // addPrograms fills the programs part of a result from the run's book:

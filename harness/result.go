@@ -9,6 +9,7 @@ import (
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/internal/untrusted"
 )
 
 // Verdict is the outcome of one run.
@@ -267,7 +268,7 @@ func (v Violation) String() string {
 	if v.File != "" {
 		fmt.Fprintf(&b, " -> %s:%d", v.File, v.Line)
 	}
-	return b.String()
+	return untrusted.Terminal(b.String()) // one line of names the agent chose
 }
 
 // RiskLabel is "namespace", or "namespace, high" for a high risk.
@@ -389,9 +390,9 @@ func (r *Result) String() string { return r.Summary() }
 // Summary is a few lines: agent, mode, verdict and why.
 func (r *Result) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s, %s): %s", r.Agent, r.Mode, strings.Join(r.Command, " "), r.Verdict)
+	fmt.Fprintf(&b, "%s (%s, %s): %s", untrusted.Terminal(r.Agent), r.Mode, untrusted.Terminal(strings.Join(r.Command, " ")), r.Verdict)
 	if r.Inconclusive != "" {
-		fmt.Fprintf(&b, ": %s", r.Inconclusive)
+		fmt.Fprintf(&b, ": %s", untrusted.Terminal(r.Inconclusive))
 	}
 	fmt.Fprintf(&b, "; %d logged %s from %d %s", r.Events, plural(r.Events, "syscall", "syscalls"),
 		len(r.Processes), plural(len(r.Processes), "process", "processes"))
@@ -408,7 +409,7 @@ func (r *Result) Summary() string {
 		fmt.Fprintf(&b, "\n  %s", h)
 	}
 	for _, l := range r.Leaked {
-		fmt.Fprintf(&b, "\n  killed %s (%s, pid %d) after %v: %s", l.Exe, l.Comm, l.PID, l.Lived.Round(time.Millisecond), l.Cause)
+		fmt.Fprintf(&b, "\n  killed %s (%s, pid %d) after %v: %s", untrusted.Terminal(l.Exe), untrusted.Terminal(l.Comm), l.PID, l.Lived.Round(time.Millisecond), untrusted.Terminal(l.Cause))
 	}
 	return b.String()
 }

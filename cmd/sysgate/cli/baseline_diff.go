@@ -13,6 +13,7 @@ import (
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/internal/untrusted"
 )
 
 func init() {
@@ -210,7 +211,8 @@ func writeDiffText(w io.Writer, changes []setChange) {
 			arch = ch.arch
 			fmt.Fprintf(w, "%s:\n", arch)
 		}
-		line := "  " + sign(ch.added) + " " + ch.syscall
+		// An observation file is a run's output: what it names is the agent's.
+		line := "  " + sign(ch.added) + " " + untrusted.Terminal(ch.syscall)
 		switch {
 		case ch.count == 1:
 			line += " (1 call)"
@@ -218,7 +220,7 @@ func writeDiffText(w io.Writer, changes []setChange) {
 			line += fmt.Sprintf(" (%d calls)", ch.count)
 		}
 		if note := ch.classNote(); note != "" {
-			line += " [" + note + "]"
+			line += " [" + untrusted.Terminal(note) + "]"
 		}
 		if tag := ch.riskTag(); tag != "" {
 			line += " [" + tag + "]"
@@ -230,7 +232,7 @@ func writeDiffText(w io.Writer, changes []setChange) {
 func writeDiffMarkdown(w io.Writer, oldName, newName string, changes []setChange) {
 	added, removed := countChanges(changes)
 	fmt.Fprintf(w, "### Syscall baseline: %d new, %d removed\n\n", added, removed)
-	fmt.Fprintf(w, "`%s` → `%s`\n", oldName, newName)
+	fmt.Fprintf(w, "%s → %s\n", untrusted.MarkdownCode(oldName), untrusted.MarkdownCode(newName))
 	if len(changes) == 0 {
 		fmt.Fprintln(w, "\nNo change.")
 		return
@@ -249,18 +251,18 @@ func writeDiffMarkdown(w io.Writer, oldName, newName string, changes []setChange
 		if ch.risk.Risky() {
 			risk = "⚠️ " + ch.risk.Label(ch.level) + ": " + baseline.RiskReason(ch.syscall)
 		}
-		syscall := "`" + ch.syscall + "`"
+		// A class may join flags with "|", which would end the cell; an
+		// observation's names are a run's output.
+		syscall := untrusted.MarkdownCellCode(ch.syscall)
 		if note := ch.classNote(); note != "" {
-			syscall += ": " + note
+			syscall += ": " + untrusted.Markdown(note)
 		}
-		// A class may join flags with "|", which would end the cell.
-		syscall = strings.ReplaceAll(syscall, "|", `\|`)
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", ch.arch, change, syscall, calls, risk)
 	}
 	var risky []string
 	for _, ch := range changes {
 		if ch.added && ch.risk.Risky() {
-			risky = append(risky, "`"+ch.syscall+"`")
+			risky = append(risky, untrusted.MarkdownCode(ch.syscall))
 		}
 	}
 	if len(risky) > 0 {

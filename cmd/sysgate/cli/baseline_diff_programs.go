@@ -8,6 +8,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/ci"
+	"github.com/sysgate/sysgate/internal/untrusted"
 )
 
 // programChange is one program only one side of a diff has: an
@@ -76,9 +77,9 @@ func coveredBy(e baseline.ProgramEntry, others []baseline.ProgramEntry) bool {
 
 func (ch programChange) label() string {
 	if ch.pattern {
-		return ch.program + " (pattern)"
+		return untrusted.Terminal(ch.program) + " (pattern)"
 	}
-	return ch.program
+	return untrusted.Terminal(ch.program)
 }
 
 func (ch programChange) riskTag() string {
@@ -127,13 +128,14 @@ func writeProgramsMarkdown(w io.Writer, changes []programChange) {
 		if tag := ch.riskTag(); tag != "" {
 			risk = "⚠️ " + tag
 		}
-		program := "`" + ch.program + "`"
+		// An observation's programs are paths the agent chose.
+		program := untrusted.MarkdownCellCode(ch.program)
 		if ch.pattern {
 			program += " (pattern)"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", change, strings.ReplaceAll(program, "|", `\|`), execs, risk)
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", change, program, execs, risk)
 		if ch.added && ch.risk.Risky() {
-			risky = append(risky, "`"+ch.program+"`")
+			risky = append(risky, untrusted.MarkdownCode(ch.program))
 		}
 	}
 	if len(risky) > 0 {

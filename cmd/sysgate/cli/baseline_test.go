@@ -152,12 +152,20 @@ func TestBaselineDiff(t *testing.T) {
 		{"diff-programs.md", "markdown", "programs.yaml", "programs-run.json"},
 		{"diff-programs-baselines.txt", "text", "agent.yaml", "programs.yaml"},
 		{"diff-programs-observations.txt", "text", "run2.json", "programs-run.json"},
+		// A program an agent named with terminal escapes and markdown
+		// (issue 32, item 7): shown escaped in both formats.
+		{"diff-hostile.txt", "text", "programs.yaml", "hostile-run.json"},
+		{"diff-hostile.md", "markdown", "programs.yaml", "hostile-run.json"},
 	} {
 		code, out, errOut := run(t, "baseline", "diff", "--format", c.format, td+c.old, td+c.new)
 		if code != ExitOK {
 			t.Fatalf("%s: code %d %s", c.golden, code, errOut)
 		}
 		goldenFile(t, c.golden, out)
+		markdownRaw := c.format == "markdown" && (strings.Contains(out, "<details>") || strings.Contains(out, "@octocat"))
+		if strings.ContainsAny(out, "\x1b\x07") || markdownRaw {
+			t.Errorf("%s shows an agent's name raw:\n%q", c.golden, out)
+		}
 	}
 	if code, _, _ := run(t, "baseline", "diff", "--format", "html", td+"base.yaml", td+"agent.yaml"); code != ExitUsage {
 		t.Errorf("unknown format: code %d", code)

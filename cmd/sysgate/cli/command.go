@@ -11,6 +11,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/untrusted"
 )
 
 // Exit codes shared by every verb.
@@ -188,8 +189,18 @@ func (c *Command) parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
 
 // errorf prints "sysgate: ..." to stderr and returns code.
 func (c *Command) errorf(code int, format string, args ...any) int {
-	fmt.Fprintf(c.Stderr, "sysgate: "+format+"\n", args...)
+	fmt.Fprintf(c.Stderr, "sysgate: %s\n", terminalLines(fmt.Sprintf(format, args...)))
 	return code
+}
+
+// terminalLines escapes each line of a message for a terminal: errors
+// and warnings quote paths and mismatches an agent named.
+func terminalLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = untrusted.Terminal(l)
+	}
+	return strings.Join(lines, "\n")
 }
 
 // required is an argument a verb cannot run without, and whether it was

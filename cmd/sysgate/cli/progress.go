@@ -11,6 +11,7 @@ import (
 	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/internal/untrusted"
 )
 
 // progress prints each syscall the first time the run makes it, while
@@ -44,7 +45,7 @@ func (p *progress) event(ev *record.SeccompEvent) {
 		return
 	}
 	p.seen[key] = true
-	who := ev.Exe
+	who := untrusted.Terminal(ev.Exe) // the agent's path, on the caller's terminal
 	if harness.AgentStart(ev, first) {
 		who = "the agent's start"
 	}

@@ -39,3 +39,26 @@ func TestProgressNamesTheAgentStart(t *testing.T) {
 		t.Errorf("got %q\nwant %q", b.String(), want)
 	}
 }
+
+// TestProgressEscapesTheExe: the live lines go to the caller's terminal,
+// so a program path with a screen clear in it must arrive as text.
+func TestProgressEscapesTheExe(t *testing.T) {
+	var b bytes.Buffer
+	p := &progress{w: &b, seen: map[string]bool{}, procs: map[harness.ProcessSource]bool{}}
+	p.event(&record.SeccompEvent{Arch: scmp.X86_64, Name: "socket", PID: 7, Exe: "/tmp/\x1b[2J\x1b]0;pwned\x07x"})
+	if want := `sysgate: + x86_64 socket                /tmp/\x1b[2J\x1b]0;pwned\x07x (pid 7)` + "\n"; b.String() != want {
+		t.Errorf("got %q\nwant %q", b.String(), want)
+	}
+}
+
+// TestErrorsEscapeAgentNames: an error or warning can quote what the agent
+// named (an exec mismatch, an inconclusive reason): it reaches the
+// terminal as text, line by line.
+func TestErrorsEscapeAgentNames(t *testing.T) {
+	var b bytes.Buffer
+	c := &Command{Stderr: &b}
+	c.errorf(ExitViolation, "not writing %s: %s", "a.yaml", "the exec named /tmp/\x1b]0;pwned\x07\nsecond line")
+	if want := `sysgate: not writing a.yaml: the exec named /tmp/\x1b]0;pwned\x07` + "\nsecond line\n"; b.String() != want {
+		t.Errorf("got %q\nwant %q", b.String(), want)
+	}
+}

@@ -220,7 +220,7 @@ func (c *Command) runAgent(a harness.Agent, opts []harness.Option) (*harness.Res
 		return nil, c.runError(err)
 	}
 	for _, w := range r.Warnings {
-		fmt.Fprintf(c.Stderr, "sysgate: warning: %s\n", w)
+		fmt.Fprintf(c.Stderr, "sysgate: warning: %s\n", terminalLines(w))
 	}
 	return r, ExitOK
 }
