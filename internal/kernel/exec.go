@@ -26,6 +26,10 @@ type ExecFile struct {
 	// Head is the start of the file (up to HeadSize bytes) when sysgate
 	// could read it: a "#!" line names an interpreter.
 	Head []byte
+	// SHA256 is the content's hash (lowercase hex) when a ContentCache
+	// was given and the file could be read; SumErr says why not.
+	SHA256 string
+	SumErr error
 }
 
 // HeadSize is how much of an exec'd file ResolveExecFile reads: the
@@ -120,6 +124,13 @@ func ExecTarget(tid, dirfd int, name string, emptyPath bool) string {
 // names and identifies the file it reaches. Absolute symlinks on the way
 // resolve in sysgate's root, which is the agent's unless it changed root.
 func ResolveExecFile(target string) (ExecFile, error) {
+	return ResolveExecFileSum(target, nil)
+}
+
+// ResolveExecFileSum is ResolveExecFile that also hashes a regular file
+// through the same descriptor (sums nil: it does not), so the content
+// is the file's that the path reached, not whatever the path names later.
+func ResolveExecFileSum(target string, sums *ContentCache) (ExecFile, error) {
 	fd, err := unix.Open(target, unix.O_PATH|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return ExecFile{}, &os.PathError{Op: "open", Path: target, Err: err}
@@ -143,6 +154,9 @@ func ResolveExecFile(target string) (ExecFile, error) {
 			if n > 0 {
 				f.Head = head[:n]
 			}
+		}
+		if sums != nil {
+			f.SHA256, f.SumErr = sums.sum(fd, &st)
 		}
 	}
 	return f, nil
