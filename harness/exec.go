@@ -30,8 +30,11 @@ type execSeen struct {
 	// interpreter of a script); zero when the path reaches no file (the
 	// exec fails, as in a shell's PATH search).
 	expect kernel.FileID
-	pre    kernel.FileID // the caller's executable
-	comm   string        // the caller's name
+	// expectSum is expect's content (sha256) as the exec was answered;
+	// "" when unreadable.
+	expectSum string
+	pre       kernel.FileID // the caller's executable
+	comm      string        // the caller's name
 	// readErr: the caller's memory could not be read, so the exec's
 	// program is known only if /proc shows it afterwards.
 	readErr error
@@ -72,13 +75,13 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 	e.requested = requested
 	raw, more := readArgv(tid, argvAddr, wordSize(arch, auditArch))
 	e.argv = redactArgv(raw, more)
-	file, err := kernel.ResolveExecFile(kernel.ExecTarget(tid, dirfd, requested, emptyPath))
+	file, err := kernel.ResolveExecFileSum(kernel.ExecTarget(tid, dirfd, requested, emptyPath), programSums)
 	if err != nil && !missing(err) && strings.HasPrefix(requested, "/") {
 		// The caller's /proc entries are closed to sysgate (the
 		// launcher is not dumpable, and without root sysgate may not
 		// look into it): an absolute path resolves in sysgate's own
 		// root, the agent's unless it changed root.
-		file, err = kernel.ResolveExecFile(requested)
+		file, err = kernel.ResolveExecFileSum(requested, programSums)
 	}
 	if err != nil {
 		if !missing(err) {
@@ -91,24 +94,28 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 	if len(interps) > 0 {
 		role = RoleScript
 	}
-	e.add(file.Path, role, requested)
-	e.expect = file.ID
+	e.add(file, role, requested)
+	e.expect, e.expectSum = file.ID, file.SHA256
 	for _, in := range interps {
-		e.add(in.Path, RoleInterpreter, "")
-		e.expect = in.ID
+		e.add(in, RoleInterpreter, "")
+		e.expect, e.expectSum = in.ID, in.SHA256
 	}
 	if len(interps) == 0 {
 		if script := interpreterScript(file.Path, raw); script != "" {
-			if sf, err := kernel.ResolveExecFile(kernel.ExecTarget(tid, unix.AT_FDCWD, script, false)); err == nil && sf.Regular {
-				e.add(sf.Path, RoleScript, "")
+			if sf, err := kernel.ResolveExecFileSum(kernel.ExecTarget(tid, unix.AT_FDCWD, script, false), programSums); err == nil && sf.Regular {
+				e.add(sf, RoleScript, "")
 			}
 		}
 	}
 	return e
 }
 
-func (e *execSeen) add(p, role, requested string) {
+func (e *execSeen) add(f kernel.ExecFile, role, requested string) {
+	p := f.Path
 	run := ProgramRun{Path: p, Role: role, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1}
+	if f.SHA256 != "" {
+		run.SHA256 = []string{f.SHA256}
+	}
 	if requested != "" && requested != p {
 		run.Requested = requested
 	}
@@ -164,7 +171,7 @@ func shebangChain(tid int, file kernel.ExecFile) []kernel.ExecFile {
 		if interp == "" {
 			break
 		}
-		next, err := kernel.ResolveExecFile(kernel.ExecTarget(tid, unix.AT_FDCWD, interp, false))
+		next, err := kernel.ResolveExecFileSum(kernel.ExecTarget(tid, unix.AT_FDCWD, interp, false), programSums)
 		if err != nil {
 			break // the exec fails with ENOENT
 		}

@@ -3,6 +3,7 @@ package faults_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -36,7 +37,7 @@ var _ = Describe("an agent replacing a listed program it can write", RequiresAud
 			Expect(o.Code).To(Equal(cli.ExitOK), "%s", o)
 			data, err := os.ReadFile(base)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(string(data)).To(ContainSubstring(tool), "record did not list the agent's helper")
+			Expect(string(data)).To(MatchRegexp(`(?m)^  - path: `+regexp.QuoteMeta(tool)+`\n    sha256: [0-9a-f]{64}$`), "record did not pin the agent's helper")
 
 			o = sysgate(ctx, "check", "--backend", backend, "--format", "json", "--agent", "tool", "-b", base, "--", py, agent, "escape", dir)
 			Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)
