@@ -1,6 +1,9 @@
 package harness
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
 )
@@ -29,4 +32,26 @@ func pinMismatches(p *baseline.Profile, e *execSeen) (runs []ProgramRun, why []s
 		}
 	}
 	return runs, why
+}
+
+// writableNotes are the report's notes on programs that ran from a file
+// a user other than root can replace (the agent, when it runs as that
+// user): whether a baseline entry pins their content.
+func writableNotes(runs []ProgramRun, p *baseline.Profile) []string {
+	var notes []string
+	for _, run := range runs {
+		if !strings.HasPrefix(run.Path, "/") {
+			continue // memfd: no file to replace
+		}
+		who := baseline.ProgramWritable(run.Path)
+		if who == "" {
+			continue
+		}
+		pin := "no baseline entry pins its content"
+		if e, ok := p.LookupProgram(run.Path); ok && len(e.SHA256) > 0 {
+			pin = "its baseline entry pins its sha256"
+		}
+		notes = append(notes, fmt.Sprintf("program %s can be replaced by the agent (%s); %s", run.Path, who, pin))
+	}
+	return notes
 }

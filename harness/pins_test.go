@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -67,5 +68,20 @@ func TestPinMismatches(t *testing.T) {
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.exec.requested, got, c.want)
 		}
+	}
+}
+
+func TestWritableNotes(t *testing.T) {
+	dir := t.TempDir()
+	tool := dir + "/tool.sh"
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(tool, 0o777); err != nil { // past the umask
+		t.Fatal(err)
+	}
+	notes := writableNotes([]ProgramRun{{Path: tool}, {Path: "memfd:x"}}, nil)
+	if len(notes) != 1 || !strings.Contains(notes[0], "program "+tool+" can be replaced by the agent") || !strings.HasSuffix(notes[0], "no baseline entry pins its content") {
+		t.Errorf("notes %q", notes)
 	}
 }

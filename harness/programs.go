@@ -110,6 +110,7 @@ func (r *Result) addPrograms(b *programBook, p *baseline.Profile, mode baseline.
 			r.Observed.AddProgramSHA256(run.Path, sum)
 		}
 	}
+	r.Warnings = append(r.Warnings, writableNotes(r.Programs, p)...)
 	gated := mode != baseline.ModeRecord && p.GatesPrograms()
 	for _, run := range r.Programs {
 		if gated && !p.AllowsProgram(run.Path) {
