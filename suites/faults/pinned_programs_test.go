@@ -21,8 +21,8 @@ var _ = Describe("an agent replacing a listed program it can write", RequiresAud
 		requireAudit()
 	})
 
-	DescribeTable("is caught: the program's content is not the one recorded",
-		func(ctx SpecContext, backend string) {
+	DescribeTable("is caught (check) or refused (enforce): the program's content is not the one recorded",
+		func(ctx SpecContext, mode, backend string) {
 			dir := GinkgoT().TempDir()
 			Expect(os.Chmod(dir, 0o755)).To(Succeed())
 			tool := filepath.Join(dir, "tool.sh")
@@ -39,17 +39,24 @@ var _ = Describe("an agent replacing a listed program it can write", RequiresAud
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(data)).To(MatchRegexp(`(?m)^  - path: `+regexp.QuoteMeta(tool)+`\n    sha256: [0-9a-f]{64}$`), "record did not pin the agent's helper")
 
-			o = sysgate(ctx, "check", "--backend", backend, "--format", "json", "--agent", "tool", "-b", base, "--", py, agent, "escape", dir)
+			o = sysgate(ctx, mode, "--backend", backend, "--format", "json", "--agent", "tool", "-b", base, "--", py, agent, "escape", dir)
 			Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)
 			r := o.Result()
-			Expect(r.ExitStatus).To(Equal(0), "the replaced tool did not run: %s", o)
+			if mode == "check" {
+				Expect(r.ExitStatus).To(Equal(0), "the replaced tool did not run: %s", o)
+			} else {
+				// Refused: the agent's subprocess.run raised.
+				Expect(r.ExitStatus).To(Equal(1), "enforce let the replaced tool run: %s", o)
+			}
 			Expect(r.ProgramViolations).To(ContainElement(And(
 				HaveField("Path", tool),
 				HaveField("Mismatch", And(ContainSubstring("sha256"), ContainSubstring(tool))),
 			)), "%s", o)
 			Expect(r.Verdict).To(Equal(harness.VerdictViolation))
 		},
-		Entry("audit", "audit"),
-		Entry("notify", "notify"),
+		Entry("check, audit", "check", "audit"),
+		Entry("check, notify", "check", "notify"),
+		Entry("enforce, audit", "enforce", "audit"),
+		Entry("enforce, notify", "enforce", "notify"),
 	)
 })
