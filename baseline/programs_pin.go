@@ -32,7 +32,8 @@ func (e ProgramEntry) CheckContent(prog, sum string) string {
 	if sum != "" {
 		got = "sha256 " + sum
 	}
-	return prog + " is " + got + "; " + e.File + ":" + strconv.Itoa(e.Line) + " pins sha256 " + strings.Join(e.SHA256, " or ")
+	return prog + " is " + got + "; " + e.File + ":" + strconv.Itoa(e.Line) + " pins sha256 " + strings.Join(e.SHA256, " or ") +
+		" (the file was replaced; record again only if the agent is meant to run the new one)"
 }
 
 // validSHA256 reports whether s is a sha256 as record writes it: 64
