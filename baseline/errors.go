@@ -19,21 +19,23 @@ var ErrAgentMismatch = errors.New("observations of different agents")
 // Kinds of Error, printed in brackets after the message so a reader (or a
 // grep) can tell them apart.
 const (
-	KindSyntax       = "syntax"        // YAML does not parse
-	KindSchema       = "schema"        // unknown key, wrong type, missing version
-	KindArch         = "arch"          // unknown architecture
-	KindSyscall      = "syscall"       // unknown syscall name on that arch
-	KindDuplicate    = "duplicate"     // same syscall or program twice in one file or in an extends stack
-	KindExtends      = "extends"       // missing file or cycle in extends
-	KindEmpty        = "empty"         // no syscalls, no programs, no extends, no groups
-	KindRisk         = "risk"          // risky syscall or program without a reason
-	KindUnreviewed   = "unreviewed"    // warning: placeholder reason written by record
-	KindFormat       = "format"        // warning: content fmt would not keep (comments)
-	KindChannel      = "channel"       // a channel the filter cannot see: refused unless unmonitored
-	KindClass        = "class"         // an argument class the syscall does not have
-	KindArgBlind     = "arg-blind"     // warning: a classed syscall allowed with any arguments
-	KindProgram      = "program"       // a malformed program pattern, or a pattern without a reason
-	KindProgramBlind = "program-blind" // warning: no file of the stack has a programs section, so any program runs
+	KindSyntax          = "syntax"           // YAML does not parse
+	KindSchema          = "schema"           // unknown key, wrong type, missing version
+	KindArch            = "arch"             // unknown architecture
+	KindSyscall         = "syscall"          // unknown syscall name on that arch
+	KindDuplicate       = "duplicate"        // same syscall or program twice in one file or in an extends stack
+	KindExtends         = "extends"          // missing file or cycle in extends
+	KindEmpty           = "empty"            // no syscalls, no programs, no extends, no groups
+	KindRisk            = "risk"             // risky syscall or program without a reason
+	KindUnreviewed      = "unreviewed"       // warning: placeholder reason written by record
+	KindFormat          = "format"           // warning: content fmt would not keep (comments)
+	KindChannel         = "channel"          // a channel the filter cannot see: refused unless unmonitored
+	KindClass           = "class"            // an argument class the syscall does not have
+	KindArgBlind        = "arg-blind"        // warning: a classed syscall allowed with any arguments
+	KindProgram         = "program"          // a malformed program pattern, or a pattern without a reason
+	KindProgramBlind    = "program-blind"    // warning: no file of the stack has a programs section, so any program runs
+	KindProgramWritable = "program-writable" // warning: a user other than root can replace a listed program
+	KindUnpinned        = "unpinned"         // warning (not failing --strict): program entries without a sha256
 )
 
 // Error is one finding in a baseline file. It prints as

@@ -75,7 +75,8 @@ func writeSections(b *bytes.Buffer, indent string, sections []Section) {
 }
 
 // writePrograms writes the programs section: "- PATH", or with a reason
-// "- path: PATH" and "reason: WHY" below; "programs: []" keeps an empty
+// or a content pin "- path: PATH" and "reason: WHY" and "sha256: HEX"
+// below (a list, one per line, for several); "programs: []" keeps an empty
 // section (it still gates: no program may run but the bases').
 func writePrograms(b *bytes.Buffer, d *Document) {
 	if !d.HasPrograms && len(d.Programs) == 0 {
@@ -89,7 +90,7 @@ func writePrograms(b *bytes.Buffer, d *Document) {
 	for _, e := range d.Programs {
 		writeComment(b, "  ", e.Comment)
 		b.WriteString("  - ")
-		if e.Reason != "" {
+		if e.Reason != "" || len(e.SHA256) > 0 {
 			b.WriteString("path: ")
 		}
 		b.WriteString(yamlString(e.written()))
@@ -99,6 +100,16 @@ func writePrograms(b *bytes.Buffer, d *Document) {
 		b.WriteString("\n")
 		if e.Reason != "" {
 			b.WriteString("    reason: " + yamlString(e.Reason) + "\n")
+		}
+		switch len(e.SHA256) {
+		case 0:
+		case 1:
+			b.WriteString("    sha256: " + yamlString(e.SHA256[0]) + "\n")
+		default:
+			b.WriteString("    sha256:\n")
+			for _, s := range e.SHA256 {
+				b.WriteString("      - " + yamlString(s) + "\n")
+			}
 		}
 	}
 }

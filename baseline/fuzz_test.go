@@ -32,6 +32,7 @@ func FuzzParse(f *testing.F) {
 		"version: 1\nprograms: []\n", "version: 1\nprograms:\n",
 		"version: 1\nprograms:\n  # c\n  - /usr/bin/python3.13 # l\n  - ../agent.py\n  - /usr/bin/\\[\n  - {path: /usr/bin/bash, reason: hooks}\n",
 		"version: 1\nprograms:\n  - path: \"/opt/*/bin/[a-z]*\"\n    reason: r # c\n  - path: ./x\n  - /usr/bin/curl\n  - /opt/*/t\n  - x\n  - ./x\n",
+		"version: 1\nprograms:\n  - path: ./tool.sh\n    sha256: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n  - path: /opt/*/t\n    reason: r\n    sha256: [bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb, aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]\n  - {path: /x, sha256: XY}\n",
 		"version: 1\nprograms: [{path: /a, path: /b}, {reason: r}, [x], /opt/**/y, \"\", ~]\n",
 	} {
 		f.Add([]byte(s))
@@ -83,10 +84,11 @@ func content(d *Document) any {
 	type program struct {
 		Path, Written, Reason string
 		Pattern               bool
+		SHA256                string
 	}
 	var programs []program
 	for _, e := range d.Programs {
-		programs = append(programs, program{e.Path, e.Written, e.Reason, e.Pattern})
+		programs = append(programs, program{e.Path, e.Written, e.Reason, e.Pattern, strings.Join(e.SHA256, " ")})
 	}
 	return []any{d.Agent, ext, sections(d.Syscalls), groups, d.HasPrograms, programs}
 }
@@ -131,6 +133,8 @@ func FuzzDecodeObservation(f *testing.F) {
 	f.Add([]byte(`{"runs":-1}`))
 	f.Add([]byte(`{"agent":"a","runs":1,"syscalls":{},"programs":{"/usr/bin/python3.13":2,"memfd:x":1}}`))
 	f.Add([]byte(`{"programs":{}}`))
+	f.Add([]byte(`{"agent":"a","runs":1,"syscalls":{},"programs":{"/w/tool.sh":1},"program_sha256":{"/w/tool.sh":["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"]}}`))
+	f.Add([]byte(`{"program_sha256":{"/w/tool.sh":["AB"]}}`))
 	f.Add([]byte(`{"agent":"a","runs":1,"syscalls":{"x86_64":{"read":1}},"environment":{"x86_64":{"os":["debian 12"],"runtimes":[{"name":"go","version":"1.26.8"}]}}}`))
 	f.Add([]byte(`{"agent":"a","runs":3,"syscalls":{},"environment":{"x86_64":{"os":["debian 12"]}},"incremental":true}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

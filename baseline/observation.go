@@ -23,6 +23,9 @@ type Observation struct {
 	// Programs are the executables the runs' processes ran (absolute,
 	// symlinks resolved), with how often.
 	Programs map[string]uint64 `json:"programs,omitempty"`
+	// ProgramSHA256 are the contents (sha256, lowercase hex, sorted) each
+	// program ran with, for record to pin the entries it writes.
+	ProgramSHA256 map[string][]string `json:"program_sha256,omitempty"`
 	// Environment is where the runs ran, per arch (Environment): merged
 	// runs on different machines list every value.
 	Environment map[scmp.Arch]Environment `json:"environment,omitempty"`
@@ -149,6 +152,11 @@ func (o *Observation) merge(other *Observation, allowMixed bool) error {
 	for prog, n := range other.Programs {
 		o.AddProgram(prog, n)
 	}
+	for prog, sums := range other.ProgramSHA256 {
+		for _, sum := range sums {
+			o.AddProgramSHA256(prog, sum)
+		}
+	}
 	for arch, env := range other.Environment {
 		o.AddEnvironment(arch, env)
 	}
@@ -217,6 +225,13 @@ func DecodeObservation(data []byte) (*Observation, error) {
 	}
 	if _, empty := o.Programs[""]; empty {
 		return nil, fmt.Errorf("observation: a program without a path")
+	}
+	for prog, sums := range o.ProgramSHA256 {
+		for _, sum := range sums {
+			if !validSHA256(sum) {
+				return nil, fmt.Errorf("observation: program %q: sha256 %q is not 64 lowercase hex digits", prog, sum)
+			}
+		}
 	}
 	for arch, m := range o.Syscalls {
 		for name := range m {

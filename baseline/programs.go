@@ -14,10 +14,13 @@ import (
 // be a pattern (path.Match syntax, matched one path element at a time: "*"
 // and "[...]" never cross a "/"); a pattern needs a reason.
 type ProgramEntry struct {
-	Path        string // absolute; the pattern when Pattern is set
-	Written     string // as the file has it
-	Pattern     bool
-	Reason      string
+	Path    string // absolute; the pattern when Pattern is set
+	Written string // as the file has it
+	Pattern bool
+	Reason  string
+	// SHA256 are the contents (lowercase hex sha256) the program may
+	// have; empty pins nothing (see programs_pin.go).
+	SHA256      []string
 	Comment     string
 	LineComment string
 	File        string

@@ -7,7 +7,7 @@ import (
 )
 
 // programForms is how a program entry is written, for messages.
-const programForms = `"- /path/to/program", or "- path: PROGRAM" with "reason: WHY" on the next line`
+const programForms = `"- /path/to/program", or "- path: PROGRAM" with "reason: WHY" and/or "sha256: HEX" on the next lines`
 
 // programs reads the programs section: the executables the agent may run,
 // one per line, relative ones resolved against the file's directory.
@@ -99,8 +99,12 @@ func (p *parser) programMapping(item *yaml.Node, e *ProgramEntry) (*yaml.Node, b
 				return nil, false
 			}
 			e.Reason = reason
+		case "sha256":
+			if !p.programSHA256(v, e) {
+				return nil, false
+			}
 		default:
-			p.add(k, KindSchema, "unknown key %q in a program entry (known: path, reason); write %s", k.Value, programForms)
+			p.add(k, KindSchema, "unknown key %q in a program entry (known: path, reason, sha256); write %s", k.Value, programForms)
 			return nil, false
 		}
 		if i == 0 {

@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"path"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -30,12 +31,16 @@ func recordPrograms(doc, old *Document, base *Profile, o *Observation, merge boo
 		return
 	}
 	used := make([]bool, len(kept))
+	// The contents each kept entry's programs ran with: they pin it from
+	// now on (with merge, beside the ones it had).
+	ran := make([][]string, len(kept))
 	for _, prog := range o.ProgramNames() {
 		if base.AllowsProgram(prog) {
 			continue
 		}
 		if i := matchingEntry(kept, prog); i >= 0 {
 			used[i] = true
+			ran[i] = append(ran[i], o.ProgramSHA256[prog]...)
 			continue
 		}
 		f := programFinding(prog)
@@ -48,11 +53,20 @@ func recordPrograms(doc, old *Document, base *Profile, o *Observation, merge boo
 		if f.Risk.Risky() {
 			e.Reason = UnreviewedReason
 		}
+		e.addSHA256(o.ProgramSHA256[prog]...)
 		doc.Programs = append(doc.Programs, e)
 		f.File = doc.Path
 		res.AddedPrograms = append(res.AddedPrograms, f)
 	}
 	for i, e := range kept {
+		if len(ran[i]) > 0 {
+			if merge {
+				e.SHA256 = slices.Clone(e.SHA256)
+			} else {
+				e.SHA256 = nil
+			}
+			e.addSHA256(ran[i]...)
+		}
 		if used[i] || merge {
 			doc.Programs = append(doc.Programs, e)
 			continue

@@ -25,7 +25,7 @@ func TestProgramsParseErrors(t *testing.T) {
 		{"twice", head + "  - /usr/bin/git\n  - /usr/bin/git\n", 4, 5, KindDuplicate, "program /usr/bin/git listed twice (first on line 3)"},
 		{"twice, written apart", head + "  - bin/tool\n  - ./bin/../bin/tool\n", 4, 5, KindDuplicate, "listed twice (first on line 3, as bin/tool)"},
 		{"a list item", head + "  - [/usr/bin/git, /usr/bin/env]\n", 3, 5, KindSchema, "write one program per line"},
-		{"unknown key", head + "  - path: /usr/bin/git\n    why: x\n", 4, 5, KindSchema, `unknown key "why" in a program entry (known: path, reason)`},
+		{"unknown key", head + "  - path: /usr/bin/git\n    why: x\n", 4, 5, KindSchema, `unknown key "why" in a program entry (known: path, reason, sha256)`},
 		{"syscall form", head + "  - /usr/bin/sh: runs hooks\n", 3, 5, KindSchema, `unknown key "/usr/bin/sh" in a program entry`},
 		{"no path", head + "  - reason: r\n", 3, 5, KindSchema, "program entry without a path"},
 		{"key twice", head + "  - {path: /usr/bin/git, path: /usr/bin/env}\n", 3, 26, KindDuplicate, `key "path" given twice in a program entry`},

@@ -357,7 +357,7 @@ func TestBaselinePRScript(t *testing.T) {
 		e := newPREnv(t, sysgate)
 		e.recordJob(t)
 		file := e.remoteFile(bot, "baselines/demo.yaml")
-		if !strings.Contains(file, "- exit_group") || !strings.Contains(file, "- /usr/bin/true") || strings.Contains(file, "getpid") {
+		if !strings.Contains(file, "- exit_group") || !strings.Contains(file, "- path: /usr/bin/true\n    sha256: ") || strings.Contains(file, "getpid") {
 			t.Errorf("the proposed baseline is not what /usr/bin/true does:\n%s", file)
 		}
 	})

@@ -31,8 +31,11 @@ type execSeen struct {
 	// interpreter of a script); zero when the path reaches no file (the
 	// exec fails, as in a shell's PATH search).
 	expect kernel.FileID
-	pre    kernel.FileID // the caller's executable
-	comm   string        // the caller's name
+	// expectSum is expect's content (sha256) as the exec was answered;
+	// "" when unreadable.
+	expectSum string
+	pre       kernel.FileID // the caller's executable
+	comm      string        // the caller's name
 	// readErr: the caller's memory could not be read, so the exec's
 	// program is known only if /proc shows it afterwards.
 	readErr error
@@ -66,7 +69,7 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 			name = path.Join(launchDir, name)
 		}
 		lookup := kernel.ExecTarget(tid, tgid, dirfd, name, emptyPath)
-		file, err := kernel.ResolveExecFile(lookup)
+		file, err := kernel.ResolveExecFileSum(lookup, programSums)
 		if abs, ok := strings.CutPrefix(lookup, "/proc/"+strconv.Itoa(tid)+"/root"); ok && err != nil && !missing(err) {
 			// The caller's /proc entries are closed to sysgate (the
 			// launcher is not dumpable, and without root sysgate may
@@ -75,7 +78,7 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 			// Never a name through the caller's own /proc entry
 			// (ExecTarget did not put it under root): from here that
 			// is sysgate's.
-			file, err = kernel.ResolveExecFile(abs)
+			file, err = kernel.ResolveExecFileSum(abs, programSums)
 		}
 		return file, err
 	}
@@ -109,24 +112,28 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 	if len(interps) > 0 {
 		role = RoleScript
 	}
-	e.add(file.Path, role, requested)
-	e.expect = file.ID
+	e.add(file, role, requested)
+	e.expect, e.expectSum = file.ID, file.SHA256
 	for _, in := range interps {
-		e.add(in.Path, RoleInterpreter, "")
-		e.expect = in.ID
+		e.add(in, RoleInterpreter, "")
+		e.expect, e.expectSum = in.ID, in.SHA256
 	}
 	if len(interps) == 0 {
 		if script := interpreterScript(file.Path, raw); script != "" {
 			if sf, err := resolve(unix.AT_FDCWD, script, false); err == nil && sf.Regular {
-				e.add(sf.Path, RoleScript, "")
+				e.add(sf, RoleScript, "")
 			}
 		}
 	}
 	return e
 }
 
-func (e *execSeen) add(p, role, requested string) {
+func (e *execSeen) add(f kernel.ExecFile, role, requested string) {
+	p := f.Path
 	run := ProgramRun{Path: p, Role: role, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1}
+	if f.SHA256 != "" {
+		run.SHA256 = []string{f.SHA256}
+	}
 	if requested != "" && requested != p {
 		run.Requested = requested
 	}

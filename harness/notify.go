@@ -148,6 +148,18 @@ func (n *notifier) exec(notif *kernel.SeccompNotif, arch scmp.Arch, name string,
 			}
 		}
 	}
+	if n.mode != baseline.ModeRecord {
+		// A program its baseline pins by content must be that content:
+		// a path the agent can write names whatever it wrote there.
+		runs, why := pinMismatches(n.profile, e)
+		for i := range runs {
+			n.book.pinMismatch(runs[i], why[i])
+		}
+		if len(runs) > 0 && n.mode == baseline.ModeEnforce && e.parent != "" {
+			n.book.refuse(e)
+			return listener.Fail(unix.EPERM), true
+		}
+	}
 	n.book.exec(e)
 	return listener.Continue, allowed
 }

@@ -30,7 +30,11 @@ type ProgramRun struct {
 	Argv []string `json:"argv"`
 	// Parent is the program that ran it (the caller's executable at the
 	// exec); "" for the agent's start, which sysgate's launcher makes.
-	Parent string             `json:"parent"`
+	Parent string `json:"parent"`
+	// SHA256 are the contents the program ran with (sha256, lowercase
+	// hex, sorted): one, unless it was rewritten during the run; none
+	// when sysgate could not read it.
+	SHA256 []string           `json:"sha256,omitempty"`
 	PID    int                `json:"pid"`
 	Count  uint64             `json:"count"`
 	Risk   baseline.RiskClass `json:"risk,omitempty"`
@@ -103,7 +107,11 @@ func (r *Result) addPrograms(b *programBook, p *baseline.Profile, mode baseline.
 		run := &r.Programs[i]
 		run.Risk, run.Level = baseline.ProgramRisk(run.Path)
 		r.Observed.AddProgram(run.Path, run.Count)
+		for _, sum := range run.SHA256 {
+			r.Observed.AddProgramSHA256(run.Path, sum)
+		}
 	}
+	r.Warnings = append(r.Warnings, writableNotes(r.Programs, p)...)
 	gated := mode != baseline.ModeRecord && p.GatesPrograms()
 	for _, run := range r.Programs {
 		if gated && !p.AllowsProgram(run.Path) {

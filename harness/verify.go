@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -37,8 +39,10 @@ type programBook struct {
 	wg      sync.WaitGroup
 	// readExe identifies a process's executable (kernel.ReadExe; a fake
 	// in tests), alive whether the process is still the one watched.
-	readExe   func(pid int) (kernel.FileID, string, error)
-	readStat  func(pid int) (kernel.Stat, error)
+	readExe  func(pid int) (kernel.FileID, string, error)
+	readStat func(pid int) (kernel.Stat, error)
+	// sumExe hashes a process's executable (through /proc/<pid>/exe).
+	sumExe    func(pid int) (kernel.FileID, string, error)
 	openPidfd func(pid int) (int, error)
 }
 
@@ -58,16 +62,23 @@ type pendingExec struct {
 }
 
 func newProgramBook() *programBook {
-	return &programBook{runs: map[string]*ProgramRun{}, pending: map[int]*pendingExec{}, stop: make(chan struct{}), readExe: kernel.ReadExe, readStat: kernel.ReadStat, openPidfd: kernel.PidfdOpen}
+	return &programBook{runs: map[string]*ProgramRun{}, pending: map[int]*pendingExec{}, stop: make(chan struct{}), readExe: kernel.ReadExe, readStat: kernel.ReadStat, openPidfd: kernel.PidfdOpen, sumExe: sumExe}
 }
 
 // add counts a program run.
 func (b *programBook) add(run ProgramRun) {
 	if r, ok := b.runs[run.Path]; ok {
 		r.Count += run.Count
+		for _, sum := range run.SHA256 {
+			if !slices.Contains(r.SHA256, sum) {
+				r.SHA256 = append(r.SHA256, sum)
+				slices.Sort(r.SHA256)
+			}
+		}
 		return
 	}
 	cp := run
+	cp.SHA256 = slices.Clone(run.SHA256)
 	b.runs[run.Path] = &cp
 }
 
@@ -232,7 +243,16 @@ func (b *programBook) settleLocked(p *pendingExec, id kernel.FileID, path string
 		// Still the caller's program: the exec failed, or ran the same
 		// file again.
 	case e.claimed() && id == e.expect:
-		// It ran what it named.
+		// It ran what it named: the same file, and (for a pinned
+		// program) the content checked when the exec was answered,
+		// unless the file was rewritten before the kernel read it.
+		if e.expectSum == "" {
+			return
+		}
+		if got, sum, err := b.sumExe(e.tgid); err == nil && got == id && sum != e.expectSum {
+			run := ProgramRun{Path: path, Role: RoleProgram, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1, SHA256: []string{sum}}
+			b.mismatchLocked(e, run, fmt.Sprintf("content: the kernel ran %s with sha256 %s; sysgate checked sha256 %s when it answered the exec (the file changed in between)", path, sum, e.expectSum))
+		}
 	case !e.claimed() && id == e.pre:
 	case e.readErr != nil || !e.claimed():
 		// sysgate could not read (or resolve) the path; /proc names the
@@ -249,6 +269,18 @@ func (b *programBook) settleLocked(p *pendingExec, id kernel.FileID, path string
 		run := ProgramRun{Path: path, Role: RoleProgram, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1}
 		b.mismatchLocked(e, run, fmt.Sprintf("the exec named %s; the kernel ran %s (the path changed after sysgate read it)", claimedPath(e), path))
 	}
+}
+
+// pinMismatch records an exec whose program is not the content its
+// baseline entry pins (the run itself is counted by exec or refuse).
+func (b *programBook) pinMismatch(run ProgramRun, why string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.mismatches = append(b.mismatches, ProgramViolation{ProgramRun: run, Mismatch: why})
+}
+
+func sumExe(pid int) (kernel.FileID, string, error) {
+	return programSums.SumFile("/proc/" + strconv.Itoa(pid) + "/exe")
 }
 
 func (b *programBook) mismatchLocked(e *execSeen, run ProgramRun, why string) {

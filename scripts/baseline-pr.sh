@@ -88,6 +88,9 @@ review_list() {
 	unformatted=$(sysgate baseline fmt -l "$@" 2>&1) || true
 	while IFS= read -r line; do
 		[ -n "$line" ] || continue
+		# Entries without a sha256 still work, and the next record pins
+		# them: nothing for a reviewer to do.
+		[[ "$line" == *" [unpinned]" ]] && continue
 		# file:line: message [kind], or file: message when no line applies.
 		if [[ "$line" =~ ^([^:]+):([0-9]+):\ (.*)$ ]]; then
 			file=${BASH_REMATCH[1]} lineno=${BASH_REMATCH[2]} rest=${BASH_REMATCH[3]}

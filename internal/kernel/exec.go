@@ -27,6 +27,10 @@ type ExecFile struct {
 	// Head is the start of the file (up to HeadSize bytes) when sysgate
 	// could read it: a "#!" line names an interpreter.
 	Head []byte
+	// SHA256 is the content's hash (lowercase hex) when a ContentCache
+	// was given and the file could be read; SumErr says why not.
+	SHA256 string
+	SumErr error
 }
 
 // HeadSize is how much of an exec'd file ResolveExecFile reads: the
@@ -186,6 +190,13 @@ var ErrMagicLink = errors.New("the path reaches a /proc magic link through a sym
 // descriptor, which ExecTarget put there) are followed: one met later
 // came from a symlink and fails with ErrMagicLink.
 func ResolveExecFile(target string) (ExecFile, error) {
+	return ResolveExecFileSum(target, nil)
+}
+
+// ResolveExecFileSum is ResolveExecFile that also hashes a regular file
+// through the same descriptor (sums nil: it does not), so the content
+// is the file's that the path reached, not whatever the path names later.
+func ResolveExecFileSum(target string, sums *ContentCache) (ExecFile, error) {
 	fd, err := openExecTarget(target)
 	if err != nil {
 		return ExecFile{}, &os.PathError{Op: "open", Path: target, Err: err}
@@ -209,6 +220,9 @@ func ResolveExecFile(target string) (ExecFile, error) {
 			if n > 0 {
 				f.Head = head[:n]
 			}
+		}
+		if sums != nil {
+			f.SHA256, f.SumErr = sums.sum(fd, &st)
 		}
 	}
 	return f, nil

@@ -21,7 +21,10 @@ func goldenFile(t *testing.T, name, got string) {
 const td = "testdata/baseline/"
 
 func TestBaselineValidate(t *testing.T) {
-	if code, out, errOut := run(t, "baseline", "validate", td+"programs.yaml"); code != ExitOK || out != "" || errOut != "" {
+	// Entries without a sha256 match by path, as before pins: a warning
+	// that --strict lets pass.
+	unpinned := td + "programs.yaml:8: warning: 3 program entries have no sha256 and match by path alone (the first here); record again to pin them [unpinned]\n"
+	if code, out, errOut := run(t, "baseline", "validate", td+"programs.yaml"); code != ExitOK || out != unpinned || errOut != "" {
 		t.Errorf("good file: code %d out %q err %q", code, out, errOut)
 	}
 	code, out, _ := run(t, "baseline", "validate", td+"invalid.yaml")
@@ -73,6 +76,29 @@ func TestBaselineValidateProgramBlind(t *testing.T) {
 	writeTestFile(t, filepath.Join(dir, "a.yaml"), "version: 1\nagent: a\nextends: [base.yaml]\nsyscalls:\n  x86_64: [read]\n")
 	if code, out, _ := run(t, "baseline", "validate", "--strict", filepath.Join(dir, "a.yaml")); code != ExitOK || out != "" {
 		t.Errorf("programs gated by the base: code %d out %q", code, out)
+	}
+}
+
+// TestBaselineValidateProgramWritable: a listed program a user other
+// than root can replace is a warning (a failure with --strict), pinned
+// or not; a pinned one is not unpinned.
+func TestBaselineValidateProgramWritable(t *testing.T) {
+	dir := t.TempDir()
+	tool := filepath.Join(dir, "tool.sh")
+	writeTestFile(t, tool, "#!/bin/sh\n")
+	if err := os.Chmod(tool, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	sum := strings.Repeat("a", 64)
+	writeTestFile(t, filepath.Join(dir, "a.yaml"), "version: 1\nagent: a\nprograms:\n  - path: ./tool.sh\n    sha256: "+sum+"\nsyscalls:\n  x86_64: [read]\n")
+	code, out, _ := run(t, "baseline", "validate", filepath.Join(dir, "a.yaml"))
+	// Who can write it depends on who runs the test (root or not).
+	want := filepath.Join(dir, "a.yaml") + ":4: warning: program ./tool.sh (" + tool + ") can be replaced by the agent: the file is writable by "
+	if code != ExitOK || !strings.HasPrefix(out, want) || !strings.HasSuffix(out, "; its sha256 pins the content [program-writable]\n") || strings.Count(out, "\n") != 1 {
+		t.Errorf("writable program: code %d out\n%s\nwant\n%s...", code, out, want)
+	}
+	if code, _, _ := run(t, "baseline", "validate", "--strict", filepath.Join(dir, "a.yaml")); code != ExitUsage {
+		t.Errorf("--strict: code %d", code)
 	}
 }
 

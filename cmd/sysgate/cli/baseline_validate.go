@@ -36,9 +36,12 @@ func (c *Command) runBaselineValidate(args []string) int {
 			if w := p.ProgramBlindWarning(); w != nil {
 				findings = append(findings, w)
 			}
+			findings = append(findings, p.ProgramPinWarnings()...)
 		}
 		for _, f := range findings {
-			failed := !f.Warning || *strict
+			// Entries written before pins existed keep working: saying
+			// so must not fail every older baseline under --strict.
+			failed := !f.Warning || (*strict && f.Kind != baseline.KindUnpinned)
 			if failed {
 				code = ExitUsage
 			}

@@ -1,0 +1,73 @@
+package baseline
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// ProgramWritable says who besides root can replace the program at
+// prog: "" when nobody. A program the agent's uid can write is whatever
+// the agent writes there, so its entry needs its content pinned. It
+// reads the file's and its directory's owner and mode (a non-root owner
+// with write permission, or group or other write, except in a sticky
+// directory), and asks the kernel whether this process may write them
+// when it is not root: the agent runs as this uid unless told otherwise.
+func ProgramWritable(prog string) string {
+	for _, target := range []struct{ path, what string }{{prog, "the file"}, {filepath.Dir(prog), "its directory"}} {
+		var st unix.Stat_t
+		if err := unix.Stat(target.path, &st); err != nil {
+			continue
+		}
+		mode := st.Mode
+		sticky := target.what == "its directory" && mode&unix.S_ISVTX != 0
+		switch {
+		case st.Uid != 0 && mode&0o200 != 0:
+			return fmt.Sprintf("%s is writable by its owner, uid %d", target.what, st.Uid)
+		case !sticky && mode&0o022 != 0:
+			return fmt.Sprintf("%s is writable by group %d or others (mode %o)", target.what, st.Gid, mode&0o7777)
+		case os.Geteuid() != 0 && unix.Access(target.path, unix.W_OK) == nil:
+			return fmt.Sprintf("%s is writable by uid %d, which runs sysgate and the agent", target.what, os.Geteuid())
+		}
+	}
+	return ""
+}
+
+// ProgramPinWarnings are validate's warnings about the programs
+// sections: an exact entry whose program a user other than root can
+// replace (KindProgramWritable), and per file the entries without a
+// sha256 (KindUnpinned: record adds them), which match by path alone.
+func (p *Profile) ProgramPinWarnings() []*Error {
+	if p == nil {
+		return nil
+	}
+	var out []*Error
+	for _, d := range p.Docs {
+		unpinned, first := 0, 0
+		for _, e := range d.Programs {
+			if !e.Pattern {
+				if who := ProgramWritable(e.Path); who != "" {
+					pin := "its sha256 pins the content"
+					if len(e.SHA256) == 0 {
+						pin = "and nothing pins its content: record again to add its sha256"
+					}
+					out = append(out, &Error{File: e.File, Line: e.Line, Col: e.Col, Kind: KindProgramWritable, Warning: true,
+						Message: fmt.Sprintf("program %s can be replaced by the agent: %s; %s", e.describe(), who, pin)})
+				}
+			}
+			if len(e.SHA256) == 0 {
+				if unpinned == 0 {
+					first = e.Line
+				}
+				unpinned++
+			}
+		}
+		if unpinned > 0 {
+			out = append(out, &Error{File: d.Path, Line: first, Kind: KindUnpinned, Warning: true,
+				Message: fmt.Sprintf("%d program entries have no sha256 and match by path alone (the first here); record again to pin them", unpinned)})
+		}
+	}
+	return out
+}

@@ -1,0 +1,57 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/kernel"
+)
+
+// programSums hashes the programs execs name, shared by every run of the
+// process: a program is read once until it changes (kernel.FileKey).
+// 4096 keys hold any agent's programs; a run of more clears it.
+var programSums = kernel.NewContentCache(4096)
+
+// pinMismatches checks each program of an exec against the content its
+// baseline entry pins: what is wrong, one line per program, with the run
+// it concerns; none when every program is one the baselines recorded
+// (or pin nothing).
+func pinMismatches(p *baseline.Profile, e *execSeen) (runs []ProgramRun, why []string) {
+	for _, r := range e.runs {
+		entry, ok := p.LookupProgram(r.Path)
+		if !ok {
+			continue
+		}
+		sum := ""
+		if len(r.SHA256) > 0 {
+			sum = r.SHA256[0]
+		}
+		if msg := entry.CheckContent(r.Path, sum); msg != "" {
+			runs, why = append(runs, r), append(why, "content: "+msg)
+		}
+	}
+	return runs, why
+}
+
+// writableNotes are the report's notes on programs that ran from a file
+// a user other than root can replace (the agent, when it runs as that
+// user): whether a baseline entry pins their content.
+func writableNotes(runs []ProgramRun, p *baseline.Profile) []string {
+	var notes []string
+	for _, run := range runs {
+		if !strings.HasPrefix(run.Path, "/") {
+			continue // memfd: no file to replace
+		}
+		who := baseline.ProgramWritable(run.Path)
+		if who == "" {
+			continue
+		}
+		pin := "no baseline entry pins its content"
+		if e, ok := p.LookupProgram(run.Path); ok && len(e.SHA256) > 0 {
+			pin = "its baseline entry pins its sha256"
+		}
+		notes = append(notes, fmt.Sprintf("program %s can be replaced by the agent (%s); %s", run.Path, who, pin))
+	}
+	return notes
+}

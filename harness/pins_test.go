@@ -1,0 +1,87 @@
+package harness
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/kernel"
+)
+
+var (
+	sumTool = strings.Repeat("a", 64)
+	sumHead = strings.Repeat("b", 64)
+)
+
+// TestProgramBookRehashesWhatRan: the content checked when the exec was
+// answered is the content the kernel ran, unless the file was rewritten
+// in between (same inode, same path): then the exec is a mismatch naming
+// both.
+func TestProgramBookRehashesWhatRan(t *testing.T) {
+	for _, c := range []struct {
+		name, ran, mismatch string
+	}{
+		{"unchanged", sumTool, ""},
+		{"rewritten before the kernel read it", sumHead, "sha256 " + sumHead + "; sysgate checked sha256 " + sumTool},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			proc := &fakeProc{exes: map[int][]fakeExe{7: {{id: idTrue, path: "/w/tool.sh"}}}, stats: map[int]kernel.Stat{}}
+			b := newProgramBook()
+			b.readExe, b.readStat, b.openPidfd = proc.readExe, proc.readStat, noPidfd
+			b.sumExe = func(int) (kernel.FileID, string, error) { return idTrue, c.ran, nil }
+			e := execClaim(7, "/w/tool.sh", idTrue)
+			e.expectSum = sumTool
+			b.exec(e)
+			b.close()
+			checkBook(t, b, c.mismatch, 0, 0, []string{"/w/tool.sh"})
+		})
+	}
+}
+
+func TestPinMismatches(t *testing.T) {
+	src := "version: 1\nprograms:\n  - {path: /w/tool.sh, sha256: " + sumTool + "}\n  - /usr/bin/env\n"
+	doc, err := baseline.ParseDocument("b.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &baseline.Profile{Docs: []*baseline.Document{doc}}
+	exec := func(path, sum string) *execSeen {
+		e := execClaim(7, path, idTrue)
+		if sum != "" {
+			e.runs[0].SHA256 = []string{sum}
+		}
+		return e
+	}
+	for _, c := range []struct {
+		exec *execSeen
+		want string
+	}{
+		{exec("/w/tool.sh", sumTool), ""},
+		{exec("/w/tool.sh", sumHead), "/w/tool.sh is sha256 " + sumHead + "; b.yaml:3 pins sha256 " + sumTool},
+		{exec("/w/tool.sh", ""), "/w/tool.sh is unreadable to sysgate"},
+		{exec("/usr/bin/env", sumHead), ""},  // no pin: the path decides
+		{exec("/usr/bin/curl", sumHead), ""}, // not listed: the path gate's matter
+	} {
+		_, why := pinMismatches(p, c.exec)
+		got := strings.Join(why, "\n")
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.exec.requested, got, c.want)
+		}
+	}
+}
+
+func TestWritableNotes(t *testing.T) {
+	dir := t.TempDir()
+	tool := dir + "/tool.sh"
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(tool, 0o777); err != nil { // past the umask
+		t.Fatal(err)
+	}
+	notes := writableNotes([]ProgramRun{{Path: tool}, {Path: "memfd:x"}}, nil)
+	if len(notes) != 1 || !strings.Contains(notes[0], "program "+tool+" can be replaced by the agent") || !strings.HasSuffix(notes[0], "no baseline entry pins its content") {
+		t.Errorf("notes %q", notes)
+	}
+}
