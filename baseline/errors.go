@@ -34,7 +34,7 @@ const (
 	KindArgBlind        = "arg-blind"        // warning: a classed syscall allowed with any arguments
 	KindProgram         = "program"          // a malformed program pattern, or a pattern without a reason
 	KindProgramBlind    = "program-blind"    // warning: no file of the stack has a programs section, so any program runs
-	KindProgramWritable = "program-writable" // warning: a user other than root can replace a listed program
+	KindProgramWritable = "program-writable" // warning: a user other than root can replace a listed program (advisory when its sha256 pins it)
 	KindUnpinned        = "unpinned"         // warning (not failing --strict): program entries without a sha256
 )
 
@@ -47,6 +47,9 @@ type Error struct {
 	Message string
 	Kind    string
 	Warning bool // a warning does not make the file invalid
+	// Advisory: a warning that validate --strict does not fail on either
+	// (something for the reader that the file itself already handles).
+	Advisory bool
 }
 
 func (e *Error) Error() string {

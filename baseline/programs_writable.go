@@ -49,11 +49,14 @@ func (p *Profile) ProgramPinWarnings() []*Error {
 		for _, e := range d.Programs {
 			if !e.Pattern {
 				if who := ProgramWritable(e.Path); who != "" {
-					pin := "its sha256 pins the content"
-					if len(e.SHA256) == 0 {
+					// Pinned, a replacement is a violation at its exec:
+					// the agent's own script is the common case, and
+					// --strict must not fail on it.
+					pin, pinned := "its sha256 pins the content", len(e.SHA256) > 0
+					if !pinned {
 						pin = "and nothing pins its content: record again to add its sha256"
 					}
-					out = append(out, &Error{File: e.File, Line: e.Line, Col: e.Col, Kind: KindProgramWritable, Warning: true,
+					out = append(out, &Error{File: e.File, Line: e.Line, Col: e.Col, Kind: KindProgramWritable, Warning: true, Advisory: pinned,
 						Message: fmt.Sprintf("program %s can be replaced by the agent: %s; %s", e.describe(), who, pin)})
 				}
 			}
@@ -65,7 +68,7 @@ func (p *Profile) ProgramPinWarnings() []*Error {
 			}
 		}
 		if unpinned > 0 {
-			out = append(out, &Error{File: d.Path, Line: first, Kind: KindUnpinned, Warning: true,
+			out = append(out, &Error{File: d.Path, Line: first, Kind: KindUnpinned, Warning: true, Advisory: true,
 				Message: fmt.Sprintf("%d program entries have no sha256 and match by path alone (the first here); record again to pin them", unpinned)})
 		}
 	}

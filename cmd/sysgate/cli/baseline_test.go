@@ -97,8 +97,15 @@ func TestBaselineValidateProgramWritable(t *testing.T) {
 	if code != ExitOK || !strings.HasPrefix(out, want) || !strings.HasSuffix(out, "; its sha256 pins the content [program-writable]\n") || strings.Count(out, "\n") != 1 {
 		t.Errorf("writable program: code %d out\n%s\nwant\n%s...", code, out, want)
 	}
-	if code, _, _ := run(t, "baseline", "validate", "--strict", filepath.Join(dir, "a.yaml")); code != ExitUsage {
-		t.Errorf("--strict: code %d", code)
+	// Pinned, a replacement is caught at its exec: the agent's own script
+	// is the common case, and --strict passes it.
+	if code, _, _ := run(t, "baseline", "validate", "--strict", filepath.Join(dir, "a.yaml")); code != ExitOK {
+		t.Errorf("--strict, pinned: code %d, want %d", code, ExitOK)
+	}
+	// Unpinned, nothing stops the agent replacing it: --strict fails.
+	writeTestFile(t, filepath.Join(dir, "b.yaml"), "version: 1\nagent: b\nprograms:\n  - ./tool.sh\nsyscalls:\n  x86_64: [read]\n")
+	if code, out, _ := run(t, "baseline", "validate", "--strict", filepath.Join(dir, "b.yaml")); code != ExitUsage || !strings.Contains(out, "nothing pins its content") {
+		t.Errorf("--strict, unpinned: code %d, want %d\n%s", code, ExitUsage, out)
 	}
 }
 

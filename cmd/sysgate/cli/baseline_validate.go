@@ -39,9 +39,10 @@ func (c *Command) runBaselineValidate(args []string) int {
 			findings = append(findings, p.ProgramPinWarnings()...)
 		}
 		for _, f := range findings {
-			// Entries written before pins existed keep working: saying
-			// so must not fail every older baseline under --strict.
-			failed := !f.Warning || (*strict && f.Kind != baseline.KindUnpinned)
+			// Advisory findings (entries written before pins existed, a
+			// pinned program the agent can write) must not fail every
+			// such baseline under --strict.
+			failed := !f.Warning || (*strict && !f.Advisory)
 			if failed {
 				code = ExitUsage
 			}
