@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"errors"
 	"syscall"
 )
@@ -41,8 +42,10 @@ type agentProcess struct {
 	// as the child sends it, before the execve (which it may hold).
 	release func(serve func(listener int) error) error
 	// wait returns the agent's wait status once its tree is gone, reaps
-	// what sysgate started, and waits for the stdio copies.
-	wait func() (syscall.WaitStatus, error)
+	// what sysgate started, and waits for the stdio copies. initErr is
+	// what went wrong with the run's init (stopped, or killed because it
+	// did not end, or ctx ended first): the run is inconclusive.
+	wait func(ctx context.Context) (status syscall.WaitStatus, initErr, err error)
 	// abort kills and reaps the child; for a failed start.
 	abort func()
 }

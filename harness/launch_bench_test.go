@@ -46,7 +46,7 @@ func BenchmarkLaunchVfork(b *testing.B) {
 		if err := p.release(nil); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := p.wait(); err != nil {
+		if _, _, err := p.wait(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 		p.closePidfd()
@@ -100,7 +100,7 @@ func launchWithListener(t testing.TB, cfg *kernel.AgentSetup) {
 	if err := p.release(nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.wait(); err != nil {
+	if _, _, err := p.wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := kernel.WaitReady(run.overFds(), 10_000); err != nil || !run.over() {

@@ -1,11 +1,13 @@
 package harness
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -109,12 +111,12 @@ func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 		stdio.wait()
 		p.closePidfd()
 	}
-	p.wait = func() (syscall.WaitStatus, error) {
-		ws, err := waitStatus(pidns, statusR, reap)
+	p.wait = func(ctx context.Context) (syscall.WaitStatus, error, error) {
+		ws, initErr, err := waitStatus(ctx, pidns, statusR, p.initPid, p.initPidfd, reap)
 		if serr := stdio.wait(); err == nil {
 			err = serr
 		}
-		return ws, err
+		return ws, initErr, err
 	}
 	p.release = func(serve func(listener int) error) error {
 		_, werr := controlW.Write([]byte{'g'})
@@ -203,22 +205,58 @@ func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 // killedStatus is the wait status of a process killed by SIGKILL.
 const killedStatus = syscall.WaitStatus(syscall.SIGKILL)
 
+// initExitWait bounds the wait for the run's init once the run is over:
+// it has only its last zombies to reap, the agent's status to report and
+// itself to end, which takes milliseconds.
+const initExitWait = 5 * time.Second
+
 // waitStatus is the agent's wait status. Without a PID namespace the agent
 // is the child sysgate reaps. With one, init reports it (StatusExit) when
 // it reaps the agent, then closes the status socket as it exits; an init
 // killed before it could report (the run's end after the grace) took the
 // agent with it: SIGKILL.
-func waitStatus(pidns bool, statusR *os.File, reap func() (*os.ProcessState, error)) (syscall.WaitStatus, error) {
+//
+// A process of the run can stop a subreaper init (same uid, no PID
+// namespace): stopped, it reaps and reports nothing. The run is over when
+// this is called, so nothing is left to stop it again: it is continued,
+// and the stop it was in is returned in initErr (the run is inconclusive).
+// An init that still has not ended after initExitWait, or when ctx ends,
+// is killed, and initErr says so.
+func waitStatus(ctx context.Context, pidns bool, statusR *os.File, initPid, initPidfd int, reap func() (*os.ProcessState, error)) (ws syscall.WaitStatus, initErr, err error) {
 	if !pidns {
 		state, err := reap()
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
-		return state.Sys().(syscall.WaitStatus), nil
+		return state.Sys().(syscall.WaitStatus), nil, nil
 	}
 	defer statusR.Close()
+	if st, err := kernel.ReadStat(initPid); err == nil && st.State == 'T' {
+		initErr = fmt.Errorf("the run's init (pid %d) was stopped when the run ended (a signal from a process of the run?): it could not reap the run", initPid)
+	}
+	// SIGCONT also drops a SIGSTOP still pending.
+	_ = kernel.PidfdSignal(initPidfd, unix.SIGCONT)
+	cancelR, stop, err := contextFd(ctx)
+	if err != nil {
+		return killedStatus, initErr, err
+	}
+	defer stop()
+	deadline := time.Now().Add(initExitWait)
 	ws, reported := killedStatus, false
 	for {
+		ready, err := kernel.WaitReady([]int{int(statusR.Fd()), cancelR}, max(1, int(time.Until(deadline).Milliseconds())))
+		if err != nil || len(ready) == 0 || ready[0] != 0 {
+			switch {
+			case err != nil:
+				initErr = errors.Join(initErr, fmt.Errorf("waiting for the run's init: %w", err))
+			case len(ready) == 0:
+				initErr = errors.Join(initErr, fmt.Errorf("the run's init (pid %d) had not ended %v after the run; killed", initPid, initExitWait))
+			default:
+				initErr = errors.Join(initErr, fmt.Errorf("waiting for the run's init: %w", ctx.Err()))
+			}
+			_ = kernel.PidfdSignal(initPidfd, unix.SIGKILL)
+			break
+		}
 		st, fd, err := kernel.ReadSpawnStatus(int(statusR.Fd()))
 		if fd >= 0 {
 			unix.Close(fd)
@@ -231,7 +269,7 @@ func waitStatus(pidns bool, statusR *os.File, reap func() (*os.ProcessState, err
 		}
 	}
 	if _, err := reap(); err != nil {
-		return ws, err
+		return ws, initErr, err
 	}
-	return ws, nil
+	return ws, initErr, nil
 }

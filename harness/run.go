@@ -246,7 +246,13 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	members := runMembers{ses: child.ses, audited: audited, init: child.initPid}
 	root := runRoot{child.pidfd, child.pid, child.initPidfd, child.initPid, setup.PidNamespace && child.isolation == ""}
 	tree := superviseTree(ctx, root, members, run, cfg.timeout, cfg.grace)
-	status, waitErr := child.wait()
+	status, initErr, waitErr := child.wait(ctx)
+	if initErr != nil {
+		tree.Err = errors.Join(tree.Err, initErr)
+		if ctx.Err() != nil && !tree.TimedOut && !tree.Cancelled {
+			_ = tree.stopped(ctx)
+		}
+	}
 	duration := time.Since(started)
 
 	// The tree is gone: after the barrier every record it caused is in.

@@ -65,7 +65,7 @@ func runTreeIn(t *testing.T, pidns bool, timeout, grace time.Duration, args ...s
 		t.Fatalf("release: %v", err)
 	}
 	out := superviseTree(context.Background(), runRoot{s.pidfd, s.pid, s.initPidfd, s.initPid, s.initPid > 0}, runMembers{ses: s.ses, audited: true}, run, timeout, grace)
-	status, _ := s.wait()
+	status, _, _ := s.wait(context.Background())
 	s.closePidfd()
 	if out.Err != nil {
 		t.Fatalf("tracking: %v", out.Err)
