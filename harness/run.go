@@ -171,6 +171,9 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		notes.argBlind = cfg.argBlind
 		if !cfg.noPrograms {
 			notes.book, notes.gated = newProgramBook(), profile.GatesPrograms()
+			if mode != baseline.ModeRecord && notes.gated {
+				notes.book.outside = func(path string) bool { return !profile.AllowsProgram(path) }
+			}
 		}
 	} else {
 		if run, err = serveListener(child.listener, nil); err != nil {
@@ -297,6 +300,8 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	r.Observed = events.obs
 	r.Events, r.UnknownABI = events.events, events.unknownABI
 	r.Processes = events.processes()
+	r.addNotKept(events.notKeptCounts())
+	r.addNotKept(NotKept{Leaks: tree.leaksNotKept})
 	r.firstCalls = events.firstCalls()
 	if profile != nil {
 		diff := baseline.Diff(profile, r.Observed)
@@ -365,15 +370,20 @@ func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool
 	if tree.Err != nil {
 		reasons = append(reasons, fmt.Errorf("process tracking failed: %w", tree.Err))
 	}
+	leaked := len(tree.Leaked) + int(tree.leaksNotKept)
 	if tree.Cancelled {
-		reasons = append(reasons, fmt.Errorf("run cancelled; %d processes killed", len(tree.Leaked)+1))
+		reasons = append(reasons, fmt.Errorf("run cancelled; %d processes killed", leaked+1))
 	}
 	if tree.TimedOut {
-		reasons = append(reasons, fmt.Errorf("agent timed out; the tree was killed (%d processes besides the agent)", len(tree.Leaked)))
+		reasons = append(reasons, fmt.Errorf("agent timed out; the tree was killed (%d processes besides the agent)", leaked))
 	}
 	if len(r.unseenExecs) > 0 {
-		reasons = append(reasons, fmt.Errorf("%d %s ran a program sysgate could not name (%s)", len(r.unseenExecs),
-			plural(len(r.unseenExecs), "exec", "execs"), strings.Join(r.unseenExecs, "; ")))
+		unseen := len(r.unseenExecs)
+		if r.NotKept != nil {
+			unseen += int(r.NotKept.UnseenExecs)
+		}
+		reasons = append(reasons, fmt.Errorf("%d %s ran a program sysgate could not name (%s)", unseen,
+			plural(unseen, "exec", "execs"), strings.Join(r.unseenExecs, "; ")))
 	}
 	if r.Mode == baseline.ModeRecord {
 		for _, v := range r.ProgramViolations {
@@ -386,7 +396,8 @@ func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool
 		r.Inconclusive = errors.Join(reasons...).Error()
 	}
 	switch {
-	case len(r.Violations) > 0 || len(r.ProgramViolations) > 0 || r.UnknownABI > 0 || len(r.ModifiedBaselines) > 0:
+	case len(r.Violations) > 0 || len(r.ProgramViolations) > 0 || r.UnknownABI > 0 || len(r.ModifiedBaselines) > 0 ||
+		(r.NotKept != nil && r.NotKept.ProgramViolations > 0):
 		// A call of an ABI sysgate cannot name is outside every baseline;
 		// a baseline the agent wrote to says nothing about the next run.
 		r.Verdict = VerdictViolation
