@@ -40,7 +40,8 @@ type agentProcess struct {
 	// agent; it returns once the agent runs, or the child's error. With
 	// the notify backend, serve takes over the filter's listener as soon
 	// as the child sends it, before the execve (which it may hold).
-	release func(serve func(listener int) error) error
+	// ctx ending stops the wait for the agent's start.
+	release func(ctx context.Context, serve func(listener int) error) error
 	// wait returns the agent's wait status once its tree is gone, reaps
 	// what sysgate started, and waits for the stdio copies. initErr is
 	// what went wrong with the run's init (stopped, or killed because it

@@ -43,7 +43,7 @@ func BenchmarkLaunchVfork(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := p.release(nil); err != nil {
+		if err := p.release(context.Background(), nil); err != nil {
 			b.Fatal(err)
 		}
 		if _, _, err := p.wait(context.Background()); err != nil {
@@ -97,7 +97,7 @@ func launchWithListener(t testing.TB, cfg *kernel.AgentSetup) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.release(nil); err != nil {
+	if err := p.release(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := p.wait(context.Background()); err != nil {

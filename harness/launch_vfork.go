@@ -105,6 +105,12 @@ func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 			_ = kernel.PidfdSignal(p.pidfd, unix.SIGKILL) // the agent, under a subreaper init
 		}
 		if child.pid > 0 {
+			if pidns && !cfg.PidNamespace {
+				// A subreaper init takes nobody with it: the agent it
+				// started (in its group, or found as its descendant) goes
+				// first.
+				stopSubreaperRun(child.pid)
+			}
 			_ = kernel.PidfdSignal(child.pidfd, unix.SIGKILL) // init: the whole namespace
 			_, _ = reap()
 		}
@@ -118,7 +124,7 @@ func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 		}
 		return ws, initErr, err
 	}
-	p.release = func(serve func(listener int) error) error {
+	p.release = func(ctx context.Context, serve func(listener int) error) error {
 		_, werr := controlW.Write([]byte{'g'})
 		controlW.Close()
 		var st kernel.SpawnStatus
@@ -143,7 +149,9 @@ func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 		}
 		switch {
 		case notified || !cfg.Notify:
-			st, fd, err = kernel.ReadSpawnStatus(int(statusR.Fd()))
+			if err = awaitStatus(ctx, int(statusR.Fd()), pidns, child.pid); err == nil {
+				st, fd, err = kernel.ReadSpawnStatus(int(statusR.Fd()))
+			}
 		case werr != nil:
 			err = werr
 		case err == io.EOF:
@@ -202,6 +210,55 @@ func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 	return nil, fmt.Errorf("%w: %s: %w", ErrAgentStart, cfg.Path, err)
 }
 
+// stoppedCheck is how often a wait for init's record looks whether init
+// is stopped.
+const stoppedCheck = 50 * time.Millisecond
+
+// awaitStatus waits until the status socket has a record (or its end),
+// ctx ends, or the run's init is found stopped. The agent runs from its
+// execve, and init reports it only afterwards: a process of the run can
+// stop a subreaper init (same uid, no PID namespace) before its report,
+// which would hold this wait forever.
+func awaitStatus(ctx context.Context, status int, hasInit bool, initPid int) error {
+	cancelR, stop, err := contextFd(ctx)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	for {
+		ready, err := kernel.WaitReady([]int{status, cancelR}, int(stoppedCheck.Milliseconds()))
+		switch {
+		case err != nil:
+			return err
+		case len(ready) > 0 && ready[0] == 0:
+			return nil
+		case len(ready) > 0:
+			return fmt.Errorf("waiting for the agent's start: %w", ctx.Err())
+		}
+		if !hasInit {
+			continue
+		}
+		if stopped, err := kernel.Stopped(initPid); err == nil && stopped {
+			return fmt.Errorf("the run's init (pid %d) was stopped before it reported the agent (a signal from the agent?)", initPid)
+		}
+	}
+}
+
+// stopSubreaperRun kills what a subreaper init started: its process group
+// and its descendants (one listing: for a start that failed, before the
+// agent had time to fork much).
+func stopSubreaperRun(initPid int) {
+	_ = kernel.SignalGroup(initPid, unix.SIGSTOP)
+	members, _ := kernel.Descendants(initPid)
+	for _, m := range members {
+		if fd, err := kernel.PidfdOpen(m.PID); err == nil {
+			_ = kernel.PidfdSignal(fd, unix.SIGKILL)
+			unix.Close(fd)
+		}
+	}
+	_ = kernel.SignalGroup(initPid, unix.SIGKILL)
+}
+
 // killedStatus is the wait status of a process killed by SIGKILL.
 const killedStatus = syscall.WaitStatus(syscall.SIGKILL)
 
@@ -231,7 +288,7 @@ func waitStatus(ctx context.Context, pidns bool, statusR *os.File, initPid, init
 		return state.Sys().(syscall.WaitStatus), nil, nil
 	}
 	defer statusR.Close()
-	if st, err := kernel.ReadStat(initPid); err == nil && st.State == 'T' {
+	if stopped, err := kernel.Stopped(initPid); err == nil && stopped {
 		initErr = fmt.Errorf("the run's init (pid %d) was stopped when the run ended (a signal from a process of the run?): it could not reap the run", initPid)
 	}
 	// SIGCONT also drops a SIGSTOP still pending.

@@ -233,7 +233,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	}
 	started := time.Now()
 	releasing = true
-	err = child.release(func(fd int) error {
+	err = child.release(ctx, func(fd int) error {
 		notes.fd = fd
 		var err error
 		run, err = serveListener(fd, notes.decide)

@@ -70,6 +70,18 @@ var _ = Describe("an agent that stops the run's init", RequiresAudit, Escape, fu
 		Expect(o.Output()).To(ContainSubstring("the run's init"), "the report names the stopped init: %s", o)
 	})
 
+	It("gets a verdict when the agent stops its init before init has reported it", func(ctx SpecContext) {
+		// A static agent stops its parent first thing: init may be stopped
+		// before or after it reported the agent; either way the run ends.
+		runCtx, cancel := context.WithTimeout(ctx, 35*time.Second)
+		defer cancel()
+		o := sysgateWith(runCtx, asNobody, "record", "--backend", "notify", "--timeout", "5s", "--grace", "1s",
+			"-o", filepath.Join(dir, "stop.yaml"), "--", bin.StopParent)
+		Expect(runCtx.Err()).NotTo(HaveOccurred(), "sysgate did not return before the spec's deadline: %s", o)
+		Expect(o.Code).To(Equal(cli.ExitInconclusive), "%s", o)
+		Expect(o.Output()).To(ContainSubstring("the run's init"), "%s", o)
+	})
+
 	It("ends the run on SIGTERM while the init is stopped", func(ctx SpecContext) {
 		runCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()

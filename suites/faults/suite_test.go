@@ -25,8 +25,9 @@ func TestFaults(t *testing.T) {
 
 // paths are built once by the first Ginkgo process and shared with all.
 type paths struct {
-	Sysgate string // the CLI under test
-	Agent   string // testdata/agent.c, static
+	Sysgate    string // the CLI under test
+	Agent      string // testdata/agent.c, static
+	StopParent string // testdata/stopparent.c, static
 }
 
 var bin paths
@@ -44,6 +45,9 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	Expect(err).NotTo(HaveOccurred(), "go build sysgate: %s", out)
 	out, err = exec.Command("gcc", "-static", "-O1", "-pthread", "-o", p.Agent, "testdata/agent.c").CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "gcc -static agent.c: %s", out)
+	p.StopParent = filepath.Join(dir, "stopparent")
+	out, err = exec.Command("gcc", "-static", "-O1", "-o", p.StopParent, "testdata/stopparent.c").CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "gcc -static stopparent.c: %s", out)
 	data, err := json.Marshal(p)
 	Expect(err).NotTo(HaveOccurred())
 	return data
