@@ -55,7 +55,9 @@ func (f *firstCall) note(ev *record.SeccompEvent) {
 	if f.extra == nil {
 		f.extra = map[string]bool{}
 	}
-	f.extra[ev.Exe] = true
+	if len(f.extra) < MaxKept { // past it, More is a lower bound
+		f.extra[ev.Exe] = true
+	}
 }
 
 // collector accumulates one run's events. add runs on auditlog's dispatch
@@ -73,6 +75,8 @@ type collector struct {
 	refusal func(*record.SeccompEvent) bool
 	refused *baseline.Observation
 	seen    map[ProcessSource]bool
+	// notKept counts the calls of processes past MaxKept.
+	notKept NotKept
 }
 
 // ProcessSource is a process and one of the two ways its calls arrive:
@@ -154,21 +158,28 @@ func (c *collector) add(ev *record.SeccompEvent) {
 	c.mu.Lock()
 	c.events++
 	p := c.procs[ev.PID]
-	if p == nil {
+	if p == nil && len(c.procs) < MaxKept {
 		p = &Process{PID: ev.PID}
 		c.procs[ev.PID] = p
 	}
-	source := ProcessSource{ev.PID, Notified(ev)}
-	first := !c.seen[source]
-	c.seen[source] = true
-	// The exe changes on execve; keep the latest, which names the
-	// program (the launcher's image only until another is known: the
-	// audit record of the agent's start may arrive after the listener's
-	// first call of the agent).
-	if ev.Exe != launcherExe() || p.Exe == "" {
-		p.Exe, p.Comm = ev.Exe, ev.Comm
+	// A process past MaxKept is neither listed nor remembered as seen:
+	// it is not the agent's first process, which comes first.
+	first := false
+	if p != nil {
+		source := ProcessSource{ev.PID, Notified(ev)}
+		first = !c.seen[source]
+		c.seen[source] = true
+		// The exe changes on execve; keep the latest, which names the
+		// program (the launcher's image only until another is known: the
+		// audit record of the agent's start may arrive after the
+		// listener's first call of the agent).
+		if ev.Exe != launcherExe() || p.Exe == "" {
+			p.Exe, p.Comm = ev.Exe, ev.Comm
+		}
+		p.Events++
+	} else {
+		c.notKept.ProcessCalls++
 	}
-	p.Events++
 	if !ev.Arch.Valid() {
 		c.unknownABI++
 	} else if c.refusal != nil && c.refusal(ev) {
@@ -187,6 +198,13 @@ func (c *collector) add(ev *record.SeccompEvent) {
 	if c.progress != nil {
 		c.progress(ev)
 	}
+}
+
+// notKeptCounts is what the collector did not keep.
+func (c *collector) notKeptCounts() NotKept {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.notKept
 }
 
 // processes returns the processes sorted by pid.

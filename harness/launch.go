@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"errors"
 	"syscall"
 )
@@ -39,10 +40,13 @@ type agentProcess struct {
 	// agent; it returns once the agent runs, or the child's error. With
 	// the notify backend, serve takes over the filter's listener as soon
 	// as the child sends it, before the execve (which it may hold).
-	release func(serve func(listener int) error) error
+	// ctx ending stops the wait for the agent's start.
+	release func(ctx context.Context, serve func(listener int) error) error
 	// wait returns the agent's wait status once its tree is gone, reaps
-	// what sysgate started, and waits for the stdio copies.
-	wait func() (syscall.WaitStatus, error)
+	// what sysgate started, and waits for the stdio copies. initErr is
+	// what went wrong with the run's init (stopped, or killed because it
+	// did not end, or ctx ended first): the run is inconclusive.
+	wait func(ctx context.Context) (status syscall.WaitStatus, initErr, err error)
 	// abort kills and reaps the child; for a failed start.
 	abort func()
 }

@@ -43,10 +43,10 @@ func BenchmarkLaunchVfork(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := p.release(nil); err != nil {
+		if err := p.release(context.Background(), nil); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := p.wait(); err != nil {
+		if _, _, err := p.wait(context.Background()); err != nil {
 			b.Fatal(err)
 		}
 		p.closePidfd()
@@ -97,10 +97,10 @@ func launchWithListener(t testing.TB, cfg *kernel.AgentSetup) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.release(nil); err != nil {
+	if err := p.release(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.wait(); err != nil {
+	if _, _, err := p.wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := kernel.WaitReady(run.overFds(), 10_000); err != nil || !run.over() {

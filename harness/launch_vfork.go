@@ -1,11 +1,13 @@
 package harness
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -107,20 +109,26 @@ func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 			_ = kernel.PidfdSignal(p.pidfd, unix.SIGKILL) // the agent, under a subreaper init
 		}
 		if child.pid > 0 {
+			if pidns && !cfg.PidNamespace {
+				// A subreaper init takes nobody with it: the agent it
+				// started (in its group, or found as its descendant) goes
+				// first.
+				stopSubreaperRun(child.pid)
+			}
 			_ = kernel.PidfdSignal(child.pidfd, unix.SIGKILL) // init: the whole namespace
 			_, _ = reap()
 		}
 		stdio.wait()
 		p.closePidfd()
 	}
-	p.wait = func() (syscall.WaitStatus, error) {
-		ws, err := waitStatus(pidns, statusR, reap)
+	p.wait = func(ctx context.Context) (syscall.WaitStatus, error, error) {
+		ws, initErr, err := waitStatus(ctx, pidns, statusR, p.initPid, p.initPidfd, reap)
 		if serr := stdio.wait(); err == nil {
 			err = serr
 		}
-		return ws, err
+		return ws, initErr, err
 	}
-	p.release = func(serve func(listener int) error) error {
+	p.release = func(ctx context.Context, serve func(listener int) error) error {
 		_, werr := controlW.Write([]byte{'g'})
 		controlW.Close()
 		var st kernel.SpawnStatus
@@ -145,7 +153,9 @@ func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 		}
 		switch {
 		case notified || !cfg.Notify:
-			st, fd, err = kernel.ReadSpawnStatus(int(statusR.Fd()))
+			if err = awaitStatus(ctx, int(statusR.Fd()), pidns, child.pid); err == nil {
+				st, fd, err = kernel.ReadSpawnStatus(int(statusR.Fd()))
+			}
 		case werr != nil:
 			err = werr
 		case err == io.EOF:
@@ -204,25 +214,110 @@ func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 	return nil, fmt.Errorf("%w: %s: %w", ErrAgentStart, cfg.Path, err)
 }
 
+// stoppedCheck is how often a wait for init's record looks whether init
+// is stopped.
+const stoppedCheck = 50 * time.Millisecond
+
+// awaitStatus waits until the status socket has a record (or its end),
+// ctx ends, or the run's init is found stopped. The agent runs from its
+// execve, and init reports it only afterwards: a process of the run can
+// stop a subreaper init (same uid, no PID namespace) before its report,
+// which would hold this wait forever.
+func awaitStatus(ctx context.Context, status int, hasInit bool, initPid int) error {
+	cancelR, stop, err := contextFd(ctx)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	for {
+		ready, err := kernel.WaitReady([]int{status, cancelR}, int(stoppedCheck.Milliseconds()))
+		switch {
+		case err != nil:
+			return err
+		case len(ready) > 0 && ready[0] == 0:
+			return nil
+		case len(ready) > 0:
+			return fmt.Errorf("waiting for the agent's start: %w", ctx.Err())
+		}
+		if !hasInit {
+			continue
+		}
+		if stopped, err := kernel.Stopped(initPid); err == nil && stopped {
+			return fmt.Errorf("the run's init (pid %d) was stopped before it reported the agent (a signal from the agent?)", initPid)
+		}
+	}
+}
+
+// stopSubreaperRun kills what a subreaper init started: its process group
+// and its descendants (one listing: for a start that failed, before the
+// agent had time to fork much).
+func stopSubreaperRun(initPid int) {
+	_ = kernel.SignalGroup(initPid, unix.SIGSTOP)
+	members, _ := kernel.Descendants(initPid)
+	for _, m := range members {
+		if fd, err := kernel.PidfdOpen(m.PID); err == nil {
+			_ = kernel.PidfdSignal(fd, unix.SIGKILL)
+			unix.Close(fd)
+		}
+	}
+	_ = kernel.SignalGroup(initPid, unix.SIGKILL)
+}
+
 // killedStatus is the wait status of a process killed by SIGKILL.
 const killedStatus = syscall.WaitStatus(syscall.SIGKILL)
+
+// initExitWait bounds the wait for the run's init once the run is over:
+// it has only its last zombies to reap, the agent's status to report and
+// itself to end, which takes milliseconds.
+const initExitWait = 5 * time.Second
 
 // waitStatus is the agent's wait status. Without a PID namespace the agent
 // is the child sysgate reaps. With one, init reports it (StatusExit) when
 // it reaps the agent, then closes the status socket as it exits; an init
 // killed before it could report (the run's end after the grace) took the
 // agent with it: SIGKILL.
-func waitStatus(pidns bool, statusR *os.File, reap func() (*os.ProcessState, error)) (syscall.WaitStatus, error) {
+//
+// A process of the run can stop a subreaper init (same uid, no PID
+// namespace): stopped, it reaps and reports nothing. The run is over when
+// this is called, so nothing is left to stop it again: it is continued,
+// and the stop it was in is returned in initErr (the run is inconclusive).
+// An init that still has not ended after initExitWait, or when ctx ends,
+// is killed, and initErr says so.
+func waitStatus(ctx context.Context, pidns bool, statusR *os.File, initPid, initPidfd int, reap func() (*os.ProcessState, error)) (ws syscall.WaitStatus, initErr, err error) {
 	if !pidns {
 		state, err := reap()
 		if err != nil {
-			return 0, err
+			return 0, nil, err
 		}
-		return state.Sys().(syscall.WaitStatus), nil
+		return state.Sys().(syscall.WaitStatus), nil, nil
 	}
 	defer statusR.Close()
+	if stopped, err := kernel.Stopped(initPid); err == nil && stopped {
+		initErr = fmt.Errorf("the run's init (pid %d) was stopped when the run ended (a signal from a process of the run?): it could not reap the run", initPid)
+	}
+	// SIGCONT also drops a SIGSTOP still pending.
+	_ = kernel.PidfdSignal(initPidfd, unix.SIGCONT)
+	cancelR, stop, err := contextFd(ctx)
+	if err != nil {
+		return killedStatus, initErr, err
+	}
+	defer stop()
+	deadline := time.Now().Add(initExitWait)
 	ws, reported := killedStatus, false
 	for {
+		ready, err := kernel.WaitReady([]int{int(statusR.Fd()), cancelR}, max(1, int(time.Until(deadline).Milliseconds())))
+		if err != nil || len(ready) == 0 || ready[0] != 0 {
+			switch {
+			case err != nil:
+				initErr = errors.Join(initErr, fmt.Errorf("waiting for the run's init: %w", err))
+			case len(ready) == 0:
+				initErr = errors.Join(initErr, fmt.Errorf("the run's init (pid %d) had not ended %v after the run; killed", initPid, initExitWait))
+			default:
+				initErr = errors.Join(initErr, fmt.Errorf("waiting for the run's init: %w", ctx.Err()))
+			}
+			_ = kernel.PidfdSignal(initPidfd, unix.SIGKILL)
+			break
+		}
 		st, fd, err := kernel.ReadSpawnStatus(int(statusR.Fd()))
 		if fd >= 0 {
 			unix.Close(fd)
@@ -235,7 +330,7 @@ func waitStatus(pidns bool, statusR *os.File, reap func() (*os.ProcessState, err
 		}
 	}
 	if _, err := reap(); err != nil {
-		return ws, err
+		return ws, initErr, err
 	}
-	return ws, nil
+	return ws, initErr, nil
 }

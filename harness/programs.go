@@ -102,6 +102,7 @@ func (r *Result) addPrograms(b *programBook, p *baseline.Profile, mode baseline.
 	mismatches := append([]ProgramViolation(nil), b.mismatches...)
 	r.UnverifiedExecs = b.unverified
 	r.unseenExecs = append([]string(nil), b.unseen...)
+	r.addNotKept(b.notKept)
 	b.mu.Unlock()
 	for i := range r.Programs {
 		run := &r.Programs[i]

@@ -47,7 +47,9 @@ const ReportEntryName = "sysgate result"
 //	refused[] {arch, syscall, count, risk}, unmonitored[] {arch, syscall,
 //	reason, unseen, file, line}, dropped_env[] (names, omitted when none),
 //	modified_baselines[] (paths), warnings[] and isolation_unavailable
-//	(omitted when empty).
+//	(omitted when empty), not_kept {process_calls, program_execs,
+//	program_violations, unseen_execs, leaks} (counts past MaxKept;
+//	omitted when nothing was dropped).
 //
 // In check and enforce mode the kernel logs only syscalls outside the
 // baseline, so observed holds just those; in record mode it holds all.
@@ -160,6 +162,10 @@ type Result struct {
 	// after the fact (the process was gone before /proc showed its new
 	// executable); see the README's "What is and is not seen".
 	UnverifiedExecs uint64 `json:"unverified_execs,omitempty"`
+	// NotKept counts what the run saw past MaxKept entries of a kind
+	// (nil when nothing): the lists above are then incomplete, and every
+	// report says so (WeakenedBanner).
+	NotKept *NotKept `json:"not_kept,omitempty"`
 
 	firstCalls map[syscallKey]*firstCall // who made each observed syscall first
 	// unseenExecs: execs whose path could not be read and whose program
@@ -411,6 +417,9 @@ func (r *Result) Summary() string {
 	for _, l := range r.Leaked {
 		fmt.Fprintf(&b, "\n  killed %s (%s, pid %d) after %v: %s", untrusted.Terminal(l.Exe), untrusted.Terminal(l.Comm), l.PID, l.Lived.Round(time.Millisecond), untrusted.Terminal(l.Cause))
 	}
+	if note := r.NotKept.Note(); note != "" {
+		fmt.Fprintf(&b, "\n  %s", note)
+	}
 	return b.String()
 }
 
@@ -438,6 +447,9 @@ func (r *Result) WeakenedBanner() string {
 			"; the agent could see and signal processes outside its run, read the environment and memory of those of its uid (its caller's among them, with any credentials in it), and one that left its process group could outrun the kill at the end")
 	}
 	parts = append(parts, r.Weakened...)
+	if note := r.NotKept.Note(); note != "" {
+		parts = append(parts, note)
+	}
 	return strings.Join(parts, "; ")
 }
 

@@ -191,6 +191,9 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		if !cfg.noPrograms {
 			notes.book, notes.gated = newProgramBook(), profile.GatesPrograms()
 			notes.launchDir = launchDir(agent.Dir)
+			if mode != baseline.ModeRecord && notes.gated {
+				notes.book.outside = func(path string) bool { return !profile.AllowsProgram(path) }
+			}
 		}
 	} else {
 		if run, err = serveListener(child.listener, nil); err != nil {
@@ -250,7 +253,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	}
 	started := time.Now()
 	releasing = true
-	err = child.release(func(fd int) error {
+	err = child.release(ctx, func(fd int) error {
 		notes.fd = fd
 		var err error
 		run, err = serveListener(fd, notes.decide)
@@ -266,7 +269,13 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	members := runMembers{ses: child.ses, audited: audited, init: child.initPid}
 	root := runRoot{child.pidfd, child.pid, child.initPidfd, child.initPid, setup.PidNamespace && child.isolation == ""}
 	tree := superviseTree(ctx, root, members, run, cfg.timeout, cfg.grace)
-	status, waitErr := child.wait()
+	status, initErr, waitErr := child.wait(ctx)
+	if initErr != nil {
+		tree.Err = errors.Join(tree.Err, initErr)
+		if ctx.Err() != nil && !tree.TimedOut && !tree.Cancelled {
+			_ = tree.stopped(ctx)
+		}
+	}
 	duration := time.Since(started)
 
 	// The tree is gone: after the barrier every record it caused is in.
@@ -319,6 +328,8 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	r.Observed = events.obs
 	r.Events, r.UnknownABI = events.events, events.unknownABI
 	r.Processes = events.processes()
+	r.addNotKept(events.notKeptCounts())
+	r.addNotKept(NotKept{Leaks: tree.leaksNotKept})
 	r.firstCalls = events.firstCalls()
 	if profile != nil {
 		diff := baseline.Diff(profile, r.Observed)
@@ -387,15 +398,20 @@ func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool
 	if tree.Err != nil {
 		reasons = append(reasons, fmt.Errorf("process tracking failed: %w", tree.Err))
 	}
+	leaked := len(tree.Leaked) + int(tree.leaksNotKept)
 	if tree.Cancelled {
-		reasons = append(reasons, fmt.Errorf("run cancelled; %d processes killed", len(tree.Leaked)+1))
+		reasons = append(reasons, fmt.Errorf("run cancelled; %d processes killed", leaked+1))
 	}
 	if tree.TimedOut {
-		reasons = append(reasons, fmt.Errorf("agent timed out; the tree was killed (%d processes besides the agent)", len(tree.Leaked)))
+		reasons = append(reasons, fmt.Errorf("agent timed out; the tree was killed (%d processes besides the agent)", leaked))
 	}
 	if len(r.unseenExecs) > 0 {
-		reasons = append(reasons, fmt.Errorf("%d %s ran a program sysgate could not name (%s)", len(r.unseenExecs),
-			plural(len(r.unseenExecs), "exec", "execs"), strings.Join(r.unseenExecs, "; ")))
+		unseen := len(r.unseenExecs)
+		if r.NotKept != nil {
+			unseen += int(r.NotKept.UnseenExecs)
+		}
+		reasons = append(reasons, fmt.Errorf("%d %s ran a program sysgate could not name (%s)", unseen,
+			plural(unseen, "exec", "execs"), strings.Join(r.unseenExecs, "; ")))
 	}
 	if r.Mode == baseline.ModeRecord {
 		for _, v := range r.ProgramViolations {
@@ -409,7 +425,7 @@ func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool
 	}
 	switch {
 	case len(r.Violations) > 0 || len(r.ProgramViolations) > 0 || r.UnknownABI > 0 || len(r.ModifiedBaselines) > 0 ||
-		len(r.ChangedBaselines) > 0:
+		len(r.ChangedBaselines) > 0 || (r.NotKept != nil && r.NotKept.ProgramViolations > 0):
 		// A call of an ABI sysgate cannot name is outside every baseline;
 		// a baseline the agent wrote to says nothing about the next run,
 		// nor does one changed since the gate began.

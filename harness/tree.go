@@ -38,7 +38,9 @@ type treeOutcome struct {
 	TimedOut  bool
 	Cancelled bool
 	Leaked    []Leak
-	Err       error // tracking failed: the run cannot be trusted
+	// leaksNotKept counts the killed processes past MaxKept in Leaked.
+	leaksNotKept uint64
+	Err          error // tracking failed: the run cannot be trusted
 }
 
 // superviseTree waits for the root (through its pidfd), then for the rest
@@ -229,7 +231,11 @@ func killTree(ses runMembers, root runRoot, cause string, run *runListener, out 
 			// whatever the kills below find of it.
 			if m.PID != root.pid && m.PID != root.initPid && !seen[m.PID] {
 				seen[m.PID] = true
-				out.Leaked = append(out.Leaked, Leak{PID: m.PID, Exe: m.Exe, Comm: m.Comm, Lived: m.Lived(), Cause: cause})
+				if len(out.Leaked) < MaxKept {
+					out.Leaked = append(out.Leaked, Leak{PID: m.PID, Exe: m.Exe, Comm: m.Comm, Lived: m.Lived(), Cause: cause})
+				} else {
+					out.leaksNotKept++
+				}
 			}
 			if m.PID == root.initPid {
 				continue // killed below, after the listing is used up

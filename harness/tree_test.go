@@ -61,11 +61,11 @@ func runTreeIn(t *testing.T, pidns bool, timeout, grace time.Duration, args ...s
 		t.Fatalf("serve listener: %v", err)
 	}
 	defer run.Close()
-	if err := s.release(nil); err != nil {
+	if err := s.release(context.Background(), nil); err != nil {
 		t.Fatalf("release: %v", err)
 	}
 	out := superviseTree(context.Background(), runRoot{s.pidfd, s.pid, s.initPidfd, s.initPid, s.initPid > 0}, runMembers{ses: s.ses, audited: true}, run, timeout, grace)
-	status, _ := s.wait()
+	status, _, _ := s.wait(context.Background())
 	s.closePidfd()
 	if out.Err != nil {
 		t.Fatalf("tracking: %v", out.Err)
@@ -160,7 +160,7 @@ func TestShimReportsMissingCommand(t *testing.T) {
 		if err != nil {
 			t.Fatalf("start: %v", err)
 		}
-		err = s.release(nil)
+		err = s.release(context.Background(), nil)
 		if !errors.Is(err, ErrAgentStart) || !strings.Contains(err.Error(), path) {
 			t.Fatalf("release = %v; want ErrAgentStart for %s", err, path)
 		}

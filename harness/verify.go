@@ -33,7 +33,11 @@ type programBook struct {
 	unverified uint64
 	// unseen: execs whose path could not be read and whose program /proc
 	// never showed: a program ran that the run cannot name.
-	unseen  []string
+	unseen []string
+	// outside tells a program outside the baselines' programs (nil when
+	// they gate none): what is past MaxKept is counted by it.
+	outside func(path string) bool
+	notKept NotKept
 	pending map[int]*pendingExec // by thread group
 	stop    chan struct{}
 	wg      sync.WaitGroup
@@ -65,7 +69,8 @@ func newProgramBook() *programBook {
 	return &programBook{runs: map[string]*ProgramRun{}, pending: map[int]*pendingExec{}, stop: make(chan struct{}), readExe: kernel.ReadExe, readStat: kernel.ReadStat, openPidfd: kernel.PidfdOpen, sumExe: sumExe}
 }
 
-// add counts a program run.
+// add counts a program run. Past MaxKept programs a new one is only
+// counted, and counted as a violation when it is outside the baselines.
 func (b *programBook) add(run ProgramRun) {
 	if r, ok := b.runs[run.Path]; ok {
 		r.Count += run.Count
@@ -74,6 +79,13 @@ func (b *programBook) add(run ProgramRun) {
 				r.SHA256 = append(r.SHA256, sum)
 				slices.Sort(r.SHA256)
 			}
+		}
+		return
+	}
+	if len(b.runs) >= MaxKept {
+		b.notKept.ProgramExecs += run.Count
+		if b.outside != nil && b.outside(run.Path) {
+			b.notKept.ProgramViolations += run.Count
 		}
 		return
 	}
@@ -288,6 +300,10 @@ func (b *programBook) mismatchLocked(e *execSeen, run ProgramRun, why string) {
 		run.Requested = e.requested
 	}
 	b.add(run)
+	if len(b.mismatches) >= MaxKept {
+		b.notKept.ProgramViolations++
+		return
+	}
 	b.mismatches = append(b.mismatches, ProgramViolation{ProgramRun: run, Mismatch: why})
 }
 
@@ -297,6 +313,8 @@ func (b *programBook) goneLocked(p *pendingExec) {
 	b.finishLocked(p)
 	e := p.seen
 	switch {
+	case e.readErr != nil && len(b.unseen) >= MaxKept:
+		b.notKept.UnseenExecs++
 	case e.readErr != nil:
 		b.unseen = append(b.unseen, fmt.Sprintf("pid %d: %v", e.tgid, e.readErr))
 	case p.unreadable:

@@ -30,7 +30,8 @@ type paths struct {
 	Replay   string // testdata/replay.c, a static PIE (handoff_test.go)
 	NoUserns string // testdata/nouserns.c: runs a command where user namespaces cannot be made
 	// MagicLink: testdata/magiclink.c, static (magiclink_test.go)
-	MagicLink string
+	MagicLink  string
+	StopParent string // testdata/stopparent.c, static
 }
 
 var bin paths
@@ -55,6 +56,9 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	p.MagicLink = filepath.Join(dir, "magiclink")
 	out, err = exec.Command("gcc", "-static", "-O1", "-o", p.MagicLink, "testdata/magiclink.c").CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "gcc -static magiclink.c: %s", out)
+	p.StopParent = filepath.Join(dir, "stopparent")
+	out, err = exec.Command("gcc", "-static", "-O1", "-o", p.StopParent, "testdata/stopparent.c").CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "gcc -static stopparent.c: %s", out)
 	data, err := json.Marshal(p)
 	Expect(err).NotTo(HaveOccurred())
 	return data

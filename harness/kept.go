@@ -1,0 +1,73 @@
+package harness
+
+import (
+	"fmt"
+	"strings"
+)
+
+// MaxKept bounds how many entries of each kind a run keeps of what its
+// agent can multiply at will: processes, programs, program violations,
+// unseen execs, callers of a syscall, leaked processes. Without it, 20,000
+// distinct programs run from memory grew one run to 111 MB and its JSON
+// to 14 MB. Past the bound an entry is counted, not kept; the verdict
+// counts it all the same (an exec outside the baselines that was not kept
+// still makes the run a violation), and every report says what was not
+// kept (NotKept.Note).
+const MaxKept = 1000
+
+// NotKept counts what a run saw past MaxKept entries of a kind.
+type NotKept struct {
+	// ProcessCalls: calls by processes past the first MaxKept (they count
+	// in the syscalls; the processes are not listed).
+	ProcessCalls uint64 `json:"process_calls,omitempty"`
+	// ProgramExecs: execs of programs past the first MaxKept distinct
+	// ones (their programs are not listed, nor learned by a record run).
+	ProgramExecs uint64 `json:"program_execs,omitempty"`
+	// ProgramViolations: execs outside the baselines' programs, or that
+	// ran another program than they named, not listed: each makes the
+	// run a violation.
+	ProgramViolations uint64 `json:"program_violations,omitempty"`
+	// UnseenExecs: execs sysgate could not name, not listed (the run is
+	// inconclusive for the listed ones already).
+	UnseenExecs uint64 `json:"unseen_execs,omitempty"`
+	// Leaks: processes killed at the run's end, not listed.
+	Leaks uint64 `json:"leaks,omitempty"`
+}
+
+// Any reports whether anything was not kept.
+func (n *NotKept) Any() bool { return n != nil && *n != NotKept{} }
+
+// Note is the one line every report shows when something was not kept;
+// "" otherwise.
+func (n *NotKept) Note() string {
+	if !n.Any() {
+		return ""
+	}
+	var parts []string
+	add := func(c uint64, what string) {
+		if c > 0 {
+			parts = append(parts, fmt.Sprintf("%d more %s", c, what))
+		}
+	}
+	add(n.ProcessCalls, "calls by processes")
+	add(n.ProgramExecs, "execs of programs")
+	add(n.ProgramViolations, "program violations")
+	add(n.UnseenExecs, "unseen execs")
+	add(n.Leaks, "killed processes")
+	return fmt.Sprintf("%s not kept (a run keeps at most %d of each; they count in the verdict all the same)", strings.Join(parts, ", "), MaxKept)
+}
+
+// addNotKept adds n to what r did not keep.
+func (r *Result) addNotKept(n NotKept) {
+	if !n.Any() {
+		return
+	}
+	if r.NotKept == nil {
+		r.NotKept = &NotKept{}
+	}
+	r.NotKept.ProcessCalls += n.ProcessCalls
+	r.NotKept.ProgramExecs += n.ProgramExecs
+	r.NotKept.ProgramViolations += n.ProgramViolations
+	r.NotKept.UnseenExecs += n.UnseenExecs
+	r.NotKept.Leaks += n.Leaks
+}
