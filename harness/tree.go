@@ -197,7 +197,13 @@ func killTree(ses runMembers, root runRoot, cause string, run *runListener, out 
 			return out
 		}
 		// Stopped, the group cannot fork, and the listing names all of it.
+		// init leads that group, but it forks nothing and must reap what
+		// is killed: it goes on at once (a stopped init at the end of the
+		// run is something an agent did, reported as such).
 		signalRunGroup(root.group(), unix.SIGSTOP)
+		if root.initPidfd >= 0 {
+			_ = kernel.PidfdSignal(root.initPidfd, unix.SIGCONT)
+		}
 		members, err := ses.list()
 		switch {
 		case errors.Is(err, kernel.ErrUnaccounted):
