@@ -71,10 +71,16 @@ release: deps
 		{ echo "$(DIST)/$(RELEASE_BIN) is not statically linked:"; file $(DIST)/$(RELEASE_BIN); exit 1; }
 	cd $(DIST) && sha256sum $(RELEASE_BIN) > SHA256SUMS
 
+# staticcheck is pinned in tools/go.mod (a module of its own, so it adds
+# nothing to the product's dependencies) and configured by staticcheck.conf;
+# spawn.c is compiled with -Wall -Wextra -Werror (its #cgo CFLAGS).
+STATICCHECK := $(CURDIR)/.cache/bin/staticcheck
 lint: deps
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GO) -C tools build -o $(STATICCHECK) honnef.co/go/tools/cmd/staticcheck
+	$(STATICCHECK) $(PKGS)
 
 # The project's tests: unit tests everywhere, the privileged kernel tests
 # when run as root (under CI=true a skipped privileged test is a failure).

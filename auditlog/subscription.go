@@ -12,16 +12,15 @@ import (
 
 // Subscription receives the events of one audit session.
 type Subscription struct {
-	s        *Stream
-	ses      uint32
-	all      bool
-	fn       func(*record.SeccompEvent)
-	start    counters
-	lost0    uint32
-	statErr  error
-	events   atomic.Uint64
-	closed   atomic.Bool
-	finalErr error
+	s       *Stream
+	ses     uint32
+	all     bool
+	fn      func(*record.SeccompEvent)
+	start   counters
+	lost0   uint32
+	statErr error
+	events  atomic.Uint64
+	closed  atomic.Bool
 }
 
 // Subscribe delivers every event of audit session ses to fn, in record

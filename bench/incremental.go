@@ -14,7 +14,7 @@ import (
 // far below strace's. Reported, never a pass/fail.
 const (
 	incrementalTarget ratioTarget = 1.15 // incremental record / check, paired
-	straceFloor                   = 3.0  // strace -f / incremental record, paired, at least
+	straceFloor       float64     = 3.0  // strace -f / incremental record, paired, at least
 )
 
 // incrementalRecord: per workload and backend, bare against check,

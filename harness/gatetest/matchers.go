@@ -166,7 +166,7 @@ func inconclusive(matcher string, r *harness.Result) error {
 		return nil
 	}
 	return fmt.Errorf("%s: the run of %s was inconclusive, so nothing can be concluded from it either way: %s\n"+
-		"`sysgate doctor` checks what the machine needs for a conclusive run.", matcher, r.Agent, r.Inconclusive)
+		"(`sysgate doctor` checks what the machine needs for a conclusive run)", matcher, r.Agent, r.Inconclusive)
 }
 
 func resultOf(matcher string, actual any) (*harness.Result, error) {

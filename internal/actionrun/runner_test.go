@@ -10,7 +10,7 @@ import (
 )
 
 // runAction writes an action.yml and runs it in a new workspace.
-func runAction(t *testing.T, yml string, inputs map[string]string, cacheDir string) (*Result, error, Config) {
+func runAction(t *testing.T, yml string, inputs map[string]string, cacheDir string) (*Result, Config, error) {
 	t.Helper()
 	actionDir, ws, out := t.TempDir(), t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(actionDir, "action.yml"), []byte(yml), 0o644); err != nil {
@@ -32,7 +32,7 @@ func runAction(t *testing.T, yml string, inputs map[string]string, cacheDir stri
 			t.Logf("job log:\n%s", log.String())
 		}
 	})
-	return r, err, cfg
+	return r, cfg, err
 }
 
 const filesAction = `
@@ -99,7 +99,7 @@ runs:
 // functions, working-directory, bash -eo pipefail, the artifact upload.
 func TestRunFollowsGitHub(t *testing.T) {
 	yml := strings.Replace(filesAction, "    - id: write\n", "    - shell: bash\n      run: mkdir -p sub && echo report > sub/r.txt && mkdir sub/.hidden && echo x > sub/.hidden/h\n    - id: write\n", 1)
-	r, err, _ := runAction(t, yml, map[string]string{"greeting": "Hello"}, "")
+	r, _, err := runAction(t, yml, map[string]string{"greeting": "Hello"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,12 +139,12 @@ func TestRunFollowsGitHub(t *testing.T) {
 }
 
 func TestRunInputs(t *testing.T) {
-	_, err, _ := runAction(t, filesAction, map[string]string{"greting": "x"}, "")
+	_, _, err := runAction(t, filesAction, map[string]string{"greting": "x"}, "")
 	if err == nil || !strings.Contains(err.Error(), `input "greting"`) || !strings.Contains(err.Error(), "greeting") {
 		t.Errorf("an unknown input: want an error naming it and the inputs there are, got %v", err)
 	}
 	required := strings.Replace(filesAction, "  name:\n    default: \"\"", "  name:\n    required: true", 1)
-	if _, err, _ := runAction(t, required, nil, ""); err == nil || !strings.Contains(err.Error(), `"name" is required`) {
+	if _, _, err := runAction(t, required, nil, ""); err == nil || !strings.Contains(err.Error(), `"name" is required`) {
 		t.Errorf("a required input not given: got %v", err)
 	}
 }
@@ -164,7 +164,7 @@ func TestRunRefusesWhatItDoesNotKnow(t *testing.T) {
 	} {
 		yml := "runs:\n  using: composite\n  steps:\n" + tc.step
 		yml = "inputs:\n  greeting:\n    default: hi\n" + yml
-		_, err, _ := runAction(t, yml, nil, "")
+		_, _, err := runAction(t, yml, nil, "")
 		var se *StepError
 		if !errors.As(err, &se) || !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: want a StepError with ErrUnsupported containing %q, got %v", tc.step, tc.want, err)
@@ -264,7 +264,7 @@ outputs:
 // succeeded, and a later dry run (new runner directories) restores it.
 func TestCacheAcrossRuns(t *testing.T) {
 	store := t.TempDir()
-	r, err, _ := runAction(t, cacheAction, map[string]string{"code": "1"}, store)
+	r, _, err := runAction(t, cacheAction, map[string]string{"code": "1"}, store)
 	if err != nil || r.Output("how") != "built" || r.Output("hit") != "" {
 		t.Fatalf("first run: how=%q hit=%q err=%v", r.Output("how"), r.Output("hit"), err)
 	}
@@ -272,7 +272,7 @@ func TestCacheAcrossRuns(t *testing.T) {
 		t.Errorf("a failed job must not save the cache: last step %+v", last)
 	}
 	for i, want := range []struct{ how, hit string }{{"built", ""}, {"cached", "true"}} {
-		r, err, _ := runAction(t, cacheAction, nil, store)
+		r, _, err := runAction(t, cacheAction, nil, store)
 		if err != nil || r.Job != Success || r.Output("how") != want.how || r.Output("hit") != want.hit {
 			t.Errorf("run %d: job %s how=%q hit=%q err=%v; want how=%q hit=%q", i+2, r.Job, r.Output("how"), r.Output("hit"), err, want.how, want.hit)
 		}
@@ -306,7 +306,7 @@ runs:
       shell: sh
       run: exit 7
 `
-	r, err, _ := runAction(t, yml, nil, "")
+	r, _, err := runAction(t, yml, nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +347,7 @@ func writeAction(t *testing.T, yml string) string {
 // TestMalformedOutputFailsStep: a GITHUB_OUTPUT line the runner cannot
 // read fails the step that wrote it, as on GitHub.
 func TestMalformedOutputFailsStep(t *testing.T) {
-	r, err, _ := runAction(t, "runs:\n  using: composite\n  steps:\n    - id: bad\n      shell: bash\n      run: echo garbage >> \"$GITHUB_OUTPUT\"\n", nil, "")
+	r, _, err := runAction(t, "runs:\n  using: composite\n  steps:\n    - id: bad\n      shell: bash\n      run: echo garbage >> \"$GITHUB_OUTPUT\"\n", nil, "")
 	if err != nil {
 		t.Fatal(err)
 	}

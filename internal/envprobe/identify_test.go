@@ -46,7 +46,11 @@ func goCommand() string {
 	if p, err := exec.LookPath("go"); err == nil {
 		return p
 	}
-	return filepath.Join(runtime.GOROOT(), "bin", "go")
+	out, err := exec.Command("/usr/local/go/bin/go", "env", "GOROOT").Output()
+	if err != nil {
+		return "/usr/local/go/bin/go"
+	}
+	return filepath.Join(strings.TrimSpace(string(out)), "bin", "go")
 }
 
 // goBinary copies the built program into the test's own directory, so a

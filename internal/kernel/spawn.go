@@ -1,6 +1,7 @@
 package kernel
 
 /*
+#cgo CFLAGS: -Wall -Wextra -Werror
 #include <stdlib.h>
 #include "spawn.h"
 */

@@ -8,11 +8,6 @@ import (
 	seccomp "github.com/seccomp/libseccomp-golang"
 )
 
-type nameKey struct {
-	arch Arch
-	nr   int
-}
-
 type table struct {
 	byNumber map[int]string
 	byName   map[string]int
