@@ -58,7 +58,9 @@ const pathMax = 4096
 // /proc/<pid>/cwd is closed to sysgate, and its relative names (a
 // command "./x", the script operand of "python3 agent.py") resolve from
 // launchDir instead.
-func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args [6]uint64, callerExe, comm, launchDir string) *execSeen {
+//
+// pin says which programs to hash (see notifier.pin); nil: every one.
+func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args [6]uint64, callerExe, comm, launchDir string, pin func(string) bool) *execSeen {
 	e := &execSeen{tgid: tgid, parent: callerExe, comm: comm}
 	if callerExe == launcherExe() {
 		e.parent = ""
@@ -69,7 +71,7 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 			name = path.Join(launchDir, name)
 		}
 		lookup := kernel.ExecTarget(tid, tgid, dirfd, name, emptyPath)
-		file, err := kernel.ResolveExecFileSum(lookup, programSums)
+		file, err := kernel.ResolveExecFileSum(lookup, programSums, pin)
 		if abs, ok := strings.CutPrefix(lookup, "/proc/"+strconv.Itoa(tid)+"/root"); ok && err != nil && !missing(err) {
 			// The caller's /proc entries are closed to sysgate (the
 			// launcher is not dumpable, and without root sysgate may
@@ -78,7 +80,7 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 			// Never a name through the caller's own /proc entry
 			// (ExecTarget did not put it under root): from here that
 			// is sysgate's.
-			file, err = kernel.ResolveExecFileSum(abs, programSums)
+			file, err = kernel.ResolveExecFileSum(abs, programSums, pin)
 		}
 		return file, err
 	}

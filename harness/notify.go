@@ -49,6 +49,8 @@ type notifier struct {
 	// launchDir is the absolute directory the launcher starts the agent
 	// in (see readExec).
 	launchDir string
+	// pin says which programs an exec hashes (nil: all): see pinWanted.
+	pin func(path string) bool
 }
 
 // newNotifier serves the run's listener. Under the notify backend
@@ -125,7 +127,7 @@ func (n *notifier) exec(notif *kernel.SeccompNotif, arch scmp.Arch, name string,
 	if n.mode == baseline.ModeEnforce && !allowed {
 		return listener.Continue, false
 	}
-	e := readExec(int(notif.PID), id.PID, arch, notif.Data.Arch, name, notif.Data.Args, kernel.ProgramPath(id.Exe), id.Comm, n.launchDir)
+	e := readExec(int(notif.PID), id.PID, arch, notif.Data.Arch, name, notif.Data.Args, kernel.ProgramPath(id.Exe), id.Comm, n.launchDir, n.pin)
 	if !kernel.NotifIDValid(n.fd, notif.ID) {
 		// The caller is gone (a fatal signal): its exec never runs, and
 		// what was read may be another process's.

@@ -59,6 +59,7 @@ type runConfig struct {
 	keepCaps          []string
 	tty               bool
 	noPidns           bool
+	phases            func(string, time.Duration)
 	unisolatedOK      bool
 	backend           Backend
 	notify            bool // resolved from backend by Run

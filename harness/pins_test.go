@@ -85,3 +85,41 @@ func TestWritableNotes(t *testing.T) {
 		t.Errorf("notes %q", notes)
 	}
 }
+
+// A run hashes what a baseline pins and what the agent could replace:
+// everything for a root agent, else a file another user can write; a
+// system program only root can write is matched by path.
+func TestPinWanted(t *testing.T) {
+	dir := t.TempDir()
+	tool := dir + "/tool.sh"
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(tool, 0o777); err != nil { // past the umask
+		t.Fatal(err)
+	}
+	doc, err := baseline.ParseDocument("b.yaml", []byte("version: 1\nprograms:\n  - {path: /usr/bin/env, sha256: "+sumTool+"}\n  - /usr/bin/true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &baseline.Profile{Docs: []*baseline.Document{doc}}
+	user, root := pinWanted(p, false), pinWanted(p, true)
+	for _, c := range []struct {
+		path       string
+		user, root bool
+	}{
+		{tool, true, true},
+		{"/usr/bin/env", true, true},   // pinned
+		{"/usr/bin/true", false, true}, // root-owned, unpinned
+	} {
+		if baseline.ProgramWritable(c.path) != "" && !c.user {
+			t.Skipf("[environment]: %s is writable by a user other than root on this machine", c.path)
+		}
+		if got := user(c.path); got != c.user {
+			t.Errorf("non-root agent, %s: hashed %v, want %v", c.path, got, c.user)
+		}
+		if got := root(c.path); got != c.root {
+			t.Errorf("root agent, %s: hashed %v, want %v", c.path, got, c.root)
+		}
+	}
+}

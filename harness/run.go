@@ -51,15 +51,18 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if agent.Name == "" {
 		agent.Name = filepath.Base(agent.Command[0])
 	}
+	clock := newPhaseClock(cfg.phases)
 	backend, backendNote := cfg.pickBackend()
 	notify := backend == BackendNotify
 	cfg.notify = notify
 	// The environment picks the baselines' layers: read before the run,
 	// from the machine and the command, without running anything.
 	envBefore := commandEnvironment(agent)
+	clock.mark(PhaseEnvironment)
 	cfg.selector = baseline.SelectorFor(scmp.Native(), envBefore)
 	// Bad input is reported before missing privileges: it needs neither.
 	profile, filterMode, filter, err := cfg.loadCompiled()
+	clock.mark(PhaseCompile)
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +158,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if err := checkIsolation(setup, droppedEnv, cfg.unisolatedOK); err != nil {
 		return nil, err
 	}
+	clock.mark(PhasePrepare)
 	var stream *auditlog.Stream
 	if !notify {
 		release, err := auditctl.AcquireTuning()
@@ -174,7 +178,9 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	clock.mark(PhaseAudit)
 	child, err := startVfork(setup, agent.Stdin, agent.Stdout, agent.Stderr)
+	clock.mark(PhaseSpawn)
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +197,11 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		if !cfg.noPrograms {
 			notes.book, notes.gated = newProgramBook(), profile.GatesPrograms()
 			notes.launchDir = launchDir(agent.Dir)
+			agentUID := uint32(os.Getuid())
+			if cfg.setUser {
+				agentUID = cfg.uid
+			}
+			notes.pin = pinWanted(profile, agentUID == 0)
 			if mode != baseline.ModeRecord && notes.gated {
 				notes.book.outside = func(path string) bool { return !profile.AllowsProgram(path) }
 			}
@@ -251,6 +262,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		}
 		return sub.Close(ctx)
 	}
+	clock.mark(PhaseListen)
 	started := time.Now()
 	releasing = true
 	err = child.release(ctx, func(fd int) error {
@@ -277,6 +289,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		}
 	}
 	duration := time.Since(started)
+	clock.mark(PhaseAgent)
 
 	// The tree is gone: after the barrier every record it caused is in.
 	// (The notify backend has had every call answered by now.)
@@ -291,6 +304,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 			notes.book.close()
 		}
 	}
+	clock.mark(PhaseBarrier)
 
 	r := &Result{
 		Agent: agent.Name, Command: agent.Command, Mode: mode, Incremental: incremental, Arch: scmp.Native(), Baselines: cfg.baselines,
@@ -358,6 +372,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		}
 		r.ObservationFile = cfg.observation
 	}
+	clock.mark(PhaseResult)
 	return r, nil
 }
 

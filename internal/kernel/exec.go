@@ -190,13 +190,16 @@ var ErrMagicLink = errors.New("the path reaches a /proc magic link through a sym
 // descriptor, which ExecTarget put there) are followed: one met later
 // came from a symlink and fails with ErrMagicLink.
 func ResolveExecFile(target string) (ExecFile, error) {
-	return ResolveExecFileSum(target, nil)
+	return ResolveExecFileSum(target, nil, nil)
 }
 
 // ResolveExecFileSum is ResolveExecFile that also hashes a regular file
 // through the same descriptor (sums nil: it does not), so the content
 // is the file's that the path reached, not whatever the path names later.
-func ResolveExecFileSum(target string, sums *ContentCache) (ExecFile, error) {
+//
+// want, when not nil, says which files are worth hashing (by the path
+// reached): hashing a big program nobody pins costs a read of all of it.
+func ResolveExecFileSum(target string, sums *ContentCache, want func(path string) bool) (ExecFile, error) {
 	fd, err := openExecTarget(target)
 	if err != nil {
 		return ExecFile{}, &os.PathError{Op: "open", Path: target, Err: err}
@@ -221,7 +224,7 @@ func ResolveExecFileSum(target string, sums *ContentCache) (ExecFile, error) {
 				f.Head = head[:n]
 			}
 		}
-		if sums != nil {
+		if sums != nil && (want == nil || want(f.Path)) {
 			f.SHA256, f.SumErr = sums.sum(fd, &st)
 		}
 	}

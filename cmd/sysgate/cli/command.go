@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
@@ -34,6 +35,8 @@ type Command struct {
 	// Env is sysgate's own environment ("KEY=value"); nil means the
 	// process's. The CLI is the only library layer that reads it.
 	Env []string
+
+	started time.Time // Main's start: SYSGATE_PHASES times the CLI's own part
 }
 
 // environ is sysgate's own environment.
@@ -82,6 +85,7 @@ func register(path, summary string, run func(c *Command, args []string) int) {
 
 // Main runs the verb named by args[1:] and returns the process exit code.
 func (c *Command) Main(args []string) int {
+	c.started = time.Now()
 	if c.Stdin == nil {
 		c.Stdin = strings.NewReader("")
 	}

@@ -215,6 +215,15 @@ func (c *Command) runAgent(a harness.Agent, opts []harness.Option) (*harness.Res
 	if p := newProgress(c.Stderr); p != nil {
 		opts = append(opts, harness.WithProgress(p.event))
 	}
+	// SYSGATE_PHASES=1: where the run's fixed cost goes, one line per
+	// phase on stderr (make bench sums them over runs).
+	if c.getenv("SYSGATE_PHASES") != "" {
+		phase := func(phase string, d time.Duration) {
+			fmt.Fprintf(c.Stderr, "sysgate: phase %s %.3f ms\n", phase, float64(d.Microseconds())/1000)
+		}
+		phase("cli", time.Since(c.started)) // flags, baselines' guard, options
+		opts = append(opts, harness.WithPhaseTimes(phase))
+	}
 	r, err := runHarness(ctx, a, opts...)
 	if err != nil {
 		return nil, c.runError(err)
@@ -519,11 +528,24 @@ func (c *Command) unrecordedLayer(out string, sel baseline.Selector, before *bas
 // baselines contradict is kept, with a warning: it is how a second agent
 // borrows a baseline, and how a typo shows.
 func (c *Command) gateAgent(flagAgent string, baselines []string) string {
-	p, err := baseline.LoadStackFor(harness.HostSelector(c.environ()), baselines...)
-	if err != nil {
-		return flagAgent // the run reports the bad baseline
+	// The agent key is in the named files themselves (the first that has
+	// one): no layer is resolved for it, so the machine is not probed
+	// twice (the run reads it once, for the layers).
+	named := ""
+	for _, b := range baselines {
+		data, err := baseline.ReadInput(b)
+		if err != nil {
+			return flagAgent // the run reports the bad baseline
+		}
+		doc, err := baseline.ParseDocument(b, data)
+		if err != nil {
+			return flagAgent
+		}
+		if doc.Agent != "" {
+			named = doc.Agent
+			break
+		}
 	}
-	named := p.Agent()
 	switch {
 	case flagAgent == "":
 		return named
