@@ -168,7 +168,10 @@ func cliStartup(ctx context.Context, cfg config, dir string, w workloads, bases 
 	for _, r := range rows {
 		fmt.Fprintln(tw, r.cells())
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return phaseBreakdown(ctx, checkTrue, cfg.launches)
 }
 
 // launch starts c with its standard streams on /dev/null and waits for it:
