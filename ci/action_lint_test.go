@@ -2,6 +2,7 @@ package ci
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -52,13 +53,13 @@ func actionWorkflow(data []byte) (workflow string, offset int, err error) {
 	}
 	var b strings.Builder
 	b.WriteString("# action.yml's steps as a workflow (ci/action_lint_test.go)\nname: action\non:\n  workflow_call:\n    inputs:\n")
-	for _, name := range sortedKeys(action.Inputs) {
+	for _, name := range slices.Sorted(maps.Keys(action.Inputs)) {
 		in := action.Inputs[name]
 		fmt.Fprintf(&b, "      %s:\n        description: %s\n        type: string\n        required: false\n        default: %s\n",
 			name, strconv.Quote(in.Description), strconv.Quote(in.Default))
 	}
 	b.WriteString("jobs:\n  action:\n    runs-on: ubuntu-24.04\n    outputs:\n")
-	for _, name := range sortedKeys(action.Outputs) {
+	for _, name := range slices.Sorted(maps.Keys(action.Outputs)) {
 		fmt.Fprintf(&b, "      %s: %s\n", name, strconv.Quote(action.Outputs[name].Value))
 	}
 	b.WriteString("    steps:\n")
@@ -71,15 +72,6 @@ func actionWorkflow(data []byte) (workflow string, offset int, err error) {
 		b.WriteString(l)
 	}
 	return b.String(), offset, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // lintAction lints action.yml's steps (data) as a workflow in a fresh

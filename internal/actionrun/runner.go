@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 )
@@ -466,14 +465,4 @@ func (j *job) record(s Step, res StepResult) {
 		"outcome":    stringValue(res.Outcome),
 		"conclusion": stringValue(res.Conclusion),
 	})
-}
-
-// sortedKeys is for stable messages.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -3,6 +3,7 @@ package actionrun
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -74,7 +75,7 @@ func (j *job) uses(ctx context.Context, sc *scope, s Step, env []KeyValue, res *
 	}
 	sim, ok := simulatedActions[name]
 	if !ok {
-		return stepErr("uses", unsupported("uses: %s (it simulates %s)", s.Uses, strings.Join(sortedKeys(simulatedActions), ", ")))
+		return stepErr("uses", unsupported("uses: %s (it simulates %s)", s.Uses, strings.Join(slices.Sorted(maps.Keys(simulatedActions)), ", ")))
 	}
 	call := usesCall{step: s, with: map[string]string{}}
 	for _, kv := range s.With {

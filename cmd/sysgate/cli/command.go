@@ -163,7 +163,7 @@ func (c *Command) usage(w io.Writer, unknown string) {
 	for _, p := range paths {
 		fmt.Fprintf(w, "  %-20s %s\n", p, verbs[p].summary)
 	}
-	fmt.Fprintln(w, "\nExit codes: 0 clean, 1 violation found, 2 usage or bad input, 3 inconclusive or environment error.")
+	fmt.Fprintln(w, "\nExit codes: 0 clean, 1 violation found, 2 usage or bad input, 3 inconclusive or environment error, 4 the agent itself failed (a clean run).")
 	fmt.Fprintln(w, "Run 'sysgate COMMAND -h' for a command's flags.")
 }
 
