@@ -1,0 +1,124 @@
+package harness
+
+import (
+	"context"
+	"errors"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/auditlog"
+	"github.com/sysgate/sysgate/auditlog/record"
+	"github.com/sysgate/sysgate/baseline"
+)
+
+// observer is how a run sees its calls: the collector they go to, the
+// audit subscription (audit backend), and the run's listener. notes
+// exists exactly when the filter notifies (plan.listened): then the
+// listener answers the held calls (and names every exec), else it only
+// tells when the run is over.
+type observer struct {
+	events *collector
+	notes  *notifier
+	run    *runListener
+	sub    *auditlog.Subscription
+}
+
+// observe sets up what sees the run's calls before the agent starts (the
+// audit subscription comes last: see subscribe).
+func (p *runPlan) observe(child *agentProcess) (*observer, error) {
+	o := &observer{events: newCollector(p.agent.Name, p.cfg.progress)}
+	o.events.refusal = refusalOf(p.profile, p.mode, p.cfg.action)
+	if p.listened {
+		o.notes = p.notifier(o.events, child.ses)
+	} else {
+		var err error
+		if o.run, err = serveListener(child.listener, nil); err != nil {
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// subscribe has the run's audit records delivered (audit backend), right
+// before the go-ahead: nothing is left to fail that would need it closed.
+func (p *runPlan) subscribe(o *observer, stream *auditlog.Stream, ses uint32) {
+	if stream != nil {
+		o.sub = stream.Subscribe(ses, p.auditEvents(o.events))
+	}
+}
+
+// notifier answers the held calls of a run whose filter notifies.
+func (p *runPlan) notifier(events *collector, ses uint32) *notifier {
+	cfg, profile := p.cfg, p.profile
+	// The filter's mode: an exec its baselines allow is answered without
+	// an event, as the filter answers every allowed call.
+	notes := newNotifier(events, profile, p.filterMode, cfg.action, ses, p.notify)
+	notes.argBlind = cfg.argBlind
+	if cfg.noPrograms {
+		return notes
+	}
+	notes.book, notes.gated = newProgramBook(), profile.GatesPrograms()
+	notes.launchDir = launchDir(p.agent.Dir)
+	notes.pin = pinWanted(profile, p.agentUID() == 0)
+	if p.mode != baseline.ModeRecord && notes.gated {
+		notes.book.outside = func(path string) bool { return !profile.AllowsProgram(path) }
+	}
+	return notes
+}
+
+// auditEvents is where the run's audit records go. Under
+// SECCOMP_FILTER_FLAG_LOG the kernel logs the calls it hands the
+// listener too: the listener reports them, with their class. (The agent
+// cannot have a listener of its own: the run's makes the kernel refuse a
+// second one.) A logged call of a classed syscall has the class the
+// filter logs (Filter.Implied).
+func (p *runPlan) auditEvents(events *collector) func(*record.SeccompEvent) {
+	if !p.listened {
+		return events.add
+	}
+	return func(ev *record.SeccompEvent) {
+		if ev.Code&unix.SECCOMP_RET_ACTION_FULL == unix.SECCOMP_RET_USER_NOTIF {
+			return
+		}
+		if key := p.filter.LoggedKey(ev.Arch, ev.Name); key != ev.Name {
+			named := *ev
+			named.Name = key
+			ev = &named
+		}
+		events.add(ev)
+	}
+}
+
+// serve takes over the listener the agent's first process sends (notify:
+// before its execve, which it may hold).
+func (o *observer) serve(fd int) error {
+	if o.notes == nil {
+		unix.Close(fd)
+		return errors.New("a listener was sent for a filter that does not notify")
+	}
+	o.notes.fd = fd
+	var err error
+	o.run, err = serveListener(fd, o.notes.decide)
+	return err
+}
+
+// closeSub waits for the run's last audit records (the barrier).
+func (o *observer) closeSub(ctx context.Context) (auditlog.Loss, error) {
+	if o.sub == nil {
+		return auditlog.Loss{}, nil
+	}
+	return o.sub.Close(ctx)
+}
+
+// finish is the run's barrier: every record it caused is in, and the
+// listener's goroutine, which fed the collector, has stopped.
+func (o *observer) finish(ctx context.Context) (auditlog.Loss, error) {
+	loss, err := o.closeSub(ctx)
+	if o.notes != nil {
+		_ = o.run.Close()
+		if o.notes.book != nil {
+			o.notes.book.close()
+		}
+	}
+	return loss, err
+}

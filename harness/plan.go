@@ -1,0 +1,193 @@
+package harness
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/internal/listener"
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// runPlan is everything a run decides before anything starts: the
+// backend, the compiled baselines, the agent's set-up with its fences,
+// and what the run goes without (weakened).
+type runPlan struct {
+	cfg   *runConfig
+	agent Agent
+	clock *phaseClock
+
+	backend     Backend
+	backendNote string
+	// notify: the notify backend. audited: the run gets an audit session
+	// of its own (root in the initial user namespace). listened: the
+	// filter notifies (notify, or audit with classes or programs), and
+	// its listener also tells when the run is over.
+	notify, audited, listened bool
+
+	envBefore   baseline.Environment // the machine and command, read before the run
+	profile     *baseline.Profile
+	filterMode  baseline.Mode // what the filter was compiled for
+	mode        baseline.Mode // what the run is: record for an incremental record
+	incremental bool
+	filter      *baseline.Filter
+
+	kept       []string // --keep-cap, as named
+	droppedEnv []string
+	setup      *kernel.AgentSetup
+	weakened   []string
+	snapshots  []*baseline.Snapshot // what the agent could write, read before it starts
+}
+
+// plan checks the options and the machine and builds the run's plan.
+// Bad input is reported before missing privileges: it needs neither.
+func plan(agent Agent, cfg *runConfig) (*runPlan, error) {
+	if len(agent.Command) == 0 {
+		return nil, fmt.Errorf("%w: no command", ErrAgentStart)
+	}
+	if agent.Name == "" {
+		agent.Name = filepath.Base(agent.Command[0])
+	}
+	p := &runPlan{cfg: cfg, agent: agent, clock: newPhaseClock(cfg.phases)}
+	p.backend, p.backendNote = cfg.pickBackend()
+	p.notify = p.backend == BackendNotify
+	cfg.notify = p.notify
+	// The environment picks the baselines' layers: read before the run,
+	// from the machine and the command, without running anything.
+	p.envBefore = commandEnvironment(agent)
+	p.clock.mark(PhaseEnvironment)
+	cfg.selector = baseline.SelectorFor(scmp.Native(), p.envBefore)
+	var err error
+	p.profile, p.filterMode, p.filter, err = cfg.loadCompiled()
+	p.clock.mark(PhaseCompile)
+	if err != nil {
+		return nil, err
+	}
+	// An incremental record compiles check mode's filter (the baselines
+	// allowed in the kernel) and is a record run in everything else: it
+	// learns programs rather than gating them, and writes its observation.
+	p.mode, p.incremental = p.filterMode, cfg.incrementalFor(p.profile)
+	if p.incremental {
+		p.mode = baseline.ModeRecord
+	}
+	keep, kept, err := keptCapabilities(cfg.keepCaps)
+	if err != nil {
+		return nil, err
+	}
+	p.kept = kept
+	if err := p.checkPrivileges(); err != nil {
+		return nil, err
+	}
+	env, dropped, err := cfg.agentEnv(agent.Env)
+	if err != nil {
+		return nil, err
+	}
+	p.agent.Env, p.droppedEnv = env, dropped
+	if err := p.prepareSetup(keep); err != nil {
+		return nil, err
+	}
+	if err := checkIsolation(p.setup, p.droppedEnv, cfg.unisolatedOK); err != nil {
+		return nil, err
+	}
+	p.clock.mark(PhasePrepare)
+	return p, nil
+}
+
+// checkPrivileges checks that the backend can run here, and makes this
+// process non-dumpable for good.
+func (p *runPlan) checkPrivileges() error {
+	// The audit session lists the run's processes and marks its claim;
+	// the audit backend cannot do without it, notify makes one where it
+	// may.
+	p.audited = InitialUserNamespace() && hasCap(capAuditControl)
+	if !p.notify && !p.audited {
+		return fmt.Errorf("%w: the audit backend needs CAP_AUDIT_CONTROL in the initial user namespace to give the agent its own audit session (run as root, or use --backend notify; `sysgate doctor` checks the rest)", ErrPrivileges)
+	}
+	if p.notify {
+		if err := listener.Supported(); err != nil {
+			return fmt.Errorf("%w: the notify backend: %w", ErrPrivileges, err)
+		}
+	}
+	return protectSelf()
+}
+
+// prepareSetup builds the agent's set-up: the filter and how its
+// listener is used, the capabilities it loses, the fence, and what the
+// run goes without.
+func (p *runPlan) prepareSetup(keep []int) error {
+	cfg := p.cfg
+	p.setup = cfg.agentSetup(p.agent, p.filter)
+	// A filter that notifies (the notify backend, or audit with argument
+	// classes) is loaded with the run's listener, which then also tells
+	// when the run is over: no run filter of its own.
+	p.listened = p.filter.Notifies
+	p.setup.Notify, p.setup.NoAuditSession, p.setup.Subreaper = p.listened, !p.audited, !p.audited
+	if p.listened {
+		p.setup.Listener = nil
+	}
+	if cfg.argBlind {
+		p.weakened = append(p.weakened, "argument classes off (--no-arg-classes): a class entry such as socket(AF_UNIX) allows its syscall with any arguments")
+	}
+	switch {
+	case cfg.noPrograms:
+		p.weakened = append(p.weakened, "programs not observed (--no-programs): the executables the agent ran were neither listed nor gated")
+	case p.mode != baseline.ModeRecord && !p.profile.GatesPrograms():
+		p.weakened = append(p.weakened, "the baselines have no programs section: the executables the agent ran are listed, not gated (record with --merge to add one)")
+	}
+	if hasCap(capSetpcap) {
+		var err error
+		if p.setup.DropCaps, err = fencedMask(keep); err != nil {
+			return err
+		}
+	} else if len(keep) > 0 {
+		return fmt.Errorf("%w: --keep-cap: sysgate itself holds no capabilities to keep", ErrKeepCapability)
+	}
+	p.fence()
+	return nil
+}
+
+// fence decides what the agent may not write or see in its mount
+// namespace, and reads what it could write before it starts: the run's
+// own baselines (with everything they extend) and the caller's
+// snapshots. A layer not recorded yet is watched too: an agent that
+// writes one would allow itself everything in the next run.
+func (p *runPlan) fence() {
+	cfg := p.cfg
+	watched := p.profile.Files()
+	for _, u := range p.profile.Unrecorded() {
+		watched = append(watched, u.Path)
+	}
+	p.snapshots = append([]*baseline.Snapshot{baseline.SnapshotFiles(watched...)}, cfg.snapshots...)
+	readOnly := append([]string{cfg.observation}, cfg.readOnly...)
+	for _, g := range cfg.guards {
+		readOnly = append(readOnly, g.Paths()...)
+	}
+	// A layer created for another environment of the same entry is
+	// picked by the next run there: the directories the layers lie
+	// under are the run's too.
+	if len(cfg.baselines) > 0 {
+		readOnly = append(readOnly, baseline.SnapshotStack(cfg.baselines...).LayerDirs()...)
+	}
+	switch {
+	case hasCap(capSysAdmin):
+		p.setup.HideDirs, p.setup.ReadOnlyPaths = outOfReach(p.snapshots, readOnly...)
+	case p.setup.PidNamespace && kernel.ProbeUserNamespace() == nil:
+		// Without privilege, a user namespace of the run's own mapping the
+		// caller's ids gives init the same fence, PID namespace and /proc.
+		p.setup.UserNamespace, p.setup.MapUID, p.setup.MapGID = true, uint32(os.Geteuid()), uint32(os.Getegid())
+		p.setup.HideDirs, p.setup.ReadOnlyPaths = outOfReach(p.snapshots, readOnly...)
+	default:
+		p.setup.NoFence = true
+		p.weakened = append(p.weakened, "no mount fence (no CAP_SYS_ADMIN): /proc/sys and /sys are as writable as the user makes them, and the run's baselines are only checked afterwards")
+	}
+}
+
+// agentUID is the uid the agent runs as.
+func (p *runPlan) agentUID() uint32 {
+	if p.cfg.setUser {
+		return p.cfg.uid
+	}
+	return uint32(os.Getuid())
+}
