@@ -322,6 +322,9 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	}
 	slices.Sort(r.ProtectedBaselines)
 	r.ProtectedBaselines = slices.Compact(r.ProtectedBaselines)
+	if !setup.NoFence {
+		r.ReadOnly = boundPaths(cfg.readOnly)
+	}
 	r.Warnings = warnings
 	events.obs.Runs = 1
 	events.obs.Incremental = incremental

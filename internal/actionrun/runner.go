@@ -57,6 +57,13 @@ type Result struct {
 	Annotations []Annotation `json:"annotations"`
 	Summary     string       `json:"summary"`   // the job summary: every step's GITHUB_STEP_SUMMARY
 	Artifacts   string       `json:"artifacts"` // uploaded artifacts, one directory each
+	// Env and Path are what the job's steps put in GITHUB_ENV and
+	// GITHUB_PATH: what every later step of the job would see.
+	Env  []KeyValue `json:"env"`
+	Path []string   `json:"path"`
+	// TamperedActions are uses: actions' code files under _actions that
+	// changed before their step ran (a runner would have run the change).
+	TamperedActions []string `json:"tampered_actions,omitempty"`
 }
 
 // Output returns the action's output name ("" when unset).
@@ -97,22 +104,24 @@ func (e *StepError) Unwrap() error { return e.Err }
 
 // job is the state of one dry run.
 type job struct {
-	cfg       Config
-	inputs    map[string]Value
-	github    map[string]Value
-	runner    map[string]Value
-	steps     map[string]Value // by id; null until the step ran
-	failed    bool
-	env       []KeyValue // GITHUB_ENV, in the order set
-	path      []string   // GITHUB_PATH, most recent first
-	temp      string
-	summary   string
-	artifacts string
-	logs      string
-	posts     []func() // post steps (actions/cache's save), run in reverse
-	uploads   int      // artifacts uploaded so far
-	result    Result
-	annotate  func(Annotation)
+	cfg        Config
+	inputs     map[string]Value
+	github     map[string]Value
+	runner     map[string]Value
+	steps      map[string]Value // by id; null until the step ran
+	failed     bool
+	env        []KeyValue // GITHUB_ENV, in the order set
+	path       []string   // GITHUB_PATH, most recent first
+	temp       string
+	summary    string
+	artifacts  string
+	logs       string
+	posts      []func()          // post steps (actions/cache's save), run in reverse
+	actions    string            // the runner's _actions directory
+	actionCode map[string]string // laid-out action code file -> its sha256
+	uploads    int               // artifacts uploaded so far
+	result     Result
+	annotate   func(Annotation)
 }
 
 // Run executes the action's steps as GitHub's runner would and returns the
@@ -134,6 +143,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for i := len(j.posts) - 1; i >= 0; i-- {
 		j.posts[i]()
 	}
+	j.result.Env, j.result.Path = append([]KeyValue{}, j.env...), append([]string{}, j.path...)
 	sc := j.scope()
 	for _, o := range cfg.Action.Outputs {
 		v, err := sc.interpolate(o.Value)
@@ -177,6 +187,7 @@ func newJob(cfg Config) (*job, error) {
 	if j.cfg.ToolCache == "" {
 		j.cfg.ToolCache = filepath.Join(cfg.OutDir, "tool-cache")
 	}
+	j.actions = actionsDir(cfg.ActionDir, cfg.OutDir)
 	for _, d := range []string{j.temp, j.logs, j.cfg.ToolCache} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
@@ -191,6 +202,9 @@ func newJob(cfg Config) (*job, error) {
 		return nil, err
 	}
 	j.setContexts()
+	if err := j.layOutActions(); err != nil {
+		return nil, err
+	}
 	for _, s := range cfg.Action.Steps {
 		if s.ID != "" {
 			j.steps[strings.ToLower(s.ID)] = null
