@@ -165,6 +165,7 @@ step_install() {
 
 step_doctor() {
 	export SYSGATE_BACKEND=${INPUT_BACKEND:-auto}
+	case "$SYSGATE_BACKEND" in auto | audit | notify) ;; *) die 2 "backend: '$SYSGATE_BACKEND' is not auto, audit or notify" ;; esac
 	local code=0
 	as_root sysgate doctor --backend "$SYSGATE_BACKEND" || code=$?
 	if [ "$code" -ne 0 ]; then

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,17 +34,9 @@ func TestAgentKeepsTheEnvironmentItNeeds(t *testing.T) {
 	if err := chownTreeTo(ws, int(u.UID), int(u.GID)); err != nil {
 		t.Fatal(err)
 	}
-	gocache := filepath.Join(e.base, "gocache-job")
-	if err := os.MkdirAll(gocache, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chown(gocache, int(u.UID), int(u.GID)); err != nil {
-		t.Fatal(err)
-	}
 	// The key and a runner credential are in every step's environment,
 	// as a workflow's env: puts them there.
-	env := []string{"HOME=" + u.Home, "GOCACHE=" + gocache, "USER=" + u.Name,
-		"OPENAI_API_KEY=sk-0123456789", "ACTIONS_RUNTIME_TOKEN=runtime-token"}
+	env := append(jobUserEnv(t, e, u), "OPENAI_API_KEY=sk-0123456789", "ACTIONS_RUNTIME_TOKEN=runtime-token")
 	run := func(t *testing.T, more ...string) string {
 		t.Helper()
 		w := newJobWorld(t, e, u, strings.NewReplacer("/", "-", "=", "-", " ", "-").Replace(t.Name()))

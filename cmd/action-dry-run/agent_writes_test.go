@@ -42,6 +42,20 @@ func newJobWorld(t *testing.T, e *dryRunEnv, u testutil.SudoUser, name string) j
 	return w
 }
 
+// jobUserEnv is the job's user's environment: its home and a Go build
+// cache of its own.
+func jobUserEnv(t *testing.T, e *dryRunEnv, u testutil.SudoUser) []string {
+	t.Helper()
+	gocache := filepath.Join(e.base, "gocache-job")
+	if err := os.MkdirAll(gocache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(gocache, int(u.UID), int(u.GID)); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"HOME=" + u.Home, "GOCACHE=" + gocache, "USER=" + u.Name}
+}
+
 func chownTreeTo(dir string, uid, gid int) error {
 	return filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
 		if err != nil {
@@ -88,14 +102,7 @@ func TestAgentWritesNothingTheVerdictReads(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	gocache := filepath.Join(e.base, "gocache-job")
-	if err := os.MkdirAll(gocache, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chown(gocache, int(u.UID), int(u.GID)); err != nil {
-		t.Fatal(err)
-	}
-	userEnv := []string{"HOME=" + u.Home, "GOCACHE=" + gocache, "USER=" + u.Name}
+	userEnv := jobUserEnv(t, e, u)
 	rw := newJobWorld(t, e, u, "record")
 	if j := e.run(t, runOpts{dir: ws, action: rw.action, out: rw.out, asUser: int(u.UID), asGroup: int(u.GID), env: userEnv, inputs: record}); j.code != 0 {
 		t.Fatalf("record as the job's user: exit %d\n%s", j.code, j.log)

@@ -115,6 +115,7 @@ type runOpts struct {
 	asUser  int      // 0: as root
 	asGroup int      // asUser's group (0: asUser)
 	out     string   // --out (default a new directory under base)
+	flags   []string // more flags of the dry run
 	env     []string // more environment
 }
 
@@ -136,6 +137,7 @@ func (e *dryRunEnv) run(t *testing.T, o runOpts) job {
 	for _, in := range o.inputs {
 		args = append(args, "--input", in)
 	}
+	args = append(args, o.flags...)
 	var cmd *exec.Cmd
 	if o.script {
 		cmd = exec.Command(filepath.Join(e.checkout, "scripts", "action-dry-run.sh"), args...)

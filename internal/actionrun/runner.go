@@ -24,6 +24,7 @@ type Config struct {
 	CacheDir  string            // where actions/cache keeps its entries across dry runs
 	Github    map[string]string // github context values over the defaults (job, repository, action_ref, ...)
 	Env       []string          // the environment the runner gives every step (KEY=VALUE)
+	RunnerOS  string            // runner.os and RUNNER_OS ("": Linux); the steps still run here
 	Stdout    io.Writer         // the job's log: each step's output and the dry run's notes
 }
 
@@ -278,11 +279,20 @@ func (j *job) setContexts() {
 		j.github[k] = stringValue(v)
 	}
 	j.runner = map[string]Value{
-		"os":         stringValue("Linux"),
+		"os":         stringValue(j.runnerOS()),
 		"arch":       stringValue(runnerArch()),
 		"temp":       stringValue(j.temp),
 		"tool_cache": stringValue(j.cfg.ToolCache),
 	}
+}
+
+// runnerOS is the runner's OS the steps are told: a macOS or Windows
+// runner's, to see what the action does there.
+func (j *job) runnerOS() string {
+	if j.cfg.RunnerOS == "" {
+		return "Linux"
+	}
+	return j.cfg.RunnerOS
 }
 
 // CheckGithub reports a github context key the dry run does not know.
@@ -316,7 +326,7 @@ func (j *job) githubEnv() []KeyValue {
 		{"GITHUB_REPOSITORY", g("repository")},
 		{"GITHUB_RUN_ID", g("run_id")},
 		{"GITHUB_SERVER_URL", g("server_url")},
-		{"RUNNER_OS", "Linux"},
+		{"RUNNER_OS", j.runnerOS()},
 		{"RUNNER_ARCH", runnerArch()},
 		{"RUNNER_TEMP", j.temp},
 		{"RUNNER_TOOL_CACHE", j.cfg.ToolCache},
