@@ -53,7 +53,7 @@ trap cleanup EXIT
 # job), through passwordless sudo where it exists (hosted runners: sudo keeps
 # SUDO_UID, so sysgate runs the agent as the job's user), else as this user
 # (notify backend: no privilege needed).
-sudo_env=(CI GITHUB_ACTIONS SYSGATE_BACKEND SYSGATE_BASELINES SYSGATE_MODE SYSGATE_OBSERVATIONS SYSGATE_INCREMENTAL SYSGATE_USER NO_COLOR)
+sudo_env=(CI GITHUB_ACTIONS SYSGATE_BACKEND SYSGATE_BASELINES SYSGATE_MODE SYSGATE_OBSERVATIONS SYSGATE_INCREMENTAL SYSGATE_USER SYSGATE_READ_ONLY NO_COLOR)
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then
 		"$@"
@@ -313,6 +313,7 @@ step_gate() {
 	out=$(as_root mktemp -d /tmp/sysgate-action.XXXXXX)
 	root_out=$out
 	read_only=()
+	reports_abs=$reports
 	while IFS= read -r p; do read_only+=(--read-only "$p"); done < <(read_only_paths "$reports")
 	run_flags=("${read_only[@]}" "${extra_args[@]}")
 	local p
@@ -446,6 +447,9 @@ gate_packages() {
 	for b in "${!guarded[@]}"; do guarded[b]=$(realpath -m -- "${guarded[b]}"); done
 	SYSGATE_BASELINES="${guarded[*]}"
 	export SYSGATE_BASELINES
+	# What --read-only is for a command: one path a line.
+	SYSGATE_READ_ONLY=$(read_only_paths "$reports_abs")
+	export SYSGATE_READ_ONLY
 	if [ "$mode" = record ]; then
 		export SYSGATE_OBSERVATIONS="$out/observations"
 		SYSGATE_INCREMENTAL=$([ "${INPUT_INCREMENTAL:-false}" = true ] && echo 1 || echo 0)

@@ -412,6 +412,13 @@ func TestDryRun(t *testing.T) {
 		if check.code != 0 || check.res.Output("verdict") != "clean" {
 			t.Errorf("packages check: exit %d verdict %q, want 0 and clean", check.code, check.res.Output("verdict"))
 		}
+		// The specs' agents could not write the runner's paths either: the
+		// report names the file-command directory read-only.
+		report, err := os.ReadFile(filepath.Join(check.res.Output("reports"), "ginkgo-1.json"))
+		fileCommands := filepath.Join(check.out, "runner-temp", "_runner_file_commands")
+		if err != nil || !strings.Contains(string(report), "read_only") || !strings.Contains(string(report), fileCommands) {
+			t.Errorf("the Ginkgo report does not name %s read-only for the agent (%v)", fileCommands, err)
+		}
 	})
 
 	t.Run("unprivileged", func(t *testing.T) {
