@@ -31,3 +31,17 @@ func TestAChangedBaselineIsNamedInTextAndAnnotations(t *testing.T) {
 		t.Errorf("no error annotation names %s", changed)
 	}
 }
+
+// The text header names every path the caller made read-only for the
+// agent (sysgate --read-only: the action's paths on a runner).
+func TestReadOnlyPathsAreNamedInTheHeader(t *testing.T) {
+	r := &harness.Result{Agent: "a", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
+		ReadOnly: []string{"/w/_actions", "/w/_temp/_runner_file_commands"}}
+	var text strings.Builder
+	if err := WriteText(&text, r, Palette{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "read-only for the agent: /w/_actions, /w/_temp/_runner_file_commands\n"; !strings.Contains(text.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, text.String())
+	}
+}

@@ -47,6 +47,13 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	if len(r.ProtectedBaselines) > 0 {
 		fmt.Fprintf(&b, "  read-only for the agent: the gate's baselines %s\n", strings.Join(r.ProtectedBaselines, ", "))
 	}
+	if len(r.ReadOnly) > 0 {
+		quoted := make([]string, len(r.ReadOnly))
+		for i, p := range r.ReadOnly {
+			quoted[i] = term(p)
+		}
+		fmt.Fprintf(&b, "  read-only for the agent: %s\n", strings.Join(quoted, ", "))
+	}
 	if banner := r.WeakenedBanner(); banner != "" {
 		fmt.Fprintf(&b, "  WEAKENED GATE: %s\n", banner)
 	}

@@ -87,6 +87,9 @@ func (p *runPlan) newResult(s *started, tree treeOutcome, loss auditlog.Loss, du
 	}
 	slices.Sort(r.ProtectedBaselines)
 	r.ProtectedBaselines = slices.Compact(r.ProtectedBaselines)
+	if !p.setup.NoFence {
+		r.ReadOnly = boundPaths(cfg.readOnly)
+	}
 	r.Warnings = s.warnings
 	return r
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -60,4 +61,24 @@ func outOfReach(snapshots []*baseline.Snapshot, files ...string) (hide, readOnly
 	}
 	slices.Sort(readOnly)
 	return []string{auditctl.StateDir}, slices.Compact(readOnly)
+}
+
+// boundPaths are the caller's read-only paths the fence bound: the ones
+// that exist (a missing one is skipped), absolute, sorted.
+func boundPaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		if _, err := os.Lstat(abs); err == nil {
+			out = append(out, abs)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -129,6 +129,10 @@ type Result struct {
 	// baselines bound read-only for the agent (WithBaselineGuard), besides
 	// the run's own baselines, which always are.
 	ProtectedBaselines []string `json:"protected_baselines,omitempty"`
+	// ReadOnly are the caller's paths (WithReadOnly: a CI job's action,
+	// tool cache and file-command directory, the run's outputs) that
+	// existed and were bound read-only for the agent.
+	ReadOnly []string `json:"read_only,omitempty"`
 	// Warnings are what the run found on the machine and did not act on
 	// (a claim on an abandoned run that cannot be verified), or did (the
 	// processes of an abandoned run it killed).

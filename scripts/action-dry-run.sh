@@ -16,6 +16,7 @@
 #   --cache-dir DIR     actions/cache's store (default: ~/.cache/sysgate/action-dry-run)
 #   --tool-cache DIR    RUNNER_TOOL_CACHE (default: empty, as on a fresh hosted runner)
 #   --github KEY=VALUE  github.job, repository, run_id, action_ref or server_url
+#   --runner-os OS      runner.os and RUNNER_OS the steps see (default Linux)
 #
 # It ends with each step's outcome, the action's outputs and annotations,
 # and exits with the job's result: 0, else the first failed step's exit

@@ -3,8 +3,8 @@
 #   plan     pick how to install: a release binary (a tag, amd64) or a source build, and its cache key
 #   install  download and verify the release binary, or build from the action's source (once per key)
 #   doctor   sysgate doctor for the chosen backend: stop early, with the fixes, if it cannot run here
-#   gate     validate the baselines, run the command or the Go packages, write the reports and outputs
-#   verdict  fail the job with the gate's exit code and a one-line reason
+#   gate     validate the baselines, run the command or the Go packages, write the reports and outputs,
+#            and fail with sysgate's own exit code: no later step reads anything to decide the verdict
 # Inputs arrive as INPUT_* variables (action.yml maps them); GitHub's files
 # (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_PATH) as the runner sets them.
 # scripts/action-dry-run.sh runs these steps as the runner would.
@@ -15,8 +15,6 @@ action_dir=$(cd "$(dirname "$0")/.." && pwd)
 die() {
 	local code=$1
 	shift
-	# The gate step's outputs carry its exit code to the verdict step,
-	# which fails the job after the reports are uploaded.
 	if [ "${in_gate:-0}" = 1 ]; then output code "$code"; fi
 	echo "::error title=sysgate::$*"
 	echo "sysgate action: $*" >&2
@@ -25,11 +23,37 @@ die() {
 
 output() { echo "$1=$2" >>"${GITHUB_OUTPUT:?GITHUB_OUTPUT is not set: run inside a GitHub Actions step or scripts/action-dry-run.sh}"; }
 
+# bool_input NAME VALUE: true or false, else bad input naming the input.
+bool_input() {
+	case "$2" in
+	true | false) ;;
+	*) die 2 "$1: '$2' is not true or false" ;;
+	esac
+}
+
+# scratch VAR makes a temporary directory under RUNNER_TEMP (the runner
+# empties it after the job) and names it in VAR; it is removed when this
+# step exits, however it ends. Not in a $(...): the list is this shell's.
+scratch_dirs=()
+scratch() {
+	local d
+	d=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/sysgate.XXXXXX")
+	scratch_dirs+=("$d")
+	printf -v "$1" '%s' "$d"
+}
+# shellcheck disable=SC2317 # run by the EXIT trap
+cleanup() {
+	local d
+	for d in "${scratch_dirs[@]}"; do rm -rf -- "$d"; done
+	if [ -n "${root_out:-}" ]; then as_root rm -rf -- "$root_out" || true; fi
+}
+trap cleanup EXIT
+
 # as_root runs a command as root: directly when this is root (a container
 # job), through passwordless sudo where it exists (hosted runners: sudo keeps
 # SUDO_UID, so sysgate runs the agent as the job's user), else as this user
 # (notify backend: no privilege needed).
-sudo_env=(CI GITHUB_ACTIONS SYSGATE_BACKEND SYSGATE_BASELINES SYSGATE_MODE SYSGATE_OBSERVATIONS SYSGATE_INCREMENTAL SYSGATE_USER NO_COLOR)
+sudo_env=(CI GITHUB_ACTIONS SYSGATE_BACKEND SYSGATE_BASELINES SYSGATE_MODE SYSGATE_OBSERVATIONS SYSGATE_INCREMENTAL SYSGATE_USER SYSGATE_READ_ONLY NO_COLOR)
 as_root() {
 	if [ "$(id -u)" -eq 0 ]; then
 		"$@"
@@ -141,9 +165,15 @@ step_install() {
 
 step_doctor() {
 	export SYSGATE_BACKEND=${INPUT_BACKEND:-auto}
+	case "$SYSGATE_BACKEND" in auto | audit | notify) ;; *) die 2 "backend: '$SYSGATE_BACKEND' is not auto, audit or notify" ;; esac
 	local code=0
 	as_root sysgate doctor --backend "$SYSGATE_BACKEND" || code=$?
-	[ "$code" -eq 0 ] || die "$code" "this machine cannot run the $SYSGATE_BACKEND backend: the doctor's FAIL lines above say why and how to fix it"
+	if [ "$code" -ne 0 ]; then
+		# The action's outputs fall back to these when the gate never ran.
+		output verdict inconclusive
+		output violations 0
+		die "$code" "this machine cannot run the $SYSGATE_BACKEND backend: the doctor's FAIL lines above say why and how to fix it"
+	fi
 }
 
 # words splits the command input as a shell would, without running it
@@ -153,26 +183,143 @@ words() {
 	printf '%s' "$1" | xargs -r printf '%s\0'
 }
 
+# reports_dir makes the reports directory ready and sets reports to its
+# absolute path: a new one, or one an earlier gate made (its marker file), emptied.
+# A directory that exists without the marker is the user's: refused, never
+# removed.
+reports_marker=.sysgate-reports
+reports_dir() {
+	local dir=$1
+	if [ -L "$dir" ]; then die 2 "reports: $dir is a symbolic link: name a directory of its own for sysgate's reports"; fi
+	if [ -e "$dir" ]; then
+		[ -d "$dir" ] || die 2 "reports: $dir exists and is not a directory"
+		if [ ! -f "$dir/$reports_marker" ] && [ -n "$(find "$dir" -mindepth 1 -print -quit)" ]; then
+			die 2 "reports: $dir exists and is not sysgate's (no $reports_marker in it): name another directory, or remove it first"
+		fi
+		find "$dir" -mindepth 1 -delete
+	fi
+	mkdir -p "$dir"
+	echo "the reports of sysgate's action: the gate empties this directory in every run" >"$dir/$reports_marker"
+	reports=$(cd "$dir" && pwd)
+}
+
+# sysgate_args turns the args input into extra flags of sysgate's run verbs:
+# only flags that change how the agent runs, never where outputs go
+# (--result, --junit, --force, -b are the action's), each as --name or
+# --name=value.
+allowed_args=(grace keep-cap tty no-programs no-arg-classes allow-unisolated user dir keep-fd)
+extra_args=()
+parse_args_input() {
+	[ -n "${INPUT_ARGS:-}" ] || return 0
+	local split w name
+	scratch split
+	split=$split/args
+	words "$INPUT_ARGS" >"$split" 2>/dev/null || die 2 "args: cannot split into words (an unclosed quote?): $INPUT_ARGS"
+	while IFS= read -r -d '' w; do
+		[[ "$w" == --?* ]] || die 2 "args: '$w' is not a flag (--name or --name=value)"
+		name=${w#--}
+		name=${name%%=*}
+		local ok=0 a
+		for a in "${allowed_args[@]}"; do [ "$a" = "$name" ] && ok=1; done
+		[ "$ok" = 1 ] || die 2 "args: --$name is not one the action passes on (it takes ${allowed_args[*]/#/--}; outputs, baselines and mode are inputs of their own)"
+		extra_args+=("$w")
+	done <"$split"
+}
+
+# pass_env_input: the pass-env names and globs (spaces, commas or newlines
+# between them). Each one that matches a variable of this step is kept
+# through sudo (its env_reset drops them all) and passed to sysgate as
+# --pass-env, so a named runner credential reaches the agent; nothing else
+# does.
+pass_patterns=()
+parse_pass_env_input() {
+	local p name pats=()
+	# read, not a word split: a glob here must not match files.
+	IFS=$' \t\n,' read -r -d '' -a pats <<<"${INPUT_PASS_ENV:-}" || true
+	for p in "${pats[@]}"; do
+		[[ "$p" =~ ^[A-Za-z0-9_*?]+$ ]] || die 2 "pass-env: '$p' is not a variable name or glob (letters, digits, _, * and ?)"
+		pass_patterns+=("$p")
+		while IFS= read -r name; do
+			# shellcheck disable=SC2053 # the pattern is a glob on purpose
+			[[ "$name" == $p ]] && sudo_env+=("$name")
+		done < <(compgen -e)
+	done
+	return 0
+}
+
+# read_only_paths: what the agent must not write, bound read-only in its
+# mount namespace (sysgate --read-only): the action's own directory, the
+# sysgate binary and the tool cache, the runner's _actions (every later
+# action's code), the runner's file-command directory (this step's
+# GITHUB_ENV, GITHUB_PATH, GITHUB_OUTPUT: predictable names) and the
+# reports directory. The workspace, $HOME and $RUNNER_TEMP stay writable.
+read_only_paths() {
+	local p bin
+	bin=$(command -v sysgate || true)
+	for p in "$action_dir" ${bin:+"$(dirname "$bin")"} "${RUNNER_TOOL_CACHE:-}" "$(actions_dir)" \
+		${RUNNER_TEMP:+"$RUNNER_TEMP/_runner_file_commands"} "$1"; do
+		[ -n "$p" ] && [ -e "$p" ] && realpath -- "$p"
+	done | LC_ALL=C sort -u
+}
+
+# actions_dir is the runner's _actions directory: the action's own
+# checkout lies at _actions/OWNER/REPO/REF; else beside RUNNER_TEMP.
+actions_dir() {
+	local up
+	up=$(dirname "$(dirname "$(dirname "$action_dir")")")
+	if [ "$(basename "$up")" = _actions ]; then
+		echo "$up"
+	elif [ -n "${RUNNER_TEMP:-}" ] && [ -d "$(dirname "$RUNNER_TEMP")/_actions" ]; then
+		echo "$(dirname "$RUNNER_TEMP")/_actions"
+	fi
+}
+
+# artifact_name is unique per matrix leg: the job, the runner and a hash
+# of the inputs that make the legs differ.
+artifact_name() {
+	local h
+	h=$(printf '%s\0' "${INPUT_COMMAND:-}" "${INPUT_PACKAGES:-}" "${INPUT_BASELINES:-}" "${INPUT_AGENT:-}" \
+		"${INPUT_MODE:-}" "${INPUT_BACKEND:-}" "${INPUT_ARGS:-}" "$PWD" | sha256sum | cut -c1-8)
+	echo "sysgate-${GITHUB_JOB:-job}-${RUNNER_OS:-Linux}-${RUNNER_ARCH:-X64}-$h"
+}
+
 step_gate() {
 	in_gate=1
+	output artifact-name "$(artifact_name)"
 	local mode=${INPUT_MODE:-check} reports=${INPUT_REPORTS:-sysgate-reports}
-	case "$mode" in check | record | enforce) ;; *) die 2 "mode: $mode is not check, record or enforce" ;; esac
-	case "${INPUT_INCREMENTAL:-false}" in true | false) ;; *) die 2 "incremental: ${INPUT_INCREMENTAL} is not true or false" ;; esac
+	case "$mode" in check | record | enforce) ;; *) die 2 "mode: '$mode' is not check, record or enforce" ;; esac
+	case "${INPUT_BACKEND:-auto}" in auto | audit | notify) ;; *) die 2 "backend: '${INPUT_BACKEND}' is not auto, audit or notify" ;; esac
+	local incremental=${INPUT_INCREMENTAL:-false} strict=${INPUT_STRICT:-true} allow_failure=${INPUT_ALLOW_AGENT_FAILURE:-false}
+	bool_input incremental "$incremental"
+	bool_input strict "$strict"
+	bool_input allow-agent-failure "$allow_failure"
+	bool_input upload "${INPUT_UPLOAD:-true}"
+	if [ -n "${INPUT_ENV_FILE:-}" ] && [ ! -f "$INPUT_ENV_FILE" ]; then die 2 "env-file: $INPUT_ENV_FILE is not a file"; fi
+	parse_args_input
+	parse_pass_env_input
 	if [ -n "${INPUT_COMMAND:-}" ] && [ -n "${INPUT_PACKAGES:-}" ]; then die 2 "give command or packages, not both"; fi
 	if [ -z "${INPUT_COMMAND:-}" ] && [ -z "${INPUT_PACKAGES:-}" ]; then die 2 "give command (the agent's command line) or packages (Go packages with gate specs)"; fi
-	export SYSGATE_BACKEND=${INPUT_BACKEND:-auto} NO_COLOR=1
+	export SYSGATE_BACKEND=${INPUT_BACKEND:-auto} NO_COLOR=1 INPUT_INCREMENTAL=$incremental
 	local baselines=()
 	read -r -d '' -a baselines <<<"${INPUT_BASELINES:-}" || true
 	if [ -n "${INPUT_COMMAND:-}" ] && [ "$mode" != record ] && [ "${#baselines[@]}" -eq 0 ]; then
 		die 2 "baselines: $mode needs the agent's baseline files (record one first: mode: record)"
 	fi
 
-	rm -rf "$reports" && mkdir -p "$reports"
-	reports=$(cd "$reports" && pwd)
+	reports_dir "$reports"
 	# Run outputs go to a directory only root can write, in sticky /tmp,
 	# when the agent runs as another user: it cannot plant or swap them.
 	local out
 	out=$(as_root mktemp -d /tmp/sysgate-action.XXXXXX)
+	root_out=$out
+	read_only=()
+	reports_abs=$reports
+	while IFS= read -r p; do read_only+=(--read-only "$p"); done < <(read_only_paths "$reports")
+	run_flags=("${read_only[@]}" "${extra_args[@]}")
+	local p
+	for p in "${pass_patterns[@]}"; do run_flags+=(--pass-env "$p"); done
+	[ -n "${INPUT_ENV_FILE:-}" ] && run_flags+=(--env-file "$(realpath -- "$INPUT_ENV_FILE")")
+	[ "$allow_failure" = true ] && run_flags+=(--allow-agent-failure)
 
 	# Validate what can be validated before anything runs: syntax, unknown
 	# syscalls, and with strict the unreviewed reasons a record left.
@@ -187,10 +334,10 @@ step_gate() {
 		fi
 	done
 	if [ "${#files[@]}" -gt 0 ] && [ "$mode" != record ]; then
-		local strict=()
-		[ "${INPUT_STRICT:-true}" = true ] && strict=(--strict)
-		sysgate baseline validate "${strict[@]}" --format github "${files[@]}" ||
-			die 2 "baselines: validate${strict:+ --strict} failed (the annotations name the file and line; record leaves 'unreviewed' reasons a reviewer must replace)"
+		local strict_flag=()
+		[ "$strict" = true ] && strict_flag=(--strict)
+		sysgate baseline validate "${strict_flag[@]}" --format github "${files[@]}" ||
+			die 2 "baselines: validate${strict_flag:+ --strict} failed (the annotations name the file and line; record leaves 'unreviewed' reasons a reviewer must replace)"
 		local unformatted
 		unformatted=$(sysgate baseline fmt -l "${files[@]}" 2>&1) ||
 			die 2 "baselines: not in the canonical layout: $(echo "$unformatted" | tr '\n' ' ')(sysgate baseline fmt -w FILE rewrites them)"
@@ -203,35 +350,35 @@ step_gate() {
 		gate_packages "$mode" "$out" || code=$?
 	fi
 	as_root chown -R "$(id -u):$(id -g)" "$out"
-	cp -R "$out"/. "$reports"/
-	as_root rm -rf "$out"
-	# The upload step runs when there is something to upload: a gate that
-	# stopped before the agent ran (a baseline that does not validate)
-	# leaves nothing, and an upload of nothing fails the job a second time.
-	if [ -n "$(find "$reports" -type f -print -quit)" ]; then output reports "$reports"; fi
 
-	# Reports over what ran: the step summary, annotations on the baseline
-	# lines, SARIF, JUnit, and the step outputs verdict, violations and drift.
+	# Reports over what ran, read from the directory root wrote (the agent
+	# could write neither it nor the reports directory): the step summary,
+	# annotations, SARIF, JUnit, and the outputs verdict, violations and
+	# drift. Then copied to the reports directory for the upload.
 	local inputs=()
-	[ -f "$reports/result.json" ] && inputs+=(--result "$reports/result.json")
-	for f in "$reports"/ginkgo-*.json; do [ -f "$f" ] && inputs+=(--ginkgo-json "$f"); done
+	[ -f "$out/result.json" ] && inputs+=(--result "$out/result.json")
+	for f in "$out"/ginkgo-*.json; do [ -f "$f" ] && inputs+=(--ginkgo-json "$f"); done
 	if [ "${#inputs[@]}" -eq 0 ]; then
-		output code "$([ "$code" -eq 0 ] && echo 3 || echo "$code")"
+		cp -R "$out"/. "$reports"/
+		if [ -n "$(find "$reports" -type f ! -name "$reports_marker" -print -quit)" ]; then output reports "$reports"; fi
+		code=$([ "$code" -eq 0 ] && echo 3 || echo "$code")
 		output verdict inconclusive
 		output violations 0
 		output drift false
-		die 0 "no result was written (exit $code): the log above says why"
+		die "$code" "no result was written (exit $code): the log above says why"
 	fi
-	sysgate report summary "${inputs[@]}" --junit "$reports/junit.xml" --github-output >"$reports/summary.md"
-	if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat "$reports/summary.md" >>"$GITHUB_STEP_SUMMARY"; fi
+	sysgate report summary "${inputs[@]}" --junit "$out/junit.xml" --github-output >"$out/summary.md"
+	if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then cat "$out/summary.md" >>"$GITHUB_STEP_SUMMARY"; fi
 	sysgate report annotations "${inputs[@]}"
-	sysgate report sarif "${inputs[@]}" >"$reports/sysgate.sarif"
-	output sarif "$reports/sysgate.sarif"
+	sysgate report sarif "${inputs[@]}" >"$out/sysgate.sarif"
 	local rcode=0
 	sysgate report summary "${inputs[@]}" --exit-code >/dev/null || rcode=$?
 	# The worse of the run's code and the reports' verdict: a spec that
 	# failed for another reason still fails the step.
 	if [ "$rcode" -ne 0 ]; then code=$rcode; fi
+	cp -R "$out"/. "$reports"/
+	output reports "$reports"
+	output sarif "$reports/sysgate.sarif"
 
 	# Only runs that learned something leave an observation: a spec that
 	# failed before its agent ran leaves the directory empty.
@@ -241,6 +388,7 @@ step_gate() {
 	fi
 	output code "$code"
 	echo "sysgate: exit $code"
+	verdict_message "$code"
 }
 
 # gate_command runs the command input once under sysgate record, check or
@@ -248,11 +396,11 @@ step_gate() {
 gate_command() {
 	local mode=$1 out=$2 argv=() agent=${INPUT_AGENT:-}
 	local split
-	split=$(mktemp)
+	scratch split
+	split=$split/words
 	words "$INPUT_COMMAND" >"$split" 2>/dev/null ||
 		die 2 "command: cannot split into words (an unclosed quote?): $INPUT_COMMAND"
 	while IFS= read -r -d '' w; do argv+=("$w"); done <"$split"
-	rm -f "$split"
 	[ "${#argv[@]}" -gt 0 ] || die 2 "command: empty"
 	local flags=(--timeout "${INPUT_TIMEOUT:-10m}" --result "$out/result.json")
 	[ -n "$agent" ] && flags+=(--agent "$agent")
@@ -275,14 +423,14 @@ gate_command() {
 		as_root mkdir -p "$out/observations"
 		# Record writes the baseline into the job's checkout, which the
 		# agent's user can write: --force says that is meant.
-		as_root sysgate record "${flags[@]}" --force -o "$target" --observation "$out/observations/$agent.json" -- "${argv[@]}" || return $?
+		as_root sysgate record "${flags[@]}" "${run_flags[@]}" --force -o "$target" --observation "$out/observations/$agent.json" -- "${argv[@]}" || return $?
 		as_root chown "$(id -u):$(id -g)" "$target"
 		echo "sysgate: recorded $target"
 		return 0
 	fi
 	local b
 	for b in "${baselines[@]}"; do flags+=(-b "$b"); done
-	as_root sysgate "$mode" "${flags[@]}" -- "${argv[@]}"
+	as_root sysgate "$mode" "${flags[@]}" "${run_flags[@]}" -- "${argv[@]}"
 }
 
 # gate_packages compiles each package's tests as this user and runs the
@@ -299,6 +447,9 @@ gate_packages() {
 	for b in "${!guarded[@]}"; do guarded[b]=$(realpath -m -- "${guarded[b]}"); done
 	SYSGATE_BASELINES="${guarded[*]}"
 	export SYSGATE_BASELINES
+	# What --read-only is for a command: one path a line.
+	SYSGATE_READ_ONLY=$(read_only_paths "$reports_abs")
+	export SYSGATE_READ_ONLY
 	if [ "$mode" = record ]; then
 		export SYSGATE_OBSERVATIONS="$out/observations"
 		SYSGATE_INCREMENTAL=$([ "${INPUT_INCREMENTAL:-false}" = true ] && echo 1 || echo 0)
@@ -310,7 +461,7 @@ gate_packages() {
 		export SYSGATE_USER
 	fi
 	local bins
-	bins=$(mktemp -d)
+	scratch bins
 	local list
 	list=$(go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.ImportPath}}	{{.Dir}}{{end}}' "${pkgs[@]}") ||
 		die 2 "packages: go list ${pkgs[*]} failed"
@@ -327,7 +478,6 @@ gate_packages() {
 		echo "sysgate: $path: exit $c"
 		[ "$c" -eq 0 ] || code=1
 	done <<<"$list"
-	rm -rf "$bins"
 	return "$code"
 }
 
@@ -346,27 +496,37 @@ record_packages_baselines() {
 	echo "sysgate: baselines in $1 updated; the change, as a pull-request body: $reports/baseline-update.md"
 }
 
-step_verdict() {
-	local code=${SYSGATE_CODE:-}
-	case "$code" in
-	0) echo "sysgate: ${SYSGATE_VERDICT:-clean}" ;;
-	"") die 3 "the gate step ended without a verdict: its log says why" ;;
+# verdict_message fails the gate step with sysgate's exit code and a
+# one-line reason (0: says the verdict and returns).
+verdict_message() {
+	case "$1" in
+	0) echo "sysgate: clean" ;;
 	1) die 1 "violation: the agent made syscalls or ran programs outside its baselines (the summary and annotations name them and the lines to add)" ;;
-	2) die 2 "bad input: the gate step's log names the file or input" ;;
+	2) die 2 "bad input: the log above names the file or input" ;;
 	3) die 3 "inconclusive: sysgate could not see everything the agent did; the summary says why (never a pass)" ;;
-	4) die 4 "the agent itself failed (non-zero exit or a signal): the log has its output" ;;
-	*) die "$code" "the gate failed with exit $code" ;;
+	4) die 4 "the agent itself failed (non-zero exit or a signal): the log has its output (allow-agent-failure: true passes a clean run anyway)" ;;
+	*) die "$1" "the gate failed with exit $1" ;;
 	esac
 }
 
-case "${1:-}" in
-plan) step_plan ;;
-install) step_install ;;
-doctor) step_doctor ;;
-gate) step_gate ;;
-verdict) step_verdict ;;
+# Linux only: say so before anything is installed.
+case "${RUNNER_OS:-Linux}" in
+Linux) ;;
 *)
-	echo "usage: scripts/action.sh plan|install|doctor|gate|verdict (the steps of action.yml)" >&2
+	echo "::error title=sysgate::sysgate runs on Linux runners only (this is $RUNNER_OS): seccomp and the kernel's audit log are Linux's"
+	exit 2
+	;;
+esac
+
+# Every step exits inside this case: bash reads a script as it runs it,
+# and nothing after this command may run.
+case "${1:-}" in
+plan) step_plan; exit 0 ;;
+install) step_install; exit 0 ;;
+doctor) step_doctor; exit 0 ;;
+gate) step_gate; exit 0 ;;
+*)
+	echo "usage: scripts/action.sh plan|install|doctor|gate (the steps of action.yml)" >&2
 	exit 2
 	;;
 esac

@@ -108,18 +108,24 @@ func (j job) stepLog(t *testing.T, s actionrun.StepResult) string {
 
 // runOpts is one dry run: the workspace, the inputs, and how it runs.
 type runOpts struct {
-	dir    string
-	inputs []string // NAME=VALUE
-	script bool     // through scripts/action-dry-run.sh instead of the binary
-	action string   // --action (default the checkout)
-	asUser int      // 0: as root
-	env    []string // more environment
+	dir     string
+	inputs  []string // NAME=VALUE
+	script  bool     // through scripts/action-dry-run.sh instead of the binary
+	action  string   // --action (default the checkout)
+	asUser  int      // 0: as root
+	asGroup int      // asUser's group (0: asUser)
+	out     string   // --out (default a new directory under base)
+	flags   []string // more flags of the dry run
+	env     []string // more environment
 }
 
 func (e *dryRunEnv) run(t *testing.T, o runOpts) job {
 	t.Helper()
 	e.runs++
-	out := filepath.Join(e.base, fmt.Sprintf("out-%d", e.runs))
+	out := o.out
+	if out == "" {
+		out = filepath.Join(e.base, fmt.Sprintf("out-%d", e.runs))
+	}
 	if err := os.Mkdir(out, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +137,7 @@ func (e *dryRunEnv) run(t *testing.T, o runOpts) job {
 	for _, in := range o.inputs {
 		args = append(args, "--input", in)
 	}
+	args = append(args, o.flags...)
 	var cmd *exec.Cmd
 	if o.script {
 		cmd = exec.Command(filepath.Join(e.checkout, "scripts", "action-dry-run.sh"), args...)
@@ -140,10 +147,14 @@ func (e *dryRunEnv) run(t *testing.T, o runOpts) job {
 	cmd.Dir = e.base
 	cmd.Env = append(append([]string{}, e.goEnv...), o.env...)
 	if o.asUser != 0 {
-		if err := os.Chown(out, o.asUser, o.asUser); err != nil {
+		gid := o.asGroup
+		if gid == 0 {
+			gid = o.asUser
+		}
+		if err := os.Chown(out, o.asUser, gid); err != nil {
 			t.Fatal(err)
 		}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(o.asUser), Gid: uint32(o.asUser), Groups: []uint32{}}}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uint32(o.asUser), Gid: uint32(gid), Groups: []uint32{}}}
 	}
 	start := time.Now()
 	logb, err := cmd.CombinedOutput()
@@ -341,9 +352,11 @@ func TestDryRun(t *testing.T) {
 		if !found {
 			t.Errorf("no error annotation names agent.yaml:LINE and socket(AF_INET): %+v", j.res.Annotations)
 		}
-		verdict := j.step(t, "verdict")
-		if verdict.Outcome != actionrun.Failure || verdict.ExitCode != 1 || !strings.Contains(j.stepLog(t, verdict), "violation:") {
-			t.Errorf("verdict step: %s exit %d, log %q; want a failure that says violation", verdict.Outcome, verdict.ExitCode, j.stepLog(t, verdict))
+		// The gate step fails with sysgate's own exit code: no later step
+		// decides the verdict.
+		gate := j.step(t, "gate")
+		if gate.Outcome != actionrun.Failure || gate.ExitCode != 1 || !strings.Contains(j.stepLog(t, gate), "violation:") {
+			t.Errorf("gate step: %s exit %d; want a failure with exit 1 that says violation:\n%s", gate.Outcome, gate.ExitCode, j.stepLog(t, gate))
 		}
 		if up := j.step(t, "upload"); up.Outcome != actionrun.Success {
 			t.Errorf("the reports of a violation must be uploaded: upload step %s", up.Outcome)
@@ -398,6 +411,13 @@ func TestDryRun(t *testing.T) {
 		check := e.run(t, runOpts{dir: mod, inputs: pkgs, env: goEnv})
 		if check.code != 0 || check.res.Output("verdict") != "clean" {
 			t.Errorf("packages check: exit %d verdict %q, want 0 and clean", check.code, check.res.Output("verdict"))
+		}
+		// The specs' agents could not write the runner's paths either: the
+		// report names the file-command directory read-only.
+		report, err := os.ReadFile(filepath.Join(check.res.Output("reports"), "ginkgo-1.json"))
+		fileCommands := filepath.Join(check.out, "runner-temp", "_runner_file_commands")
+		if err != nil || !strings.Contains(string(report), "read_only") || !strings.Contains(string(report), fileCommands) {
+			t.Errorf("the Ginkgo report does not name %s read-only for the agent (%v)", fileCommands, err)
 		}
 	})
 

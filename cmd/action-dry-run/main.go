@@ -54,6 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "where the runner's temp, the artifacts, logs, the step summary and dry-run.json go (default: a new directory under $TMPDIR)")
 	cacheDir := fs.String("cache-dir", "", "actions/cache's store, kept across dry runs (default: $XDG_CACHE_HOME/sysgate/action-dry-run)")
 	toolCache := fs.String("tool-cache", "", "RUNNER_TOOL_CACHE (default: empty, under --out, as on a fresh hosted runner)")
+	runnerOS := fs.String("runner-os", "Linux", "runner.os and RUNNER_OS the steps see (Linux, macOS or Windows); the steps still run here")
 	inputs, github := pairs{}, pairs{}
 	fs.Var(inputs, "input", "an input of the action, NAME=VALUE (repeatable); the others get action.yml's defaults")
 	fs.Var(github, "github", "a github context value, KEY=VALUE (job, repository, run_id, action_ref, server_url)")
@@ -108,6 +109,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		CacheDir:  *cacheDir,
 		Github:    github,
 		Env:       os.Environ(),
+		RunnerOS:  *runnerOS,
 		Stdout:    stdout,
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -35,6 +35,11 @@ const (
 	// binds them read-only, and a run fails once one changed since the
 	// process's first run with that value (harness.BaselineGuard).
 	EnvBaselines = "SYSGATE_BASELINES"
+	// EnvReadOnly names more paths, one a line, bound read-only for every
+	// agent (WithReadOnly): the action sets it to the runner's paths an
+	// agent must not write (its own checkout, the tool cache, _actions,
+	// the file-command directory, the reports).
+	EnvReadOnly = "SYSGATE_READ_ONLY"
 )
 
 // guards holds one BaselineGuard per EnvBaselines value for the process
@@ -123,6 +128,15 @@ func EnvOptions(agentName string, getenv func(string) string) ([]harness.Option,
 			return nil, fmt.Errorf("$%s: %w", EnvBaselines, err)
 		}
 		opts = append(opts, harness.WithBaselineGuard(g))
+	}
+	if v := getenv(EnvReadOnly); v != "" {
+		var paths []string
+		for _, p := range strings.Split(v, "\n") {
+			if p != "" {
+				paths = append(paths, p)
+			}
+		}
+		opts = append(opts, harness.WithReadOnly(paths...))
 	}
 	if v := getenv(EnvUser); v != "" {
 		uid, gid, err := parseIDs(v)

@@ -23,6 +23,7 @@ type Config struct {
 	CacheDir  string            // where actions/cache keeps its entries across dry runs
 	Github    map[string]string // github context values over the defaults (job, repository, action_ref, ...)
 	Env       []string          // the environment the runner gives every step (KEY=VALUE)
+	RunnerOS  string            // runner.os and RUNNER_OS ("": Linux); the steps still run here
 	Stdout    io.Writer         // the job's log: each step's output and the dry run's notes
 }
 
@@ -56,6 +57,13 @@ type Result struct {
 	Annotations []Annotation `json:"annotations"`
 	Summary     string       `json:"summary"`   // the job summary: every step's GITHUB_STEP_SUMMARY
 	Artifacts   string       `json:"artifacts"` // uploaded artifacts, one directory each
+	// Env and Path are what the job's steps put in GITHUB_ENV and
+	// GITHUB_PATH: what every later step of the job would see.
+	Env  []KeyValue `json:"env"`
+	Path []string   `json:"path"`
+	// TamperedActions are uses: actions' code files under _actions that
+	// changed before their step ran (a runner would have run the change).
+	TamperedActions []string `json:"tampered_actions,omitempty"`
 }
 
 // Output returns the action's output name ("" when unset).
@@ -96,22 +104,24 @@ func (e *StepError) Unwrap() error { return e.Err }
 
 // job is the state of one dry run.
 type job struct {
-	cfg       Config
-	inputs    map[string]Value
-	github    map[string]Value
-	runner    map[string]Value
-	steps     map[string]Value // by id; null until the step ran
-	failed    bool
-	env       []KeyValue // GITHUB_ENV, in the order set
-	path      []string   // GITHUB_PATH, most recent first
-	temp      string
-	summary   string
-	artifacts string
-	logs      string
-	posts     []func() // post steps (actions/cache's save), run in reverse
-	uploads   int      // artifacts uploaded so far
-	result    Result
-	annotate  func(Annotation)
+	cfg        Config
+	inputs     map[string]Value
+	github     map[string]Value
+	runner     map[string]Value
+	steps      map[string]Value // by id; null until the step ran
+	failed     bool
+	env        []KeyValue // GITHUB_ENV, in the order set
+	path       []string   // GITHUB_PATH, most recent first
+	temp       string
+	summary    string
+	artifacts  string
+	logs       string
+	posts      []func()          // post steps (actions/cache's save), run in reverse
+	actions    string            // the runner's _actions directory
+	actionCode map[string]string // laid-out action code file -> its sha256
+	uploads    int               // artifacts uploaded so far
+	result     Result
+	annotate   func(Annotation)
 }
 
 // Run executes the action's steps as GitHub's runner would and returns the
@@ -133,6 +143,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for i := len(j.posts) - 1; i >= 0; i-- {
 		j.posts[i]()
 	}
+	j.result.Env, j.result.Path = append([]KeyValue{}, j.env...), append([]string{}, j.path...)
 	sc := j.scope()
 	for _, o := range cfg.Action.Outputs {
 		v, err := sc.interpolate(o.Value)
@@ -176,6 +187,7 @@ func newJob(cfg Config) (*job, error) {
 	if j.cfg.ToolCache == "" {
 		j.cfg.ToolCache = filepath.Join(cfg.OutDir, "tool-cache")
 	}
+	j.actions = actionsDir(cfg.ActionDir, cfg.OutDir)
 	for _, d := range []string{j.temp, j.logs, j.cfg.ToolCache} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
@@ -190,6 +202,9 @@ func newJob(cfg Config) (*job, error) {
 		return nil, err
 	}
 	j.setContexts()
+	if err := j.layOutActions(); err != nil {
+		return nil, err
+	}
 	for _, s := range cfg.Action.Steps {
 		if s.ID != "" {
 			j.steps[strings.ToLower(s.ID)] = null
@@ -263,11 +278,20 @@ func (j *job) setContexts() {
 		j.github[k] = stringValue(v)
 	}
 	j.runner = map[string]Value{
-		"os":         stringValue("Linux"),
+		"os":         stringValue(j.runnerOS()),
 		"arch":       stringValue(runnerArch()),
 		"temp":       stringValue(j.temp),
 		"tool_cache": stringValue(j.cfg.ToolCache),
 	}
+}
+
+// runnerOS is the runner's OS the steps are told: a macOS or Windows
+// runner's, to see what the action does there.
+func (j *job) runnerOS() string {
+	if j.cfg.RunnerOS == "" {
+		return "Linux"
+	}
+	return j.cfg.RunnerOS
 }
 
 // CheckGithub reports a github context key the dry run does not know.
@@ -301,7 +325,7 @@ func (j *job) githubEnv() []KeyValue {
 		{"GITHUB_REPOSITORY", g("repository")},
 		{"GITHUB_RUN_ID", g("run_id")},
 		{"GITHUB_SERVER_URL", g("server_url")},
-		{"RUNNER_OS", "Linux"},
+		{"RUNNER_OS", j.runnerOS()},
 		{"RUNNER_ARCH", runnerArch()},
 		{"RUNNER_TEMP", j.temp},
 		{"RUNNER_TOOL_CACHE", j.cfg.ToolCache},

@@ -91,6 +91,7 @@ func (j *job) uses(ctx context.Context, sc *scope, s Step, env []KeyValue, res *
 	call.env = j.environ(env, nil)
 	res.Outputs = map[string]string{}
 	res.Outcome = Success
+	j.checkActionCode(s.Uses, res)
 	for _, r := range sim.required {
 		if call.with[r] == "" {
 			j.stepFailed(res, 1, fmt.Sprintf("%s: input required and not supplied: %s", name, r))

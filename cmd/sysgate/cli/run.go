@@ -43,6 +43,7 @@ type runFlags struct {
 	backend           string         // --backend: auto, audit or notify
 	noArgClasses      bool           // --no-arg-classes
 	noPrograms        bool           // --no-programs
+	readOnly          listFlag       // --read-only: more paths the agent cannot write
 }
 
 // register adds the shared flags; agentDefault says where the agent's
@@ -60,6 +61,8 @@ func (f *runFlags) register(fs *flag.FlagSet, agentDefault string) {
 	fs.BoolVar(&f.noArgClasses, "no-arg-classes", false, "switch argument classes off: a baseline entry such as socket(AF_UNIX) allows its syscall with any arguments, and record learns names only (for measuring; every report lists it as a weakening)")
 	fs.BoolVar(&f.noPrograms, "no-programs", false, "do not observe execs: the programs the agent runs are neither listed nor gated, and record learns no programs (for measuring; every report lists it as a weakening)")
 	fs.StringVar(&f.color, "color", "auto", "colour the text result: auto (on a terminal, unless NO_COLOR is set), always or never")
+	fs.Var(&f.readOnly, "read-only", "bind `PATH` (a file or a directory and everything below it) read-only for the agent, as its baselines are; "+
+		"repeatable; the text result names every such path (a CI job's action, tool cache and file-command directory)")
 	fs.BoolVar(&f.force, "force", false, "write outputs into a directory the agent's user can write (refused by default when the agent runs as another user)")
 }
 
@@ -96,6 +99,14 @@ func (c *Command) runOptions(f *runFlags) ([]harness.Option, error) {
 	}
 	if len(f.keepCaps) > 0 {
 		opts = append(opts, harness.WithKeepCapabilities(f.keepCaps...))
+	}
+	for _, p := range f.readOnly {
+		if p == "" {
+			return nil, fmt.Errorf("--read-only: an empty path")
+		}
+	}
+	if len(f.readOnly) > 0 {
+		opts = append(opts, harness.WithReadOnly(f.readOnly...))
 	}
 	inherit, err := f.inherit.options()
 	if err != nil {
