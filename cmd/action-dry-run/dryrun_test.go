@@ -114,6 +114,8 @@ type runOpts struct {
 	action string   // --action (default the checkout)
 	asUser int      // 0: as root
 	env    []string // more environment
+	github []string // --github KEY=VALUE
+	event  string   // --event FILE
 }
 
 func (e *dryRunEnv) run(t *testing.T, o runOpts) job {
@@ -130,6 +132,12 @@ func (e *dryRunEnv) run(t *testing.T, o runOpts) job {
 	args := []string{"--dir", o.dir, "--out", out, "--cache-dir", e.cache}
 	for _, in := range o.inputs {
 		args = append(args, "--input", in)
+	}
+	for _, g := range o.github {
+		args = append(args, "--github", g)
+	}
+	if o.event != "" {
+		args = append(args, "--event", o.event)
 	}
 	var cmd *exec.Cmd
 	if o.script {
