@@ -84,6 +84,9 @@ func TestDryRunWidening(t *testing.T) {
 		if !hasAnnotation(j, "warning", "agent.yaml", widenedLine, "socket(AF_INET)") {
 			t.Errorf("no warning annotation on agent.yaml:%d naming socket(AF_INET): %+v", widenedLine, j.res.Annotations)
 		}
+		if v := j.step(t, "widening-verdict"); v.Outcome != actionrun.Skipped {
+			t.Errorf("widening verdict step under warn: %s, want skipped", v.Outcome)
+		}
 	})
 
 	t.Run("fail", func(t *testing.T) {
@@ -97,6 +100,14 @@ func TestDryRunWidening(t *testing.T) {
 		if !hasAnnotation(j, "error", "agent.yaml", widenedLine, "socket(AF_INET)") {
 			t.Errorf("no error annotation on agent.yaml:%d naming socket(AF_INET): %+v", widenedLine, j.res.Annotations)
 		}
+		if g := j.step(t, "gate"); g.Outcome != actionrun.Success {
+			t.Errorf("the gate step: %s; the agent still runs and is clean against the PR's baseline", g.Outcome)
+		}
+		v := j.step(t, "widening-verdict")
+		if log := j.stepLog(t, v); v.Outcome != actionrun.Failure || v.ExitCode != 1 || !strings.Contains(log, "agent.yaml:") || !strings.Contains(log, "socket(AF_INET)") {
+			t.Errorf("widening verdict step: %s exit %d, log %q; want a failure naming agent.yaml:LINE socket(AF_INET)", v.Outcome, v.ExitCode, log)
+		}
+		t.Logf("the widening verdict: %s", strings.TrimSpace(j.stepLog(t, v)))
 	})
 
 	t.Run("narrow", func(t *testing.T) {
