@@ -408,7 +408,7 @@ step_widening() {
 }
 
 step_widening_verdict() {
-	die 1 "on-widening: fail: this pull request widens the baseline: ${SYSGATE_WIDENED:-see the annotations}. Someone who owns the baseline files must review it; widen in a pull request of its own, or use on-widening: warn with a CODEOWNERS review (README: who reviews a baseline)"
+	die 1 "on-widening: fail: this pull request widens the baseline: ${SYSGATE_WIDENED:-see the annotations}. The pull request is judged by the baseline it brings: someone who owns the baseline files must review each entry (README: who reviews a baseline)"
 }
 
 case "${1:-}" in
