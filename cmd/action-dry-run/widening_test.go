@@ -110,6 +110,22 @@ func TestDryRunWidening(t *testing.T) {
 		t.Logf("the widening verdict: %s", strings.TrimSpace(j.stepLog(t, v)))
 	})
 
+	t.Run("shallow", func(t *testing.T) {
+		// actions/checkout's default: one commit, without the base. The
+		// action fetches the base from origin.
+		shallow := filepath.Join(e.base, "shallow")
+		if out, err := exec.Command("git", "clone", "-q", "--depth=1", "file://"+ws, shallow).CombinedOutput(); err != nil {
+			t.Fatalf("git clone --depth=1: %v\n%s", err, out)
+		}
+		if exec.Command("git", "-C", shallow, "cat-file", "-e", baseSHA+"^{commit}").Run() == nil {
+			t.Fatal("the shallow clone has the base commit: the fetch is not tested")
+		}
+		j := e.run(t, runOpts{dir: shallow, inputs: command, github: []string{"event_name=pull_request"}, event: event})
+		if j.code != 0 || j.res.Output("widened") != "true" {
+			t.Errorf("a shallow checkout: exit %d widened=%q, want 0 and true (the base fetched)", j.code, j.res.Output("widened"))
+		}
+	})
+
 	t.Run("narrow", func(t *testing.T) {
 		gitOut(t, ws, "checkout", "-q", "-b", "narrow", baseSHA) // without net
 		var kept []string
