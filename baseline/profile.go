@@ -51,6 +51,13 @@ func LoadStackFor(sel Selector, paths ...string) (*Profile, error) {
 	return loadStack(ReadInput, sel, paths)
 }
 
+// LoadStackFrom is LoadStackFor reading every file through read: the
+// files as a commit has them (git show REF:path), where read's error for
+// a file the commit lacks matches fs.ErrNotExist.
+func LoadStackFrom(read func(string) ([]byte, error), sel Selector, paths ...string) (*Profile, error) {
+	return loadStack(read, sel, paths)
+}
+
 // loadStack is LoadStack reading every file through read.
 func loadStack(read func(string) ([]byte, error), sel Selector, paths []string) (*Profile, error) {
 	if len(paths) == 0 {

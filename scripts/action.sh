@@ -5,6 +5,8 @@
 #   doctor   sysgate doctor for the chosen backend: stop early, with the fixes, if it cannot run here
 #   gate     validate the baselines, run the command or the Go packages, write the reports and outputs,
 #            and fail with sysgate's own exit code: no later step reads anything to decide the verdict
+#   widening on a pull request: what its baselines allow that its base commit's did not
+#   widening-verdict  fail the job for a widening (on-widening: fail)
 # Inputs arrive as INPUT_* variables (action.yml maps them); GitHub's files
 # (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, GITHUB_PATH) as the runner sets them.
 # scripts/action-dry-run.sh runs these steps as the runner would.
@@ -509,6 +511,56 @@ verdict_message() {
 	esac
 }
 
+# step_widening compares the baselines with the pull request's base
+# commit's, read with git (never checked out), before the agent runs: a
+# pull request is otherwise judged by the baseline it brings.
+step_widening() {
+	local on=${INPUT_ON_WIDENING:-warn} event=${GITHUB_EVENT_NAME:-}
+	case "$on" in fail | warn) ;; *) die 2 "on-widening: $on is not fail or warn" ;; esac
+	case "$event" in pull_request | pull_request_target) ;; *)
+		echo "sysgate: a ${event:-job without an event}, not a pull request: no base to compare the baselines with"
+		return 0
+		;;
+	esac
+	local base=${SYSGATE_BASE_SHA:-}
+	[[ "$base" =~ ^[0-9a-f]{40}([0-9a-f]{24})?$ ]] || die 2 "on-widening: the $event event has no pull_request.base.sha (got '$base')"
+	local baselines=() files=() b
+	read -r -d '' -a baselines <<<"${INPUT_BASELINES:-}" || true
+	for b in "${baselines[@]}"; do [ -e "$b" ] && files+=("$b"); done
+	if [ "${#files[@]}" -eq 0 ]; then
+		echo "sysgate: no baseline files to compare"
+		output widened false
+		return 0
+	fi
+	# actions/checkout fetches one commit by default: fetch the base too.
+	if ! git cat-file -e "$base^{commit}" 2>/dev/null && ! git fetch -q --no-tags --depth=1 origin "$base"; then
+		[ "$on" = fail ] && die 3 "on-widening: cannot fetch the base commit $base to compare the baselines with"
+		echo "::warning title=sysgate::cannot fetch the base commit $base: the baselines were not compared with it"
+		return 0
+	fi
+	local level=warning code=0 text
+	[ "$on" = fail ] && level=error
+	text=$(sysgate baseline diff --base "$base" "${files[@]}") || code=$?
+	printf '%s\n' "$text"
+	case "$code" in
+	0) output widened false ;;
+	1)
+		sysgate baseline diff --base "$base" --format github --level "$level" "${files[@]}" || true
+		if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
+			sysgate baseline diff --base "$base" --format markdown "${files[@]}" >>"$GITHUB_STEP_SUMMARY" || true
+		fi
+		output widened true
+		# One line for the widening verdict step: "agent.yaml:12: x86_64 socket(AF_INET), ...".
+		output entries "$(printf '%s\n' "$text" | sed -n 's/^  \(.*\)$/\1/p' | sed 's/ \[risky: .*//; s/; reason: .*//; s/; review: .*//' | paste -sd ';' | sed 's/;/, /g')"
+		;;
+	*) die "$code" "on-widening: sysgate baseline diff --base $base failed (exit $code): its message above names the file" ;;
+	esac
+}
+
+step_widening_verdict() {
+	die 1 "on-widening: fail: this pull request widens the baseline: ${SYSGATE_WIDENED:-see the annotations}. The pull request is judged by the baseline it brings: someone who owns the baseline files must review each entry (README: who reviews a baseline)"
+}
+
 # Linux only: say so before anything is installed.
 case "${RUNNER_OS:-Linux}" in
 Linux) ;;
@@ -525,8 +577,10 @@ plan) step_plan; exit 0 ;;
 install) step_install; exit 0 ;;
 doctor) step_doctor; exit 0 ;;
 gate) step_gate; exit 0 ;;
+widening) step_widening; exit 0 ;;
+widening-verdict) step_widening_verdict; exit 0 ;;
 *)
-	echo "usage: scripts/action.sh plan|install|doctor|gate (the steps of action.yml)" >&2
+	echo "usage: scripts/action.sh plan|install|doctor|gate|widening|widening-verdict (the steps of action.yml)" >&2
 	exit 2
 	;;
 esac

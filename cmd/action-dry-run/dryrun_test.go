@@ -117,6 +117,8 @@ type runOpts struct {
 	out     string   // --out (default a new directory under base)
 	flags   []string // more flags of the dry run
 	env     []string // more environment
+	github  []string // --github KEY=VALUE
+	event   string   // --event FILE
 }
 
 func (e *dryRunEnv) run(t *testing.T, o runOpts) job {
@@ -138,6 +140,12 @@ func (e *dryRunEnv) run(t *testing.T, o runOpts) job {
 		args = append(args, "--input", in)
 	}
 	args = append(args, o.flags...)
+	for _, g := range o.github {
+		args = append(args, "--github", g)
+	}
+	if o.event != "" {
+		args = append(args, "--event", o.event)
+	}
 	var cmd *exec.Cmd
 	if o.script {
 		cmd = exec.Command(filepath.Join(e.checkout, "scripts", "action-dry-run.sh"), args...)

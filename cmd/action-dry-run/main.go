@@ -55,9 +55,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cacheDir := fs.String("cache-dir", "", "actions/cache's store, kept across dry runs (default: $XDG_CACHE_HOME/sysgate/action-dry-run)")
 	toolCache := fs.String("tool-cache", "", "RUNNER_TOOL_CACHE (default: empty, under --out, as on a fresh hosted runner)")
 	runnerOS := fs.String("runner-os", "Linux", "runner.os and RUNNER_OS the steps see (Linux, macOS or Windows); the steps still run here")
+	event := fs.String("event", "", "the event's payload, a JSON file: github.event and GITHUB_EVENT_PATH (a pull_request's pull_request.base.sha); default {}")
 	inputs, github := pairs{}, pairs{}
 	fs.Var(inputs, "input", "an input of the action, NAME=VALUE (repeatable); the others get action.yml's defaults")
-	fs.Var(github, "github", "a github context value, KEY=VALUE (job, repository, run_id, action_ref, server_url)")
+	fs.Var(github, "github", "a github context value, KEY=VALUE (job, repository, run_id, action_ref, server_url, event_name)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: action-dry-run --dir AGENT_REPO [--input NAME=VALUE]... [--out DIR] [--cache-dir DIR] [--tool-cache DIR] [--action DIR]")
 		fs.PrintDefaults()
@@ -108,6 +109,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		ToolCache: *toolCache,
 		CacheDir:  *cacheDir,
 		Github:    github,
+		Event:     *event,
 		Env:       os.Environ(),
 		RunnerOS:  *runnerOS,
 		Stdout:    stdout,

@@ -21,7 +21,8 @@ type Config struct {
 	OutDir    string            // runner temp, artifacts, the step summary, logs, dry-run.json
 	ToolCache string            // RUNNER_TOOL_CACHE ("": OutDir/tool-cache, empty like a hosted runner's)
 	CacheDir  string            // where actions/cache keeps its entries across dry runs
-	Github    map[string]string // github context values over the defaults (job, repository, action_ref, ...)
+	Github    map[string]string // github context values over the defaults (job, repository, action_ref, event_name, ...)
+	Event     string            // the event's payload, a JSON file (github.event, GITHUB_EVENT_PATH); "": {}
 	Env       []string          // the environment the runner gives every step (KEY=VALUE)
 	RunnerOS  string            // runner.os and RUNNER_OS ("": Linux); the steps still run here
 	Stdout    io.Writer         // the job's log: each step's output and the dry run's notes
@@ -113,6 +114,7 @@ type job struct {
 	env        []KeyValue // GITHUB_ENV, in the order set
 	path       []string   // GITHUB_PATH, most recent first
 	temp       string
+	eventPath  string // GITHUB_EVENT_PATH
 	summary    string
 	artifacts  string
 	logs       string
@@ -202,6 +204,9 @@ func newJob(cfg Config) (*job, error) {
 		return nil, err
 	}
 	j.setContexts()
+	if err := j.setEvent(); err != nil {
+		return nil, err
+	}
 	if err := j.layOutActions(); err != nil {
 		return nil, err
 	}
@@ -269,6 +274,7 @@ func (j *job) setContexts() {
 		"repository":  "local/" + filepath.Base(j.cfg.Workspace),
 		"run_id":      "1",
 		"workspace":   j.cfg.Workspace,
+		"event_name":  "push",
 	}
 	for k, v := range j.cfg.Github {
 		gh[strings.ToLower(k)] = v
@@ -297,10 +303,10 @@ func (j *job) runnerOS() string {
 // CheckGithub reports a github context key the dry run does not know.
 func CheckGithub(key string) error {
 	switch strings.ToLower(key) {
-	case "action_path", "action_ref", "job", "server_url", "repository", "run_id", "workspace":
+	case "action_path", "action_ref", "job", "server_url", "repository", "run_id", "workspace", "event_name":
 		return nil
 	}
-	return fmt.Errorf("github.%s: the dry run sets action_path, action_ref, job, server_url, repository, run_id and workspace", key)
+	return fmt.Errorf("github.%s: the dry run sets action_path, action_ref, job, server_url, repository, run_id, workspace and event_name (github.event comes from --event)", key)
 }
 
 func (j *job) scope() *scope {
@@ -322,6 +328,8 @@ func (j *job) githubEnv() []KeyValue {
 		{"GITHUB_ACTION_REF", g("action_ref")},
 		{"GITHUB_WORKSPACE", j.cfg.Workspace},
 		{"GITHUB_JOB", g("job")},
+		{"GITHUB_EVENT_NAME", g("event_name")},
+		{"GITHUB_EVENT_PATH", j.eventPath},
 		{"GITHUB_REPOSITORY", g("repository")},
 		{"GITHUB_RUN_ID", g("run_id")},
 		{"GITHUB_SERVER_URL", g("server_url")},

@@ -48,9 +48,18 @@ type setChange struct {
 
 func (c *Command) runBaselineDiff(args []string) int {
 	fs := c.flagSet("baseline diff", "OLD NEW  (baseline files, YAML or JSON, or observation .json files)")
-	format := fs.String("format", "text", "text or markdown")
+	format := fs.String("format", "text", "text or markdown; with --base also github (annotations on the added lines)")
+	base := fs.String("base", "", "a git commit (a pull request's base): list what the working tree's baseline FILES (or directories) allow that the commit's did not, read with git, never checked out; exit 1 when they widen")
+	level := fs.String("level", "warning", "with --base --format github: the annotations' level, error, warning or notice")
 	if code, ok := c.parse(fs, args); !ok {
 		return code
+	}
+	if *base != "" {
+		if *format != "text" && *format != "markdown" && *format != "github" {
+			fs.Usage()
+			return ExitUsage
+		}
+		return c.runBaselineDiffBase(*base, *format, *level, fs.Args())
 	}
 	if fs.NArg() != 2 || (*format != "text" && *format != "markdown") {
 		fs.Usage()
