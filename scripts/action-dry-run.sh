@@ -15,7 +15,8 @@
 #                       (default: a new directory under $TMPDIR, printed first)
 #   --cache-dir DIR     actions/cache's store (default: ~/.cache/sysgate/action-dry-run)
 #   --tool-cache DIR    RUNNER_TOOL_CACHE (default: empty, as on a fresh hosted runner)
-#   --github KEY=VALUE  github.job, repository, run_id, action_ref or server_url
+#   --github KEY=VALUE  github.job, repository, run_id, action_ref, action_repository,
+#                       api_url, server_url or token
 #
 # It ends with each step's outcome, the action's outputs and annotations,
 # and exits with the job's result: 0, else the first failed step's exit

@@ -56,7 +56,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	toolCache := fs.String("tool-cache", "", "RUNNER_TOOL_CACHE (default: empty, under --out, as on a fresh hosted runner)")
 	inputs, github := pairs{}, pairs{}
 	fs.Var(inputs, "input", "an input of the action, NAME=VALUE (repeatable); the others get action.yml's defaults")
-	fs.Var(github, "github", "a github context value, KEY=VALUE (job, repository, run_id, action_ref, server_url)")
+	fs.Var(github, "github", "a github context value, KEY=VALUE (job, repository, run_id, action_ref, action_repository, api_url, server_url, token)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: action-dry-run --dir AGENT_REPO [--input NAME=VALUE]... [--out DIR] [--cache-dir DIR] [--tool-cache DIR] [--action DIR]")
 		fs.PrintDefaults()
