@@ -19,13 +19,15 @@ type trustJob struct {
 	RunsOn      any               `yaml:"runs-on"`
 	Timeout     any               `yaml:"timeout-minutes"`
 	Uses        string            `yaml:"uses"`
-	Steps       []struct {
-		ID   string            `yaml:"id"`
-		Uses string            `yaml:"uses"`
-		Run  string            `yaml:"run"`
-		With map[string]any    `yaml:"with"`
-		Env  map[string]string `yaml:"env"`
-	} `yaml:"steps"`
+	Steps       []trustStep       `yaml:"steps"`
+}
+
+type trustStep struct {
+	ID   string            `yaml:"id"`
+	Uses string            `yaml:"uses"`
+	Run  string            `yaml:"run"`
+	With map[string]any    `yaml:"with"`
+	Env  map[string]string `yaml:"env"`
 }
 
 // cacheActions restore something another run saved: a job that writes, or
