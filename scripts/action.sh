@@ -106,23 +106,30 @@ fetch() {
 	curl -fsSL --retry 3 --max-time 60 "${auth[@]}" -o "$2" "$1"
 }
 
-# release_of_commit prints the release tag (vX.Y.Z) whose tag points at
-# commit, from the action repository's tags (the newest three pages: a
-# commit pinned by SHA is a recent release's). A moving major tag (v1)
-# names no release of its own and is skipped; of two version tags on one
-# commit the higher wins. Returns 1 when no tag does, 2 when the tags
-# cannot be read (no jq, the API refused).
-release_of_commit() {
-	local commit=$1 api page list tags=""
+# release_of_ref prints the release tag (vX.Y.Z) of ref: a commit SHA, the
+# release whose tag points at it; a major tag (v1), the release at the
+# commit that tag points at now. It reads the action repository's tags (the
+# newest three pages: a pinned release is a recent one). A moving major
+# tag names no release of its own; of two version tags on one commit the
+# higher wins. Returns 1 when no tag does, 2 when the tags cannot be read
+# (no jq, the API refused).
+release_of_ref() {
+	local ref=$1 api page list pairs="" commit tags
 	api="${GITHUB_API_URL:-https://api.github.com}/repos/$(action_repository)/tags?per_page=100"
 	command -v jq >/dev/null || return 2
 	list=$(mktemp)
 	for page in 1 2 3; do
 		fetch "$api&page=$page" "$list" || { rm -f "$list"; return 2; }
-		tags+=$(jq -r --arg c "$commit" '.[] | select(.commit.sha == $c) | .name' "$list")$'\n'
+		pairs+=$(jq -r '.[] | "\(.name) \(.commit.sha)"' "$list")$'\n'
 		[ "$(jq length "$list")" -eq 100 ] || break
 	done
 	rm -f "$list"
+	commit=$ref
+	if ! [[ "$ref" =~ ^[0-9a-f]{40}$ ]]; then
+		commit=$(awk -v r="$ref" '$1 == r { print $2; exit }' <<<"$pairs")
+		[ -n "$commit" ] || return 1
+	fi
+	tags=$(awk -v c="$commit" '$2 == c { print $1 }' <<<"$pairs")
 	# A release outranks a pre-release of the same commit.
 	{
 		grep -E '^v[0-9]+\.[0-9]+\.[0-9]+-[0-9A-Za-z.-]+$' <<<"$tags" | sort -V
@@ -150,11 +157,11 @@ step_plan() {
 		tag=$INPUT_VERSION
 	elif [[ "${ACTION_REF:-}" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
 		tag=$ACTION_REF
-	elif [[ "${ACTION_REF:-}" =~ ^[0-9a-f]{40}$ ]]; then
-		# Pinned by SHA: the release whose tag points at that commit is
-		# built from exactly this source.
+	elif [[ "${ACTION_REF:-}" =~ ^[0-9a-f]{40}$ || "${ACTION_REF:-}" =~ ^v[0-9]+$ ]]; then
+		# Pinned by SHA (or by the major tag): the release whose tag points
+		# at that commit is built from exactly this source.
 		local rc=0
-		tag=$(release_of_commit "$ACTION_REF") || rc=$?
+		tag=$(release_of_ref "$ACTION_REF") || rc=$?
 		case "$rc" in
 		0)
 			if [ -z "$asset" ] || ! release_has "$tag" "$asset"; then

@@ -238,6 +238,16 @@ func TestReleaseOfPinnedSHA(t *testing.T) {
 		}
 	})
 
+	t.Run("pinned to the major tag: the release at its commit", func(t *testing.T) {
+		p := runPinned(t, newFakeGitHub(t, tags, release), "v1", true, "0")
+		if plan := p.res.Step("plan"); plan.Outputs["from"] != "release" || plan.Outputs["release"] != "v1.2.3" {
+			t.Fatalf("plan from=%q release=%q, want release v1.2.3:\n%s", plan.Outputs["from"], plan.Outputs["release"], p.log(t, "plan"))
+		}
+		if s := p.res.Step("install"); s.Outcome != actionrun.Success || !strings.Contains(p.ghLog, "attestation verify") {
+			t.Errorf("install %s, gh calls %q:\n%s", s.Outcome, p.ghLog, p.log(t, "install"))
+		}
+	})
+
 	t.Run("gh finds no provenance: refused", func(t *testing.T) {
 		p := runPinned(t, newFakeGitHub(t, tags, release), pinnedSHA, true, "1")
 		s := p.res.Step("install")
