@@ -36,7 +36,7 @@ ifeq ($(GO_BUILD_CACHE),)
 export GOCACHE := $(if $(wildcard /root/.cache/go-build),/root/.cache/go-build,$(CURDIR)/.cache/go-build)
 endif
 
-.PHONY: all deps deps-suites deps-test deps-bench build release test race unit security-test baseline-update bench stress lint fuzz clean
+.PHONY: all deps deps-suites deps-test deps-bench build release release-arm64 test race unit security-test baseline-update bench stress lint fuzz clean
 
 all: build
 
@@ -70,6 +70,26 @@ release: deps
 	@file $(DIST)/$(RELEASE_BIN) | grep -q 'static-pie linked' || \
 		{ echo "$(DIST)/$(RELEASE_BIN) is not statically linked:"; file $(DIST)/$(RELEASE_BIN); exit 1; }
 	cd $(DIST) && sha256sum $(RELEASE_BIN) > SHA256SUMS
+
+# The same static binary for arm64, cross-compiled with Debian's toolchain
+# (gcc-aarch64-linux-gnu, and libseccomp-dev:arm64 after
+# dpkg --add-architecture arm64), added to $(DIST) after make release:
+# SHA256SUMS then lists both. Checked by running it under qemu-user where
+# qemu-aarch64(-static) is installed.
+RELEASE_BIN_ARM64 := sysgate-linux-arm64
+ARM64_CC          ?= aarch64-linux-gnu-gcc
+release-arm64: deps
+	@command -v $(ARM64_CC) >/dev/null || { echo "no $(ARM64_CC): apt-get install gcc-aarch64-linux-gnu"; exit 1; }
+	mkdir -p $(DIST)
+	CC=$(ARM64_CC) PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig GOOS=linux GOARCH=arm64 \
+		$(GO) build -buildmode=pie -trimpath -tags netgo,osusergo \
+		-ldflags '-s -w $(VERSION_LDFLAGS) -linkmode external -extldflags "-static-pie"' \
+		-o $(DIST)/$(RELEASE_BIN_ARM64) ./cmd/sysgate
+	@file $(DIST)/$(RELEASE_BIN_ARM64) | grep 'ARM aarch64' | grep -q 'static-pie linked' || \
+		{ echo "$(DIST)/$(RELEASE_BIN_ARM64) is not a static arm64 binary:"; file $(DIST)/$(RELEASE_BIN_ARM64); exit 1; }
+	@qemu=$$(command -v qemu-aarch64-static || command -v qemu-aarch64 || true); \
+		if [ -n "$$qemu" ]; then $$qemu $(DIST)/$(RELEASE_BIN_ARM64) version; else echo "no qemu-aarch64: $(RELEASE_BIN_ARM64) not run here"; fi
+	cd $(DIST) && sha256sum sysgate-linux-* > SHA256SUMS
 
 # staticcheck is pinned in tools/go.mod (a module of its own, so it adds
 # nothing to the product's dependencies) and configured by staticcheck.conf;

@@ -36,9 +36,9 @@ var (
 // mayWrite lists, per workflow file and job, the only scopes granted write.
 var mayWrite = map[string]map[string][]string{
 	"sysgate-baseline-update.yml": {"update": {"contents", "pull-requests"}, "unlabel": {"pull-requests"}},
-	"baseline-update.yml":         {"update": {"contents", "pull-requests"}}, // the caller grants what the called jobs use
-	"release.yml":                 {"release": {"contents"}},
-	"security-test.yml":           {"baseline-update-on-drift": {"actions"}}, // starts baseline-update.yml; runs no agent
+	"baseline-update.yml":         {"update": {"contents", "pull-requests"}},                         // the caller grants what the called jobs use
+	"release.yml":                 {"release": {"contents"}, "attest": {"id-token", "attestations"}}, // attest alone mints the OIDC token
+	"security-test.yml":           {"baseline-update-on-drift": {"actions"}},                         // starts baseline-update.yml; runs no agent
 }
 
 // TestWorkflowPolicy: every action and reusable workflow is pinned by a

@@ -15,7 +15,8 @@
 #                       (default: a new directory under $TMPDIR, printed first)
 #   --cache-dir DIR     actions/cache's store (default: ~/.cache/sysgate/action-dry-run)
 #   --tool-cache DIR    RUNNER_TOOL_CACHE (default: empty, as on a fresh hosted runner)
-#   --github KEY=VALUE  github.job, repository, run_id, action_ref, server_url or event_name
+#   --github KEY=VALUE  github.job, repository, run_id, action_ref, action_repository,
+#                       api_url, server_url, token or event_name
 #   --runner-os OS      runner.os and RUNNER_OS the steps see (default Linux)
 #   --event FILE        the event's payload (github.event, GITHUB_EVENT_PATH), e.g. a
 #                       pull_request's {"pull_request":{"base":{"sha":"..."}}}

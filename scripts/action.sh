@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The steps of the sysgate GitHub Action (action.yml), one subcommand each:
-#   plan     pick how to install: a release binary (a tag, amd64) or a source build, and its cache key
-#   install  download and verify the release binary, or build from the action's source (once per key)
+#   plan     pick how to install: a release binary (a tag, or the release tagged at a pinned SHA;
+#            amd64 and arm64) or a source build, and its cache key
+#   install  download and verify the release binary (SHA256SUMS, and its attestation where gh is), or build from the action's source (once per key)
 #   doctor   sysgate doctor for the chosen backend: stop early, with the fixes, if it cannot run here
 #   gate     validate the baselines, run the command or the Go packages, write the reports and outputs,
 #            and fail with sysgate's own exit code: no later step reads anything to decide the verdict
@@ -104,18 +105,105 @@ apt_install() {
 		die 3 "apt-get install ${missing[*]} failed (root or passwordless sudo is needed to install them)"
 }
 
+# release_asset is this machine's release binary (release.yml builds amd64
+# and arm64), empty where there is none.
+release_asset() {
+	case "$(uname -m)" in
+	x86_64) echo sysgate-linux-amd64 ;;
+	aarch64) echo sysgate-linux-arm64 ;;
+	esac
+}
+
+# action_repository is the repository the action comes from: its releases
+# are the ones that match its code.
+action_repository() { echo "${ACTION_REPOSITORY:-sysgate/sysgate}"; }
+
+release_base() {
+	echo "${SYSGATE_RELEASE_BASE:-${GITHUB_SERVER_URL:-https://github.com}/$(action_repository)/releases/download}"
+}
+
+# fetch URL FILE: one download, with GitHub's API token for the API only
+# (a download URL redirects to storage that must not see it).
+fetch() {
+	local auth=()
+	if [ -n "${SYSGATE_API_TOKEN:-}" ] && [[ "$1" == "${GITHUB_API_URL:-https://api.github.com}/"* ]]; then
+		auth=(-H "Authorization: Bearer $SYSGATE_API_TOKEN")
+	fi
+	curl -fsSL --retry 3 --max-time 60 "${auth[@]}" -o "$2" "$1"
+}
+
+# release_of_ref prints the release tag (vX.Y.Z) of ref: a commit SHA, the
+# release whose tag points at it; a major tag (v1), the release at the
+# commit that tag points at now. It reads the action repository's tags (the
+# newest three pages: a pinned release is a recent one). A moving major
+# tag names no release of its own; of two version tags on one commit the
+# higher wins. Returns 1 when no tag does, 2 when the tags cannot be read
+# (no jq, the API refused).
+release_of_ref() {
+	local ref=$1 api page list pairs="" commit tags
+	api="${GITHUB_API_URL:-https://api.github.com}/repos/$(action_repository)/tags?per_page=100"
+	command -v jq >/dev/null || return 2
+	list=$(mktemp)
+	for page in 1 2 3; do
+		fetch "$api&page=$page" "$list" || { rm -f "$list"; return 2; }
+		pairs+=$(jq -r '.[] | "\(.name) \(.commit.sha)"' "$list")$'\n'
+		[ "$(jq length "$list")" -eq 100 ] || break
+	done
+	rm -f "$list"
+	commit=$ref
+	if ! [[ "$ref" =~ ^[0-9a-f]{40}$ ]]; then
+		commit=$(awk -v r="$ref" '$1 == r { print $2; exit }' <<<"$pairs")
+		[ -n "$commit" ] || return 1
+	fi
+	tags=$(awk -v c="$commit" '$2 == c { print $1 }' <<<"$pairs")
+	# A release outranks a pre-release of the same commit.
+	{
+		grep -E '^v[0-9]+\.[0-9]+\.[0-9]+-[0-9A-Za-z.-]+$' <<<"$tags" | sort -V
+		grep -E '^v[0-9]+\.[0-9]+\.[0-9]+$' <<<"$tags" | sort -V
+	} | tail -1 | grep .
+}
+
+# release_has TAG ASSET: the release's SHA256SUMS lists ASSET.
+release_has() {
+	local sums
+	sums=$(mktemp)
+	if fetch "$(release_base)/$1/SHA256SUMS" "$sums" && grep -qE "^[0-9a-f]{64} [ *]$2\$" "$sums"; then
+		rm -f "$sums"
+		return 0
+	fi
+	rm -f "$sums"
+	return 1
+}
+
 step_plan() {
-	local arch tag="" from=source
+	local arch asset tag="" from=source
 	arch=$(uname -m)
+	asset=$(release_asset)
 	if [ -n "${INPUT_VERSION:-}" ]; then
 		tag=$INPUT_VERSION
 	elif [[ "${ACTION_REF:-}" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]]; then
 		tag=$ACTION_REF
+	elif [[ "${ACTION_REF:-}" =~ ^[0-9a-f]{40}$ || "${ACTION_REF:-}" =~ ^v[0-9]+$ ]]; then
+		# Pinned by SHA (or by the major tag): the release whose tag points
+		# at that commit is built from exactly this source.
+		local rc=0
+		tag=$(release_of_ref "$ACTION_REF") || rc=$?
+		case "$rc" in
+		0)
+			if [ -z "$asset" ] || ! release_has "$tag" "$asset"; then
+				echo "sysgate: $tag (the release of $ACTION_REF) has no ${asset:-binary for $arch} in its SHA256SUMS: building from source"
+				tag=""
+			fi
+			;;
+		1) echo "sysgate: no release of $(action_repository) is tagged at $ACTION_REF: building from source" ;;
+		*) echo "sysgate: could not read the tags of $(action_repository) from ${GITHUB_API_URL:-https://api.github.com} (and jq): building from source" ;;
+		esac
 	fi
-	if [ -n "$tag" ] && [ "$arch" = x86_64 ]; then
+	if [ -n "$tag" ] && [ -n "$asset" ]; then
 		from=release
-	elif [ -n "${INPUT_VERSION:-}" ]; then
-		echo "sysgate: release binaries are amd64 only; building $INPUT_VERSION's source of this action on $arch"
+	elif [ -n "$tag" ]; then
+		echo "sysgate: release binaries are amd64 and arm64 only; building $tag's source of this action on $arch"
+		tag=""
 	fi
 	local key
 	if [ "$from" = release ]; then
@@ -133,6 +221,25 @@ step_plan() {
 	echo "sysgate: install from $from${tag:+ ($tag)}; cache key $key; set up Go: $need_go"
 }
 
+# verify_attestation FILE: the release's build provenance (release.yml's
+# attest job), checked with gh where the runner has it: signed by this
+# repository's release workflow and, when the action is pinned by SHA,
+# built from that commit. Where gh is missing it says so and goes on: the
+# SHA256SUMS check still holds.
+verify_attestation() {
+	local file=$1 repo
+	repo=$(action_repository)
+	if ! command -v gh >/dev/null; then
+		echo "sysgate: gh is not installed: the release's build provenance was not verified (its SHA256SUMS was)"
+		return 0
+	fi
+	local flags=(--repo "$repo" --signer-workflow "$repo/.github/workflows/release.yml")
+	[[ "${ACTION_REF:-}" =~ ^[0-9a-f]{40}$ ]] && flags+=(--source-digest "$ACTION_REF")
+	GH_TOKEN=${SYSGATE_API_TOKEN:-${GH_TOKEN:-}} gh attestation verify "$file" "${flags[@]}" >/dev/null ||
+		die 3 "sysgate $SYSGATE_RELEASE: gh attestation verify found no build provenance from $repo's release workflow for $(basename "$file"): not installed"
+	echo "sysgate: build provenance verified (gh attestation verify ${flags[*]})"
+}
+
 step_install() {
 	local dir=${SYSGATE_BIN_DIR:?} bin
 	bin="$dir/sysgate"
@@ -141,16 +248,21 @@ step_install() {
 	if [ -x "$bin" ] && "$bin" version >/dev/null 2>&1; then
 		echo "sysgate: cached: $("$bin" version | head -1)"
 	elif [ "${SYSGATE_FROM:-source}" = release ]; then
-		local base=${SYSGATE_RELEASE_BASE:-https://github.com/sysgate/sysgate/releases/download}
-		local tmp
+		local base asset tmp
+		base=$(release_base)
+		asset=$(release_asset)
 		tmp=$(mktemp -d)
-		curl -fsSL --retry 3 -o "$tmp/sysgate-linux-amd64" "$base/$SYSGATE_RELEASE/sysgate-linux-amd64" ||
+		fetch "$base/$SYSGATE_RELEASE/$asset" "$tmp/$asset" ||
 			die 3 "cannot download sysgate $SYSGATE_RELEASE from $base (is it a release tag?)"
-		curl -fsSL --retry 3 -o "$tmp/SHA256SUMS" "$base/$SYSGATE_RELEASE/SHA256SUMS" ||
+		fetch "$base/$SYSGATE_RELEASE/SHA256SUMS" "$tmp/SHA256SUMS" ||
 			die 3 "cannot download $SYSGATE_RELEASE's SHA256SUMS from $base"
-		(cd "$tmp" && sha256sum --quiet -c SHA256SUMS) ||
+		# Only this asset's line: the sums list every arch's binary.
+		grep -E "^[0-9a-f]{64} [ *]$asset\$" "$tmp/SHA256SUMS" >"$tmp/sum" ||
+			die 3 "sysgate $SYSGATE_RELEASE: its SHA256SUMS lists no $asset"
+		(cd "$tmp" && sha256sum --quiet -c sum) ||
 			die 3 "sysgate $SYSGATE_RELEASE: the binary does not match the release's SHA256SUMS: not installed"
-		install -m 0755 "$tmp/sysgate-linux-amd64" "$bin"
+		verify_attestation "$tmp/$asset"
+		install -m 0755 "$tmp/$asset" "$bin"
 		rm -rf "$tmp"
 		echo "sysgate: installed the release binary: $("$bin" version | head -1)"
 	else

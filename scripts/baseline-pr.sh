@@ -19,7 +19,9 @@
 #   BOT_BRANCH          the branch the update is pushed to (default sysgate/baseline-update/<base>)
 #   KEEP_UNSEEN         true: keep entries no run made (default: propose removing them)
 #   RUN_URL             the workflow run, linked from the body and the commit
-#   GH_TOKEN            for gh (the pull request); git pushes with the checkout's credentials
+#   GH_TOKEN            for gh (the pull request)
+#   GIT_TOKEN           for git's ls-remote, fetch and push over https (the checkout keeps no
+#                       credential: persist-credentials: false); unset: the remote's own access
 #
 # It never force-pushes: an existing bot branch is checked out and the new
 # commit goes on top of it (so a reviewer's reasons and comments, which the
@@ -34,6 +36,20 @@ die() {
 }
 
 output() { if [ -n "${GITHUB_OUTPUT:-}" ]; then echo "$1=$2" >>"$GITHUB_OUTPUT"; fi; }
+
+# remote_git runs one git command that talks to origin, with GIT_TOKEN as
+# that command's credential and no other's: nothing is written to
+# .git/config, and the token stays out of the command line (the helper
+# reads it from the environment), so a later step finds it nowhere.
+remote_git() {
+	if [ -z "${GIT_TOKEN:-}" ]; then
+		git "$@"
+		return
+	fi
+	# shellcheck disable=SC2016 # expanded by the helper, not here
+	git -c credential.helper= \
+		-c 'credential.helper=!f() { test "$1" = get && printf "username=x-access-token\npassword=%s\n" "$GIT_TOKEN"; }; f' "$@"
+}
 
 baseline_words() { read -r -d '' -a baselines <<<"${SYSGATE_BASELINES:-}" || true; }
 
@@ -133,7 +149,7 @@ cmd_open() {
 	# The bot branch: on top of the remote one if it exists (a reviewer may
 	# have edited it), from the base branch if it does not or was merged.
 	local exists=0 rc=0
-	git ls-remote --exit-code --heads origin "refs/heads/$branch" >/dev/null || rc=$?
+	remote_git ls-remote --exit-code --heads origin "refs/heads/$branch" >/dev/null || rc=$?
 	case "$rc" in
 	0) exists=1 ;;
 	2) ;;
@@ -141,7 +157,7 @@ cmd_open() {
 	esac
 	local on_top=0
 	if [ "$exists" = 1 ]; then
-		git fetch --quiet --no-tags origin "+refs/heads/$branch:refs/remotes/origin/$branch"
+		remote_git fetch --quiet --no-tags origin "+refs/heads/$branch:refs/remotes/origin/$branch"
 		if git merge-base --is-ancestor "origin/$branch" HEAD; then
 			# Everything on it is in the base already: starting from the base
 			# is a fast-forward of the remote branch, so nothing is lost.
@@ -210,7 +226,7 @@ EOF
 
 	# A plain push: if someone pushed to the branch since it was fetched,
 	# git refuses and nothing of theirs is overwritten.
-	git push --quiet origin "HEAD:refs/heads/$branch" ||
+	remote_git push --quiet origin "HEAD:refs/heads/$branch" ||
 		die "git push to $branch was refused: the branch changed while this run updated it (someone pushed to it), or the token may not push. Nothing was overwritten; run the update again, it starts from the branch's new tip."
 	output changed true
 	output branch "$branch"

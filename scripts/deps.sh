@@ -5,7 +5,8 @@
 #   scripts/deps.sh --suites   also the pinned npm packages of the MCP suites
 #   scripts/deps.sh --bench    also strace, which the benchmarks compare against
 #   scripts/deps.sh --test     also sudo (the tests of the sudo path run it for real), ShellCheck (the
-#                              lint tests run it over scripts/ and the workflows' run: steps) and actionlint
+#                              lint tests run it over scripts/ and the workflows' run: steps), actionlint,
+#                              and curl and jq (the action's release install, in its dry runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,6 +43,9 @@ if [ "$want_test" = 1 ] && [ "$(id -u)" -eq 0 ]; then
 fi
 if [ "$want_test" = 1 ]; then
 	command -v shellcheck >/dev/null || missing+=(shellcheck)
+	# The action's dry runs: curl downloads a release, jq reads GitHub's tags API.
+	command -v curl >/dev/null || missing+=(curl)
+	command -v jq >/dev/null || missing+=(jq)
 fi
 
 if [ "${#missing[@]}" -gt 0 ]; then

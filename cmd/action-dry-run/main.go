@@ -58,7 +58,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	event := fs.String("event", "", "the event's payload, a JSON file: github.event and GITHUB_EVENT_PATH (a pull_request's pull_request.base.sha); default {}")
 	inputs, github := pairs{}, pairs{}
 	fs.Var(inputs, "input", "an input of the action, NAME=VALUE (repeatable); the others get action.yml's defaults")
-	fs.Var(github, "github", "a github context value, KEY=VALUE (job, repository, run_id, action_ref, server_url, event_name)")
+	fs.Var(github, "github", "a github context value, KEY=VALUE (job, repository, run_id, action_ref, action_repository, api_url, server_url, token, event_name)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: action-dry-run --dir AGENT_REPO [--input NAME=VALUE]... [--out DIR] [--cache-dir DIR] [--tool-cache DIR] [--action DIR]")
 		fs.PrintDefaults()

@@ -267,14 +267,17 @@ func runnerArch() string {
 
 func (j *job) setContexts() {
 	gh := map[string]string{
-		"action_path": j.cfg.ActionDir,
-		"action_ref":  "",
-		"job":         "dry-run",
-		"server_url":  "https://github.com",
-		"repository":  "local/" + filepath.Base(j.cfg.Workspace),
-		"run_id":      "1",
-		"workspace":   j.cfg.Workspace,
-		"event_name":  "push",
+		"action_path":       j.cfg.ActionDir,
+		"action_ref":        "",
+		"action_repository": "",
+		"api_url":           "https://api.github.com",
+		"job":               "dry-run",
+		"server_url":        "https://github.com",
+		"repository":        "local/" + filepath.Base(j.cfg.Workspace),
+		"run_id":            "1",
+		"token":             "",
+		"workspace":         j.cfg.Workspace,
+		"event_name":        "push",
 	}
 	for k, v := range j.cfg.Github {
 		gh[strings.ToLower(k)] = v
@@ -303,10 +306,10 @@ func (j *job) runnerOS() string {
 // CheckGithub reports a github context key the dry run does not know.
 func CheckGithub(key string) error {
 	switch strings.ToLower(key) {
-	case "action_path", "action_ref", "job", "server_url", "repository", "run_id", "workspace", "event_name":
+	case "action_path", "action_ref", "action_repository", "api_url", "job", "server_url", "repository", "run_id", "token", "workspace", "event_name":
 		return nil
 	}
-	return fmt.Errorf("github.%s: the dry run sets action_path, action_ref, job, server_url, repository, run_id, workspace and event_name (github.event comes from --event)", key)
+	return fmt.Errorf("github.%s: the dry run sets action_path, action_ref, action_repository, api_url, job, server_url, repository, run_id, token, workspace and event_name (github.event comes from --event)", key)
 }
 
 func (j *job) scope() *scope {
@@ -326,6 +329,8 @@ func (j *job) githubEnv() []KeyValue {
 		{"GITHUB_ACTIONS", "true"},
 		{"GITHUB_ACTION_PATH", j.cfg.ActionDir},
 		{"GITHUB_ACTION_REF", g("action_ref")},
+		{"GITHUB_ACTION_REPOSITORY", g("action_repository")},
+		{"GITHUB_API_URL", g("api_url")},
 		{"GITHUB_WORKSPACE", j.cfg.Workspace},
 		{"GITHUB_JOB", g("job")},
 		{"GITHUB_EVENT_NAME", g("event_name")},
