@@ -2,6 +2,7 @@ package ci
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,7 +49,7 @@ func trustProblems(name string, data []byte) []string {
 	}
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, name+": "+fmt.Sprintf(format, args...)) }
-	for _, jobName := range sortedKeys(wf.Jobs) {
+	for _, jobName := range slices.Sorted(maps.Keys(wf.Jobs)) {
 		node := wf.Jobs[jobName]
 		var job trustJob
 		if err := node.Decode(&job); err != nil {
