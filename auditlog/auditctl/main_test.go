@@ -11,8 +11,11 @@ import (
 const childEnv = "SYSGATE_AUDITCTL_TEST_CHILD"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) == "crash-exclusive" {
+	switch os.Getenv(childEnv) {
+	case "crash-exclusive":
 		crashHoldingExclusive()
+	case "lock-runs-exclusive", "lock-runs-shared":
+		lockRunsOnce(os.Getenv(childEnv) == "lock-runs-exclusive")
 	}
 	os.Exit(m.Run())
 }
@@ -35,6 +38,17 @@ func crashHoldingExclusive() {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(2)
 	}
+	os.Exit(0)
+}
+
+// lockRunsOnce takes runs.lock (exclusively or shared, as a run does),
+// says so on stdout and exits, releasing it.
+func lockRunsOnce(exclusive bool) {
+	if err := lockRuns(exclusive); err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	fmt.Println("locked")
 	os.Exit(0)
 }
 

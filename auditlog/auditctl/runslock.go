@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/sysgate/sysgate/internal/kernel"
 )
@@ -77,25 +78,65 @@ func lockRuns(exclusive bool) error {
 // would-be exclusive holder takes intent.lock exclusively (and keeps it
 // until release); new shared holders pass through intent.lock shared and
 // so queue behind it.
+//
+// A would-be exclusive holder gives intent.lock back after intentHold
+// without runs.lock, for intentBackoff: a shared holder may be waiting on
+// a process of its own that needs a shared hold too (a test that holds
+// the tuning while the sysgate it starts runs), and that process queues
+// at intent.lock. Holding intent.lock until runs.lock came free would
+// then wait forever.
 func withIntent(exclusive bool, lock func() error) error {
+	if exclusive {
+		return exclusiveIntent()
+	}
 	f, err := openLock("intent.lock")
 	if err != nil {
 		return err
 	}
-	how := kernel.LockShared
-	if exclusive {
-		how = kernel.LockExclusive
-	}
-	if err := kernel.Flock(f, how); err != nil {
+	if err := kernel.Flock(f, kernel.LockShared); err != nil {
 		f.Close()
 		return err
 	}
-	err = lock()
-	if exclusive && err == nil {
-		procState.intentLock = f
-		return nil
+	return errors.Join(lock(), f.Close())
+}
+
+const (
+	intentHold    = 2 * time.Second
+	intentBackoff = 50 * time.Millisecond
+	intentPoll    = 2 * time.Millisecond
+)
+
+// exclusiveIntent takes intent.lock and then runs.lock exclusively,
+// keeping intent.lock until release (see withIntent).
+func exclusiveIntent() error {
+	for {
+		f, err := openLock("intent.lock")
+		if err != nil {
+			return err
+		}
+		if err := kernel.Flock(f, kernel.LockExclusive); err != nil {
+			f.Close()
+			return err
+		}
+		for deadline := time.Now().Add(intentHold); ; {
+			ok, err := kernel.TryFlock(procState.runsLock, kernel.LockExclusive)
+			if err != nil {
+				return errors.Join(err, f.Close())
+			}
+			if ok {
+				procState.intentLock = f
+				return nil
+			}
+			if time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(intentPoll)
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+		time.Sleep(intentBackoff)
 	}
-	return errors.Join(err, f.Close())
 }
 
 func unlockRuns(exclusive bool) error {

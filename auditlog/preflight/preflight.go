@@ -108,7 +108,7 @@ func Run() (*Report, error) {
 		has, err := kernel.HasCapability(cp.c)
 		if err != nil || !has {
 			fail(cp.name, auditctl.ErrPermission, "process lacks "+cp.name+" "+cp.why,
-				"run as root (sudo sysgate ...; in GitHub Actions: sudo -E make security-test)", err)
+				"run as root (sudo sysgate ...)", err)
 			continue
 		}
 		add(Check{Name: cp.name, OK: true, Detail: "present"})

@@ -28,3 +28,17 @@ func retryEINTR(fn func() error) error {
 		}
 	}
 }
+
+// TryFlock applies a flock(2) lock (LockShared or LockExclusive) to f
+// without waiting: false when another holder keeps it.
+func TryFlock(f *os.File, how int) (bool, error) {
+	err := retryEINTR(func() error { return unix.Flock(int(f.Fd()), how|unix.LOCK_NB) })
+	if err == unix.EWOULDBLOCK {
+		return false, nil
+	}
+	if err != nil {
+		return false, os.NewSyscallError("flock", err)
+	}
+	return true, nil
+}
+
