@@ -12,7 +12,7 @@ const FormatVersion = 1
 
 // DefaultHeader is the comment Save writes at the top of a file that has
 // none of its own.
-const DefaultHeader = "# sysgate baseline: reviewed in pull requests. Regenerate with `make baseline-update`."
+const DefaultHeader = "# sysgate baseline: reviewed in pull requests. Regenerate with `sysgate record --merge`."
 
 // UnreviewedReason is the placeholder reason record mode gives a risky
 // syscall: the file is valid as is (check accepts it), and validate warns

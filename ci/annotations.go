@@ -128,7 +128,7 @@ func (r *Report) Annotations() []Annotation {
 	for _, s := range r.staleRows() {
 		notices = append(notices, Annotation{Level: "notice", File: s.File, Line: s.Line,
 			Title:   fmt.Sprintf("sysgate: %s (%s) unused by %s", s.Syscall, s.Arch, s.Agent),
-			Message: fmt.Sprintf("No run of %s made %s on %s. If that is expected (an error path), move it to a group with a reason; otherwise `make baseline-update` proposes removing it.", s.Agent, s.Syscall, s.Arch)})
+			Message: fmt.Sprintf("No run of %s made %s on %s. If that is expected (an error path), move it to a group with a reason; otherwise a full record proposes removing it.", s.Agent, s.Syscall, s.Arch)})
 	}
 	for _, s := range r.staleProgramRows() {
 		notices = append(notices, Annotation{Level: "notice", File: s.Item.File, Line: s.Item.Line,
@@ -227,7 +227,10 @@ func newSyscallAnnotation(g []newRow) Annotation {
 		if n.Risk.Risky() {
 			b.WriteString(" with its reason")
 		}
-		fmt.Fprintf(&b, " (or run %s); otherwise fix the agent.", n.Record)
+		if n.Record != "" {
+			fmt.Fprintf(&b, " (or run %s)", n.Record)
+		}
+		b.WriteString("; otherwise fix the agent.")
 	}
 	return Annotation{Level: "error", File: n.File, Line: n.Line, Title: title, Message: b.String()}
 }

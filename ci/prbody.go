@@ -15,6 +15,11 @@ type PRBodyOptions struct {
 	RunURL string
 	// BaselineDir is what the reviewer's commands diff ("" = the files).
 	BaselineDir string
+	// Reproduce are the commands that record the baselines again where
+	// the caller's users run them (sysgate's own: make baseline-update),
+	// shown before the diff; none by default: only the caller knows its
+	// build.
+	Reproduce []string
 }
 
 // WritePRBody renders the body of a baseline-update pull request: risky
@@ -40,7 +45,7 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 	}
 	fmt.Fprintf(&b, ": %d of %s change.\n\n", changed, Count(len(u.Files), "baseline file", "baseline files"))
 	if u.Incremental {
-		b.WriteString("**Stale entries not checked (incremental).** The runs allowed the committed baselines in the kernel and logged only what they lack, so this update only adds: an entry the agents no longer use stays until a full record (the scheduled run, or `make baseline-update FULL=1`).\n\n")
+		b.WriteString("**Stale entries not checked (incremental).** The runs allowed the committed baselines in the kernel and logged only what they lack, so this update only adds: an entry the agents no longer use stays until a full record (the scheduled run, or a record without --against).\n\n")
 	}
 	if changed == 0 {
 		b.WriteString("The baselines already match what the suites do.\n\n")
@@ -128,12 +133,14 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 		}
 	}
 	b.WriteString("### Reproduce locally\n\n```sh\n")
-	b.WriteString("sudo make baseline-update   # record every suite as root and rewrite the baselines\n")
+	for _, c := range opts.Reproduce {
+		b.WriteString(c + "\n")
+	}
 	fmt.Fprintf(&b, "git diff -- %s\n", dir)
 	if len(changedFiles) > 0 {
-		fmt.Fprintf(&b, "bin/sysgate baseline validate --strict %s   # fails until every risky entry has a real reason\n", strings.Join(changedFiles, " "))
+		fmt.Fprintf(&b, "sysgate baseline validate --strict %s   # fails until every risky entry has a real reason\n", strings.Join(changedFiles, " "))
 	}
-	b.WriteString("sudo make security-test     # the gate against the updated baselines\n```\n")
+	b.WriteString("```\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

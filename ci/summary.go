@@ -280,7 +280,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	if stale := r.staleRows(); len(stale) > 0 {
-		b.WriteString("### Stale baseline entries\n\nAllowed but made by no run: `make baseline-update` proposes removing them; an expected error path belongs in a group with a reason.\n\n")
+		b.WriteString("### Stale baseline entries\n\nAllowed but made by no run: a full record proposes removing them; an expected error path belongs in a group with a reason.\n\n")
 		b.WriteString("| Agent | Arch | Syscall | Risk | Entry |\n|---|---|---|---|---|\n")
 		for _, s := range stale {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cell(s.Agent), cell(s.Arch.String()), code(s.Syscall), cell(orDash(s.RiskLabel())), location(s.File, s.Line))

@@ -309,7 +309,7 @@ func fileFor(files []*baselineFile, agent string, o *baseline.Observation) (*bas
 			}
 		}
 		doc := &baseline.Document{Path: path, Version: baseline.FormatVersion, Agent: agent,
-			Header: "# sysgate layer for " + selectorOf(o).String() + ": picked by " + f.pattern + ".\n# Recorded by make baseline-update in that environment; reviewed in pull requests."}
+			Header: "# sysgate layer for " + selectorOf(o).String() + ": picked by " + f.pattern + ".\n# Recorded by sysgate in that environment; reviewed in pull requests."}
 		return &baselineFile{path: path, doc: doc, base: true, pattern: f.pattern, created: true}, nil
 	}
 	for _, f := range files {

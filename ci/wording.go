@@ -7,12 +7,15 @@ import (
 )
 
 // recordCommand is how a person accepts new syscalls of a run: the
-// suites' make target for a run of a Ginkgo spec, else the CLI with the
-// run's own baseline file and command, which is what a user in their own
-// repository can run.
+// command its caller named (Result.AcceptCommand), else for a CLI run the
+// CLI with the run's own baseline file and command, which is what a user
+// in their own repository can run; "" for a spec that named none.
 func recordCommand(r *harness.Result, file string, fromSpec bool) string {
+	if r.AcceptCommand != "" {
+		return "`" + term(r.AcceptCommand) + "`"
+	}
 	if fromSpec {
-		return "`make baseline-update`"
+		return ""
 	}
 	if file == "" && len(r.Baselines) > 0 {
 		file = r.Baselines[len(r.Baselines)-1]
@@ -32,7 +35,7 @@ func recordCommand(r *harness.Result, file string, fromSpec bool) string {
 }
 
 // updateHint tells the reader of a CLI run how to accept its new
-// syscalls; the suites keep harness.UpdateHint.
+// syscalls.
 func updateHint(r *harness.Result) string {
 	file := ""
 	for _, v := range r.Violations {

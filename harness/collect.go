@@ -91,6 +91,7 @@ func (p *runPlan) newResult(s *started, tree treeOutcome, loss auditlog.Loss, du
 		r.ReadOnly = boundPaths(cfg.readOnly)
 	}
 	r.Warnings = s.warnings
+	r.AcceptCommand = cfg.acceptCommand
 	return r
 }
 

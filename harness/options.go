@@ -60,6 +60,7 @@ type runConfig struct {
 	tty               bool
 	noPidns           bool
 	phases            func(string, time.Duration)
+	acceptCommand     string
 	unisolatedOK      bool
 	backend           Backend
 	notify            bool // resolved from backend by Run
@@ -181,3 +182,13 @@ func WithoutPrograms() Option { return func(c *runConfig) { c.noPrograms = true 
 func WithEnvFilter(pass ...string) Option {
 	return func(c *runConfig) { c.filterEnv, c.passEnv = true, append(c.passEnv, pass...) }
 }
+
+// WithAcceptCommand names the command that accepts a run's new syscalls
+// where the caller's users run it (the suites: make baseline-update; the
+// CLI's reports build theirs from the run), kept in Result.AcceptCommand
+// for every report; none by default: a library does not know its
+// caller's build.
+func WithAcceptCommand(cmd string) Option {
+	return func(c *runConfig) { c.acceptCommand = cmd }
+}
+

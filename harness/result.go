@@ -133,6 +133,9 @@ type Result struct {
 	// tool cache and file-command directory, the run's outputs) that
 	// existed and were bound read-only for the agent.
 	ReadOnly []string `json:"read_only,omitempty"`
+	// AcceptCommand is how a person accepts the run's new syscalls, as the
+	// caller named it (WithAcceptCommand); "" when it named none.
+	AcceptCommand string `json:"accept_command,omitempty"`
 	// Warnings are what the run found on the machine and did not act on
 	// (a claim on an abandoned run that cannot be verified), or did (the
 	// processes of an abandoned run it killed).
@@ -305,8 +308,8 @@ func (v Violation) ClassNote() string {
 func (r *Result) ArchHint() string {
 	if r.MissingArch {
 		return fmt.Sprintf("The baselines have no %s list yet, so every syscall of this run counts as new. Record one on an %s machine "+
-			"(sudo make baseline-update ARCH=%s, or sysgate record), or let the baseline-update workflow's %s shard write it.",
-			r.Arch, r.Arch, r.Arch, r.Arch)
+			"(sysgate record --merge), or let the baseline-update workflow's %s shard write it.",
+			r.Arch, r.Arch, r.Arch)
 	}
 	if len(r.Unrecorded) == 0 {
 		return ""
@@ -321,7 +324,7 @@ func (r *Result) ArchHint() string {
 		cmd += " " + ShellQuote(a)
 	}
 	return fmt.Sprintf("Unrecorded environment: nobody has recorded the layer %s for %s (%s:%d picks it with %s), so this run was checked without it "+
-		"and its %d %s count as new. Record it here with `%s` (the suites: sudo make baseline-update), or let the baseline-update workflow record on this runner.",
+		"and its %d %s count as new. Record it here with `%s`, or let the baseline-update workflow record on this runner.",
 		u.Path, u.Environment(), u.File, u.Line, u.Pattern, len(r.Violations), plural(len(r.Violations), "syscall", "syscalls"), cmd)
 }
 

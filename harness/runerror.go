@@ -7,9 +7,16 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 )
 
-// UpdateHint tells a user how to accept new syscalls.
-const UpdateHint = "If the new syscalls are expected, add them to the baseline with a reason, or run " +
-	"`make baseline-update` (SYSGATE_RECORD=1) and review the baseline diff in the pull request."
+// acceptHint tells the reader how to accept new syscalls: with the
+// command the run's caller named (WithAcceptCommand: the suites' make
+// target, a user's own), else by editing the baseline.
+func (r *Result) acceptHint() string {
+	if r.AcceptCommand == "" {
+		return "If the new syscalls are expected, add them to the baseline with a reason and review the baseline diff in the pull request."
+	}
+	return "If the new syscalls are expected, add them to the baseline with a reason, or run `" + r.AcceptCommand +
+		"` and review the baseline diff in the pull request."
+}
 
 // RunError is the error form of a result that is not clean, so
 // Expect(r.Err()).To(Succeed()) prints the readable diff.
@@ -68,7 +75,7 @@ func (r *Result) ViolationReport(vs Violations, pvs []ProgramViolation, files st
 	if h := r.ArchHint(); h != "" {
 		b.WriteString(h + "\n")
 	}
-	b.WriteString(UpdateHint)
+	b.WriteString(r.acceptHint())
 	return b.String()
 }
 

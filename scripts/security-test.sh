@@ -101,7 +101,10 @@ keep=(--keep-unseen)
 if [ "${PRUNE:-0}" = 1 ]; then keep=(); fi
 archflag=()
 if [ -n "${ARCH:-}" ]; then archflag=(--arch "$ARCH"); fi
-go run ./cmd/sysgate report pr-body --write "${keep[@]}" "${archflag[@]}" --baselines suites/baselines "$obs"/*.json >out/baseline-update.md
+go run ./cmd/sysgate report pr-body --write "${keep[@]}" "${archflag[@]}" --baselines suites/baselines \
+	--reproduce 'sudo make baseline-update   # record every suite as root and rewrite the baselines' \
+	--reproduce 'sudo make security-test     # the gate against the updated baselines' \
+	"$obs"/*.json >out/baseline-update.md
 echo "baseline-update: pull-request body in out/baseline-update.md"
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 	git --no-pager diff --stat -- suites/baselines

@@ -194,6 +194,8 @@ func (c *Command) runReportPRBody(args []string) int {
 	write := fs.Bool("write", false, "rewrite the baseline files (default: only print what would change)")
 	keep := fs.Bool("keep-unseen", false, "keep entries no run made instead of removing them as stale")
 	runURL := fs.String("run-url", "", "the `URL` of the workflow run that recorded the observations")
+	var reproduce listFlag
+	fs.Var(&reproduce, "reproduce", "a `COMMAND` line the body shows for recording the baselines again (repeatable; e.g. your make target)")
 	var arches archList
 	fs.Var(&arches, "arch", "an `ARCH` the observations must cover, exactly (repeatable or comma-separated); default: update the observed arches, keep the others")
 	if code, ok := c.parse(fs, args); !ok {
@@ -219,7 +221,7 @@ func (c *Command) runReportPRBody(args []string) int {
 	if err != nil || strings.HasPrefix(rel, "..") {
 		rel = *dir
 	}
-	if err := u.WritePRBody(c.Stdout, ci.PRBodyOptions{RunURL: *runURL, BaselineDir: filepath.ToSlash(rel)}); err != nil {
+	if err := u.WritePRBody(c.Stdout, ci.PRBodyOptions{RunURL: *runURL, BaselineDir: filepath.ToSlash(rel), Reproduce: reproduce}); err != nil {
 		return c.errorf(ExitInconclusive, "report pr-body: %v", err)
 	}
 	return ExitOK
