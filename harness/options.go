@@ -191,4 +191,3 @@ func WithEnvFilter(pass ...string) Option {
 func WithAcceptCommand(cmd string) Option {
 	return func(c *runConfig) { c.acceptCommand = cmd }
 }
-

@@ -41,4 +41,3 @@ func TryFlock(f *os.File, how int) (bool, error) {
 	}
 	return true, nil
 }
-
