@@ -17,7 +17,7 @@ func TestDryRunOwnErrors(t *testing.T) {
 		{[]string{"--action", "../..", "--dir", t.TempDir(), "--out", t.TempDir(), "--input", "comand=x"}, `input "comand"`},
 		{[]string{"--action", "../..", "--dir", t.TempDir(), "--input", "mode"}, "want NAME=VALUE"},
 		{[]string{"--action", t.TempDir(), "--dir", t.TempDir()}, "action.yml"},
-		{[]string{"--action", "../..", "--dir", t.TempDir(), "--github", "event_name=x"}, "github.event_name"},
+		{[]string{"--action", "../..", "--dir", t.TempDir(), "--github", "nonesuch=x"}, "github.nonesuch"},
 		{[]string{"--action", "../..", "--dir", t.TempDir(), "extra"}, `unexpected argument "extra"`},
 	} {
 		var stdout, stderr bytes.Buffer

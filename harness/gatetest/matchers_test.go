@@ -42,9 +42,13 @@ func TestStayWithinBaselineMessages(t *testing.T) {
 	g.Expect(ok).To(BeFalse())
 	msg := m.FailureMessage(bad)
 	for _, want := range []string{"x86_64 socket (41) x2 by /usr/bin/python3 (python3, pid 42) -> agents/fake.yaml:17",
-		"ptrace (101) [risky: process-access]", "make baseline-update", "1 of them are risky"} {
+		"ptrace (101) [risky: process-access]", "add them to the baseline with a reason and review", "1 of them are risky"} {
 		g.Expect(msg).To(ContainSubstring(want))
 	}
+	// A library names no build's command; the caller's is shown.
+	g.Expect(msg).NotTo(ContainSubstring("make "))
+	bad.AcceptCommand = "make security-baselines"
+	g.Expect(m.FailureMessage(bad)).To(ContainSubstring("or run `make security-baselines` and review"))
 	g.Expect(m.NegatedFailureMessage(bad)).To(ContainSubstring("fake"))
 
 	var fe interface{ FormattedGomegaError() string }

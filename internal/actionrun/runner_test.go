@@ -157,7 +157,7 @@ func TestRunRefusesWhatItDoesNotKnow(t *testing.T) {
 		{"    - name: env\n      shell: bash\n      env:\n        X: ${{ env.HOME }}\n      run: true\n", `step "env": env.X: ${{ env.HOME }}: the context "env" is not supported`},
 		{"    - name: typo\n      shell: bash\n      run: echo ${{ inputs.greting }}\n", `inputs.greting (no such property) is not supported`},
 		{"    - name: no such step\n      if: steps.nosuch.outputs.x == ''\n      shell: bash\n      run: true\n", `steps.nosuch (no such property) is not supported`},
-		{"    - name: github\n      shell: bash\n      run: echo ${{ github.token }}\n", `github.token (no such property) is not supported`},
+		{"    - name: github\n      shell: bash\n      run: echo ${{ github.nonesuch }}\n", `github.nonesuch (no such property) is not supported`},
 		{"    - uses: actions/checkout@v4\n", `uses: actions/checkout@v4 (it simulates`},
 		{"    - uses: actions/cache@v4\n      with:\n        path: x\n        key: k\n        save-always: true\n", `actions/cache's input save-always is not supported`},
 		{"    - name: py\n      shell: python\n      run: print(1)\n", `shell: python is not supported`},
