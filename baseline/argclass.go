@@ -23,8 +23,8 @@ import (
 // with the comparisons that Matches returns: the tests check both against
 // each other through libseccomp's compiled filter.
 
-// argCmp is one masked comparison: (arg[Arg] & Mask) == Value.
-type argCmp struct {
+// ArgCmp is one masked comparison: (arg[Arg] & Mask) == Value.
+type ArgCmp struct {
 	Arg   uint
 	Mask  uint64
 	Value uint64
@@ -40,7 +40,7 @@ type argSplit struct {
 	canonical func(text string) (string, error)
 	// match is the set of calls in a canonical class: any one of the
 	// alternatives, each all of its comparisons.
-	match func(class string) [][]argCmp
+	match func(class string) [][]ArgCmp
 	// known lists class names for messages.
 	known []string
 	// common is the class nearly every call of the syscall has (a fork
@@ -134,9 +134,9 @@ func CanonicalKey(arch scmp.Arch, key string) (string, error) {
 	return ClassKey(name, c), nil
 }
 
-// classMatch returns the comparisons that select a key's class; nil for a
+// ClassMatch returns the comparisons that select a key's class; nil for a
 // key without one.
-func classMatch(arch scmp.Arch, key string) [][]argCmp {
+func ClassMatch(arch scmp.Arch, key string) [][]ArgCmp {
 	name, class := SplitKey(key)
 	if class == "" {
 		return nil
@@ -147,13 +147,22 @@ func classMatch(arch scmp.Arch, key string) [][]argCmp {
 	return nil
 }
 
-// commonClass is the class of name on arch that an audit run logs rather
+// CommonClass is the class of name on arch that an audit run logs rather
 // than notifies (see argSplit.common), "" for none.
-func commonClass(arch scmp.Arch, name string) string {
+func CommonClass(arch scmp.Arch, name string) string {
 	if s := splitFor(arch, name); s != nil {
 		return s.common
 	}
 	return ""
+}
+
+// KnownClasses lists the classes of name on arch as messages name them,
+// nil for a syscall without classes.
+func KnownClasses(arch scmp.Arch, name string) []string {
+	if s := splitFor(arch, name); s != nil {
+		return s.known
+	}
+	return nil
 }
 
 // ClassWhat names what a classed syscall's classes are about ("address

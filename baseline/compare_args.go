@@ -35,7 +35,7 @@ func (r argRange) max() uint64 { return r.value | ^r.mask }
 // int); here their upper half is taken as zero, as a C library passes it,
 // so that "socket(AF_UNIX)" is the call a rule "index 0 == 1" allows.
 func classAlternatives(arch scmp.Arch, key string) [][6]argRange {
-	alts := classMatch(arch, key)
+	alts := ClassMatch(arch, key)
 	if len(alts) == 0 {
 		return [][6]argRange{{}}
 	}

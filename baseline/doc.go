@@ -1,4 +1,4 @@
-// Package baseline reads, writes, compares and compiles sysgate baselines:
+// Package baseline reads, writes and compares sysgate baselines:
 // the committed, reviewed lists of syscalls an agent is expected to make.
 //
 // A baseline file is YAML (see Document.Format for the one canonical
@@ -27,9 +27,10 @@
 // allows any arguments. Classify names the class of a call from its
 // registers, for the listener that learns and reports classes.
 //
-// Compile turns a Profile into a seccomp BPF program for one Mode (record,
-// check, enforce) through libseccomp, without loading it: that needs no
-// privileges, and neither does anything else here. ExportOCI writes the
+// Package baseline/compile turns a Profile into a seccomp BPF program for
+// one Mode (record, check, enforce) through libseccomp; it is kept apart so
+// that what only reads and renders baselines does not link libseccomp
+// through it. Nothing here needs privileges. ExportOCI writes the
 // same Profile as an OCI seccomp profile for Docker, Podman, containerd and
 // Kubernetes; ExportSPO writes it as a Security Profiles Operator
 // SeccompProfile. Compare reads a container seccomp profile
@@ -43,6 +44,6 @@
 // listed by Profile.Unrecorded instead of failing the load.
 //
 // Errors: ErrInvalid (the user's file or flags are wrong: conclusive),
-// ErrAgentMismatch (observations of different agents), ErrCompile
+// ErrAgentMismatch (observations of different agents); compile.ErrCompile
 // (libseccomp refused; an environment problem).
 package baseline

@@ -49,7 +49,7 @@ func grantsOf(p *Profile, step string) ([]grant, error) {
 			if e.Group != "" {
 				comment = joinNonEmpty("; ", groupComment(e.Group, groupReasons[[2]string{e.File, e.Group}]), e.Reason)
 			}
-			alts := classMatch(arch, e.Name)
+			alts := ClassMatch(arch, e.Name)
 			if len(alts) == 0 { // no comparisons (i386 socketcall): Compile allows it argument-blind too
 				out = append(out, grant{arch: arch, name: sys, comment: comment})
 				continue

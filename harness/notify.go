@@ -19,7 +19,7 @@ import (
 
 // notifier is the notify backend's side of a run: the run's listener
 // hands it every call the filter did not allow (see baseline's
-// CompileOptions.Notify); it turns each into the event the audit backend
+// Options.Notify); it turns each into the event the audit backend
 // would have read, for the same collector, and answers as the mode says.
 // Only the call's registers are read (nr, arch, instruction pointer,
 // arguments), never the caller's memory.

@@ -1,8 +1,9 @@
-package baseline
+package compile
 
 import (
 	"testing"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -15,25 +16,25 @@ func TestCompileProgramsNotifiesExecs(t *testing.T) {
 	with := loadText(t, "version: 1\nagent: test\nsyscalls:\n  "+native.String()+":\n    - close\n    - execve\n    - getppid\n")
 	cases := []struct {
 		name    string
-		p       *Profile
-		mode    Mode
-		opts    CompileOptions
+		p       *baseline.Profile
+		mode    baseline.Mode
+		opts    Options
 		execve  uint32
 		getppid uint32
 	}{
-		{"record", nil, ModeRecord, CompileOptions{}, retNotify, retLog},
-		{"record, arg-blind", nil, ModeRecord, CompileOptions{ArgBlind: true}, retNotify, retLog},
-		{"record, notify backend", nil, ModeRecord, CompileOptions{Notify: true}, retNotify, retNotify},
-		{"check, allowed", with, ModeCheck, CompileOptions{}, retNotify, retAllow},
-		{"check, allowed, arg-blind", with, ModeCheck, CompileOptions{ArgBlind: true}, retNotify, retAllow},
-		{"check, allowed, notify backend", with, ModeCheck, CompileOptions{Notify: true}, retNotify, retAllow},
-		{"check, not allowed", without, ModeCheck, CompileOptions{}, retNotify, retAllow},
-		{"check, not allowed, arg-blind", without, ModeCheck, CompileOptions{ArgBlind: true}, retNotify, retAllow},
-		{"enforce, allowed", with, ModeEnforce, CompileOptions{}, retNotify, retAllow},
-		{"enforce, allowed, arg-blind", with, ModeEnforce, CompileOptions{ArgBlind: true}, retNotify, retAllow},
-		{"enforce, not allowed", without, ModeEnforce, CompileOptions{}, retEPERM, retAllow},
-		{"enforce, not allowed, arg-blind", without, ModeEnforce, CompileOptions{ArgBlind: true}, retEPERM, retAllow},
-		{"enforce kill, not allowed", without, ModeEnforce, CompileOptions{Action: ActionKill, ArgBlind: true}, retKill, retAllow},
+		{"record", nil, baseline.ModeRecord, Options{}, retNotify, retLog},
+		{"record, arg-blind", nil, baseline.ModeRecord, Options{ArgBlind: true}, retNotify, retLog},
+		{"record, notify backend", nil, baseline.ModeRecord, Options{Notify: true}, retNotify, retNotify},
+		{"check, allowed", with, baseline.ModeCheck, Options{}, retNotify, retAllow},
+		{"check, allowed, arg-blind", with, baseline.ModeCheck, Options{ArgBlind: true}, retNotify, retAllow},
+		{"check, allowed, notify backend", with, baseline.ModeCheck, Options{Notify: true}, retNotify, retAllow},
+		{"check, not allowed", without, baseline.ModeCheck, Options{}, retNotify, retAllow},
+		{"check, not allowed, arg-blind", without, baseline.ModeCheck, Options{ArgBlind: true}, retNotify, retAllow},
+		{"enforce, allowed", with, baseline.ModeEnforce, Options{}, retNotify, retAllow},
+		{"enforce, allowed, arg-blind", with, baseline.ModeEnforce, Options{ArgBlind: true}, retNotify, retAllow},
+		{"enforce, not allowed", without, baseline.ModeEnforce, Options{}, retEPERM, retAllow},
+		{"enforce, not allowed, arg-blind", without, baseline.ModeEnforce, Options{ArgBlind: true}, retEPERM, retAllow},
+		{"enforce kill, not allowed", without, baseline.ModeEnforce, Options{Action: baseline.ActionKill, ArgBlind: true}, retKill, retAllow},
 	}
 	for _, c := range cases {
 		c.opts.Programs = true
@@ -46,9 +47,9 @@ func TestCompileProgramsNotifiesExecs(t *testing.T) {
 		}
 		for _, exec := range ExecSyscalls {
 			want := c.execve
-			if exec == "execveat" && c.mode == ModeEnforce {
+			if exec == "execveat" && c.mode == baseline.ModeEnforce {
 				want = retEPERM // not in either profile
-				if c.opts.Action == ActionKill {
+				if c.opts.Action == baseline.ActionKill {
 					want = retKill
 				}
 			}
@@ -62,7 +63,7 @@ func TestCompileProgramsNotifiesExecs(t *testing.T) {
 		// Without Programs the layout is what it was: an allowed execve
 		// is allowed in the kernel.
 		c.opts.Programs = false
-		if c.p == with && c.mode == ModeCheck {
+		if c.p == with && c.mode == baseline.ModeCheck {
 			f, err := Compile(c.p, c.mode, c.opts)
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
@@ -74,9 +75,9 @@ func TestCompileProgramsNotifiesExecs(t *testing.T) {
 	}
 }
 
-func loadText(t testing.TB, text string) *Profile {
+func loadText(t testing.TB, text string) *baseline.Profile {
 	t.Helper()
-	p, err := Load(writeFile(t, t.TempDir(), "agent.yaml", text))
+	p, err := baseline.Load(writeFile(t, t.TempDir(), "agent.yaml", text))
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
