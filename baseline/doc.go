@@ -30,10 +30,10 @@
 // Package baseline/compile turns a Profile into a seccomp BPF program for
 // one Mode (record, check, enforce) through libseccomp; it is kept apart so
 // that what only reads and renders baselines does not link libseccomp
-// through it. Nothing here needs privileges. ExportOCI writes the
-// same Profile as an OCI seccomp profile for Docker, Podman, containerd and
-// Kubernetes; ExportSPO writes it as a Security Profiles Operator
-// SeccompProfile. Compare reads a container seccomp profile
+// through it. Nothing here needs privileges. Package baseline/export
+// writes the same Profile as an OCI seccomp profile for Docker, Podman,
+// containerd and Kubernetes (ExportOCI), or as a Security Profiles
+// Operator SeccompProfile (ExportSPO). Compare reads a container seccomp profile
 // (ReadContainerProfile) and says what it denies of an agent's needs.
 //
 // Every recorded file and observation carries an Environment per arch

@@ -10,6 +10,7 @@ import (
 	seccomp "github.com/seccomp/libseccomp-golang"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/export"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -76,7 +77,7 @@ func TestExportOCIKeepsArgumentClasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := baseline.ExportOCI(p, baseline.OCIOptions{})
+	out, err := export.ExportOCI(p, export.OCIOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

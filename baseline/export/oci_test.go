@@ -1,4 +1,4 @@
-package baseline
+package export
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	mobyseccomp "github.com/moby/profiles/seccomp"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
+	"github.com/sysgate/sysgate/baseline"
 	goldenfile "github.com/sysgate/sysgate/internal/golden"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -31,15 +32,15 @@ var ociCases = []struct {
 	errno            uint // 0: no defaultErrnoRet
 }{
 	{"oci/python-readonly.json", "testdata/agents/python-readonly.yaml", OCIOptions{}, specs.ActErrno, ErrnoEPERM},
-	{"oci/python-readonly-log.json", "testdata/agents/python-readonly.yaml", OCIOptions{Default: ActionLog}, specs.ActLog, 0},
-	{"oci/python-readonly-kill.json", "testdata/agents/python-readonly.yaml", OCIOptions{Default: ActionKill}, specs.ActKillProcess, 0},
+	{"oci/python-readonly-log.json", "testdata/agents/python-readonly.yaml", OCIOptions{Default: baseline.ActionLog}, specs.ActLog, 0},
+	{"oci/python-readonly-kill.json", "testdata/agents/python-readonly.yaml", OCIOptions{Default: baseline.ActionKill}, specs.ActKillProcess, 0},
 	{"oci/two-arch.json", "testdata/oci/two-arch.yaml", OCIOptions{}, specs.ActErrno, ErrnoEPERM},
 	{"oci/two-arch-enosys.json", "testdata/oci/two-arch.yaml", OCIOptions{Errno: ErrnoENOSYS}, specs.ActErrno, ErrnoENOSYS},
 }
 
-func exportCase(t *testing.T, baseline string, opts OCIOptions) (*Profile, []byte) {
+func exportCase(t *testing.T, path string, opts OCIOptions) (*baseline.Profile, []byte) {
 	t.Helper()
-	p, err := Load(baseline)
+	p, err := baseline.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestExportOCILoadProfile(t *testing.T) {
 	}
 	var want, wantClassed []string
 	for _, e := range p.Entries(native) {
-		sys, class := SplitKey(e.Name)
+		sys, class := baseline.SplitKey(e.Name)
 		want = append(want, sys)
 		if class != "" && !p.Allows(native, sys) {
 			wantClassed = append(wantClassed, sys)
@@ -252,7 +253,7 @@ func jsonOf(v any) string {
 // default profile, and only when the baseline has its section.
 func TestExportOCISubArches(t *testing.T) {
 	path := writeFile(t, t.TempDir(), "a.yaml", "version: 1\nsyscalls:\n  i386:\n    - read\n    - socketcall\n  x86_64:\n    - read\n    - write\n")
-	p, err := Load(path)
+	p, err := baseline.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,11 +285,11 @@ func TestExportOCIErrno(t *testing.T) {
 			t.Errorf("ParseErrno(%q): no error", in)
 		}
 	}
-	p, err := Load("testdata/oci/two-arch.yaml")
+	p, err := baseline.Load("testdata/oci/two-arch.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := BuildOCI(p, OCIOptions{Default: ActionKill, Errno: ErrnoENOSYS}); err == nil {
+	if _, err := BuildOCI(p, OCIOptions{Default: baseline.ActionKill, Errno: ErrnoENOSYS}); err == nil {
 		t.Errorf("an errno with the kill action: no error")
 	}
 	if _, err := BuildOCI(p, OCIOptions{Errno: 4096}); err == nil {

@@ -1,4 +1,4 @@
-package baseline
+package export
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/sysgate/sysgate/baseline"
 )
 
 var spoCases = []struct {
@@ -15,12 +17,12 @@ var spoCases = []struct {
 	opts             SPOOptions
 }{
 	{"spo/two-arch.yaml", "testdata/oci/two-arch.yaml", SPOOptions{Name: SPOName("Two_Arch.demo"), Namespace: "agents"}},
-	{"spo/python-readonly-kill.yaml", "testdata/agents/python-readonly.yaml", SPOOptions{Name: "python-readonly", Default: ActionKill}},
+	{"spo/python-readonly-kill.yaml", "testdata/agents/python-readonly.yaml", SPOOptions{Name: "python-readonly", Default: baseline.ActionKill}},
 }
 
-func exportSPOCase(t *testing.T, baseline string, opts SPOOptions) (*SPOProfile, []byte) {
+func exportSPOCase(t *testing.T, path string, opts SPOOptions) (*SPOProfile, []byte) {
 	t.Helper()
-	p, err := Load(baseline)
+	p, err := baseline.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +176,7 @@ func TestSPOName(t *testing.T) {
 			t.Errorf("SPOName(%q) = %q, want %q", in, got, want)
 		}
 	}
-	p, err := Load("testdata/oci/two-arch.yaml")
+	p, err := baseline.Load("testdata/oci/two-arch.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
