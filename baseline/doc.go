@@ -33,8 +33,9 @@
 // through it. Nothing here needs privileges. Package baseline/export
 // writes the same Profile as an OCI seccomp profile for Docker, Podman,
 // containerd and Kubernetes (ExportOCI), or as a Security Profiles
-// Operator SeccompProfile (ExportSPO). Compare reads a container seccomp profile
-// (ReadContainerProfile) and says what it denies of an agent's needs.
+// Operator SeccompProfile (ExportSPO). Package baseline/containerprofile
+// reads a container seccomp profile (ReadContainerProfile) and says what
+// it denies of an agent's needs (Compare).
 //
 // Every recorded file and observation carries an Environment per arch
 // (environment.go): check compares it with the run's (CompareEnvironments)

@@ -1,4 +1,4 @@
-package baseline
+package containerprofile
 
 import (
 	"encoding/json"
@@ -14,6 +14,7 @@ import (
 	"github.com/opencontainers/runtime-spec/specs-go"
 	"golang.org/x/mod/modfile"
 
+	"github.com/sysgate/sysgate/baseline"
 	profilegolden "github.com/sysgate/sysgate/internal/golden"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -406,7 +407,7 @@ func TestCompareDockerDefault(t *testing.T) {
 	if len(cp.Lines) != len(cp.Spec.Syscalls) {
 		t.Fatalf("%d rule lines for %d rules", len(cp.Lines), len(cp.Spec.Syscalls))
 	}
-	p, err := LoadStackFor(Selector{"os": "debian-12", "python": "3.11"}, "../suites/baselines/python/isolate.yaml")
+	p, err := baseline.LoadStackFor(baseline.Selector{"os": "debian-12", "python": "3.11"}, "../suites/baselines/python/isolate.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //lint:file-ignore SA1019 older JSON profiles still spell a rule's one name "name" (moby keeps Syscall.Name for them)
 
-package baseline
+package containerprofile
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 
 	"github.com/moby/profiles/seccomp"
 	"github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/sysgate/sysgate/baseline"
 )
 
 // ErrBadProfile is matched (errors.Is) by every problem in a container
@@ -64,7 +66,7 @@ type ContainerProfile struct {
 // ReadContainerProfile reads and checks a profile file (at most
 // MaxInputSize bytes).
 func ReadContainerProfile(path string) (*ContainerProfile, error) {
-	data, err := ReadInput(path)
+	data, err := baseline.ReadInput(path)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
