@@ -22,7 +22,7 @@
 // WriteRecorded turns an observation into the file record mode writes.
 //
 // An entry may name an argument class, "socket(AF_UNIX)" or "openat(read)"
-// (argclass.go): the filter compares the syscall's register arguments, so
+// (package baseline/argclass): the filter compares the syscall's register arguments, so
 // the class is allowed and the syscall's other calls are not; a plain name
 // allows any arguments. Classify names the class of a call from its
 // registers, for the listener that learns and reports classes.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/listener"
 	"github.com/sysgate/sysgate/internal/scmp"
@@ -80,7 +81,7 @@ func (n *notifier) decide(notif *kernel.SeccompNotif) listener.Answer {
 		// The class of the call, from its registers: "socket(AF_INET)".
 		key = name
 		if !n.argBlind {
-			key = baseline.Classify(arch, name, notif.Data.Args)
+			key = argclass.Classify(arch, name, notif.Data.Args)
 		}
 	} else {
 		arch, key = 0, name

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -28,8 +29,8 @@ func classArgs(rng *rand.Rand, arch scmp.Arch, name string) [][6]uint64 {
 		}
 		return a
 	}
-	for _, class := range baseline.KnownClasses(arch, name) {
-		for _, alt := range baseline.ClassMatch(arch, baseline.ClassKey(name, class)) {
+	for _, class := range argclass.KnownClasses(arch, name) {
+		for _, alt := range argclass.ClassMatch(arch, argclass.ClassKey(name, class)) {
 			for range 4 {
 				a := noise()
 				for _, c := range alt {
@@ -53,15 +54,15 @@ func TestClassifyAgreesWithTheFilter(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	native := scmp.Native()
 	for _, arch := range []scmp.Arch{native, foreignArch(native)} {
-		for _, name := range baseline.ClassedSyscalls(arch) {
+		for _, name := range argclass.ClassedSyscalls(arch) {
 			args := classArgs(rng, arch, name)
 			// Allow a few random subsets of the known classes each (the
 			// last never empty).
 			for round := range 3 {
 				allowed := map[string]bool{}
 				var lines []string
-				for _, class := range baseline.KnownClasses(arch, name) {
-					key, err := baseline.CanonicalKey(arch, baseline.ClassKey(name, class))
+				for _, class := range argclass.KnownClasses(arch, name) {
+					key, err := argclass.CanonicalKey(arch, argclass.ClassKey(name, class))
 					if err != nil {
 						t.Fatalf("%s: known class %q does not parse: %v", name, class, err)
 					}
@@ -86,7 +87,7 @@ func TestClassifyAgreesWithTheFilter(t *testing.T) {
 				}
 				nr := number(t, arch, name)
 				for _, a := range args {
-					key := baseline.Classify(arch, name, a)
+					key := argclass.Classify(arch, name, a)
 					got := runFilterArgs(t, f, arch, nr, a)
 					want := uint32(retNotify)
 					switch {

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -77,7 +78,7 @@ func (f *Filter) LoggedKey(arch scmp.Arch, name string) string {
 		return name
 	}
 	if class, ok := f.Implied[arch][name]; ok {
-		return baseline.ClassKey(name, class)
+		return argclass.ClassKey(name, class)
 	}
 	return name
 }
@@ -307,13 +308,13 @@ func archFilter(p *baseline.Profile, mode baseline.Mode, arch, native scmp.Arch,
 	blind := map[string]bool{}
 	if mode != baseline.ModeRecord {
 		for _, e := range p.Entries(arch) {
-			if name, class := baseline.SplitKey(e.Name); class == "" || l.argBlind {
+			if name, class := argclass.SplitKey(e.Name); class == "" || l.argBlind {
 				blind[name] = true
 			}
 		}
 		compiled := map[string]bool{}
 		for _, e := range p.Entries(arch) {
-			name, class := baseline.SplitKey(e.Name)
+			name, class := argclass.SplitKey(e.Name)
 			if _, channel := baseline.ChannelOf(name); channel {
 				continue // refused, or allowed as unmonitored, below
 			}
@@ -339,12 +340,12 @@ func archFilter(p *baseline.Profile, mode baseline.Mode, arch, native scmp.Arch,
 	if l.listed() {
 		// A classed syscall's common class is logged, not notified,
 		// unless it is allowed.
-		for _, name := range baseline.ClassedSyscalls(arch) {
-			common := baseline.CommonClass(arch, name)
+		for _, name := range argclass.ClassedSyscalls(arch) {
+			common := argclass.CommonClass(arch, name)
 			if blind[name] || common == "" {
 				continue
 			}
-			key := baseline.ClassKey(name, common)
+			key := argclass.ClassKey(name, common)
 			if mode != baseline.ModeRecord && p.Allows(arch, key) {
 				continue
 			}
@@ -357,7 +358,7 @@ func archFilter(p *baseline.Profile, mode baseline.Mode, arch, native scmp.Arch,
 		// gets the mode's action; the default sends the classed ones
 		// (and numbers libseccomp cannot name) to the listener.
 		for _, name := range scmp.Names(arch) {
-			if _, channel := baseline.ChannelOf(name); channel || blind[name] || baseline.HasClasses(arch, name) || l.execNotified(p, mode, arch, name) {
+			if _, channel := baseline.ChannelOf(name); channel || blind[name] || argclass.HasClasses(arch, name) || l.execNotified(p, mode, arch, name) {
 				continue
 			}
 			call, err := seccomp.GetSyscallFromName(name)
@@ -388,14 +389,14 @@ func archFilter(p *baseline.Profile, mode baseline.Mode, arch, native scmp.Arch,
 // allowEntry allows one profile entry: its syscall, or for a class, the
 // calls its comparisons select.
 func allowEntry(f *seccomp.ScmpFilter, arch scmp.Arch, e baseline.Entry) error {
-	name := baseline.SyscallOf(e.Name)
+	name := argclass.SyscallOf(e.Name)
 	// The name resolves to a native or pseudo-syscall number that
 	// libseccomp translates for the filter's arch.
 	call, err := seccomp.GetSyscallFromName(name)
 	if err != nil {
 		return err
 	}
-	if baseline.ClassMatch(arch, e.Name) == nil {
+	if argclass.ClassMatch(arch, e.Name) == nil {
 		return f.AddRule(call, seccomp.ActAllow)
 	}
 	return addClass(f, arch, e.Name, seccomp.ActAllow)
@@ -403,11 +404,11 @@ func allowEntry(f *seccomp.ScmpFilter, arch scmp.Arch, e baseline.Entry) error {
 
 // addClass gives the calls of a class key action.
 func addClass(f *seccomp.ScmpFilter, arch scmp.Arch, key string, action seccomp.ScmpAction) error {
-	call, err := seccomp.GetSyscallFromName(baseline.SyscallOf(key))
+	call, err := seccomp.GetSyscallFromName(argclass.SyscallOf(key))
 	if err != nil {
 		return err
 	}
-	for _, cmps := range baseline.ClassMatch(arch, key) {
+	for _, cmps := range argclass.ClassMatch(arch, key) {
 		conds := make([]seccomp.ScmpCondition, 0, len(cmps))
 		for _, c := range cmps {
 			cond, err := seccomp.MakeCondition(c.Arg, seccomp.CompareMaskedEqual, c.Mask, c.Value)

@@ -10,6 +10,7 @@ import (
 	seccomp "github.com/seccomp/libseccomp-golang"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/baseline/export"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -106,7 +107,7 @@ func TestExportOCIKeepsArgumentClasses(t *testing.T) {
 	for _, name := range []string{"socket", "openat", "clone", "mmap", "ioctl", "prctl", "read", "write"} {
 		nr := number(t, native, name)
 		var argsList [][6]uint64
-		if baseline.HasClasses(native, name) {
+		if argclass.HasClasses(native, name) {
 			argsList = classArgs(rng, native, name)
 		} else {
 			argsList = [][6]uint64{{0, 1, 2}, {rng.Uint64(), rng.Uint64()}}
@@ -116,7 +117,7 @@ func TestExportOCIKeepsArgumentClasses(t *testing.T) {
 			want := runFilterArgs(t, enforce, native, nr, a)
 			allowedHere := want == retAllow
 			if (fromOCI == retAllow) != allowedHere {
-				t.Fatalf("%s %#x (%s): exported profile %#x, enforce filter %#x", name, a, baseline.Classify(native, name, a), fromOCI, want)
+				t.Fatalf("%s %#x (%s): exported profile %#x, enforce filter %#x", name, a, argclass.Classify(native, name, a), fromOCI, want)
 			}
 		}
 	}

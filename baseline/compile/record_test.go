@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -43,7 +44,7 @@ func TestRecordedFileAllowsItsRun(t *testing.T) {
 		if name == "1000" {
 			continue // unnamed: never in a baseline, stays a violation
 		}
-		if got := runFilterArgs(t, f, scmp.X86_64, number(t, scmp.X86_64, baseline.SyscallOf(name)), [6]uint64{}); got != retAllow {
+		if got := runFilterArgs(t, f, scmp.X86_64, number(t, scmp.X86_64, argclass.SyscallOf(name)), [6]uint64{}); got != retAllow {
 			t.Errorf("recorded %s -> %#x in check mode, want ALLOW", name, got)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -392,7 +393,7 @@ func (cp *ContainerProfile) compareArch(v archView, needs []Need, caps []string,
 	ac := ArchComparison{Arch: v.arch, Covered: v.covered, Needed: len(needs), Denied: []ProfileDecision{}, Conditional: []ProfileDecision{}, Unused: []string{}}
 	used := map[string]bool{}
 	for _, n := range needs {
-		used[baseline.SyscallOf(n.Key)] = true
+		used[argclass.SyscallOf(n.Key)] = true
 		d := cp.decide(v, n.Key, caps, kernel)
 		d.File, d.Line, d.Count = n.File, n.Line, n.Count
 		switch d.Verdict {
@@ -441,7 +442,7 @@ func (cp *ContainerProfile) decide(v archView, key string, caps []string, kernel
 		d.Why = fmt.Sprintf("the profile lets no %s call through (%s is not among its architectures on the host)", v.arch, v.spec)
 		return d
 	}
-	name := baseline.SyscallOf(key)
+	name := argclass.SyscallOf(key)
 	alts := classAlternatives(v.arch, key)
 	var hits, maybes []ruleHit
 	var allowedWith []string
@@ -478,9 +479,9 @@ func (cp *ContainerProfile) decide(v archView, key string, caps []string, kernel
 	}
 	// why "some arguments" cannot be settled
 	blind := "; the rule compares arguments the class leaves open"
-	if _, class := baseline.SplitKey(key); class == "" {
+	if _, class := argclass.SplitKey(key); class == "" {
 		blind = "; the entry names no argument class, so compare cannot tell which arguments the agent passes"
-		if baseline.HasClasses(v.arch, name) {
+		if argclass.HasClasses(v.arch, name) {
 			blind += " (record with argument classes)"
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -42,7 +43,7 @@ func grantsOf(p *baseline.Profile, step string) ([]grant, error) {
 			return nil, fmt.Errorf("%s: no OCI name for arch %s", step, arch)
 		}
 		for _, e := range p.Entries(arch) {
-			sys, class := baseline.SplitKey(e.Name)
+			sys, class := argclass.SplitKey(e.Name)
 			if class != "" && p.Allows(arch, sys) {
 				continue // the argument-blind entry allows every class
 			}
@@ -50,7 +51,7 @@ func grantsOf(p *baseline.Profile, step string) ([]grant, error) {
 			if e.Group != "" {
 				comment = joinNonEmpty("; ", groupComment(e.Group, groupReasons[[2]string{e.File, e.Group}]), e.Reason)
 			}
-			alts := baseline.ClassMatch(arch, e.Name)
+			alts := argclass.ClassMatch(arch, e.Name)
 			if len(alts) == 0 { // no comparisons (i386 socketcall): Compile allows it argument-blind too
 				out = append(out, grant{arch: arch, name: sys, comment: comment})
 				continue

@@ -12,6 +12,7 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	goldenfile "github.com/sysgate/sysgate/internal/golden"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -158,7 +159,7 @@ func TestExportOCILoadProfile(t *testing.T) {
 	}
 	var want, wantClassed []string
 	for _, e := range p.Entries(native) {
-		sys, class := baseline.SplitKey(e.Name)
+		sys, class := argclass.SplitKey(e.Name)
 		want = append(want, sys)
 		if class != "" && !p.Allows(native, sys) {
 			wantClassed = append(wantClassed, sys)

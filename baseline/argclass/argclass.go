@@ -1,4 +1,19 @@
-package baseline
+// Package argclass defines argument classes. An argument class splits one
+// syscall by what its register arguments say it does: socket by address
+// family, openat by read, write or create, clone by the namespaces it
+// creates. A baseline line names one class,
+// "socket(AF_UNIX)"; a line without parentheses, "socket", is argument
+// blind and allows the syscall with any arguments.
+//
+// The filter compares register values only (masked, as libseccomp's
+// SCMP_CMP_MASKED_EQ), never the memory they point to: paths, clone3's and
+// openat2's structs and socketcall's argument array are out of its reach.
+// Every class below is therefore defined by masked comparisons alone, and
+// Classify, which names the class of a call from its registers, must agree
+// with the comparisons that ClassMatch returns: the tests of package
+// baseline/compile check both against each other through libseccomp's
+// compiled filter.
+package argclass
 
 import (
 	"fmt"
@@ -8,20 +23,6 @@ import (
 
 	"github.com/sysgate/sysgate/internal/scmp"
 )
-
-// An argument class splits one syscall by what its register arguments say
-// it does: socket by address family, openat by read, write or create,
-// clone by the namespaces it creates. A baseline line names one class,
-// "socket(AF_UNIX)"; a line without parentheses, "socket", is argument
-// blind and allows the syscall with any arguments.
-//
-// The filter compares register values only (masked, as libseccomp's
-// SCMP_CMP_MASKED_EQ), never the memory they point to: paths, clone3's and
-// openat2's structs and socketcall's argument array are out of its reach.
-// Every class below is therefore defined by masked comparisons alone, and
-// Classify, which names the class of a call from its registers, must agree
-// with the comparisons that Matches returns: the tests check both against
-// each other through libseccomp's compiled filter.
 
 // ArgCmp is one masked comparison: (arg[Arg] & Mask) == Value.
 type ArgCmp struct {

@@ -1,4 +1,4 @@
-package baseline
+package argclass
 
 import (
 	"fmt"
