@@ -171,8 +171,8 @@ type layout struct {
 	programs      bool // execs go to the listener (Options.Programs)
 }
 
-// ExecSyscalls are the calls that start a program.
-var ExecSyscalls = []string{"execve", "execveat"}
+// execSyscalls are the calls that start a program.
+var execSyscalls = []string{"execve", "execveat"}
 
 func isExec(name string) bool { return name == "execve" || name == "execveat" }
 
@@ -369,7 +369,7 @@ func archFilter(p *baseline.Profile, mode baseline.Mode, arch, native scmp.Arch,
 		}
 	}
 	if l.def != seccomp.ActNotify {
-		for _, name := range ExecSyscalls {
+		for _, name := range execSyscalls {
 			if !l.execNotified(p, mode, arch, name) {
 				continue
 			}

@@ -45,7 +45,7 @@ func TestCompileProgramsNotifiesExecs(t *testing.T) {
 		if !f.Notifies {
 			t.Errorf("%s: Notifies = false: the exec notifications need the run's listener", c.name)
 		}
-		for _, exec := range ExecSyscalls {
+		for _, exec := range execSyscalls {
 			want := c.execve
 			if exec == "execveat" && c.mode == baseline.ModeEnforce {
 				want = retEPERM // not in either profile

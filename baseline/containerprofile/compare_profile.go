@@ -74,14 +74,14 @@ func ReadContainerProfile(path string) (*ContainerProfile, error) {
 		}
 		return nil, &ProfileError{File: path, Message: "read: " + err.Error()}
 	}
-	return ParseContainerProfile(path, data)
+	return parseContainerProfile(path, data)
 }
 
-// ParseContainerProfile decodes a profile and checks what a runtime would
+// parseContainerProfile decodes a profile and checks what a runtime would
 // refuse or misread: unknown architectures, actions and operators, an
 // argument index above 5, both "name" and "names", both "architectures"
 // and "archMap". An unknown field is a warning, as runtimes ignore it.
-func ParseContainerProfile(path string, data []byte) (*ContainerProfile, error) {
+func parseContainerProfile(path string, data []byte) (*ContainerProfile, error) {
 	cp := &ContainerProfile{Path: path, Spec: &seccomp.Seccomp{}}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

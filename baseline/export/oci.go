@@ -92,7 +92,7 @@ var mobyNative = map[scmp.Arch]string{
 // indented JSON with a trailing newline. It is built from the Profile,
 // never from a compiled filter, so it carries names and not numbers.
 func ExportOCI(p *baseline.Profile, opts OCIOptions) ([]byte, error) {
-	prof, err := BuildOCI(p, opts)
+	prof, err := buildOCI(p, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +115,7 @@ func encodeOCI(prof *mobyseccomp.Seccomp) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// BuildOCI returns the profile ExportOCI renders.
+// buildOCI returns the profile ExportOCI renders.
 //
 //   - archMap lists each native arch of the baseline with the baseline's
 //     sub-arches of it; no top-level architectures (moby refuses both).
@@ -134,7 +134,7 @@ func encodeOCI(prof *mobyseccomp.Seccomp) ([]byte, error) {
 // A runtime that reads the file as a plain LinuxSeccomp (containerd)
 // ignores archMap, includes and comment: it applies every rule on its
 // native arch, the union of the arches' lists.
-func BuildOCI(p *baseline.Profile, opts OCIOptions) (*mobyseccomp.Seccomp, error) {
+func buildOCI(p *baseline.Profile, opts OCIOptions) (*mobyseccomp.Seccomp, error) {
 	prof := &mobyseccomp.Seccomp{}
 	switch opts.Default {
 	case 0, baseline.ActionErrno:

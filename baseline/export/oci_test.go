@@ -258,7 +258,7 @@ func TestExportOCISubArches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prof, err := BuildOCI(p, OCIOptions{})
+	prof, err := buildOCI(p, OCIOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,10 +290,10 @@ func TestExportOCIErrno(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := BuildOCI(p, OCIOptions{Default: baseline.ActionKill, Errno: ErrnoENOSYS}); err == nil {
+	if _, err := buildOCI(p, OCIOptions{Default: baseline.ActionKill, Errno: ErrnoENOSYS}); err == nil {
 		t.Errorf("an errno with the kill action: no error")
 	}
-	if _, err := BuildOCI(p, OCIOptions{Errno: 4096}); err == nil {
+	if _, err := buildOCI(p, OCIOptions{Errno: 4096}); err == nil {
 		t.Errorf("errno 4096: no error")
 	}
 }

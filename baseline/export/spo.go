@@ -90,7 +90,7 @@ type SPOOptions struct {
 // ExportSPO renders p as a SeccompProfile in YAML: each rule with the
 // reasons of its syscalls as a comment above it.
 func ExportSPO(p *baseline.Profile, opts SPOOptions) ([]byte, error) {
-	prof, err := BuildSPO(p, opts)
+	prof, err := buildSPO(p, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -137,12 +137,12 @@ func spoComment(c string) string {
 	return "# " + strings.ReplaceAll(strings.ReplaceAll(c, "\n", " "), "; ", "\n# ")
 }
 
-// BuildSPO returns the resource ExportSPO renders. Rules are built as
-// BuildOCI's, with every arch in one scope: a syscall any arch allows is
+// buildSPO returns the resource ExportSPO renders. Rules are built as
+// buildOCI's, with every arch in one scope: a syscall any arch allows is
 // in the union, with its classes only when no arch allows it
 // argument-blind; SPOAnnotationArchOnly says which syscalls only some
 // arches' lists have.
-func BuildSPO(p *baseline.Profile, opts SPOOptions) (*SPOProfile, error) {
+func buildSPO(p *baseline.Profile, opts SPOOptions) (*SPOProfile, error) {
 	if err := checkDNSName(opts.Name, 253, true); err != nil {
 		return nil, fmt.Errorf("export spo: metadata.name: %w", err)
 	}

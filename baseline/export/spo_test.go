@@ -26,7 +26,7 @@ func exportSPOCase(t *testing.T, path string, opts SPOOptions) (*SPOProfile, []b
 	if err != nil {
 		t.Fatal(err)
 	}
-	prof, err := BuildSPO(p, opts)
+	prof, err := buildSPO(p, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,11 +181,11 @@ func TestSPOName(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, bad := range []SPOOptions{{}, {Name: "Demo"}, {Name: "a..b"}, {Name: "demo", Namespace: "a.b"}, {Name: "demo", Namespace: strings.Repeat("n", 64)}} {
-		if _, err := BuildSPO(p, bad); err == nil {
+		if _, err := buildSPO(p, bad); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
 	}
-	if _, err := BuildSPO(p, SPOOptions{Name: "Demo"}); err == nil || !strings.Contains(err.Error(), `e.g. "demo"`) {
+	if _, err := buildSPO(p, SPOOptions{Name: "Demo"}); err == nil || !strings.Contains(err.Error(), `e.g. "demo"`) {
 		t.Errorf("a bad name's error suggests none: %v", err)
 	}
 }
