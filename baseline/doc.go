@@ -1,4 +1,4 @@
-// Package baseline reads, writes, compares and compiles sysgate baselines:
+// Package baseline reads, writes and compares sysgate baselines:
 // the committed, reviewed lists of syscalls an agent is expected to make.
 //
 // A baseline file is YAML (see Document.Format for the one canonical
@@ -22,18 +22,20 @@
 // WriteRecorded turns an observation into the file record mode writes.
 //
 // An entry may name an argument class, "socket(AF_UNIX)" or "openat(read)"
-// (argclass.go): the filter compares the syscall's register arguments, so
+// (package baseline/argclass): the filter compares the syscall's register arguments, so
 // the class is allowed and the syscall's other calls are not; a plain name
 // allows any arguments. Classify names the class of a call from its
 // registers, for the listener that learns and reports classes.
 //
-// Compile turns a Profile into a seccomp BPF program for one Mode (record,
-// check, enforce) through libseccomp, without loading it: that needs no
-// privileges, and neither does anything else here. ExportOCI writes the
-// same Profile as an OCI seccomp profile for Docker, Podman, containerd and
-// Kubernetes; ExportSPO writes it as a Security Profiles Operator
-// SeccompProfile. Compare reads a container seccomp profile
-// (ReadContainerProfile) and says what it denies of an agent's needs.
+// Package baseline/compile turns a Profile into a seccomp BPF program for
+// one Mode (record, check, enforce) through libseccomp; it is kept apart so
+// that what only reads and renders baselines does not link libseccomp
+// through it. Nothing here needs privileges. Package baseline/export
+// writes the same Profile as an OCI seccomp profile for Docker, Podman,
+// containerd and Kubernetes (ExportOCI), or as a Security Profiles
+// Operator SeccompProfile (ExportSPO). Package baseline/containerprofile
+// reads a container seccomp profile (ReadContainerProfile) and says what
+// it denies of an agent's needs (Compare).
 //
 // Every recorded file and observation carries an Environment per arch
 // (environment.go): check compares it with the run's (CompareEnvironments)
@@ -43,6 +45,6 @@
 // listed by Profile.Unrecorded instead of failing the load.
 //
 // Errors: ErrInvalid (the user's file or flags are wrong: conclusive),
-// ErrAgentMismatch (observations of different agents), ErrCompile
+// ErrAgentMismatch (observations of different agents); compile.ErrCompile
 // (libseccomp refused; an environment problem).
 package baseline

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -82,11 +83,11 @@ func (o *Observation) Uses(arch scmp.Arch, key string) bool {
 	if o.Count(arch, key) > 0 {
 		return true
 	}
-	if _, class := SplitKey(key); class != "" || o == nil {
+	if _, class := argclass.SplitKey(key); class != "" || o == nil {
 		return false
 	}
 	for have := range o.Syscalls[arch] {
-		if SyscallOf(have) == key {
+		if argclass.SyscallOf(have) == key {
 			return true
 		}
 	}
@@ -235,10 +236,10 @@ func DecodeObservation(data []byte) (*Observation, error) {
 	}
 	for arch, m := range o.Syscalls {
 		for name := range m {
-			if _, known := scmp.Number(arch, SyscallOf(name)); !known && !isDecimal(name) {
+			if _, known := scmp.Number(arch, argclass.SyscallOf(name)); !known && !isDecimal(name) {
 				return nil, fmt.Errorf("observation: %q is neither a %s syscall nor a syscall number", name, arch)
 			}
-			if key, err := CanonicalKey(arch, name); err != nil || key != name {
+			if key, err := argclass.CanonicalKey(arch, name); err != nil || key != name {
 				return nil, fmt.Errorf("observation: %q: not an argument class as sysgate writes it (%v)", name, err)
 			}
 		}

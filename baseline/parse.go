@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/sys/unix"
 
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -443,9 +444,9 @@ func (p *parser) entry(item *yaml.Node, arch scmp.Arch) (DocEntry, bool) {
 	if !ok {
 		return e, false
 	}
-	key, err := CanonicalKey(arch, written)
+	key, err := argclass.CanonicalKey(arch, written)
 	if err != nil {
-		if _, known := scmp.Number(arch, SyscallOf(written)); known || !strings.Contains(written, "(") {
+		if _, known := scmp.Number(arch, argclass.SyscallOf(written)); known || !strings.Contains(written, "(") {
 			p.add(nameNode, KindClass, "%v", err)
 			return e, false
 		}
@@ -453,7 +454,7 @@ func (p *parser) entry(item *yaml.Node, arch scmp.Arch) (DocEntry, bool) {
 	if err == nil {
 		e.Name = key
 	}
-	name := SyscallOf(written)
+	name := argclass.SyscallOf(written)
 	if _, known := scmp.Number(arch, name); !known {
 		msg := fmt.Sprintf("unknown syscall %q on %s", name, arch)
 		if hint := suggest(arch, name); hint != "" {
@@ -465,9 +466,9 @@ func (p *parser) entry(item *yaml.Node, arch scmp.Arch) (DocEntry, bool) {
 		p.add(nameNode, KindSyscall, "%s", msg)
 		return e, false
 	}
-	if e.Name == name && HasClasses(arch, name) && !p.inUnmonitored {
+	if e.Name == name && argclass.HasClasses(arch, name) && !p.inUnmonitored {
 		p.warn(nameNode, KindArgBlind, "%s is argument-blind: it allows any %s; name the classes the agent uses, e.g. %s (`sysgate record` learns them)",
-			name, ClassWhat(arch, name), classExample(arch, name))
+			name, argclass.ClassWhat(arch, name), classExample(arch, name))
 	}
 	if c, ok := ChannelOf(name); ok && !c.Listener && !p.inUnmonitored {
 		p.warn(nameNode, KindChannel, "%s is refused (%s) in every run: %s cannot be seen by the filter; "+
@@ -625,13 +626,13 @@ func unixErrnoName(e unix.Errno) string {
 
 // classExample is a class of name to show in messages.
 func classExample(arch scmp.Arch, name string) string {
-	if s := splitFor(arch, name); s != nil && len(s.known) > 0 {
+	if known := argclass.KnownClasses(arch, name); len(known) > 0 {
 		for _, k := range []string{"AF_UNIX", "read", "none", "W^X", "PR_SET_NAME", "TCGETS", "PER_LINUX", "PTRACE_TRACEME"} {
-			if c, err := s.canonical(k); err == nil {
-				return ClassKey(name, c)
+			if key, err := argclass.CanonicalKey(arch, argclass.ClassKey(name, k)); err == nil {
+				return key
 			}
 		}
-		return ClassKey(name, s.known[0])
+		return argclass.ClassKey(name, known[0])
 	}
 	return name
 }
@@ -639,13 +640,13 @@ func classExample(arch scmp.Arch, name string) string {
 // blindClash finds an entry of names that key's syscall overlaps: the
 // argument-blind entry when key is a class, any class when key is blind.
 func blindClash(names map[string]int, key string) (string, int, bool) {
-	name, class := SplitKey(key)
+	name, class := argclass.SplitKey(key)
 	if class != "" {
 		line, ok := names[name]
 		return name, line, ok
 	}
 	for other, line := range names {
-		if o, c := SplitKey(other); c != "" && o == name {
+		if o, c := argclass.SplitKey(other); c != "" && o == name {
 			return other, line, true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -196,7 +197,7 @@ func (p *Profile) Lookup(arch scmp.Arch, key string) (Entry, bool) {
 	if e, ok := p.entries[arch][key]; ok {
 		return e, true
 	}
-	if name, class := SplitKey(key); class != "" {
+	if name, class := argclass.SplitKey(key); class != "" {
 		e, ok := p.entries[arch][name]
 		return e, ok
 	}
@@ -215,7 +216,7 @@ func (p *Profile) Classes(arch scmp.Arch, name string) []string {
 	}
 	var out []string
 	for key := range p.entries[arch] {
-		if n, class := SplitKey(key); class != "" && n == name {
+		if n, class := argclass.SplitKey(key); class != "" && n == name {
 			out = append(out, key)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -150,10 +151,10 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 			if provided(arch, name) {
 				continue
 			}
-			if n, class := SplitKey(name); class != "" && o.Count(arch, n) > 0 {
+			if n, class := argclass.SplitKey(name); class != "" && o.Count(arch, n) > 0 {
 				continue // the argument-blind entry written for n covers it
 			}
-			if _, named := scmp.Number(arch, SyscallOf(name)); !named {
+			if _, named := scmp.Number(arch, argclass.SyscallOf(name)); !named {
 				res.Skipped = append(res.Skipped, Finding{Arch: arch, Syscall: name, Count: o.Count(arch, name), Risk: Risk(name), Level: RiskLevelOf(name)})
 				continue
 			}
@@ -163,7 +164,7 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 			} else {
 				if Risk(name).Risky() {
 					e.Reason = UnreviewedReason
-				} else if blind, ok := old.entry(arch, SyscallOf(name)); ok && blind.Reason != "" {
+				} else if blind, ok := old.entry(arch, argclass.SyscallOf(name)); ok && blind.Reason != "" {
 					// A blind entry's reason carries over to the classes
 					// that replace it.
 					e.Reason = blind.Reason
@@ -315,7 +316,7 @@ func loadBases(read func(string) ([]byte, error), sel Selector, path string, ref
 // has reports whether the section allows key: the key itself, or its
 // syscall's argument-blind entry.
 func (s *Section) has(key string) bool {
-	name := SyscallOf(key)
+	name := argclass.SyscallOf(key)
 	for _, e := range s.Entries {
 		if e.Name == key || e.Name == name {
 			return true
@@ -353,11 +354,11 @@ func Save(path string, d *Document) error {
 // argument-blind observation (classes off) replaces class entries, which
 // it covers.
 func (o *Observation) replacesEntry(arch scmp.Arch, key string) bool {
-	name, class := SplitKey(key)
+	name, class := argclass.SplitKey(key)
 	if class != "" {
 		return o.Count(arch, name) > 0
 	}
-	if !HasClasses(arch, name) || o.Count(arch, name) > 0 {
+	if !argclass.HasClasses(arch, name) || o.Count(arch, name) > 0 {
 		return false
 	}
 	return o.Uses(arch, name)

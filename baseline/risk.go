@@ -1,5 +1,6 @@
 package baseline
 
+import "github.com/sysgate/sysgate/baseline/argclass"
 import "strings"
 
 // RiskClass names why a syscall is risky; "" means it is not. Risky
@@ -143,7 +144,7 @@ func RiskLevelOf(key string) RiskLevel {
 }
 
 func riskOf(key string) (RiskClass, RiskLevel) {
-	name, class := SplitKey(key)
+	name, class := argclass.SplitKey(key)
 	if class == "" {
 		r := riskTable[name]
 		switch {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -122,7 +123,7 @@ func classKeys(o *baseline.Observation) int {
 	n := 0
 	for _, calls := range o.Syscalls {
 		for key := range calls {
-			if _, class := baseline.SplitKey(key); class != "" {
+			if _, class := argclass.SplitKey(key); class != "" {
 				n++
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/compile"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -68,7 +69,7 @@ func filterSteps(prog []unix.SockFilter, arch scmp.Arch, nr int) (steps int, act
 
 // compiledSteps compiles the profile at path for a check run on the
 // notify backend or not, with programs observed or not, as harness.Run
-// compiles it (baseline.CompileOptions from its options; the launcher's
+// compiles it (compile.Options from its options; the launcher's
 // hand-off prefix, the same either way, left out), and counts the
 // instructions a call of syscall runs through; insns is the program's
 // length. A call the filter does not allow is an error: the
@@ -78,7 +79,7 @@ func compiledSteps(path string, notify, programs bool, syscall string) (steps, i
 	if err != nil {
 		return 0, 0, err
 	}
-	f, err := baseline.Compile(p, baseline.ModeCheck, baseline.CompileOptions{Notify: notify, Programs: programs})
+	f, err := compile.Compile(p, baseline.ModeCheck, compile.Options{Notify: notify, Programs: programs})
 	if err != nil {
 		return 0, 0, err
 	}

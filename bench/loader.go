@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/compile"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/kernel"
 )
@@ -35,22 +36,22 @@ func execFiltered(args []string) error {
 		return fmt.Errorf("usage: %s linear|tree|log-all BASELINE -- CMD [ARGS...]", loaderArg)
 	}
 	order, path, command := args[0], args[1], args[3:]
-	var f *baseline.Filter
+	var f *compile.Filter
 	var err error
 	if order == logAll {
 		// Record mode's filter without a listener: every syscall logged
 		// (argument classes off, so nothing is sent to a listener).
-		f, err = baseline.Compile(nil, baseline.ModeRecord, baseline.CompileOptions{ArgBlind: true})
+		f, err = compile.Compile(nil, baseline.ModeRecord, compile.Options{ArgBlind: true})
 	} else {
 		var p *baseline.Profile
 		if p, err = baseline.LoadStackFor(hostSelector(), path); err != nil {
 			return err
 		}
-		// Without CompileOptions.Programs, which harness.Run sets: its
+		// Without Options.Programs, which harness.Run sets: its
 		// exec rule hands every execve to the run's listener, and this
 		// process has none to answer its own (the programs section
 		// counts what the rule changes for a loop's syscall).
-		f, err = baseline.Compile(p, baseline.ModeCheck, baseline.CompileOptions{Linear: order == "linear"})
+		f, err = compile.Compile(p, baseline.ModeCheck, compile.Options{Linear: order == "linear"})
 	}
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
@@ -221,8 +222,8 @@ func (b *baselines) requireClassed(wl workload, key string) error {
 	if err != nil {
 		return err
 	}
-	classes := p.Classes(scmp.Native(), baseline.SyscallOf(key))
-	if !slices.Contains(classes, key) || slices.Contains(classes, baseline.SyscallOf(key)) {
+	classes := p.Classes(scmp.Native(), argclass.SyscallOf(key))
+	if !slices.Contains(classes, key) || slices.Contains(classes, argclass.SyscallOf(key)) {
 		return fmt.Errorf("baseline %s of %s allows %v, want %s by its class", path, wl.name, classes, key)
 	}
 	fmt.Printf("%s: the baseline allows %s\n", wl.name, strings.Join(classes, ", "))

@@ -13,6 +13,7 @@ import (
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/auditlog/auditctl"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/compile"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/kernel"
 )
@@ -196,7 +197,7 @@ func recordVsStrace(ctx context.Context, cfg config, ws []workload) error {
 // the barrier on its own.
 func startup(ctx context.Context, cfg config, w workload, base string) error {
 	fmt.Printf("\n== start-up (median of %d launches)\n", cfg.launches)
-	var bare, gated, held, flat, barrier, compile samples
+	var bare, gated, held, flat, barrier, compiled samples
 	stream, err := auditlog.Shared()
 	if err != nil {
 		return err
@@ -249,12 +250,12 @@ func startup(ctx context.Context, cfg config, w workload, base string) error {
 		start := time.Now()
 		p, err := baseline.LoadStackFor(hostSelector(), base)
 		if err == nil {
-			_, err = baseline.Compile(p, baseline.ModeCheck, baseline.CompileOptions{})
+			_, err = compile.Compile(p, baseline.ModeCheck, compile.Options{})
 		}
 		if err != nil {
 			return err
 		}
-		compile = append(compile, ms(time.Since(start)))
+		compiled = append(compiled, ms(time.Since(start)))
 		start = time.Now()
 		if err := stream.Barrier(ctx); err != nil {
 			return err
@@ -269,7 +270,7 @@ func startup(ctx context.Context, cfg config, w workload, base string) error {
 	fmt.Fprintf(tw, "harness.Run of /bin/true without the run's PID namespace\t%.3f\t\n", flat.median())
 	fmt.Fprintf(tw, "the PID namespace per launch, paired (target <= 1 ms)\t%.3f\t\n", pairedDiff(gated, flat))
 	fmt.Fprintf(tw, "end-of-run barrier alone\t%.3f\t\n", barrier.median())
-	fmt.Fprintf(tw, "load + compile the baseline alone (a process's first run of a file; later runs reuse it)\t%.3f\t\n", compile.median())
+	fmt.Fprintf(tw, "load + compile the baseline alone (a process's first run of a file; later runs reuse it)\t%.3f\t\n", compiled.median())
 	fmt.Fprintf(tw, "overhead per launch, barrier included\t%.3f\t\n", gated.median()-bare.median())
 	fmt.Fprintf(tw, "overhead per launch, barrier excluded\t%.3f\t\n", gated.median()-bare.median()-barrier.median())
 	fmt.Fprintf(tw, "overhead per launch, tuning held, barrier included\t%.3f\t\n", held.median()-bare.median())

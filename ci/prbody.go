@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 )
 
 // PRBodyOptions add context to a pull-request body.
@@ -201,7 +202,7 @@ func writeNewClasses(b *strings.Builder, f FileUpdate) {
 // NewClassNote says that key is a new argument class of a syscall that
 // had other classes: "new class of openat; the baseline had openat(read)".
 func NewClassNote(key string, had []string) string {
-	return fmt.Sprintf("new class of %s; the baseline had %s", baseline.SyscallOf(key), strings.Join(had, ", "))
+	return fmt.Sprintf("new class of %s; the baseline had %s", argclass.SyscallOf(key), strings.Join(had, ", "))
 }
 
 // names renders one arch's syscalls of a list, risky ones tagged.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -200,13 +201,13 @@ func programChanges(path string, o *baseline.Observation, keepUnseen bool) (adde
 func hadClasses(p *baseline.Profile, added []baseline.Finding) map[scmp.Arch]map[string][]string {
 	var out map[scmp.Arch]map[string][]string
 	for _, a := range added {
-		name, class := baseline.SplitKey(a.Syscall)
+		name, class := argclass.SplitKey(a.Syscall)
 		if class == "" {
 			continue
 		}
 		var had []string
 		for _, key := range p.Classes(a.Arch, name) {
-			if _, c := baseline.SplitKey(key); c != "" && key != a.Syscall {
+			if _, c := argclass.SplitKey(key); c != "" && key != a.Syscall {
 				had = append(had, key)
 			}
 		}

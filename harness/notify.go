@@ -12,6 +12,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/listener"
 	"github.com/sysgate/sysgate/internal/scmp"
@@ -19,7 +20,7 @@ import (
 
 // notifier is the notify backend's side of a run: the run's listener
 // hands it every call the filter did not allow (see baseline's
-// CompileOptions.Notify); it turns each into the event the audit backend
+// Options.Notify); it turns each into the event the audit backend
 // would have read, for the same collector, and answers as the mode says.
 // Only the call's registers are read (nr, arch, instruction pointer,
 // arguments), never the caller's memory.
@@ -80,7 +81,7 @@ func (n *notifier) decide(notif *kernel.SeccompNotif) listener.Answer {
 		// The class of the call, from its registers: "socket(AF_INET)".
 		key = name
 		if !n.argBlind {
-			key = baseline.Classify(arch, name, notif.Data.Args)
+			key = argclass.Classify(arch, name, notif.Data.Args)
 		}
 	} else {
 		arch, key = 0, name

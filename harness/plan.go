@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/compile"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/listener"
 	"github.com/sysgate/sysgate/internal/scmp"
@@ -32,7 +33,7 @@ type runPlan struct {
 	filterMode  baseline.Mode // what the filter was compiled for
 	mode        baseline.Mode // what the run is: record for an incremental record
 	incremental bool
-	filter      *baseline.Filter
+	filter      *compile.Filter
 
 	kept       []string // --keep-cap, as named
 	droppedEnv []string

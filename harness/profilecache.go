@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/compile"
 )
 
 // profileCache keeps loaded and compiled baselines between the runs of
@@ -26,13 +27,13 @@ const maxCachedProfiles = 64
 type cachedProfile struct {
 	profile *baseline.Profile
 	sums    map[string][sha256.Size]byte // every file of the stack
-	filters map[filterKey]*baseline.Filter
+	filters map[filterKey]*compile.Filter
 	seq     uint64
 }
 
 type filterKey struct {
 	mode baseline.Mode
-	opts baseline.CompileOptions
+	opts compile.Options
 }
 
 var profileSeq uint64
@@ -40,7 +41,7 @@ var profileSeq uint64
 // loadCompiled returns the profile of paths and its filter for mode. The
 // key includes the working directory, since relative paths (and the file
 // names reported in violations) depend on it.
-func loadCompiled(paths []string, sel baseline.Selector, resolve func(*baseline.Profile) baseline.Mode, opts baseline.CompileOptions) (*baseline.Profile, baseline.Mode, *baseline.Filter, error) {
+func loadCompiled(paths []string, sel baseline.Selector, resolve func(*baseline.Profile) baseline.Mode, opts compile.Options) (*baseline.Profile, baseline.Mode, *compile.Filter, error) {
 	wd, _ := os.Getwd()
 	key := wd + "\x00" + sel.String() + "\x00" + strings.Join(paths, "\x00")
 	profileCache.Lock()
@@ -51,7 +52,7 @@ func loadCompiled(paths []string, sel baseline.Selector, resolve func(*baseline.
 		if err != nil {
 			return nil, 0, nil, err
 		}
-		entry = &cachedProfile{profile: p, sums: map[string][sha256.Size]byte{}, filters: map[filterKey]*baseline.Filter{}}
+		entry = &cachedProfile{profile: p, sums: map[string][sha256.Size]byte{}, filters: map[filterKey]*compile.Filter{}}
 		if len(p.Unrecorded()) > 0 {
 			entry = nil // a layer recorded later must take effect: cache nothing
 		}
@@ -68,7 +69,7 @@ func loadCompiled(paths []string, sel baseline.Selector, resolve func(*baseline.
 		}
 		if entry == nil {
 			mode := resolve(p)
-			filter, err := baseline.Compile(p, mode, opts)
+			filter, err := compile.Compile(p, mode, opts)
 			return p, mode, filter, err
 		}
 		profileCache.Lock()
@@ -85,7 +86,7 @@ func loadCompiled(paths []string, sel baseline.Selector, resolve func(*baseline.
 	profileCache.Unlock()
 	if filter == nil {
 		var err error
-		if filter, err = baseline.Compile(entry.profile, mode, opts); err != nil {
+		if filter, err = compile.Compile(entry.profile, mode, opts); err != nil {
 			return nil, 0, nil, err
 		}
 		profileCache.Lock()

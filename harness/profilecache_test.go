@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/compile"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -24,9 +25,9 @@ func TestProfileCacheFollowsEdits(t *testing.T) {
 	writeFile(t, base, "version: 1\nsyscalls:\n  "+arch+":\n    - read\n")
 	writeFile(t, agent, "version: 1\nextends:\n  - base.yaml\nsyscalls:\n  "+arch+":\n    - write\n")
 	check := func(*baseline.Profile) baseline.Mode { return baseline.ModeCheck }
-	load := func() (*baseline.Profile, *baseline.Filter) {
+	load := func() (*baseline.Profile, *compile.Filter) {
 		t.Helper()
-		p, mode, f, err := loadCompiled([]string{agent}, nil, check, baseline.CompileOptions{})
+		p, mode, f, err := loadCompiled([]string{agent}, nil, check, compile.Options{})
 		if err != nil || mode != baseline.ModeCheck || f == nil {
 			t.Fatalf("load: %v mode %v filter %v", err, mode, f)
 		}
@@ -37,7 +38,7 @@ func TestProfileCacheFollowsEdits(t *testing.T) {
 	if p1 != p2 || f1 != f2 {
 		t.Errorf("unchanged files were loaded or compiled again")
 	}
-	if _, _, f3, err := loadCompiled([]string{agent}, nil, check, baseline.CompileOptions{Linear: true}); err != nil || f3 == f1 {
+	if _, _, f3, err := loadCompiled([]string{agent}, nil, check, compile.Options{Linear: true}); err != nil || f3 == f1 {
 		t.Errorf("other compile options got the cached filter (%v)", err)
 	}
 	// An edit to the base, not to the file named: the stack is checked.
@@ -47,7 +48,7 @@ func TestProfileCacheFollowsEdits(t *testing.T) {
 		t.Errorf("the edited base was not reloaded: %s", p4)
 	}
 	writeFile(t, base, "version: 1\nsyscalls:\n  "+arch+":\n    - opnat\n")
-	if _, _, _, err := loadCompiled([]string{agent}, nil, check, baseline.CompileOptions{}); err == nil {
+	if _, _, _, err := loadCompiled([]string{agent}, nil, check, compile.Options{}); err == nil {
 		t.Errorf("a broken edit was served from the cache")
 	}
 }

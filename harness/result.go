@@ -8,6 +8,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/untrusted"
 )
@@ -291,7 +292,7 @@ func (v Violation) RiskLabel() string { return v.Risk.Label(v.Level) }
 // syscall: "the baseline allows socket(AF_UNIX)", "the baseline allows no
 // socket"; "" for a syscall without classes.
 func (v Violation) ClassNote() string {
-	name, class := baseline.SplitKey(v.Syscall)
+	name, class := argclass.SplitKey(v.Syscall)
 	if class == "" {
 		return ""
 	}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/compile"
 	"github.com/sysgate/sysgate/internal/kernel"
 )
 
@@ -129,13 +130,13 @@ func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool
 
 // loadCompiled loads the baselines (or takes the given profile), picks the
 // mode and compiles the filter; files are cached (see profileCache).
-func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *baseline.Filter, error) {
-	opts := baseline.CompileOptions{Action: c.action, Notify: c.notify, ArgBlind: c.argBlind, Programs: !c.noPrograms}
+func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *compile.Filter, error) {
+	opts := compile.Options{Action: c.action, Notify: c.notify, ArgBlind: c.argBlind, Programs: !c.noPrograms}
 	if len(c.baselines) > 0 {
 		return loadCompiled(c.baselines, c.selector, c.resolveMode, opts)
 	}
 	mode := c.resolveMode(c.profile)
-	filter, err := baseline.Compile(c.profile, mode, opts)
+	filter, err := compile.Compile(c.profile, mode, opts)
 	return c.profile, mode, filter, err
 }
 
@@ -160,7 +161,7 @@ func (c *runConfig) resolveMode(p *baseline.Profile) baseline.Mode {
 	}
 }
 
-func (c *runConfig) agentSetup(agent Agent, filter *baseline.Filter) *kernel.AgentSetup {
+func (c *runConfig) agentSetup(agent Agent, filter *compile.Filter) *kernel.AgentSetup {
 	loginUID := uint32(os.Getuid())
 	if c.setUser {
 		loginUID = c.uid

@@ -21,6 +21,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/testutil"
@@ -111,7 +112,7 @@ func mustLoad(t *testing.T, path string) *baseline.Profile {
 func violation(r *Result, arch scmp.Arch, name string) (Violation, bool) {
 	for _, v := range r.Violations {
 		// A syscall name finds its argument classes too.
-		if v.Arch == arch && (v.Syscall == name || baseline.SyscallOf(v.Syscall) == name) {
+		if v.Arch == arch && (v.Syscall == name || argclass.SyscallOf(v.Syscall) == name) {
 			return v, true
 		}
 	}
@@ -221,7 +222,7 @@ func straceSet(t *testing.T, cmd string) []string {
 func syscallNames(keys []string) []string {
 	var out []string
 	for _, k := range keys {
-		out = append(out, baseline.SyscallOf(k))
+		out = append(out, argclass.SyscallOf(k))
 	}
 	slices.Sort(out)
 	return slices.Compact(out)

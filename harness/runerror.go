@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 )
 
 // acceptHint tells the reader how to accept new syscalls: with the
@@ -107,7 +108,7 @@ func (r *Result) ViolationsAgainst(p *baseline.Profile) Violations {
 // syscall that p allows.
 func (vs Violations) withAllowed(p *baseline.Profile) Violations {
 	for i, v := range vs {
-		if name, class := baseline.SplitKey(v.Syscall); class != "" {
+		if name, class := argclass.SplitKey(v.Syscall); class != "" {
 			vs[i].Allowed = p.Classes(v.Arch, name)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
@@ -161,13 +162,13 @@ func diffSets(old, cur *syscallSet) []setChange {
 // otherClasses lists the argument classes in set of key's syscall, but
 // key.
 func otherClasses(set map[string]uint64, key string) []string {
-	name, class := baseline.SplitKey(key)
+	name, class := argclass.SplitKey(key)
 	if class == "" {
 		return nil
 	}
 	var out []string
 	for k := range set {
-		if n, c := baseline.SplitKey(k); n == name && c != "" && k != key {
+		if n, c := argclass.SplitKey(k); n == name && c != "" && k != key {
 			out = append(out, k)
 		}
 	}

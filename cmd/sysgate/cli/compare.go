@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/containerprofile"
 	"github.com/sysgate/sysgate/internal/kernel"
 )
 
@@ -21,7 +22,7 @@ const unusedShown = 10
 type compareReport struct {
 	Verdict string   `json:"verdict"` // denied, conditional or allowed
 	Input   []string `json:"input"`
-	*baseline.Comparison
+	*containerprofile.Comparison
 }
 
 func (c *Command) runCompare(args []string) int {
@@ -66,7 +67,7 @@ needed syscall, 2 usage or bad input (a malformed profile names file:line:col),
 	if *format != "text" && *format != "json" {
 		return c.errorf(ExitUsage, "compare: --format %q: text or json", *format)
 	}
-	opts := baseline.CompareOptions{Kernel: *kernelFlag}
+	opts := containerprofile.CompareOptions{Kernel: *kernelFlag}
 	for _, name := range strings.Split(*caps, ",") {
 		if name = strings.TrimSpace(name); name == "" {
 			continue
@@ -77,14 +78,14 @@ needed syscall, 2 usage or bad input (a malformed profile names file:line:col),
 		}
 		opts.Caps = append(opts.Caps, kernel.CapabilityName(n))
 	}
-	cp, err := baseline.ReadContainerProfile(*profile)
+	cp, err := containerprofile.ReadContainerProfile(*profile)
 	if err != nil {
 		return c.errorf(ExitUsage, "compare: %v", err)
 	}
 	for _, w := range cp.Warnings {
 		fmt.Fprintf(c.Stderr, "sysgate: warning: %s\n", w)
 	}
-	var needs baseline.Needs
+	var needs containerprofile.Needs
 	input := files
 	if len(files) > 0 {
 		p, err := c.loadStack(files...)
@@ -92,29 +93,29 @@ needed syscall, 2 usage or bad input (a malformed profile names file:line:col),
 			c.printFindings(err)
 			return ExitUsage
 		}
-		needs = baseline.NeedsOfProfile(p)
+		needs = containerprofile.NeedsOfProfile(p)
 	} else {
 		o, err := baseline.ReadObservation(*observation)
 		if err != nil {
 			return c.errorf(ExitUsage, "compare: %v", err)
 		}
-		needs = baseline.NeedsOfObservation(o)
+		needs = containerprofile.NeedsOfObservation(o)
 		input = []string{*observation}
 	}
 	if len(needs) == 0 {
 		return c.errorf(ExitUsage, "compare: %s lists no syscalls: nothing to compare (an observation of a clean check run is empty; record one with record --observation)", strings.Join(input, ", "))
 	}
-	cmp, err := baseline.Compare(cp, needs, opts)
+	cmp, err := containerprofile.Compare(cp, needs, opts)
 	if err != nil {
 		return c.errorf(ExitUsage, "compare: %v", err)
 	}
-	report := compareReport{Verdict: baseline.VerdictAllowed, Input: input, Comparison: cmp}
+	report := compareReport{Verdict: containerprofile.VerdictAllowed, Input: input, Comparison: cmp}
 	code := ExitOK
 	switch {
 	case cmp.DeniedCount() > 0:
-		report.Verdict, code = baseline.VerdictDenied, ExitViolation
+		report.Verdict, code = containerprofile.VerdictDenied, ExitViolation
 	case cmp.ConditionalCount() > 0:
-		report.Verdict, code = baseline.VerdictConditional, ExitInconclusive
+		report.Verdict, code = containerprofile.VerdictConditional, ExitInconclusive
 	}
 	if *format == "json" {
 		enc := json.NewEncoder(c.Stdout)
@@ -171,9 +172,9 @@ func writeCompareText(w io.Writer, r *compareReport, verbose bool) {
 	}
 	fmt.Fprintln(w)
 	switch r.Verdict {
-	case baseline.VerdictDenied:
+	case containerprofile.VerdictDenied:
 		fmt.Fprintf(w, "DENIED: the agent needs %s the profile denies\n", countOf(r.DeniedCount(), "syscall"))
-	case baseline.VerdictConditional:
+	case containerprofile.VerdictConditional:
 		verb := "depend"
 		if r.ConditionalCount() == 1 {
 			verb = "depends"
@@ -190,7 +191,7 @@ func writeCompareText(w io.Writer, r *compareReport, verbose bool) {
 
 // decisionLine is "where: arch key: why (action, errno); allowed with ...":
 // where is the baseline entry, or the observation.
-func decisionLine(r *compareReport, arch string, d baseline.ProfileDecision) string {
+func decisionLine(r *compareReport, arch string, d containerprofile.ProfileDecision) string {
 	var b strings.Builder
 	switch {
 	case d.File != "":
@@ -203,7 +204,7 @@ func decisionLine(r *compareReport, arch string, d baseline.ProfileDecision) str
 		fmt.Fprintf(&b, " (x%d)", d.Count)
 	}
 	b.WriteString(": " + d.Why)
-	if d.Action != "" && d.Verdict == baseline.VerdictDenied {
+	if d.Action != "" && d.Verdict == containerprofile.VerdictDenied {
 		b.WriteString(" (" + d.Action)
 		if d.Errno != "" {
 			b.WriteString(", " + d.Errno)

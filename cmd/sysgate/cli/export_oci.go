@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/export"
 )
 
 func init() {
@@ -27,11 +28,11 @@ func (c *Command) runExportOCI(args []string) int {
 			return c.errorf(ExitUsage, "export oci: --errno %s goes with --default-action errno, not %s", *errnoFlag, def)
 		}
 		var err error
-		if errno, err = baseline.ParseErrno(*errnoFlag); err != nil {
+		if errno, err = export.ParseErrno(*errnoFlag); err != nil {
 			return c.errorf(ExitUsage, "export oci: --errno: %v", err)
 		}
 	}
-	data, err := baseline.ExportOCI(p, baseline.OCIOptions{Default: def, Errno: errno})
+	data, err := export.ExportOCI(p, export.OCIOptions{Default: def, Errno: errno})
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)
 	}

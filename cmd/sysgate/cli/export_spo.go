@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/export"
 )
 
 func init() {
@@ -36,11 +36,11 @@ YAML comments above it.
 		if agent == "" {
 			agent = strings.TrimSuffix(filepath.Base(ex.files[0]), filepath.Ext(ex.files[0]))
 		}
-		if *name = baseline.SPOName(agent); *name == "" {
+		if *name = export.SPOName(agent); *name == "" {
 			return c.errorf(ExitUsage, "export spo: no name can be made of %q: give --name", agent)
 		}
 	}
-	data, err := baseline.ExportSPO(p, baseline.SPOOptions{Name: *name, Namespace: *namespace, Default: def})
+	data, err := export.ExportSPO(p, export.SPOOptions{Name: *name, Namespace: *namespace, Default: def})
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/internal/testutil"
@@ -273,7 +274,7 @@ func ViolationNames(r *harness.Result) []string {
 func ViolationSyscalls(r *harness.Result) []string {
 	var names []string
 	for _, v := range r.Violations {
-		names = append(names, baseline.SyscallOf(v.Syscall))
+		names = append(names, argclass.SyscallOf(v.Syscall))
 	}
 	return names
 }

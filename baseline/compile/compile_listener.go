@@ -1,8 +1,9 @@
-package baseline
+package compile
 
 import (
 	"golang.org/x/sys/unix"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -17,7 +18,7 @@ import (
 // never does: a shell whose SIGCHLD arrived mid-fork said "Cannot fork".
 // The kill loop outruns a fork-hopping chain without holding (see
 // harness/tree.go).
-func compileListener(*Profile, Mode, []scmp.Arch) ([]unix.SockFilter, error) {
+func compileListener(*baseline.Profile, baseline.Mode, []scmp.Arch) ([]unix.SockFilter, error) {
 	return allowAll(), nil
 }
 

@@ -1,9 +1,8 @@
-package baseline
+package export
 
 import (
 	"bytes"
 	"encoding/json"
-	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
@@ -11,8 +10,9 @@ import (
 
 	mobyseccomp "github.com/moby/profiles/seccomp"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
-	seccomp "github.com/seccomp/libseccomp-golang"
 
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	goldenfile "github.com/sysgate/sysgate/internal/golden"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -33,15 +33,15 @@ var ociCases = []struct {
 	errno            uint // 0: no defaultErrnoRet
 }{
 	{"oci/python-readonly.json", "testdata/agents/python-readonly.yaml", OCIOptions{}, specs.ActErrno, ErrnoEPERM},
-	{"oci/python-readonly-log.json", "testdata/agents/python-readonly.yaml", OCIOptions{Default: ActionLog}, specs.ActLog, 0},
-	{"oci/python-readonly-kill.json", "testdata/agents/python-readonly.yaml", OCIOptions{Default: ActionKill}, specs.ActKillProcess, 0},
+	{"oci/python-readonly-log.json", "testdata/agents/python-readonly.yaml", OCIOptions{Default: baseline.ActionLog}, specs.ActLog, 0},
+	{"oci/python-readonly-kill.json", "testdata/agents/python-readonly.yaml", OCIOptions{Default: baseline.ActionKill}, specs.ActKillProcess, 0},
 	{"oci/two-arch.json", "testdata/oci/two-arch.yaml", OCIOptions{}, specs.ActErrno, ErrnoEPERM},
 	{"oci/two-arch-enosys.json", "testdata/oci/two-arch.yaml", OCIOptions{Errno: ErrnoENOSYS}, specs.ActErrno, ErrnoENOSYS},
 }
 
-func exportCase(t *testing.T, baseline string, opts OCIOptions) (*Profile, []byte) {
+func exportCase(t *testing.T, path string, opts OCIOptions) (*baseline.Profile, []byte) {
 	t.Helper()
-	p, err := Load(baseline)
+	p, err := baseline.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestExportOCILoadProfile(t *testing.T) {
 	}
 	var want, wantClassed []string
 	for _, e := range p.Entries(native) {
-		sys, class := SplitKey(e.Name)
+		sys, class := argclass.SplitKey(e.Name)
 		want = append(want, sys)
 		if class != "" && !p.Allows(native, sys) {
 			wantClassed = append(wantClassed, sys)
@@ -254,11 +254,11 @@ func jsonOf(v any) string {
 // default profile, and only when the baseline has its section.
 func TestExportOCISubArches(t *testing.T) {
 	path := writeFile(t, t.TempDir(), "a.yaml", "version: 1\nsyscalls:\n  i386:\n    - read\n    - socketcall\n  x86_64:\n    - read\n    - write\n")
-	p, err := Load(path)
+	p, err := baseline.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prof, err := BuildOCI(p, OCIOptions{})
+	prof, err := buildOCI(p, OCIOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,122 +286,14 @@ func TestExportOCIErrno(t *testing.T) {
 			t.Errorf("ParseErrno(%q): no error", in)
 		}
 	}
-	p, err := Load("testdata/oci/two-arch.yaml")
+	p, err := baseline.Load("testdata/oci/two-arch.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := BuildOCI(p, OCIOptions{Default: ActionKill, Errno: ErrnoENOSYS}); err == nil {
+	if _, err := buildOCI(p, OCIOptions{Default: baseline.ActionKill, Errno: ErrnoENOSYS}); err == nil {
 		t.Errorf("an errno with the kill action: no error")
 	}
-	if _, err := BuildOCI(p, OCIOptions{Errno: 4096}); err == nil {
+	if _, err := buildOCI(p, OCIOptions{Errno: 4096}); err == nil {
 		t.Errorf("errno 4096: no error")
-	}
-}
-
-// loadOCI builds a filter from a resolved profile the way runc does
-// (libcontainer/seccomp): the default action, then per rule and name an
-// unconditional rule, or one conditional rule whose arguments all hold.
-func loadOCI(t *testing.T, prof *specs.LinuxSeccomp) *Filter {
-	t.Helper()
-	if prof.DefaultAction != specs.ActErrno || prof.DefaultErrnoRet == nil {
-		t.Fatalf("loadOCI handles the ERRNO default only, not %s", prof.DefaultAction)
-	}
-	f, err := seccomp.NewFilter(seccomp.ActErrno.SetReturnCode(int16(*prof.DefaultErrnoRet)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Release()
-	for _, rule := range prof.Syscalls {
-		if rule.Action != specs.ActAllow {
-			t.Fatalf("rule action %s", rule.Action)
-		}
-		for _, name := range rule.Names {
-			call, err := seccomp.GetSyscallFromName(name)
-			if err != nil {
-				continue // runc skips names the arch lacks
-			}
-			if len(rule.Args) == 0 {
-				if err := f.AddRule(call, seccomp.ActAllow); err != nil {
-					t.Fatal(err)
-				}
-				continue
-			}
-			var conds []seccomp.ScmpCondition
-			for _, a := range rule.Args {
-				if a.Op != specs.OpMaskedEqual {
-					t.Fatalf("op %s", a.Op)
-				}
-				c, err := seccomp.MakeCondition(a.Index, seccomp.CompareMaskedEqual, a.Value, a.ValueTwo)
-				if err != nil {
-					t.Fatal(err)
-				}
-				conds = append(conds, c)
-			}
-			if err := f.AddRuleConditional(call, seccomp.ActAllow, conds); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	prog, err := exportBPF(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &Filter{Program: prog}
-}
-
-// An exported profile keeps the argument classes: resolved by moby's
-// LoadProfile and loaded as runc loads it, it allows exactly the calls
-// sysgate's own enforce filter allows.
-func TestExportOCIKeepsArgumentClasses(t *testing.T) {
-	native := scmp.Native()
-	path := writeFile(t, t.TempDir(), "a.yaml", "version: 1\nsyscalls:\n  "+native.String()+":\n"+
-		"    - socket(AF_UNIX)\n    - socket(AF_INET6)\n    - openat(read)\n    - \"clone(none)\"\n"+
-		"    - mmap(W^X)\n    - ioctl(TCGETS)\n    - read\n    - prctl: any option\n")
-	p, err := Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := ExportOCI(p, OCIOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	prof, err := mobyseccomp.LoadProfile(string(out), &specs.Spec{Process: &specs.Process{Capabilities: &specs.LinuxCapabilities{}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var classRules int
-	for _, r := range prof.Syscalls {
-		if len(r.Args) > 0 {
-			classRules++
-			if slices.Contains(r.Names, "prctl") || slices.Contains(r.Names, "read") {
-				t.Errorf("argument-blind syscall in a class rule: %+v", r)
-			}
-		}
-	}
-	if classRules == 0 {
-		t.Fatalf("no argument rules exported: %+v", prof.Syscalls)
-	}
-	oci := loadOCI(t, prof)
-	enforce, err := Compile(p, ModeEnforce, CompileOptions{ArgBlind: false})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(3, 4))
-	for _, name := range []string{"socket", "openat", "clone", "mmap", "ioctl", "prctl", "read", "write"} {
-		nr := number(t, native, name)
-		var argsList [][6]uint64
-		if s := splitFor(native, name); s != nil {
-			argsList = classArgs(rng, s)
-		} else {
-			argsList = [][6]uint64{{0, 1, 2}, {rng.Uint64(), rng.Uint64()}}
-		}
-		for _, a := range argsList {
-			fromOCI := runFilterArgs(t, oci, native, nr, a)
-			want := runFilterArgs(t, enforce, native, nr, a)
-			allowedHere := want == retAllow
-			if (fromOCI == retAllow) != allowedHere {
-				t.Fatalf("%s %#x (%s): exported profile %#x, enforce filter %#x", name, a, Classify(native, name, a), fromOCI, want)
-			}
-		}
 	}
 }

@@ -1,4 +1,19 @@
-package baseline
+// Package argclass defines argument classes. An argument class splits one
+// syscall by what its register arguments say it does: socket by address
+// family, openat by read, write or create, clone by the namespaces it
+// creates. A baseline line names one class,
+// "socket(AF_UNIX)"; a line without parentheses, "socket", is argument
+// blind and allows the syscall with any arguments.
+//
+// The filter compares register values only (masked, as libseccomp's
+// SCMP_CMP_MASKED_EQ), never the memory they point to: paths, clone3's and
+// openat2's structs and socketcall's argument array are out of its reach.
+// Every class below is therefore defined by masked comparisons alone, and
+// Classify, which names the class of a call from its registers, must agree
+// with the comparisons that ClassMatch returns: the tests of package
+// baseline/compile check both against each other through libseccomp's
+// compiled filter.
+package argclass
 
 import (
 	"fmt"
@@ -9,22 +24,8 @@ import (
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
-// An argument class splits one syscall by what its register arguments say
-// it does: socket by address family, openat by read, write or create,
-// clone by the namespaces it creates. A baseline line names one class,
-// "socket(AF_UNIX)"; a line without parentheses, "socket", is argument
-// blind and allows the syscall with any arguments.
-//
-// The filter compares register values only (masked, as libseccomp's
-// SCMP_CMP_MASKED_EQ), never the memory they point to: paths, clone3's and
-// openat2's structs and socketcall's argument array are out of its reach.
-// Every class below is therefore defined by masked comparisons alone, and
-// Classify, which names the class of a call from its registers, must agree
-// with the comparisons that Matches returns: the tests check both against
-// each other through libseccomp's compiled filter.
-
-// argCmp is one masked comparison: (arg[Arg] & Mask) == Value.
-type argCmp struct {
+// ArgCmp is one masked comparison: (arg[Arg] & Mask) == Value.
+type ArgCmp struct {
 	Arg   uint
 	Mask  uint64
 	Value uint64
@@ -40,7 +41,7 @@ type argSplit struct {
 	canonical func(text string) (string, error)
 	// match is the set of calls in a canonical class: any one of the
 	// alternatives, each all of its comparisons.
-	match func(class string) [][]argCmp
+	match func(class string) [][]ArgCmp
 	// known lists class names for messages.
 	known []string
 	// common is the class nearly every call of the syscall has (a fork
@@ -134,9 +135,9 @@ func CanonicalKey(arch scmp.Arch, key string) (string, error) {
 	return ClassKey(name, c), nil
 }
 
-// classMatch returns the comparisons that select a key's class; nil for a
+// ClassMatch returns the comparisons that select a key's class; nil for a
 // key without one.
-func classMatch(arch scmp.Arch, key string) [][]argCmp {
+func ClassMatch(arch scmp.Arch, key string) [][]ArgCmp {
 	name, class := SplitKey(key)
 	if class == "" {
 		return nil
@@ -147,13 +148,22 @@ func classMatch(arch scmp.Arch, key string) [][]argCmp {
 	return nil
 }
 
-// commonClass is the class of name on arch that an audit run logs rather
+// CommonClass is the class of name on arch that an audit run logs rather
 // than notifies (see argSplit.common), "" for none.
-func commonClass(arch scmp.Arch, name string) string {
+func CommonClass(arch scmp.Arch, name string) string {
 	if s := splitFor(arch, name); s != nil {
 		return s.common
 	}
 	return ""
+}
+
+// KnownClasses lists the classes of name on arch as messages name them,
+// nil for a syscall without classes.
+func KnownClasses(arch scmp.Arch, name string) []string {
+	if s := splitFor(arch, name); s != nil {
+		return s.known
+	}
+	return nil
 }
 
 // ClassWhat names what a classed syscall's classes are about ("address

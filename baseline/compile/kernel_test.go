@@ -1,4 +1,4 @@
-package baseline
+package compile
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -30,12 +31,12 @@ func TestMain(m *testing.M) {
 // without TSYNC so the rest of the Go runtime stays unfiltered), and
 // reports what getpid (allowed) and getppid (not allowed) return.
 func filterChild(path string) int {
-	p, err := Load(path)
+	p, err := baseline.Load(path)
 	if err != nil {
 		fmt.Println("load:", err)
 		return 2
 	}
-	f, err := Compile(p, ModeEnforce, CompileOptions{})
+	f, err := Compile(p, baseline.ModeEnforce, Options{})
 	if err != nil {
 		fmt.Println("compile:", err)
 		return 2
@@ -64,7 +65,7 @@ func TestEnforceFilterInKernel(t *testing.T) {
 	for _, name := range scmp.Names(native) {
 		switch {
 		case name == "getppid":
-		case Risk(name).Risky():
+		case baseline.Risk(name).Risky():
 			lines = append(lines, "    - "+name+": the Go runtime of the test child may need anything")
 		default:
 			lines = append(lines, "    - "+name)

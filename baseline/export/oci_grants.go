@@ -1,4 +1,4 @@
-package baseline
+package export
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -24,10 +26,10 @@ type grant struct {
 }
 
 // grantsOf lists what p allows, arch by arch; step prefixes errors.
-func grantsOf(p *Profile, step string) ([]grant, error) {
+func grantsOf(p *baseline.Profile, step string) ([]grant, error) {
 	arches := p.Arches()
 	if len(arches) == 0 {
-		return nil, fmt.Errorf("%s: %w: the baseline allows no syscalls", step, ErrInvalid)
+		return nil, fmt.Errorf("%s: %w: the baseline allows no syscalls", step, baseline.ErrInvalid)
 	}
 	groupReasons := map[[2]string]string{}
 	for _, d := range p.Docs {
@@ -41,7 +43,7 @@ func grantsOf(p *Profile, step string) ([]grant, error) {
 			return nil, fmt.Errorf("%s: no OCI name for arch %s", step, arch)
 		}
 		for _, e := range p.Entries(arch) {
-			sys, class := SplitKey(e.Name)
+			sys, class := argclass.SplitKey(e.Name)
 			if class != "" && p.Allows(arch, sys) {
 				continue // the argument-blind entry allows every class
 			}
@@ -49,7 +51,7 @@ func grantsOf(p *Profile, step string) ([]grant, error) {
 			if e.Group != "" {
 				comment = joinNonEmpty("; ", groupComment(e.Group, groupReasons[[2]string{e.File, e.Group}]), e.Reason)
 			}
-			alts := classMatch(arch, e.Name)
+			alts := argclass.ClassMatch(arch, e.Name)
 			if len(alts) == 0 { // no comparisons (i386 socketcall): Compile allows it argument-blind too
 				out = append(out, grant{arch: arch, name: sys, comment: comment})
 				continue

@@ -1,4 +1,4 @@
-package baseline
+package export
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	mobyseccomp "github.com/moby/profiles/seccomp"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -31,7 +32,7 @@ type OCIOptions struct {
 	// Default is the action for syscalls outside the profile: ActionErrno
 	// (the default when zero), ActionKill or ActionLog (audit what the
 	// container does beyond the profile without refusing it).
-	Default Action
+	Default baseline.Action
 	// Errno is the defaultErrnoRet of ActionErrno; 0 means ErrnoEPERM.
 	// Only ActionErrno takes one.
 	Errno uint
@@ -90,8 +91,8 @@ var mobyNative = map[scmp.Arch]string{
 // LinuxSeccomp with archMap, and rules with includes and comment), as
 // indented JSON with a trailing newline. It is built from the Profile,
 // never from a compiled filter, so it carries names and not numbers.
-func ExportOCI(p *Profile, opts OCIOptions) ([]byte, error) {
-	prof, err := BuildOCI(p, opts)
+func ExportOCI(p *baseline.Profile, opts OCIOptions) ([]byte, error) {
+	prof, err := buildOCI(p, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +115,7 @@ func encodeOCI(prof *mobyseccomp.Seccomp) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// BuildOCI returns the profile ExportOCI renders.
+// buildOCI returns the profile ExportOCI renders.
 //
 //   - archMap lists each native arch of the baseline with the baseline's
 //     sub-arches of it; no top-level architectures (moby refuses both).
@@ -133,10 +134,10 @@ func encodeOCI(prof *mobyseccomp.Seccomp) ([]byte, error) {
 // A runtime that reads the file as a plain LinuxSeccomp (containerd)
 // ignores archMap, includes and comment: it applies every rule on its
 // native arch, the union of the arches' lists.
-func BuildOCI(p *Profile, opts OCIOptions) (*mobyseccomp.Seccomp, error) {
+func buildOCI(p *baseline.Profile, opts OCIOptions) (*mobyseccomp.Seccomp, error) {
 	prof := &mobyseccomp.Seccomp{}
 	switch opts.Default {
-	case 0, ActionErrno:
+	case 0, baseline.ActionErrno:
 		errno := opts.Errno
 		if errno == 0 {
 			errno = ErrnoEPERM
@@ -145,9 +146,9 @@ func BuildOCI(p *Profile, opts OCIOptions) (*mobyseccomp.Seccomp, error) {
 			return nil, fmt.Errorf("export oci: errno %d is above %d", errno, maxErrno)
 		}
 		prof.DefaultAction, prof.DefaultErrnoRet = specs.ActErrno, &errno
-	case ActionKill:
+	case baseline.ActionKill:
 		prof.DefaultAction = specs.ActKillProcess
-	case ActionLog:
+	case baseline.ActionLog:
 		prof.DefaultAction = specs.ActLog
 	default:
 		return nil, fmt.Errorf("export oci: unknown default action %s", opts.Default)

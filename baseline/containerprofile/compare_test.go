@@ -1,4 +1,4 @@
-package baseline
+package containerprofile
 
 import (
 	"encoding/json"
@@ -14,6 +14,7 @@ import (
 	"github.com/opencontainers/runtime-spec/specs-go"
 	"golang.org/x/mod/modfile"
 
+	"github.com/sysgate/sysgate/baseline"
 	profilegolden "github.com/sysgate/sysgate/internal/golden"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -59,7 +60,7 @@ func TestDockerDefaultFixture(t *testing.T) {
 
 func parseProfile(t *testing.T, text string) *ContainerProfile {
 	t.Helper()
-	cp, err := ParseContainerProfile("p.json", []byte(text))
+	cp, err := parseContainerProfile("p.json", []byte(text))
 	if err != nil {
 		t.Fatalf("parse: %v\n%s", err, text)
 	}
@@ -381,12 +382,12 @@ func TestReadContainerProfileErrors(t *testing.T) {
 		{"min kernel", `{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [{"names": ["read"], "action": "SCMP_ACT_ALLOW", "includes": {"minKernel": "4"}}]}`, `invalid kernel version`},
 		{"two values", `{"defaultAction": "SCMP_ACT_ERRNO"} {}`, "p.json:1:37: more than one JSON value"},
 	} {
-		_, err := ParseContainerProfile("p.json", []byte(c.text))
+		_, err := parseContainerProfile("p.json", []byte(c.text))
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, ErrBadProfile) {
 			t.Errorf("%s: %v, want an ErrBadProfile containing %q", c.name, err, c.want)
 		}
 	}
-	cp, err := ParseContainerProfile("p.json", []byte(`{"defaultAction": "SCMP_ACT_ERRNO", "syscals": []}`))
+	cp, err := parseContainerProfile("p.json", []byte(`{"defaultAction": "SCMP_ACT_ERRNO", "syscals": []}`))
 	if err != nil || len(cp.Warnings) != 1 || !strings.Contains(cp.Warnings[0], `unknown field "syscals"`) {
 		t.Errorf("unknown field: %v, warnings %q", err, cp.Warnings)
 	}
@@ -406,7 +407,7 @@ func TestCompareDockerDefault(t *testing.T) {
 	if len(cp.Lines) != len(cp.Spec.Syscalls) {
 		t.Fatalf("%d rule lines for %d rules", len(cp.Lines), len(cp.Spec.Syscalls))
 	}
-	p, err := LoadStackFor(Selector{"os": "debian-12", "python": "3.11"}, "../suites/baselines/python/isolate.yaml")
+	p, err := baseline.LoadStackFor(baseline.Selector{"os": "debian-12", "python": "3.11"}, "../suites/baselines/python/isolate.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -460,7 +461,7 @@ func FuzzParseContainerProfile(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cp, err := ParseContainerProfile("f.json", data)
+		cp, err := parseContainerProfile("f.json", data)
 		if err != nil {
 			var pe *ProfileError
 			if !errors.As(err, &pe) {

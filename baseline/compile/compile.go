@@ -1,4 +1,4 @@
-package baseline
+package compile
 
 import (
 	"encoding/binary"
@@ -12,17 +12,19 @@ import (
 	seccomp "github.com/seccomp/libseccomp-golang"
 	"golang.org/x/sys/unix"
 
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
 // ErrCompile is matched by every error of Compile.
 var ErrCompile = errors.New("compile filter")
 
-// CompileOptions tune Compile.
-type CompileOptions struct {
+// Options tune Compile.
+type Options struct {
 	// Action for syscalls outside the profile in ModeEnforce: ActionErrno
 	// (EPERM, the default when zero) or ActionKill.
-	Action Action
+	Action baseline.Action
 	// Linear keeps libseccomp's default rule order instead of the binary
 	// tree (SCMP_FLTATR_CTL_OPTIMIZE=2); for measurements.
 	Linear bool
@@ -46,7 +48,7 @@ type CompileOptions struct {
 
 // Filter is a compiled seccomp filter.
 type Filter struct {
-	Mode Mode
+	Mode baseline.Mode
 	// Tree reports libseccomp's binary-tree layout (the default; older
 	// libseccomp without it gets the linear layout, which is as correct).
 	Tree    bool
@@ -76,7 +78,7 @@ func (f *Filter) LoggedKey(arch scmp.Arch, name string) string {
 		return name
 	}
 	if class, ok := f.Implied[arch][name]; ok {
-		return ClassKey(name, class)
+		return argclass.ClassKey(name, class)
 	}
 	return name
 }
@@ -116,7 +118,7 @@ func (f *Filter) SockFprog() *unix.SockFprog {
 // syscall gets the mode's action by a rule of its own (libseccomp lets an
 // unconditional rule override a syscall's conditional ones, so "this class
 // allowed, the rest notified" takes the default).
-func Compile(p *Profile, mode Mode, opts CompileOptions) (*Filter, error) {
+func Compile(p *baseline.Profile, mode baseline.Mode, opts Options) (*Filter, error) {
 	other, badArch, err := actions(mode, opts)
 	if err != nil {
 		return nil, err
@@ -133,7 +135,7 @@ func Compile(p *Profile, mode Mode, opts CompileOptions) (*Filter, error) {
 		return nil, fmt.Errorf("%w: native architecture not supported", ErrCompile)
 	}
 	arches := []scmp.Arch{native}
-	if mode != ModeRecord {
+	if mode != baseline.ModeRecord {
 		for _, a := range p.Arches() {
 			if a != native {
 				arches = append(arches, a)
@@ -166,19 +168,19 @@ type layout struct {
 	def           seccomp.ScmpAction
 	notifyBackend bool
 	argBlind      bool
-	programs      bool // execs go to the listener (CompileOptions.Programs)
+	programs      bool // execs go to the listener (Options.Programs)
 }
 
-// ExecSyscalls are the calls that start a program.
-var ExecSyscalls = []string{"execve", "execveat"}
+// execSyscalls are the calls that start a program.
+var execSyscalls = []string{"execve", "execveat"}
 
 func isExec(name string) bool { return name == "execve" || name == "execveat" }
 
 // execNotified reports whether the filter sends name's calls to the
 // listener for the programs they run: an exec that enforce refuses is
 // refused in the kernel.
-func (l layout) execNotified(p *Profile, mode Mode, arch scmp.Arch, name string) bool {
-	return l.programs && isExec(name) && (mode != ModeEnforce || p.Allows(arch, name))
+func (l layout) execNotified(p *baseline.Profile, mode baseline.Mode, arch scmp.Arch, name string) bool {
+	return l.programs && isExec(name) && (mode != baseline.ModeEnforce || p.Allows(arch, name))
 }
 
 // listed: the default is the listener's, and other is set per syscall.
@@ -227,11 +229,11 @@ var treeSupported = sync.OnceValue(func() bool {
 	return f.SetOptimize(2) == nil
 })
 
-func actions(mode Mode, opts CompileOptions) (def, badArch seccomp.ScmpAction, err error) {
+func actions(mode baseline.Mode, opts Options) (def, badArch seccomp.ScmpAction, err error) {
 	if opts.Notify {
 		switch mode {
-		case ModeRecord, ModeCheck, ModeEnforce:
-			if mode == ModeEnforce && opts.Action != 0 && opts.Action != ActionErrno && opts.Action != ActionKill {
+		case baseline.ModeRecord, baseline.ModeCheck, baseline.ModeEnforce:
+			if mode == baseline.ModeEnforce && opts.Action != 0 && opts.Action != baseline.ActionErrno && opts.Action != baseline.ActionKill {
 				return 0, 0, fmt.Errorf("%w: enforce action %s not possible in a filter", ErrCompile, opts.Action)
 			}
 			return seccomp.ActNotify, seccomp.ActNotify, nil
@@ -239,14 +241,14 @@ func actions(mode Mode, opts CompileOptions) (def, badArch seccomp.ScmpAction, e
 		return 0, 0, fmt.Errorf("%w: invalid mode %s", ErrCompile, mode)
 	}
 	switch mode {
-	case ModeRecord, ModeCheck:
+	case baseline.ModeRecord, baseline.ModeCheck:
 		return seccomp.ActLog, seccomp.ActLog, nil
-	case ModeEnforce:
+	case baseline.ModeEnforce:
 		switch opts.Action {
-		case 0, ActionErrno:
+		case 0, baseline.ActionErrno:
 			a := seccomp.ActErrno.SetReturnCode(int16(unix.EPERM))
 			return a, a, nil
-		case ActionKill:
+		case baseline.ActionKill:
 			return seccomp.ActKillProcess, seccomp.ActKillProcess, nil
 		}
 		return 0, 0, fmt.Errorf("%w: enforce action %s not possible in a filter", ErrCompile, opts.Action)
@@ -286,7 +288,7 @@ func setArch(f *seccomp.ScmpFilter, arch, native scmp.Arch, badArch seccomp.Scmp
 // archFilter builds a one-arch filter; Compile merges them, because a rule
 // added to a multi-arch libseccomp filter applies to every arch, while a
 // baseline's sections differ per arch.
-func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, l layout, badArch seccomp.ScmpAction, opts CompileOptions, implied map[string]string) (*seccomp.ScmpFilter, error) {
+func archFilter(p *baseline.Profile, mode baseline.Mode, arch, native scmp.Arch, l layout, badArch seccomp.ScmpAction, opts Options, implied map[string]string) (*seccomp.ScmpFilter, error) {
 	f, err := newArchFilter(arch, native, l.def, badArch)
 	if err != nil {
 		return nil, err
@@ -304,16 +306,16 @@ func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, l layout, badArch
 	}
 	// blind: syscalls allowed with any arguments.
 	blind := map[string]bool{}
-	if mode != ModeRecord {
+	if mode != baseline.ModeRecord {
 		for _, e := range p.Entries(arch) {
-			if name, class := SplitKey(e.Name); class == "" || l.argBlind {
+			if name, class := argclass.SplitKey(e.Name); class == "" || l.argBlind {
 				blind[name] = true
 			}
 		}
 		compiled := map[string]bool{}
 		for _, e := range p.Entries(arch) {
-			name, class := SplitKey(e.Name)
-			if _, channel := ChannelOf(name); channel {
+			name, class := argclass.SplitKey(e.Name)
+			if _, channel := baseline.ChannelOf(name); channel {
 				continue // refused, or allowed as unmonitored, below
 			}
 			if class != "" && blind[name] {
@@ -330,7 +332,7 @@ func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, l layout, badArch
 			}
 		}
 	}
-	for _, c := range Channels {
+	for _, c := range baseline.Channels {
 		if err := addChannel(f, p, mode, arch, l, c); err != nil {
 			return nil, fmt.Errorf("syscall %q: %w", c.Syscall, err)
 		}
@@ -338,13 +340,13 @@ func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, l layout, badArch
 	if l.listed() {
 		// A classed syscall's common class is logged, not notified,
 		// unless it is allowed.
-		for _, name := range ClassedSyscalls(arch) {
-			common := commonClass(arch, name)
+		for _, name := range argclass.ClassedSyscalls(arch) {
+			common := argclass.CommonClass(arch, name)
 			if blind[name] || common == "" {
 				continue
 			}
-			key := ClassKey(name, common)
-			if mode != ModeRecord && p.Allows(arch, key) {
+			key := argclass.ClassKey(name, common)
+			if mode != baseline.ModeRecord && p.Allows(arch, key) {
 				continue
 			}
 			if err := addClass(f, arch, key, l.other); err != nil {
@@ -356,7 +358,7 @@ func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, l layout, badArch
 		// gets the mode's action; the default sends the classed ones
 		// (and numbers libseccomp cannot name) to the listener.
 		for _, name := range scmp.Names(arch) {
-			if _, channel := ChannelOf(name); channel || blind[name] || HasClasses(arch, name) || l.execNotified(p, mode, arch, name) {
+			if _, channel := baseline.ChannelOf(name); channel || blind[name] || argclass.HasClasses(arch, name) || l.execNotified(p, mode, arch, name) {
 				continue
 			}
 			call, err := seccomp.GetSyscallFromName(name)
@@ -367,7 +369,7 @@ func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, l layout, badArch
 		}
 	}
 	if l.def != seccomp.ActNotify {
-		for _, name := range ExecSyscalls {
+		for _, name := range execSyscalls {
 			if !l.execNotified(p, mode, arch, name) {
 				continue
 			}
@@ -386,15 +388,15 @@ func archFilter(p *Profile, mode Mode, arch, native scmp.Arch, l layout, badArch
 
 // allowEntry allows one profile entry: its syscall, or for a class, the
 // calls its comparisons select.
-func allowEntry(f *seccomp.ScmpFilter, arch scmp.Arch, e Entry) error {
-	name := SyscallOf(e.Name)
+func allowEntry(f *seccomp.ScmpFilter, arch scmp.Arch, e baseline.Entry) error {
+	name := argclass.SyscallOf(e.Name)
 	// The name resolves to a native or pseudo-syscall number that
 	// libseccomp translates for the filter's arch.
 	call, err := seccomp.GetSyscallFromName(name)
 	if err != nil {
 		return err
 	}
-	if classMatch(arch, e.Name) == nil {
+	if argclass.ClassMatch(arch, e.Name) == nil {
 		return f.AddRule(call, seccomp.ActAllow)
 	}
 	return addClass(f, arch, e.Name, seccomp.ActAllow)
@@ -402,11 +404,11 @@ func allowEntry(f *seccomp.ScmpFilter, arch scmp.Arch, e Entry) error {
 
 // addClass gives the calls of a class key action.
 func addClass(f *seccomp.ScmpFilter, arch scmp.Arch, key string, action seccomp.ScmpAction) error {
-	call, err := seccomp.GetSyscallFromName(SyscallOf(key))
+	call, err := seccomp.GetSyscallFromName(argclass.SyscallOf(key))
 	if err != nil {
 		return err
 	}
-	for _, cmps := range classMatch(arch, key) {
+	for _, cmps := range argclass.ClassMatch(arch, key) {
 		conds := make([]seccomp.ScmpCondition, 0, len(cmps))
 		for _, c := range cmps {
 			cond, err := seccomp.MakeCondition(c.Arg, seccomp.CompareMaskedEqual, c.Mask, c.Value)
@@ -430,7 +432,7 @@ func addClass(f *seccomp.ScmpFilter, arch scmp.Arch, key string, action seccomp.
 // allows, io_uring nothing. The harness loads the filter with
 // SECCOMP_FILTER_FLAG_LOG, so a refusal is logged with an ERRNO code and
 // reported as refused, not as a syscall.
-func addChannel(f *seccomp.ScmpFilter, p *Profile, mode Mode, arch scmp.Arch, l layout, c Channel) error {
+func addChannel(f *seccomp.ScmpFilter, p *baseline.Profile, mode baseline.Mode, arch scmp.Arch, l layout, c baseline.Channel) error {
 	def := l.def
 	call, err := seccomp.GetSyscallFromName(c.Syscall)
 	if err != nil {
@@ -467,7 +469,7 @@ func addChannel(f *seccomp.ScmpFilter, p *Profile, mode Mode, arch scmp.Arch, l 
 			return err
 		}
 	}
-	if mode == ModeRecord || !p.Allows(arch, c.Syscall) {
+	if mode == baseline.ModeRecord || !p.Allows(arch, c.Syscall) {
 		// The default action (LOG, enforce's, or the listener, which
 		// treats the call as any other outside the profile) has the rest.
 		return nil

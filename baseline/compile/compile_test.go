@@ -1,16 +1,16 @@
-package baseline
+package compile
 
 import (
 	"encoding/binary"
 	"errors"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/internal/testutil"
 )
 
 // seccompData fabricates struct seccomp_data as the kernel lays it out on
@@ -64,17 +64,7 @@ func number(t testing.TB, arch scmp.Arch, name string) int {
 	return nr
 }
 
-func writeFile(t testing.TB, dir, name, content string) string {
-	t.Helper()
-	path := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+var writeFile = testutil.WriteFile
 
 const (
 	retAllow  = unix.SECCOMP_RET_ALLOW
@@ -84,11 +74,11 @@ const (
 	retKill   = unix.SECCOMP_RET_KILL_PROCESS
 )
 
-func nativeProfile(t testing.TB) *Profile {
+func nativeProfile(t testing.TB) *baseline.Profile {
 	t.Helper()
 	native := scmp.Native()
 	path := writeFile(t, t.TempDir(), "agent.yaml", "version: 1\nagent: test\nsyscalls:\n  "+native.String()+":\n    - close\n    - getppid\n    - openat\n    - read\n")
-	p, err := Load(path)
+	p, err := baseline.Load(path)
 	if err != nil {
 		t.Fatalf("load: %v", err)
 	}
@@ -107,17 +97,17 @@ func TestCompileModes(t *testing.T) {
 	p := nativeProfile(t)
 	foreign := foreignArch(native)
 	cases := []struct {
-		mode    Mode
-		opts    CompileOptions
+		mode    baseline.Mode
+		opts    Options
 		allowed uint32 // getppid, in the profile
 		other   uint32 // getuid, not in the profile
 		foreign uint32 // getppid on a foreign ABI
 	}{
-		{ModeRecord, CompileOptions{}, retLog, retLog, retLog},
-		{ModeCheck, CompileOptions{}, retAllow, retLog, retLog},
-		{ModeCheck, CompileOptions{Linear: true}, retAllow, retLog, retLog},
-		{ModeEnforce, CompileOptions{}, retAllow, retEPERM, retEPERM},
-		{ModeEnforce, CompileOptions{Action: ActionKill}, retAllow, retKill, retKill},
+		{baseline.ModeRecord, Options{}, retLog, retLog, retLog},
+		{baseline.ModeCheck, Options{}, retAllow, retLog, retLog},
+		{baseline.ModeCheck, Options{Linear: true}, retAllow, retLog, retLog},
+		{baseline.ModeEnforce, Options{}, retAllow, retEPERM, retEPERM},
+		{baseline.ModeEnforce, Options{Action: baseline.ActionKill}, retAllow, retKill, retKill},
 	}
 	for _, c := range cases {
 		f, err := Compile(p, c.mode, c.opts)
@@ -147,7 +137,7 @@ func TestCompileModes(t *testing.T) {
 }
 
 func TestCompileRecordNeedsNoProfile(t *testing.T) {
-	f, err := Compile(nil, ModeRecord, CompileOptions{})
+	f, err := Compile(nil, baseline.ModeRecord, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +147,7 @@ func TestCompileRecordNeedsNoProfile(t *testing.T) {
 			t.Errorf("record: %s -> %#x, want LOG", name, got)
 		}
 	}
-	if _, err := Compile(nil, 0, CompileOptions{}); err == nil {
+	if _, err := Compile(nil, 0, Options{}); err == nil {
 		t.Errorf("zero mode compiled")
 	}
 }
@@ -175,11 +165,11 @@ syscalls:
   x86_64:
     - getppid
 `)
-	p, err := Load(path)
+	p, err := baseline.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := Compile(p, ModeCheck, CompileOptions{})
+	f, err := Compile(p, baseline.ModeCheck, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,11 +198,11 @@ syscalls:
 }
 
 func TestCompileLayeredProfileWithForeignSection(t *testing.T) {
-	p, err := Load("testdata/agents/python-readonly.yaml")
+	p, err := baseline.Load("../testdata/agents/python-readonly.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := Compile(p, ModeCheck, CompileOptions{})
+	f, err := Compile(p, baseline.ModeCheck, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +226,7 @@ func TestCompileLayeredProfileWithForeignSection(t *testing.T) {
 	if got := runFilter(t, f, scmp.AArch64, number(t, scmp.AArch64, "read")); got != retLog {
 		t.Errorf("aarch64 read -> %#x, want LOG", got)
 	}
-	if _, err := Compile(p, ModeEnforce, CompileOptions{Action: ActionLog}); !errors.Is(err, ErrCompile) {
+	if _, err := Compile(p, baseline.ModeEnforce, Options{Action: baseline.ActionLog}); !errors.Is(err, ErrCompile) {
 		t.Errorf("enforce with a LOG default: %v", err)
 	}
 	if fp := f.SockFprog(); int(fp.Len) != len(f.Program) || fp.Filter != &f.Program[0] {

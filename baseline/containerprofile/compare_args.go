@@ -1,8 +1,9 @@
-package baseline
+package containerprofile
 
 import (
 	"github.com/opencontainers/runtime-spec/specs-go"
 
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -35,7 +36,7 @@ func (r argRange) max() uint64 { return r.value | ^r.mask }
 // int); here their upper half is taken as zero, as a C library passes it,
 // so that "socket(AF_UNIX)" is the call a rule "index 0 == 1" allows.
 func classAlternatives(arch scmp.Arch, key string) [][6]argRange {
-	alts := classMatch(arch, key)
+	alts := argclass.ClassMatch(arch, key)
 	if len(alts) == 0 {
 		return [][6]argRange{{}}
 	}

@@ -1,4 +1,4 @@
-package baseline
+package compile
 
 import (
 	"encoding/binary"
@@ -8,24 +8,25 @@ import (
 
 	"golang.org/x/net/bpf"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
 // bigProfile allows n syscalls of the native arch (every other name
 // libseccomp knows, risky ones skipped), like a real agent's baseline.
-func bigProfile(b *testing.B, n int) *Profile {
+func bigProfile(b *testing.B, n int) *baseline.Profile {
 	native := scmp.Native()
 	var lines []string
 	for i, name := range scmp.Names(native) {
 		if len(lines) == n {
 			break
 		}
-		if i%2 == 0 && !Risk(name).Risky() || i%7 == 1 && !Risk(name).Risky() {
+		if i%2 == 0 && !baseline.Risk(name).Risky() || i%7 == 1 && !baseline.Risk(name).Risky() {
 			lines = append(lines, "    - "+name)
 		}
 	}
 	path := writeFile(b, b.TempDir(), "big.yaml", "version: 1\nsyscalls:\n  "+native.String()+":\n"+strings.Join(lines, "\n")+"\n")
-	p, err := Load(path)
+	p, err := baseline.Load(path)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func BenchmarkFilterVM(b *testing.B) {
 		}
 	}
 	for _, linear := range []bool{false, true} {
-		f, err := Compile(p, ModeCheck, CompileOptions{Linear: linear})
+		f, err := Compile(p, baseline.ModeCheck, Options{Linear: linear})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package baseline
+package argclass
 
 // The names argument classes use for values, by the kernel's uapi
 // headers.

@@ -1,4 +1,4 @@
-package baseline
+package argclass
 
 import (
 	"fmt"
@@ -39,16 +39,16 @@ var familySplit = &argSplit{
 		}
 		return c, nil
 	},
-	match: func(class string) [][]argCmp {
+	match: func(class string) [][]ArgCmp {
 		fam, raw := strings.CutSuffix(class, ", SOCK_RAW")
 		v, _ := parseFamily(fam)
-		family := argCmp{0, mask32, v}
+		family := ArgCmp{0, mask32, v}
 		if raw {
-			return [][]argCmp{{family, {1, 0xf, sockRaw}}}
+			return [][]ArgCmp{{family, {1, 0xf, sockRaw}}}
 		}
 		// type & 0xf != SOCK_RAW (3 = 0b0011): bit 2 or 3 set, or bit 0
 		// or 1 clear.
-		return [][]argCmp{
+		return [][]ArgCmp{
 			{family, {1, 0x4, 0x4}}, {family, {1, 0x8, 0x8}},
 			{family, {1, 0x1, 0}}, {family, {1, 0x2, 0}},
 		}
@@ -117,15 +117,15 @@ func openSplit(arg uint) *argSplit {
 			}
 			return "", fmt.Errorf("unknown access %q: read (O_RDONLY), write (O_WRONLY or O_RDWR) or create (O_CREAT, O_TRUNC or O_TMPFILE)", text)
 		},
-		match: func(class string) [][]argCmp {
+		match: func(class string) [][]ArgCmp {
 			const m = oAccmode | oCreating
 			switch class {
 			case "read":
-				return [][]argCmp{{{arg, m, 0}}}
+				return [][]ArgCmp{{{arg, m, 0}}}
 			case "write":
-				return [][]argCmp{{{arg, m, 1}}, {{arg, m, 2}}, {{arg, m, 3}}}
+				return [][]ArgCmp{{{arg, m, 1}}, {{arg, m, 2}}, {{arg, m, 3}}}
 			}
-			return [][]argCmp{{{arg, oCreat, oCreat}}, {{arg, oTrunc, oTrunc}}, {{arg, oTmpfile, oTmpfile}}}
+			return [][]ArgCmp{{{arg, oCreat, oCreat}}, {{arg, oTrunc, oTrunc}}, {{arg, oTmpfile, oTmpfile}}}
 		},
 		known:  openClasses,
 		common: "read",
@@ -207,9 +207,9 @@ func exactSplit(what string, arg uint, mask uint64, render func(uint64) string, 
 			}
 			return render(v), nil
 		},
-		match: func(class string) [][]argCmp {
+		match: func(class string) [][]ArgCmp {
 			v, _ := parse(class)
-			return [][]argCmp{{{arg, mask, v}}}
+			return [][]ArgCmp{{{arg, mask, v}}}
 		},
 		known: known,
 	}
@@ -306,11 +306,11 @@ var protSplit = &argSplit{
 		}
 		return "", fmt.Errorf("unknown protection %q: W^X (not writable and executable at once) or W+X (PROT_WRITE|PROT_EXEC)", text)
 	},
-	match: func(class string) [][]argCmp {
+	match: func(class string) [][]ArgCmp {
 		if class == "W+X" {
-			return [][]argCmp{{{2, protWX, protWX}}}
+			return [][]ArgCmp{{{2, protWX, protWX}}}
 		}
-		return [][]argCmp{{{2, protWX, 0}}, {{2, protWX, protWrite}}, {{2, protWX, protExec}}}
+		return [][]ArgCmp{{{2, protWX, 0}}, {{2, protWX, protWrite}}, {{2, protWX, protExec}}}
 	},
 	known:  protClasses,
 	common: "W^X",

@@ -1,6 +1,6 @@
 //lint:file-ignore SA1019 older JSON profiles still spell a rule's one name "name" (moby keeps Syscall.Name for them)
 
-package baseline
+package containerprofile
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 
 	"github.com/moby/profiles/seccomp"
 	"github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/sysgate/sysgate/baseline"
 )
 
 // ErrBadProfile is matched (errors.Is) by every problem in a container
@@ -64,7 +66,7 @@ type ContainerProfile struct {
 // ReadContainerProfile reads and checks a profile file (at most
 // MaxInputSize bytes).
 func ReadContainerProfile(path string) (*ContainerProfile, error) {
-	data, err := ReadInput(path)
+	data, err := baseline.ReadInput(path)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
@@ -72,14 +74,14 @@ func ReadContainerProfile(path string) (*ContainerProfile, error) {
 		}
 		return nil, &ProfileError{File: path, Message: "read: " + err.Error()}
 	}
-	return ParseContainerProfile(path, data)
+	return parseContainerProfile(path, data)
 }
 
-// ParseContainerProfile decodes a profile and checks what a runtime would
+// parseContainerProfile decodes a profile and checks what a runtime would
 // refuse or misread: unknown architectures, actions and operators, an
 // argument index above 5, both "name" and "names", both "architectures"
 // and "archMap". An unknown field is a warning, as runtimes ignore it.
-func ParseContainerProfile(path string, data []byte) (*ContainerProfile, error) {
+func parseContainerProfile(path string, data []byte) (*ContainerProfile, error) {
 	cp := &ContainerProfile{Path: path, Spec: &seccomp.Seccomp{}}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -1,10 +1,11 @@
-package baseline
+package compile
 
 import (
 	"testing"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -19,7 +20,7 @@ func TestCompileRefusesChannelsTheFilterCannotSee(t *testing.T) {
 	// not open a ring, nor a listener.
 	path := writeFile(t, t.TempDir(), "agent.yaml", "version: 1\nagent: test\nsyscalls:\n  "+native.String()+
 		":\n    - getppid\n    - io_uring_enter: r\n    - io_uring_setup: r\n    - seccomp: own filters without a listener\n")
-	p, err := Load(path)
+	p, err := baseline.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,17 +30,17 @@ func TestCompileRefusesChannelsTheFilterCannotSee(t *testing.T) {
 	seccompNr := number(t, native, "seccomp")
 	filterOp := uint64(unix.SECCOMP_SET_MODE_FILTER)
 	for _, c := range []struct {
-		mode     Mode
-		opts     CompileOptions
+		mode     baseline.Mode
+		opts     Options
 		listened uint32 // seccomp(SET_MODE_FILTER, NEW_LISTENER)
 		plain    uint32 // seccomp(SET_MODE_FILTER, TSYNC|LOG)
 	}{
-		{ModeRecord, CompileOptions{ArgBlind: true}, retEPERM, retLog},
+		{baseline.ModeRecord, Options{ArgBlind: true}, retEPERM, retLog},
 		// With argument classes, what LOG had goes to the listener.
-		{ModeRecord, CompileOptions{}, retEPERM, retNotify},
-		{ModeCheck, CompileOptions{}, retEPERM, retAllow},
-		{ModeEnforce, CompileOptions{}, retEPERM, retAllow},
-		{ModeEnforce, CompileOptions{Action: ActionKill}, retEPERM, retAllow},
+		{baseline.ModeRecord, Options{}, retEPERM, retNotify},
+		{baseline.ModeCheck, Options{}, retEPERM, retAllow},
+		{baseline.ModeEnforce, Options{}, retEPERM, retAllow},
+		{baseline.ModeEnforce, Options{Action: baseline.ActionKill}, retEPERM, retAllow},
 	} {
 		f, err := Compile(p, c.mode, c.opts)
 		if err != nil {
@@ -69,16 +70,16 @@ func TestCompileSeccompOutsideTheBaseline(t *testing.T) {
 	p := nativeProfile(t)
 	nr := number(t, native, "seccomp")
 	for _, c := range []struct {
-		mode            Mode
-		opts            CompileOptions
+		mode            baseline.Mode
+		opts            Options
 		listened, plain uint32
 	}{
-		{ModeCheck, CompileOptions{ArgBlind: true}, retEPERM, retLog},
-		{ModeEnforce, CompileOptions{ArgBlind: true}, retEPERM, retEPERM}, // both are enforce's default: a violation
+		{baseline.ModeCheck, Options{ArgBlind: true}, retEPERM, retLog},
+		{baseline.ModeEnforce, Options{ArgBlind: true}, retEPERM, retEPERM}, // both are enforce's default: a violation
 		// With argument classes the listener has what the default had:
 		// it logs, or refuses, the call as one outside the baseline.
-		{ModeCheck, CompileOptions{}, retEPERM, retNotify},
-		{ModeEnforce, CompileOptions{}, retEPERM, retNotify},
+		{baseline.ModeCheck, Options{}, retEPERM, retNotify},
+		{baseline.ModeEnforce, Options{}, retEPERM, retNotify},
 	} {
 		f, err := Compile(p, c.mode, c.opts)
 		if err != nil {
@@ -97,15 +98,15 @@ func TestCompileUnmonitoredOptIn(t *testing.T) {
 	native := scmp.Native()
 	path := writeFile(t, t.TempDir(), "agent.yaml", "version: 1\nagent: test\nsyscalls:\n  "+native.String()+
 		":\n    - getppid\nunmonitored:\n  "+native.String()+":\n    - io_uring_setup: the runtime reads files through a ring\n")
-	p, err := Load(path)
+	p, err := baseline.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if u := p.Unmonitored(); len(u) != 1 || u[0].Syscall != "io_uring_setup" || u[0].Line != 8 || u[0].Unseen == "" {
 		t.Errorf("Unmonitored() = %+v", u)
 	}
-	for mode, want := range map[Mode]uint32{ModeRecord: retAllow, ModeCheck: retAllow, ModeEnforce: retAllow} {
-		f, err := Compile(p, mode, CompileOptions{})
+	for mode, want := range map[baseline.Mode]uint32{baseline.ModeRecord: retAllow, baseline.ModeCheck: retAllow, baseline.ModeEnforce: retAllow} {
+		f, err := Compile(p, mode, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

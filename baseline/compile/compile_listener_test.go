@@ -1,10 +1,11 @@
-package baseline
+package compile
 
 import (
 	"testing"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -16,12 +17,12 @@ func TestListenerFilterNotifiesNothing(t *testing.T) {
 	foreign := foreignArch(native)
 	path := writeFile(t, t.TempDir(), "agent.yaml", "version: 1\nagent: test\nsyscalls:\n  "+native.String()+
 		":\n    - clone\n    - getppid\n  "+foreign.String()+":\n    - getppid\n")
-	p, err := Load(path)
+	p, err := baseline.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, mode := range []Mode{ModeCheck, ModeEnforce, ModeRecord} {
-		f, err := Compile(p, mode, CompileOptions{})
+	for _, mode := range []baseline.Mode{baseline.ModeCheck, baseline.ModeEnforce, baseline.ModeRecord} {
+		f, err := Compile(p, mode, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

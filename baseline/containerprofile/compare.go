@@ -1,6 +1,6 @@
 //lint:file-ignore SA1019 older JSON profiles still spell a rule's one name "name" (moby keeps Syscall.Name for them)
 
-package baseline
+package containerprofile
 
 import (
 	"fmt"
@@ -13,6 +13,8 @@ import (
 	"github.com/opencontainers/runtime-spec/specs-go"
 	"golang.org/x/sys/unix"
 
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -51,7 +53,7 @@ type Needs map[scmp.Arch][]Need
 
 // NeedsOfProfile is what a baseline stack allows: its entries, groups and
 // unmonitored channels.
-func NeedsOfProfile(p *Profile) Needs {
+func NeedsOfProfile(p *baseline.Profile) Needs {
 	n := Needs{}
 	for _, arch := range p.Arches() {
 		for _, e := range p.Entries(arch) {
@@ -67,7 +69,7 @@ func NeedsOfProfile(p *Profile) Needs {
 
 // NeedsOfObservation is what an observation saw. A check run's
 // observation holds only its violations; a record run's holds everything.
-func NeedsOfObservation(o *Observation) Needs {
+func NeedsOfObservation(o *baseline.Observation) Needs {
 	n := Needs{}
 	for _, arch := range o.Arches() {
 		for _, key := range o.Names(arch) {
@@ -391,7 +393,7 @@ func (cp *ContainerProfile) compareArch(v archView, needs []Need, caps []string,
 	ac := ArchComparison{Arch: v.arch, Covered: v.covered, Needed: len(needs), Denied: []ProfileDecision{}, Conditional: []ProfileDecision{}, Unused: []string{}}
 	used := map[string]bool{}
 	for _, n := range needs {
-		used[SyscallOf(n.Key)] = true
+		used[argclass.SyscallOf(n.Key)] = true
 		d := cp.decide(v, n.Key, caps, kernel)
 		d.File, d.Line, d.Count = n.File, n.Line, n.Count
 		switch d.Verdict {
@@ -440,7 +442,7 @@ func (cp *ContainerProfile) decide(v archView, key string, caps []string, kernel
 		d.Why = fmt.Sprintf("the profile lets no %s call through (%s is not among its architectures on the host)", v.arch, v.spec)
 		return d
 	}
-	name := SyscallOf(key)
+	name := argclass.SyscallOf(key)
 	alts := classAlternatives(v.arch, key)
 	var hits, maybes []ruleHit
 	var allowedWith []string
@@ -477,9 +479,9 @@ func (cp *ContainerProfile) decide(v archView, key string, caps []string, kernel
 	}
 	// why "some arguments" cannot be settled
 	blind := "; the rule compares arguments the class leaves open"
-	if _, class := SplitKey(key); class == "" {
+	if _, class := argclass.SplitKey(key); class == "" {
 		blind = "; the entry names no argument class, so compare cannot tell which arguments the agent passes"
-		if HasClasses(v.arch, name) {
+		if argclass.HasClasses(v.arch, name) {
 			blind += " (record with argument classes)"
 		}
 	}

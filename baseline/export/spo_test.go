@@ -1,4 +1,4 @@
-package baseline
+package export
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/sysgate/sysgate/baseline"
 )
 
 var spoCases = []struct {
@@ -15,16 +17,16 @@ var spoCases = []struct {
 	opts             SPOOptions
 }{
 	{"spo/two-arch.yaml", "testdata/oci/two-arch.yaml", SPOOptions{Name: SPOName("Two_Arch.demo"), Namespace: "agents"}},
-	{"spo/python-readonly-kill.yaml", "testdata/agents/python-readonly.yaml", SPOOptions{Name: "python-readonly", Default: ActionKill}},
+	{"spo/python-readonly-kill.yaml", "testdata/agents/python-readonly.yaml", SPOOptions{Name: "python-readonly", Default: baseline.ActionKill}},
 }
 
-func exportSPOCase(t *testing.T, baseline string, opts SPOOptions) (*SPOProfile, []byte) {
+func exportSPOCase(t *testing.T, path string, opts SPOOptions) (*SPOProfile, []byte) {
 	t.Helper()
-	p, err := Load(baseline)
+	p, err := baseline.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	prof, err := BuildSPO(p, opts)
+	prof, err := buildSPO(p, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,16 +176,16 @@ func TestSPOName(t *testing.T) {
 			t.Errorf("SPOName(%q) = %q, want %q", in, got, want)
 		}
 	}
-	p, err := Load("testdata/oci/two-arch.yaml")
+	p, err := baseline.Load("testdata/oci/two-arch.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range []SPOOptions{{}, {Name: "Demo"}, {Name: "a..b"}, {Name: "demo", Namespace: "a.b"}, {Name: "demo", Namespace: strings.Repeat("n", 64)}} {
-		if _, err := BuildSPO(p, bad); err == nil {
+		if _, err := buildSPO(p, bad); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
 	}
-	if _, err := BuildSPO(p, SPOOptions{Name: "Demo"}); err == nil || !strings.Contains(err.Error(), `e.g. "demo"`) {
+	if _, err := buildSPO(p, SPOOptions{Name: "Demo"}); err == nil || !strings.Contains(err.Error(), `e.g. "demo"`) {
 		t.Errorf("a bad name's error suggests none: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package baseline
+package export
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -83,13 +84,13 @@ type SPOOptions struct {
 	Namespace string
 	// Default is the action for syscalls outside the profile: ActionErrno
 	// (the default when zero), ActionKill or ActionLog.
-	Default Action
+	Default baseline.Action
 }
 
 // ExportSPO renders p as a SeccompProfile in YAML: each rule with the
 // reasons of its syscalls as a comment above it.
-func ExportSPO(p *Profile, opts SPOOptions) ([]byte, error) {
-	prof, err := BuildSPO(p, opts)
+func ExportSPO(p *baseline.Profile, opts SPOOptions) ([]byte, error) {
+	prof, err := buildSPO(p, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -136,12 +137,12 @@ func spoComment(c string) string {
 	return "# " + strings.ReplaceAll(strings.ReplaceAll(c, "\n", " "), "; ", "\n# ")
 }
 
-// BuildSPO returns the resource ExportSPO renders. Rules are built as
-// BuildOCI's, with every arch in one scope: a syscall any arch allows is
+// buildSPO returns the resource ExportSPO renders. Rules are built as
+// buildOCI's, with every arch in one scope: a syscall any arch allows is
 // in the union, with its classes only when no arch allows it
 // argument-blind; SPOAnnotationArchOnly says which syscalls only some
 // arches' lists have.
-func BuildSPO(p *Profile, opts SPOOptions) (*SPOProfile, error) {
+func buildSPO(p *baseline.Profile, opts SPOOptions) (*SPOProfile, error) {
 	if err := checkDNSName(opts.Name, 253, true); err != nil {
 		return nil, fmt.Errorf("export spo: metadata.name: %w", err)
 	}
@@ -152,11 +153,11 @@ func BuildSPO(p *Profile, opts SPOOptions) (*SPOProfile, error) {
 	}
 	prof := &SPOProfile{APIVersion: SPOAPIVersion, Kind: SPOKind, Metadata: SPOMetadata{Name: opts.Name, Namespace: opts.Namespace}}
 	switch opts.Default {
-	case 0, ActionErrno:
+	case 0, baseline.ActionErrno:
 		prof.Spec.DefaultAction = string(specs.ActErrno)
-	case ActionKill:
+	case baseline.ActionKill:
 		prof.Spec.DefaultAction = string(specs.ActKillProcess)
-	case ActionLog:
+	case baseline.ActionLog:
 		prof.Spec.DefaultAction = string(specs.ActLog)
 	default:
 		return nil, fmt.Errorf("export spo: unknown default action %s", opts.Default)
@@ -187,7 +188,7 @@ func BuildSPO(p *Profile, opts SPOOptions) (*SPOProfile, error) {
 // archOnly lists the entries (syscalls and classes) that some but not all
 // of p's arches allow, grouped by those arches:
 // "x86_64: open, poll; aarch64: ppoll".
-func archOnly(p *Profile) string {
+func archOnly(p *baseline.Profile) string {
 	arches := p.Arches()
 	on := map[string][]string{}
 	for _, arch := range arches {
