@@ -92,20 +92,26 @@ release-arm64: deps
 	cd $(DIST) && sha256sum sysgate-linux-* > SHA256SUMS
 
 # staticcheck is pinned in tools/go.mod (a module of its own, so it adds
-# nothing to the product's dependencies) and configured by staticcheck.conf;
+# nothing to the product's dependencies; the dry run and the benchmarks live
+# there too and are vetted and checked the same way) and configured by staticcheck.conf;
 # spawn.c is compiled with -Wall -Wextra -Werror (its #cgo CFLAGS).
 STATICCHECK := $(CURDIR)/.cache/bin/staticcheck
 lint: deps
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GO) -C tools vet $(PKGS)
 	$(GO) -C tools build -o $(STATICCHECK) honnef.co/go/tools/cmd/staticcheck
 	$(STATICCHECK) $(PKGS)
+	cd tools && $(STATICCHECK) $(PKGS)
 
 # The project's tests: unit tests everywhere, the privileged kernel tests
 # when run as root (under CI=true a skipped privileged test is a failure).
 test: deps-test lint
 	$(GO) test -count=1 -timeout 20m $(PKGS)
+	@# The development tooling's own module (tools/go.mod): the action's
+	@# dry run, which runs action.yml end to end, and the benchmarks.
+	$(GO) -C tools test -count=1 -timeout 20m $(PKGS)
 	@# The fault specs again on the notify backend (root picks audit):
 	@# all but the audit path's own (record loss, kernel-wide audit faults).
 	SYSGATE_BACKEND=notify $(GO) test -count=1 -timeout 10m ./suites/faults \

@@ -101,7 +101,7 @@ const recvBatch = 64
 // (the kernel's and Go's scheduler's) cost more than reading: on 100k
 // logged getppid calls here, 0.60 s of CPU against 0.48 s with the nap,
 // and the wall time fell from 0.45 s to 0.375 s, the drain-only reader's
-// (bench/testdata/drain.c). 200 µs of records is a few hundred, far below
+// (tools/bench/testdata/drain.c). 200 µs of records is a few hundred, far below
 // the 64 MiB buffer; the end-of-run barrier waits up to one nap longer.
 const readNap = 200 * time.Microsecond
 

@@ -25,7 +25,7 @@
 # and exits with the job's result: 0, else the first failed step's exit
 # code (the gate's 1 violation, 2 bad input, 3 inconclusive, 4 agent
 # failed); 125 when the dry run itself cannot go on (a bad input name, an
-# expression or action it does not simulate: extend internal/actionrun).
+# expression or action it does not simulate: extend tools/internal/actionrun).
 # The gate needs what the action needs: root for the audit backend (else
 # notify), Go to build sysgate from this checkout.
 set -euo pipefail
@@ -33,7 +33,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/action-dry-run.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-go -C "$here" build -o "$tmp/action-dry-run" ./cmd/action-dry-run
+go -C "$here/tools" build -o "$tmp/action-dry-run" ./cmd/action-dry-run
 code=0
 "$tmp/action-dry-run" --action "$here" "$@" || code=$?
 exit "$code"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make bench: sysgate (the audit backend, and notify where the kernel has
 # it) measured side by side with bare runs and strace -f in one invocation
-# (bench/: medians and ratios in one table), then the parallel stress
+# (tools/bench: medians and ratios in one table), then the parallel stress
 # (scripts/stress.sh). Needs root, audit, seccomp LOG, make deps-bench
 # (strace, node servers). Numbers are reported, never judged: nothing here
 # fails on a timing.
@@ -17,7 +17,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/sysgate" ./cmd/sysgate
-go build -o "$tmp/bench" ./bench
+go -C tools build -o "$tmp/bench" ./bench
 "$tmp/bench" -reps "${BENCH_REPS:-5}" -launches "${BENCH_LAUNCHES:-200}" -sysgate "$tmp/sysgate" \
 	${BENCH_SECTIONS:+-sections "$BENCH_SECTIONS"}
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"

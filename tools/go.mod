@@ -2,13 +2,30 @@ module github.com/sysgate/sysgate/tools
 
 go 1.26.0
 
+// The development tooling that is not part of sysgate: the action's dry run
+// (cmd/action-dry-run, internal/actionrun), the benchmarks (bench) and
+// staticcheck (make lint). A module of its own so that none of it adds to
+// the product's dependencies; it builds against the checkout it sits in.
+require github.com/sysgate/sysgate v0.0.0
+
+replace github.com/sysgate/sysgate => ../
+
 tool honnef.co/go/tools/cmd/staticcheck
 
 require (
+	go.yaml.in/yaml/v3 v3.0.5
+	golang.org/x/sys v0.49.0
+)
+
+require (
 	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect
+	github.com/elastic/go-libaudit/v2 v2.6.2 // indirect
+	github.com/moby/profiles/seccomp v0.3.0 // indirect
+	github.com/opencontainers/runtime-spec v1.3.0 // indirect
+	github.com/seccomp/libseccomp-golang v0.11.1 // indirect
 	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
 	golang.org/x/mod v0.41.0 // indirect
-	golang.org/x/sync v0.23.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/tools v0.51.0 // indirect
 	honnef.co/go/tools v0.8.2 // indirect
 )

@@ -16,8 +16,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/sysgate/sysgate/internal/actionrun"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/tools/internal/actionrun"
 )
 
 // The action pinned by commit SHA installs the release whose tag points at
@@ -131,7 +131,7 @@ func (p pinRun) log(t *testing.T, id string) string {
 
 func runPinned(t *testing.T, g *fakeGitHub, ref string, withGH bool, ghExit string) pinRun {
 	t.Helper()
-	checkout, err := filepath.Abs("../..")
+	checkout, err := filepath.Abs(checkoutDir)
 	if err != nil {
 		t.Fatal(err)
 	}

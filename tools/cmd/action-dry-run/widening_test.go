@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
-	"github.com/sysgate/sysgate/internal/actionrun"
+	"github.com/sysgate/sysgate/tools/internal/actionrun"
 )
 
 // Issue 33, item 3: a pull request that widens its agent's baseline in the

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
-	"github.com/sysgate/sysgate/internal/actionrun"
+	"github.com/sysgate/sysgate/tools/internal/actionrun"
 )
 
 // Issue 33, item 5: the action's inputs are validated, user-named paths

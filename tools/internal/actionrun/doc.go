@@ -1,6 +1,6 @@
 // Package actionrun runs a composite GitHub Action's steps on this machine
 // the way GitHub's runner would: the local dry run of sysgate's action.yml
-// (scripts/action-dry-run.sh, cmd/action-dry-run).
+// (scripts/action-dry-run.sh, tools/cmd/action-dry-run).
 //
 // It reads action.yml itself, so the dry run follows the file as written:
 // inputs with their defaults, each step's if:, env:, working-directory: and

@@ -10,7 +10,7 @@ import (
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
-// Go benchmarks of the per-run fixed costs (go test -bench . ./bench);
+// Go benchmarks of the per-run fixed costs (go -C tools test -bench . ./bench);
 // the side-by-side table is the program (make bench).
 
 func BenchmarkHarnessRunTrueRecord(b *testing.B) {

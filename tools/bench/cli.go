@@ -97,7 +97,7 @@ func cliStartup(ctx context.Context, cfg config, dir string, w workloads, bases 
 		return err
 	}
 	hello := filepath.Join(dir, "hello")
-	build := exec.CommandContext(ctx, "go", "build", "-o", hello, filepath.Join(root, "bench", "testdata", "hello.go"))
+	build := exec.CommandContext(ctx, "go", "build", "-o", hello, filepath.Join(root, "tools", "bench", "testdata", "hello.go"))
 	build.Dir = dir
 	if out, err := build.CombinedOutput(); err != nil {
 		return fmt.Errorf("go build hello.go: %v: %s", err, out)

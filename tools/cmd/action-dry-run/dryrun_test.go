@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sysgate/sysgate/internal/actionrun"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/tools/internal/actionrun"
 )
 
 // The end-to-end dry run: sysgate's action.yml run by the dry run, as
@@ -220,7 +220,7 @@ func newDryRunEnv(t *testing.T) *dryRunEnv {
 	testutil.RequireFile(t, python, "the sample agent's interpreter (apt-get install python3.11)")
 	testutil.RequireCommand(t, "git", "the sample agents are git checkouts")
 	goBin := testutil.RequireCommand(t, "go", "the action builds sysgate from source")
-	checkout, err := filepath.Abs("../..")
+	checkout, err := filepath.Abs(checkoutDir)
 	if err != nil {
 		t.Fatal(err)
 	}

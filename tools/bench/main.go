@@ -286,7 +286,7 @@ func setup(dir string, cfg config, all, mcp bool) (workloads, error) {
 	micro, execLoop := filepath.Join(dir, "micro"), filepath.Join(dir, "execs")
 	w.drain = filepath.Join(dir, "drain")
 	for bin, src := range map[string]string{micro: "micro.c", execLoop: "execs.c", w.drain: "drain.c"} {
-		if out, err := exec.Command("gcc", "-static", "-O2", "-o", bin, filepath.Join(root, "bench", "testdata", src)).CombinedOutput(); err != nil {
+		if out, err := exec.Command("gcc", "-static", "-O2", "-o", bin, filepath.Join(root, "tools", "bench", "testdata", src)).CombinedOutput(); err != nil {
 			return w, fmt.Errorf("gcc %s: %v: %s", src, err, out)
 		}
 	}
@@ -406,13 +406,15 @@ func printLoad(when string) {
 	}
 }
 
-// moduleRoot is the source tree this binary was built from.
+// moduleRoot is the sysgate checkout this binary was built from: this file
+// is tools/bench/main.go in it (the suites' agents live at the top, the
+// bench's own sources under tools/bench).
 func moduleRoot() (string, error) {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
 		return "", fmt.Errorf("no caller information")
 	}
-	return filepath.Dir(filepath.Dir(file)), nil
+	return filepath.Dir(filepath.Dir(filepath.Dir(file))), nil
 }
 
 // newWorkspace is a small git project for the agents to work on.

@@ -18,7 +18,7 @@ import (
 // (issue 19). Reported, never a pass/fail.
 const floorTarget ratioTarget = 1.20
 
-// drainRun is one run of the drain-only reader (bench/testdata/drain.c)
+// drainRun is one run of the drain-only reader (tools/bench/testdata/drain.c)
 // over a command under record mode's log-everything filter.
 type drainRun struct {
 	wall, cpu        time.Duration // cpu: the reader's and the command's

@@ -19,7 +19,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/sysgate/sysgate/internal/actionrun"
+	"github.com/sysgate/sysgate/tools/internal/actionrun"
 )
 
 // exitDryRun is the dry run's own failure: never a step's exit code that

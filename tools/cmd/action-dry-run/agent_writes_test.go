@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
-	"github.com/sysgate/sysgate/internal/actionrun"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/tools/internal/actionrun"
 )
 
 // Issue 33, items 1 and 2: nothing the agent can write decides the

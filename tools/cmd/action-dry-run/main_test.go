@@ -13,12 +13,12 @@ func TestDryRunOwnErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--action", "../.."}, "--dir is required"},
-		{[]string{"--action", "../..", "--dir", t.TempDir(), "--out", t.TempDir(), "--input", "comand=x"}, `input "comand"`},
-		{[]string{"--action", "../..", "--dir", t.TempDir(), "--input", "mode"}, "want NAME=VALUE"},
+		{[]string{"--action", checkoutDir}, "--dir is required"},
+		{[]string{"--action", checkoutDir, "--dir", t.TempDir(), "--out", t.TempDir(), "--input", "comand=x"}, `input "comand"`},
+		{[]string{"--action", checkoutDir, "--dir", t.TempDir(), "--input", "mode"}, "want NAME=VALUE"},
 		{[]string{"--action", t.TempDir(), "--dir", t.TempDir()}, "action.yml"},
-		{[]string{"--action", "../..", "--dir", t.TempDir(), "--github", "nonesuch=x"}, "github.nonesuch"},
-		{[]string{"--action", "../..", "--dir", t.TempDir(), "extra"}, `unexpected argument "extra"`},
+		{[]string{"--action", checkoutDir, "--dir", t.TempDir(), "--github", "nonesuch=x"}, "github.nonesuch"},
+		{[]string{"--action", checkoutDir, "--dir", t.TempDir(), "extra"}, `unexpected argument "extra"`},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(tc.args, &stdout, &stderr); code != exitDryRun || !strings.Contains(stderr.String(), tc.want) {

@@ -195,11 +195,11 @@ func TestLoadActionErrors(t *testing.T) {
 // TestProjectActionIsUnderstood: every expression in sysgate's own
 // action.yml is one the dry run evaluates (without running a step).
 func TestProjectActionIsUnderstood(t *testing.T) {
-	a, err := LoadAction("../../action.yml")
+	a, err := LoadAction(filepath.Join(checkoutDir, "action.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := newJob(Config{Action: a, ActionDir: "../..", Workspace: t.TempDir(), OutDir: t.TempDir()})
+	j, err := newJob(Config{Action: a, ActionDir: checkoutDir, Workspace: t.TempDir(), OutDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
