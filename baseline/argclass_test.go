@@ -7,9 +7,6 @@ import (
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
-// quoteKey writes a key as a YAML scalar.
-func quoteKey(key string) string { return `"` + key + `"` }
-
 func TestClassRisks(t *testing.T) {
 	for key, want := range map[string]string{
 		"socket(AF_PACKET)":         "raw-network, high",
