@@ -92,18 +92,22 @@ func NotifyUnavailable() string {
 	return ""
 }
 
-// pickBackend resolves auto: audit where privileges allow, else notify,
+// ResolveBackend is the one automatic choice: b itself unless it is
+// auto, else audit where privileges allow and notify where they do not,
 // with the reason.
-func (c *runConfig) pickBackend() (Backend, string) {
-	switch c.backend {
+func ResolveBackend(b Backend) (Backend, string) {
+	switch b {
 	case BackendAudit, BackendNotify:
-		return c.backend, ""
+		return b, ""
 	}
 	if why := AuditUnavailable(); why != "" {
 		return BackendNotify, "auto: audit unavailable: " + why
 	}
 	return BackendAudit, ""
 }
+
+// pickBackend resolves the run's backend (see ResolveBackend).
+func (c *runConfig) pickBackend() (Backend, string) { return ResolveBackend(c.backend) }
 
 // capSysAdmin and capSetpcap: the fence mounts and the capability drop
 // need them (in the process's own user namespace).

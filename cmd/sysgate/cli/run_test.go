@@ -97,11 +97,11 @@ func TestCheckIgnoresRecordEnvironment(t *testing.T) {
 		t.Fatalf("record: %d %s", code, stderr)
 	}
 	obs := t.TempDir()
-	t.Setenv("SYSGATE_RECORD", "1")
+	t.Setenv("SYSGATE_MODE", "record")
 	t.Setenv("SYSGATE_OBSERVATIONS", obs)
 	code, stdout, stderr := runAgentVerb(t, "check", "-b", path, "--agent", "ls", "--", "ls", "/")
 	if code != ExitViolation || !strings.Contains(stdout, "VIOLATION") {
-		t.Fatalf("check under SYSGATE_RECORD=1: code %d; want %d (a check)\n%s%s", code, ExitViolation, stdout, stderr)
+		t.Fatalf("check under SYSGATE_MODE=record: code %d; want %d (a check)\n%s%s", code, ExitViolation, stdout, stderr)
 	}
 	if left, _ := os.ReadDir(obs); len(left) > 0 {
 		t.Errorf("check wrote observations into $SYSGATE_OBSERVATIONS: %v", left)

@@ -1,5 +1,5 @@
 // Package gate runs the suites' agents under the harness: against their
-// committed baselines in check mode, and, under SYSGATE_RECORD=1, in record
+// committed baselines in check mode, and, under SYSGATE_MODE=record, in record
 // mode with each spec's observation merged into
 // $SYSGATE_OBSERVATIONS/<agent>.json, which scripts/security-test.sh
 // --record turns back into the same baseline file. It is the suites' edge:

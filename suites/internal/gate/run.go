@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -13,7 +12,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/harness/gatetest"
@@ -62,13 +60,13 @@ func (s Spec) agent() harness.Agent {
 	return harness.Agent{Name: name, Command: s.Command, Dir: s.Dir, Env: env}
 }
 
-// The environment `make baseline-update` (scripts/security-test.sh
-// --record) sets. The gate is the edge that turns it into harness options:
-// the harness itself reads no environment.
+// What `make baseline-update` (scripts/security-test.sh --record) and
+// the action set is turned into options by one translator,
+// gatetest.EnvOptions, which gatetest.Run applies: $SYSGATE_MODE (record:
+// learn instead of check), $SYSGATE_OBSERVATIONS, $SYSGATE_INCREMENTAL,
+// $SYSGATE_BACKEND, $SYSGATE_USER, $SYSGATE_BASELINES. The gate reads only
+// what is the suites' own: the two switches below.
 const (
-	recordEnv       = "SYSGATE_RECORD"       // "1" or "true": record instead of check
-	observationsEnv = "SYSGATE_OBSERVATIONS" // the directory for <agent>.json observations
-	backendEnv      = "SYSGATE_BACKEND"      // auto (default), audit or notify
 	// noArgClassesEnv "1" switches argument classes off, for the test
 	// that the class bite specs fail without them.
 	noArgClassesEnv = "SYSGATE_NO_ARG_CLASSES"
@@ -77,21 +75,10 @@ const (
 	noProgramsEnv = "SYSGATE_NO_PROGRAMS"
 )
 
-// backend is the backend $SYSGATE_BACKEND names; auto when unset.
-func backend() harness.Backend {
-	GinkgoHelper()
-	b, err := harness.ParseBackend(os.Getenv(backendEnv))
-	Expect(err).NotTo(HaveOccurred(), "$%s", backendEnv)
-	return b
-}
-
-// recording reports whether recordEnv asks for record mode: the same specs
-// then learn observations instead of failing.
-// The sysgate action says so with gatetest.EnvMode=record (its packages
-// mode), which the suites follow as they follow recordEnv.
+// recording reports whether $SYSGATE_MODE asks for record mode: the same
+// specs then learn observations instead of failing.
 func recording() bool {
-	v := os.Getenv(recordEnv)
-	return v == "1" || v == "true" || os.Getenv(gatetest.EnvMode) == "record"
+	return os.Getenv(gatetest.EnvMode) == "record"
 }
 
 // options checks against the spec's baseline. In record mode Run merges
@@ -101,7 +88,7 @@ func (s Spec) options() []harness.Option {
 	GinkgoHelper()
 	// The CLI's default: the fixed AgentEnv holds none of DroppedEnv, and
 	// the filter keeps it so when a spec adds to it.
-	opts := []harness.Option{harness.WithTimeout(RunTimeout), harness.WithEnvFilter(), harness.WithBackend(backend())}
+	opts := []harness.Option{harness.WithTimeout(RunTimeout), harness.WithEnvFilter()}
 	guard, err := suiteGuard()
 	Expect(err).NotTo(HaveOccurred(), "the suites' baselines")
 	opts = append(opts, harness.WithBaselineGuard(guard))
@@ -113,20 +100,11 @@ func (s Spec) options() []harness.Option {
 		// Only record mode may run without the file: it is about to write it.
 		Expect(recording()).To(BeTrue(), "no baseline %s: run `make baseline-update` to record it", s.BaselinePath())
 	}
-	if recording() {
-		dir := os.Getenv(observationsEnv)
-		Expect(dir).NotTo(BeEmpty(), "%s=1 needs %s, the directory for the recorded observations (make baseline-update sets both)",
-			recordEnv, observationsEnv)
-		opts = append(opts, harness.WithMode(baseline.ModeRecord),
-			harness.WithObservationFile(filepath.Join(dir, s.agent().Name+".json")))
-		// make baseline-update records incrementally unless FULL=1: the
-		// committed file allowed in the kernel, only the rest logged.
-		inc, err := gatetest.Incremental(os.Getenv)
-		Expect(err).NotTo(HaveOccurred())
-		if inc {
-			opts = append(opts, harness.WithIncremental())
-		}
-	}
+	// Record mode, its observation file and incremental record come from
+	// gatetest.EnvOptions (gatetest.Run): checked here, so a bad setting
+	// fails the spec with its reason before the run.
+	_, err = gatetest.EnvOptions(s.agent().Name, os.Getenv)
+	Expect(err).NotTo(HaveOccurred(), "the gate's environment")
 	if uid, gid, ok := agentUser(); ok {
 		opts = append(opts, harness.WithUser(uid, gid))
 	}
@@ -281,7 +259,7 @@ func ViolationSyscalls(r *harness.Result) []string {
 
 // SkipWhenRecording skips a bite spec in record mode: a violation must never
 // be learned into a baseline. security-test.sh --record filters them out by
-// label already; this covers a plain SYSGATE_RECORD=1 go test.
+// label already; this covers a plain SYSGATE_MODE=record go test.
 func SkipWhenRecording() {
 	if recording() {
 		Skip("bite specs prove the gate in check mode; record mode only learns baselines")
@@ -294,11 +272,11 @@ func SkipWhenRecording() {
 // whose seccomp listener hangs up, Linux 5.8+), which needs no privilege.
 func RequireBackend(t testutil.TB) {
 	t.Helper()
-	b, err := harness.ParseBackend(os.Getenv(backendEnv))
+	b, err := harness.ParseBackend(os.Getenv(gatetest.EnvBackend))
 	if err != nil {
-		t.Fatalf("$%s: %v", backendEnv, err)
+		t.Fatalf("$%s: %v", gatetest.EnvBackend, err)
 	}
-	if b == harness.BackendAudit || (b == harness.BackendAuto && harness.AuditUnavailable() == "") {
+	if b, _ = harness.ResolveBackend(b); b == harness.BackendAudit {
 		testutil.RequireAudit(t)
 		return
 	}
