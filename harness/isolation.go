@@ -47,15 +47,25 @@ func checkIsolation(setup *kernel.AgentSetup, dropped []string, ok bool) error {
 	}
 	why := "turned off by the caller"
 	if setup.PidNamespace {
-		err := kernel.ProbePidNamespace()
-		if err == nil {
+		if why = pidNamespaceUnavailable(); why == "" {
 			return nil
-		}
-		why = err.Error()
-		if uerr := kernel.ProbeUserNamespace(); uerr != nil {
-			why += "; without privilege: " + uerr.Error()
 		}
 	}
 	return fmt.Errorf("%w: %s %s in sysgate's environment, so most likely in its caller's too, and with no PID namespace for the run (%s) the agent, as the same uid, could read them from /proc/<pid>/environ of a process outside its run: run as root (sudo), allow unprivileged user namespaces (sysctl kernel.apparmor_restrict_unprivileged_userns=0 or kernel.unprivileged_userns_clone=1), or unset them for this step; --allow-unisolated runs anyway",
 		ErrUnisolated, strings.Join(creds, ", "), plural(len(creds), "is", "are"), why)
+}
+
+// pidNamespaceUnavailable says why a run outside a user namespace of its
+// own gets no PID namespace here ("" when it gets one), and why it could
+// not have one without privilege either.
+func pidNamespaceUnavailable() string {
+	err := kernel.ProbePidNamespace()
+	if err == nil {
+		return ""
+	}
+	why := err.Error()
+	if uerr := kernel.ProbeUserNamespace(); uerr != nil {
+		why += "; without privilege: " + uerr.Error()
+	}
+	return why
 }

@@ -23,14 +23,10 @@ import (
 func startVfork(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
 	isolation := ""
 	if cfg.PidNamespace && !cfg.UserNamespace {
-		if err := kernel.ProbePidNamespace(); err != nil {
+		if isolation = pidNamespaceUnavailable(); isolation != "" {
 			c := *cfg
 			c.PidNamespace = false
 			cfg = &c
-			isolation = err.Error()
-			if uerr := kernel.ProbeUserNamespace(); uerr != nil {
-				isolation += "; without privilege: " + uerr.Error()
-			}
 		}
 	}
 	p, err := spawnAgent(cfg, stdin, stdout, stderr)

@@ -466,12 +466,11 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	}
 	// A baseline that cannot be read is bad input (exit 2), like one that
 	// does not parse, not an environment problem.
-	for _, b := range baselines {
-		if _, err := baseline.ReadInput(b); err != nil {
-			return c.errorf(ExitUsage, "baseline %s: %v", b, unwrapPathError(err))
-		}
+	named, err := baselinesAgent(baselines)
+	if err != nil {
+		return c.errorf(ExitUsage, "%v", err)
 	}
-	f.agent = c.gateAgent(f.agent, baselines)
+	f.agent = c.agentName(f.agent, named)
 	if code, ok := c.checkOutputs(&f, resultPath, ciOut.junit); !ok {
 		return code
 	}
@@ -538,25 +537,42 @@ func (c *Command) unrecordedLayer(out string, sel baseline.Selector, before *bas
 // "python3". "" leaves it to the command's base name. A --agent the
 // baselines contradict is kept, with a warning: it is how a second agent
 // borrows a baseline, and how a typo shows.
-func (c *Command) gateAgent(flagAgent string, baselines []string) string {
-	// The agent key is in the named files themselves (the first that has
-	// one): no layer is resolved for it, so the machine is not probed
-	// twice (the run reads it once, for the layers).
-	named := ""
+// baselinesAgent reads each named baseline file and returns the agent key
+// of the first that has one (no layer is resolved for it: the run reads
+// the machine once, for the layers). An unreadable file is an error; one
+// that does not parse names no agent (the run reports it).
+func baselinesAgent(baselines []string) (string, error) {
+	named, parsed := "", true
 	for _, b := range baselines {
 		data, err := baseline.ReadInput(b)
 		if err != nil {
-			return flagAgent // the run reports the bad baseline
+			return "", fmt.Errorf("baseline %s: %v", b, unwrapPathError(err))
+		}
+		if !parsed || named != "" {
+			continue // read still: an unreadable later file is bad input too
 		}
 		doc, err := baseline.ParseDocument(b, data)
 		if err != nil {
-			return flagAgent
+			parsed = false
+			continue
 		}
-		if doc.Agent != "" {
-			named = doc.Agent
-			break
-		}
+		named = doc.Agent
 	}
+	return named, nil
+}
+
+// gateAgent is the run's agent name: --agent, else the baselines'.
+func (c *Command) gateAgent(flagAgent string, baselines []string) string {
+	named, err := baselinesAgent(baselines)
+	if err != nil {
+		return flagAgent // the run reports the bad baseline
+	}
+	return c.agentName(flagAgent, named)
+}
+
+// agentName is --agent (warning when the baselines name another), else
+// the baselines' agent (named).
+func (c *Command) agentName(flagAgent, named string) string {
 	switch {
 	case flagAgent == "":
 		return named
