@@ -110,25 +110,9 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 	if err != nil {
 		return nil, nil, err
 	}
-	doc := &Document{Path: path, Version: FormatVersion, Agent: agent}
-	if old != nil {
-		doc.Header, doc.Groups, doc.Unmonitored = old.Header, old.Groups, old.Unmonitored
-		if doc.Agent == "" {
-			doc.Agent = old.Agent
-		} else if old.Agent != "" && old.Agent != doc.Agent {
-			return nil, nil, fmt.Errorf("record baseline %s: %w: file is for %q, observation for %q", path, ErrAgentMismatch, old.Agent, doc.Agent)
-		}
-		doc.Extends = old.Extends
-	}
-	if len(opts.Extends) > 0 {
-		doc.Extends = nil
-		for _, e := range opts.Extends {
-			rel, err := relativeTo(path, e)
-			if err != nil {
-				return nil, nil, fmt.Errorf("record baseline %s: extends %s: %w", path, e, err)
-			}
-			doc.Extends = append(doc.Extends, Ref{Path: rel})
-		}
+	doc, err := startDocument(path, agent, old, opts.Extends)
+	if err != nil {
+		return nil, nil, err
 	}
 	base, err := loadBases(read, opts.Select, path, doc.Extends, opts.Provided...)
 	if err != nil {
@@ -146,6 +130,57 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 	}
 	provided := func(arch scmp.Arch, name string) bool { return base.Allows(arch, name) || inGroup(arch, name) }
 
+	recordSyscalls(doc, old, o, provided, res)
+	carryOverEntries(doc, old, o, provided, opts.Merge, res)
+	recordPrograms(doc, old, base, o, opts.Merge, res)
+	recordEnvironment(doc, old, o, opts.Merge)
+	doc.normalize()
+	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 && !doc.HasPrograms {
+		return nil, nil, fmt.Errorf("record baseline %s: %w: nothing observed beyond the bases and no extends to write", path, ErrInvalid)
+	}
+	sortFindings(res.Added)
+	sortFindings(res.Removed)
+	sortFindings(res.Skipped)
+	// What record writes, check must accept as is.
+	if _, err := ParseDocument(path, doc.Format()); err != nil {
+		return nil, nil, fmt.Errorf("record baseline %s: generated file does not validate: %w", path, err)
+	}
+	return doc, res, nil
+}
+
+// startDocument is the file record writes for path: the existing file's
+// header, groups, unmonitored channels and extends carried over, agent
+// checked against it, and extends (when given) in place of the file's.
+func startDocument(path, agent string, old *Document, extends []string) (*Document, error) {
+	doc := &Document{Path: path, Version: FormatVersion, Agent: agent}
+	if old != nil {
+		doc.Header, doc.Groups, doc.Unmonitored = old.Header, old.Groups, old.Unmonitored
+		if doc.Agent == "" {
+			doc.Agent = old.Agent
+		} else if old.Agent != "" && old.Agent != doc.Agent {
+			return nil, fmt.Errorf("record baseline %s: %w: file is for %q, observation for %q", path, ErrAgentMismatch, old.Agent, doc.Agent)
+		}
+		doc.Extends = old.Extends
+	}
+	if len(extends) > 0 {
+		doc.Extends = nil
+		for _, e := range extends {
+			rel, err := relativeTo(path, e)
+			if err != nil {
+				return nil, fmt.Errorf("record baseline %s: extends %s: %w", path, e, err)
+			}
+			doc.Extends = append(doc.Extends, Ref{Path: rel})
+		}
+	}
+	return doc, nil
+}
+
+// recordSyscalls writes each observed syscall that neither a base nor a
+// group provides: the file's own entry (with its reason) when it has one,
+// else a new entry, counted as added. Names of no known syscall are
+// skipped.
+func recordSyscalls(doc, old *Document, o *Observation, provided func(scmp.Arch, string) bool, res *RecordResult) {
+	path := doc.Path
 	for _, arch := range o.Arches() {
 		for _, name := range o.Names(arch) {
 			if provided(arch, name) {
@@ -175,6 +210,14 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 			sec.Entries = append(sec.Entries, e)
 		}
 	}
+}
+
+// carryOverEntries settles the file's existing entries that
+// recordSyscalls did not write: replaced by class entries or no longer
+// seen, they are removed, unless merge keeps an unseen one that no base
+// or group provides.
+func carryOverEntries(doc, old *Document, o *Observation, provided func(scmp.Arch, string) bool, merge bool, res *RecordResult) {
+	path := doc.Path
 	if old != nil {
 		for _, sec := range old.Syscalls {
 			for _, e := range sec.Entries {
@@ -183,7 +226,7 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 					res.Removed = append(res.Removed, Finding{Arch: sec.Arch, Syscall: e.Name, Risk: Risk(e.Name), Level: RiskLevelOf(e.Name), File: path, Line: e.Line})
 				case !provided(sec.Arch, e.Name) && o.Count(sec.Arch, e.Name) > 0:
 					// carried over above, with its reason
-				case !provided(sec.Arch, e.Name) && opts.Merge:
+				case !provided(sec.Arch, e.Name) && merge:
 					s := sectionFor(&doc.Syscalls, sec.Arch, true)
 					s.Entries = append(s.Entries, e)
 				default: // now in a base or a group, or stale
@@ -192,20 +235,6 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 			}
 		}
 	}
-	recordPrograms(doc, old, base, o, opts.Merge, res)
-	recordEnvironment(doc, old, o, opts.Merge)
-	doc.normalize()
-	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 && !doc.HasPrograms {
-		return nil, nil, fmt.Errorf("record baseline %s: %w: nothing observed beyond the bases and no extends to write", path, ErrInvalid)
-	}
-	sortFindings(res.Added)
-	sortFindings(res.Removed)
-	sortFindings(res.Skipped)
-	// What record writes, check must accept as is.
-	if _, err := ParseDocument(path, doc.Format()); err != nil {
-		return nil, nil, fmt.Errorf("record baseline %s: generated file does not validate: %w", path, err)
-	}
-	return doc, res, nil
 }
 
 // recordEnvironment writes the observation's fingerprint of each arch it
