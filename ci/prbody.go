@@ -30,6 +30,18 @@ type PRBodyOptions struct {
 func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 	var b strings.Builder
 	b.WriteString("## sysgate baseline update\n\n")
+	u.writePRSummary(&b, opts.RunURL)
+	u.writeRiskyAdditions(&b)
+	u.writeFileChanges(&b)
+	u.writeSkipped(&b)
+	u.writeReproduce(&b, opts)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writePRSummary says where the update was recorded and how many files
+// change.
+func (u *Update) writePRSummary(b *strings.Builder, runURL string) {
 	var arches []string
 	for _, a := range u.Arches {
 		arches = append(arches, a.String())
@@ -40,26 +52,30 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 			changed++
 		}
 	}
-	fmt.Fprintf(&b, "Recorded on %s", orDash(strings.Join(arches, ", ")))
-	if opts.RunURL != "" {
-		fmt.Fprintf(&b, " by [this workflow run](%s)", opts.RunURL)
+	fmt.Fprintf(b, "Recorded on %s", orDash(strings.Join(arches, ", ")))
+	if runURL != "" {
+		fmt.Fprintf(b, " by [this workflow run](%s)", runURL)
 	}
-	fmt.Fprintf(&b, ": %d of %s change.\n\n", changed, Count(len(u.Files), "baseline file", "baseline files"))
+	fmt.Fprintf(b, ": %d of %s change.\n\n", changed, Count(len(u.Files), "baseline file", "baseline files"))
 	if u.Incremental {
 		b.WriteString("**Stale entries not checked (incremental).** The runs allowed the committed baselines in the kernel and logged only what they lack, so this update only adds: an entry the agents no longer use stays until a full record (the scheduled run, or a record without --against).\n\n")
 	}
 	if changed == 0 {
 		b.WriteString("The baselines already match what the suites do.\n\n")
 	}
+}
 
+// writeRiskyAdditions lists the risky syscalls and programs the update
+// adds, first, because each needs a reviewer's reason or look.
+func (u *Update) writeRiskyAdditions(b *strings.Builder) {
 	if risky := riskyAdded(u, func(f FileUpdate) []baseline.Finding { return f.Added },
 		func(f baseline.Finding) baseline.RiskClass { return f.Risk }); len(risky) > 0 {
 		b.WriteString("### ⚠️ Risky syscalls: a reason is required\n\n")
-		fmt.Fprintf(&b, "Each was written with the placeholder reason `%s`. Replace it with why the agent needs the syscall, or fix the agent and drop the line; `sysgate baseline validate` warns until then.\n\n", baseline.UnreviewedReason)
+		fmt.Fprintf(b, "Each was written with the placeholder reason `%s`. Replace it with why the agent needs the syscall, or fix the agent and drop the line; `sysgate baseline validate` warns until then.\n\n", baseline.UnreviewedReason)
 		b.WriteString("| Agent | Arch | Syscall | Risk | Why it is risky | Line |\n|---|---|---|---|---|---|\n")
 		for _, r := range risky {
 			f := r.item
-			fmt.Fprintf(&b, "| %s | %s | %s | **%s** | %s | %s |\n", cell(r.agent), f.Arch, code(f.Syscall), cell(f.RiskLabel()),
+			fmt.Fprintf(b, "| %s | %s | %s | **%s** | %s | %s |\n", cell(r.agent), f.Arch, code(f.Syscall), cell(f.RiskLabel()),
 				cell(baseline.RiskReason(f.Syscall)), location(f.File, f.Line))
 		}
 		b.WriteString("\n")
@@ -68,10 +84,15 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 		func(p baseline.ProgramFinding) baseline.RiskClass { return p.Risk }); len(risky) > 0 {
 		b.WriteString("### ⚠️ Risky programs\n\nShells, downloaders and compilers let the agent do what its baseline does not show. Confirm the agent should run each one, or fix the agent and drop the line.\n\n")
 		for _, r := range risky {
-			fmt.Fprintf(&b, "- %s: %s\n", cell(r.agent), programChange(r.item, true))
+			fmt.Fprintf(b, "- %s: %s\n", cell(r.agent), programChange(r.item, true))
 		}
 		b.WriteString("\n")
 	}
+}
+
+// writeFileChanges lists the changed files, runtime bases apart from
+// agents: syscalls per arch, new argument classes and programs.
+func (u *Update) writeFileChanges(b *strings.Builder) {
 	for _, section := range []struct {
 		title string
 		base  bool
@@ -89,23 +110,27 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 		if len(files) == 0 {
 			continue
 		}
-		fmt.Fprintf(&b, "### %s\n\n", section.title)
+		fmt.Fprintf(b, "### %s\n\n", section.title)
 		if section.note != "" {
 			b.WriteString(section.note + "\n\n")
 		}
 		for _, f := range files {
-			fmt.Fprintf(&b, "#### %s (%s, %s)\n\n", cell(f.Agent), inlineCode(f.File), Count(f.Runs, "run", "runs"))
+			fmt.Fprintf(b, "#### %s (%s, %s)\n\n", cell(f.Agent), inlineCode(f.File), Count(f.Runs, "run", "runs"))
 			if len(f.Added)+len(f.Removed) > 0 {
 				b.WriteString("| Arch | Added | Removed |\n|---|---|---|\n")
 				for _, arch := range findingArches(f.Added, f.Removed) {
-					fmt.Fprintf(&b, "| %s | %s | %s |\n", arch, names(f.Added, arch), names(f.Removed, arch))
+					fmt.Fprintf(b, "| %s | %s | %s |\n", arch, names(f.Added, arch), names(f.Removed, arch))
 				}
 				b.WriteString("\n")
 			}
-			writeNewClasses(&b, f)
-			writeProgramChanges(&b, f)
+			writeNewClasses(b, f)
+			writeProgramChanges(b, f)
 		}
 	}
+}
+
+// writeSkipped lists the observed syscall numbers no baseline can allow.
+func (u *Update) writeSkipped(b *strings.Builder) {
 	var skipped []string
 	for _, f := range u.Files {
 		for _, s := range f.Skipped {
@@ -115,10 +140,15 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 	if len(skipped) > 0 {
 		b.WriteString("### Not written\n\nlibseccomp cannot name these syscall numbers, so no baseline can allow them: they stay violations.\n\n")
 		for _, s := range skipped {
-			fmt.Fprintf(&b, "- %s\n", s)
+			fmt.Fprintf(b, "- %s\n", s)
 		}
 		b.WriteString("\n")
 	}
+}
+
+// writeReproduce gives the reviewer the caller's commands to record again
+// and the commands that diff and validate the result.
+func (u *Update) writeReproduce(b *strings.Builder, opts PRBodyOptions) {
 	dir := opts.BaselineDir
 	if dir == "" {
 		var files []string
@@ -137,13 +167,11 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 	for _, c := range opts.Reproduce {
 		b.WriteString(c + "\n")
 	}
-	fmt.Fprintf(&b, "git diff -- %s\n", dir)
+	fmt.Fprintf(b, "git diff -- %s\n", dir)
 	if len(changedFiles) > 0 {
-		fmt.Fprintf(&b, "sysgate baseline validate --strict %s   # fails until every risky entry has a real reason\n", strings.Join(changedFiles, " "))
+		fmt.Fprintf(b, "sysgate baseline validate --strict %s   # fails until every risky entry has a real reason\n", strings.Join(changedFiles, " "))
 	}
 	b.WriteString("```\n")
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // agentFinding is a finding of one agent's file.
