@@ -93,46 +93,13 @@ func run(ctx context.Context, cfg config) error {
 	}
 	bases := baselines{dir: dir, paths: map[string]string{}, python: w.python}
 	// Recorded up front, so no section's table is interrupted.
-	var need []workload
-	if cfg.sections["check"] {
-		need = append(need, w.getppid, w.read, w.openat, w.mcp, w.python)
-	}
-	if cfg.sections["record"] {
-		need = append(need, w.python, w.mcp) // the incremental record's baselines
-	}
-	if cfg.sections["programs"] {
-		need = append(need, w.execs, w.getppid, w.read)
-	}
-	if cfg.sections["startup"] || cfg.sections["cli"] {
-		need = append(need, w.trueCmd)
-	}
-	if cfg.sections["cli"] {
-		need = append(need, w.pythonPass)
-	}
-	if cfg.sections["rss"] && cfg.cli != "" {
-		need = append(need, w.getppid)
-	}
-	for _, wl := range need {
+	for _, wl := range neededBaselines(cfg, w) {
 		if _, err := bases.of(ctx, wl); err != nil {
 			return err
 		}
 	}
-	var outsideBase string
 	if cfg.sections["check"] {
-		if outsideBase, err = bases.without(ctx, w.getppidOutside, "getppid"); err != nil {
-			return err
-		}
-		// The openat row measures the argument rule only if the
-		// baseline allows openat by class, not argument blind.
-		if err := bases.requireClassed(w.openat, "openat(read)"); err != nil {
-			return err
-		}
-	}
-	if cfg.sections["check"] {
-		if err := checkOverhead(ctx, cfg, []workload{w.getppid, w.read, w.openat, w.mcp, w.python}, &bases); err != nil {
-			return err
-		}
-		if err := outsideCost(ctx, cfg, w.getppidOutside, outsideBase); err != nil {
+		if err := checkSection(ctx, cfg, w, &bases); err != nil {
 			return err
 		}
 	}
@@ -174,6 +141,49 @@ func run(ctx context.Context, cfg config) error {
 		return peakRSS(ctx, cfg, dir, w.getppid, base)
 	}
 	return nil
+}
+
+// neededBaselines are the workloads whose baselines the wanted sections
+// use.
+func neededBaselines(cfg config, w workloads) []workload {
+	var need []workload
+	if cfg.sections["check"] {
+		need = append(need, w.getppid, w.read, w.openat, w.mcp, w.python)
+	}
+	if cfg.sections["record"] {
+		need = append(need, w.python, w.mcp) // the incremental record's baselines
+	}
+	if cfg.sections["programs"] {
+		need = append(need, w.execs, w.getppid, w.read)
+	}
+	if cfg.sections["startup"] || cfg.sections["cli"] {
+		need = append(need, w.trueCmd)
+	}
+	if cfg.sections["cli"] {
+		need = append(need, w.pythonPass)
+	}
+	if cfg.sections["rss"] && cfg.cli != "" {
+		need = append(need, w.getppid)
+	}
+	return need
+}
+
+// checkSection measures check mode: the overhead per workload, then the
+// cost of a call outside the baseline. The openat row measures the
+// argument rule only if the baseline allows openat by class, not
+// argument blind.
+func checkSection(ctx context.Context, cfg config, w workloads, bases *baselines) error {
+	outsideBase, err := bases.without(ctx, w.getppidOutside, "getppid")
+	if err != nil {
+		return err
+	}
+	if err := bases.requireClassed(w.openat, "openat(read)"); err != nil {
+		return err
+	}
+	if err := checkOverhead(ctx, cfg, []workload{w.getppid, w.read, w.openat, w.mcp, w.python}, bases); err != nil {
+		return err
+	}
+	return outsideCost(ctx, cfg, w.getppidOutside, outsideBase)
 }
 
 // baselines records each workload's baseline the first time a section
