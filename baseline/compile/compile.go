@@ -269,32 +269,9 @@ func archFilter(p *baseline.Profile, mode baseline.Mode, arch, native scmp.Arch,
 		}
 	}
 	// blind: syscalls allowed with any arguments.
-	blind := map[string]bool{}
-	if mode != baseline.ModeRecord {
-		for _, e := range p.Entries(arch) {
-			if name, class := argclass.SplitKey(e.Name); class == "" || l.argBlind {
-				blind[name] = true
-			}
-		}
-		compiled := map[string]bool{}
-		for _, e := range p.Entries(arch) {
-			name, class := argclass.SplitKey(e.Name)
-			if _, channel := baseline.ChannelOf(name); channel {
-				continue // refused, or allowed as unmonitored, below
-			}
-			if class != "" && blind[name] {
-				// Allowed with any arguments: by its argument-blind
-				// entry, or by every entry when classes are off.
-				e.Name = name
-			}
-			if compiled[e.Name] || l.execNotified(p, mode, arch, name) {
-				continue
-			}
-			compiled[e.Name] = true
-			if err := allowEntry(f, arch, e); err != nil {
-				return nil, fmt.Errorf("syscall %q (%s:%d): %w", e.Name, e.File, e.Line, err)
-			}
-		}
+	blind, err := allowEntries(f, p, mode, arch, l)
+	if err != nil {
+		return nil, err
 	}
 	for _, c := range baseline.Channels {
 		if err := addChannel(f, p, mode, arch, l, c); err != nil {
@@ -348,6 +325,41 @@ func archFilter(p *baseline.Profile, mode baseline.Mode, arch, native scmp.Arch,
 	}
 	ok = true
 	return f, nil
+}
+
+// allowEntries allows the profile's entries on arch (none in record
+// mode: everything is to be learnt) and returns the syscalls allowed with
+// any arguments, which no class rule may narrow.
+func allowEntries(f *seccomp.ScmpFilter, p *baseline.Profile, mode baseline.Mode, arch scmp.Arch, l layout) (map[string]bool, error) {
+	blind := map[string]bool{}
+	if mode == baseline.ModeRecord {
+		return blind, nil
+	}
+	for _, e := range p.Entries(arch) {
+		if name, class := argclass.SplitKey(e.Name); class == "" || l.argBlind {
+			blind[name] = true
+		}
+	}
+	compiled := map[string]bool{}
+	for _, e := range p.Entries(arch) {
+		name, class := argclass.SplitKey(e.Name)
+		if _, channel := baseline.ChannelOf(name); channel {
+			continue // refused, or allowed as unmonitored, by addChannel
+		}
+		if class != "" && blind[name] {
+			// Allowed with any arguments: by its argument-blind
+			// entry, or by every entry when classes are off.
+			e.Name = name
+		}
+		if compiled[e.Name] || l.execNotified(p, mode, arch, name) {
+			continue
+		}
+		compiled[e.Name] = true
+		if err := allowEntry(f, arch, e); err != nil {
+			return nil, fmt.Errorf("syscall %q (%s:%d): %w", e.Name, e.File, e.Line, err)
+		}
+	}
+	return blind, nil
 }
 
 // allowEntry allows one profile entry: its syscall, or for a class, the
