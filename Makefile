@@ -94,7 +94,7 @@ release-arm64: deps
 # staticcheck is pinned in tools/go.mod (a module of its own, so it adds
 # nothing to the product's dependencies; the dry run and the benchmarks live
 # there too and are vetted and checked the same way) and configured by staticcheck.conf;
-# spawn.c is compiled with -Wall -Wextra -Werror (its #cgo CFLAGS).
+# spawn*.c are compiled with -Wall -Wextra -Werror (spawn.go's #cgo CFLAGS).
 STATICCHECK := $(CURDIR)/.cache/bin/staticcheck
 lint: deps
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -46,12 +46,13 @@ func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 	for i, f := range stdio.files {
 		spawn.Stdio[i] = int(f.Fd())
 	}
-	type spawned struct {
-		pid, pidfd int
-		free       func() // after the child is reaped: init shares our memory
-		err        error
+	l := &spawnLaunch{cfg: cfg, stdio: stdio, controlW: controlW, statusR: statusR,
+		// With a PID namespace, or as the run's subreaper, an init starts
+		// the agent and reports it.
+		pidns: cfg.PidNamespace || cfg.Subreaper,
+		done:  make(chan spawned, 1),
+		p:     &agentProcess{pid: -1, pidfd: -1, initPid: -1, initPidfd: -1, listener: -1},
 	}
-	done := make(chan spawned, 1)
 	go func() {
 		pid, pidfd, free, err := kernel.Spawn(spawn)
 		// The child has exec'd or exited, or (init) holds copies of its
@@ -60,137 +61,44 @@ func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 		controlR.Close()
 		statusW.Close()
 		stdio.started()
-		done <- spawned{pid, pidfd, free, err}
+		l.done <- spawned{pid, pidfd, free, err}
 	}()
+	l.p.abort = l.abort
+	l.p.wait = l.wait
+	l.p.release = l.release
+	return l.handshake()
+}
 
-	// With a PID namespace, or as the run's subreaper, an init starts the
-	// agent and reports it.
-	pidns := cfg.PidNamespace || cfg.Subreaper
-	p := &agentProcess{pid: -1, pidfd: -1, initPid: -1, initPidfd: -1, listener: -1}
-	var child spawned
-	reap := func() (*os.ProcessState, error) {
-		proc, err := os.FindProcess(child.pid)
-		if err != nil {
-			return nil, err
-		}
-		state, err := proc.Wait()
-		if err == nil && child.free != nil {
-			child.free()
-			child.free = nil
-		}
-		return state, err
-	}
-	var finished bool
-	var finishErr error
-	finish := func() error { // idempotent: Spawn's result is read once
-		if !finished {
-			finished = true
-			child = <-done
-			finishErr = child.err
-			if finishErr == nil {
-				if pidns {
-					p.initPid, p.initPidfd = child.pid, child.pidfd
-				} else {
-					p.pid, p.pidfd = child.pid, child.pidfd
-				}
-			}
-		}
-		return finishErr
-	}
-	p.abort = func() {
-		controlW.Close() // before the go-ahead, the child exits on EOF
-		_ = finish()
-		statusR.Close()
-		if p.pidfd >= 0 && p.pidfd != child.pidfd {
-			_ = kernel.PidfdSignal(p.pidfd, unix.SIGKILL) // the agent, under a subreaper init
-		}
-		if child.pid > 0 {
-			if pidns && !cfg.PidNamespace {
-				// A subreaper init takes nobody with it: the agent it
-				// started (in its group, or found as its descendant) goes
-				// first.
-				stopSubreaperRun(child.pid)
-			}
-			_ = kernel.PidfdSignal(child.pidfd, unix.SIGKILL) // init: the whole namespace
-			_, _ = reap()
-		}
-		stdio.wait()
-		p.closePidfd()
-	}
-	p.wait = func(ctx context.Context) (syscall.WaitStatus, error, error) {
-		ws, initErr, err := waitStatus(ctx, pidns, statusR, p.initPid, p.initPidfd, reap)
-		if serr := stdio.wait(); err == nil {
-			err = serr
-		}
-		return ws, initErr, err
-	}
-	p.release = func(ctx context.Context, serve func(listener int) error) error {
-		_, werr := controlW.Write([]byte{'g'})
-		controlW.Close()
-		var st kernel.SpawnStatus
-		var fd int
-		var err error
-		notified := false
-		if cfg.Notify && werr == nil {
-			// The agent sends its filter's listener right before its
-			// execve, which may wait for the listener's answer: serve
-			// it before waiting for the exec.
-			st, fd, err = kernel.ReadSpawnStatus(int(statusR.Fd()))
-			if err == nil && st.Kind == kernel.StatusListener && fd >= 0 {
-				if err = serve(fd); err == nil {
-					notified = true
-				}
-				fd = -1
-			}
-		}
-		if ferr := finish(); ferr != nil {
-			statusR.Close()
-			return fmt.Errorf("%w: %w", ErrAgentStart, ferr)
-		}
-		switch {
-		case notified || !cfg.Notify:
-			if err = awaitStatus(ctx, int(statusR.Fd()), pidns, child.pid); err == nil {
-				st, fd, err = kernel.ReadSpawnStatus(int(statusR.Fd()))
-			}
-		case werr != nil:
-			err = werr
-		case err == io.EOF:
-			err = errors.New("the child exited before it sent its filter's listener")
-		}
-		switch {
-		case cfg.Notify && !notified:
-			// What came instead of the listener: the agent's error, or
-			// its end.
-			if err == nil && st.Kind == kernel.StatusListener {
-				err = errors.New("the listener record carried no listener")
-			}
-		case err == nil && st.Kind == kernel.StatusAgent && fd >= 0 && werr == nil:
-			// init started the agent; the status socket stays open for
-			// its wait status.
-			pid, perr := kernel.PidfdPid(fd)
-			if perr == nil {
-				p.pid, p.pidfd = pid, fd
-				return nil
-			}
-			unix.Close(fd)
-			err = perr
-		case !pidns && err == io.EOF && werr == nil:
-			statusR.Close()
-			return nil // exec'd: the close-on-exec status socket closed
-		case fd >= 0:
-			unix.Close(fd) // only the session and agent records carry one
-		}
-		p.abort()
-		if err == nil {
-			err = st.Err()
-		}
-		return fmt.Errorf("%w: %s: %w", ErrAgentStart, cfg.Path, err)
-	}
+// spawned is kernel.Spawn's result.
+type spawned struct {
+	pid, pidfd int
+	free       func() // after the child is reaped: init shares our memory
+	err        error
+}
 
-	st, lfd, err := kernel.ReadSpawnStatus(int(statusR.Fd()))
-	if err == nil && st.Kind == kernel.StatusSession && (lfd >= 0 || len(cfg.Listener) == 0) {
-		p.ses, p.listener = st.Ses, lfd
-		return p, nil
+// spawnLaunch is one kernel.Spawn launch: sysgate's ends of the control
+// pipe and the status socket, the child's stdio, and Spawn's result,
+// which arrives on done once the child has exec'd or exited (or, init,
+// started) and is read once (finish).
+type spawnLaunch struct {
+	cfg               *kernel.AgentSetup
+	pidns             bool // an init starts the agent and reports it
+	stdio             *childStdio
+	controlW, statusR *os.File
+	done              chan spawned
+	child             spawned
+	finished          bool
+	finishErr         error
+	p                 *agentProcess
+}
+
+// handshake reads the child's session record (with the run's listener,
+// when it has one): the process is then ready for its release.
+func (l *spawnLaunch) handshake() (*agentProcess, error) {
+	st, lfd, err := kernel.ReadSpawnStatus(int(l.statusR.Fd()))
+	if err == nil && st.Kind == kernel.StatusSession && (lfd >= 0 || len(l.cfg.Listener) == 0) {
+		l.p.ses, l.p.listener = st.Ses, lfd
+		return l.p, nil
 	}
 	if lfd >= 0 {
 		unix.Close(lfd)
@@ -199,15 +107,144 @@ func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 		err = errors.New("the session record carried no listener")
 	}
 	// The child failed before the handshake (or the clone did).
-	ferr := finish()
-	p.abort()
+	ferr := l.finish()
+	l.abort()
 	switch {
 	case ferr != nil:
 		err = ferr
 	case err == nil:
 		err = st.Err()
 	}
-	return nil, fmt.Errorf("%w: %s: %w", ErrAgentStart, cfg.Path, err)
+	return nil, fmt.Errorf("%w: %s: %w", ErrAgentStart, l.cfg.Path, err)
+}
+
+// reap waits for Spawn's child (the agent, or init) and frees what init
+// shared once it is gone.
+func (l *spawnLaunch) reap() (*os.ProcessState, error) {
+	proc, err := os.FindProcess(l.child.pid)
+	if err != nil {
+		return nil, err
+	}
+	state, err := proc.Wait()
+	if err == nil && l.child.free != nil {
+		l.child.free()
+		l.child.free = nil
+	}
+	return state, err
+}
+
+// finish reads Spawn's result; idempotent: it is read once.
+func (l *spawnLaunch) finish() error {
+	if !l.finished {
+		l.finished = true
+		l.child = <-l.done
+		l.finishErr = l.child.err
+		if l.finishErr == nil {
+			if l.pidns {
+				l.p.initPid, l.p.initPidfd = l.child.pid, l.child.pidfd
+			} else {
+				l.p.pid, l.p.pidfd = l.child.pid, l.child.pidfd
+			}
+		}
+	}
+	return l.finishErr
+}
+
+func (l *spawnLaunch) abort() {
+	p, child := l.p, &l.child
+	l.controlW.Close() // before the go-ahead, the child exits on EOF
+	_ = l.finish()
+	l.statusR.Close()
+	if p.pidfd >= 0 && p.pidfd != child.pidfd {
+		_ = kernel.PidfdSignal(p.pidfd, unix.SIGKILL) // the agent, under a subreaper init
+	}
+	if child.pid > 0 {
+		if l.pidns && !l.cfg.PidNamespace {
+			// A subreaper init takes nobody with it: the agent it
+			// started (in its group, or found as its descendant) goes
+			// first.
+			stopSubreaperRun(child.pid)
+		}
+		_ = kernel.PidfdSignal(child.pidfd, unix.SIGKILL) // init: the whole namespace
+		_, _ = l.reap()
+	}
+	l.stdio.wait()
+	p.closePidfd()
+}
+
+func (l *spawnLaunch) wait(ctx context.Context) (syscall.WaitStatus, error, error) {
+	ws, initErr, err := waitStatus(ctx, l.pidns, l.statusR, l.p.initPid, l.p.initPidfd, l.reap)
+	if serr := l.stdio.wait(); err == nil {
+		err = serr
+	}
+	return ws, initErr, err
+}
+
+// release gives the child the go-ahead and waits until the agent runs:
+// exec'd, or reported by init. With the notify backend it first hands the
+// agent filter's listener to serve.
+func (l *spawnLaunch) release(ctx context.Context, serve func(listener int) error) error {
+	cfg, p, statusR := l.cfg, l.p, l.statusR
+	_, werr := l.controlW.Write([]byte{'g'})
+	l.controlW.Close()
+	var st kernel.SpawnStatus
+	var fd int
+	var err error
+	notified := false
+	if cfg.Notify && werr == nil {
+		// The agent sends its filter's listener right before its
+		// execve, which may wait for the listener's answer: serve
+		// it before waiting for the exec.
+		st, fd, err = kernel.ReadSpawnStatus(int(statusR.Fd()))
+		if err == nil && st.Kind == kernel.StatusListener && fd >= 0 {
+			if err = serve(fd); err == nil {
+				notified = true
+			}
+			fd = -1
+		}
+	}
+	if ferr := l.finish(); ferr != nil {
+		statusR.Close()
+		return fmt.Errorf("%w: %w", ErrAgentStart, ferr)
+	}
+	switch {
+	case notified || !cfg.Notify:
+		if err = awaitStatus(ctx, int(statusR.Fd()), l.pidns, l.child.pid); err == nil {
+			st, fd, err = kernel.ReadSpawnStatus(int(statusR.Fd()))
+		}
+	case werr != nil:
+		err = werr
+	case err == io.EOF:
+		err = errors.New("the child exited before it sent its filter's listener")
+	}
+	switch {
+	case cfg.Notify && !notified:
+		// What came instead of the listener: the agent's error, or
+		// its end.
+		if err == nil && st.Kind == kernel.StatusListener {
+			err = errors.New("the listener record carried no listener")
+		}
+	case err == nil && st.Kind == kernel.StatusAgent && fd >= 0 && werr == nil:
+		// init started the agent; the status socket stays open for
+		// its wait status.
+		pid, perr := kernel.PidfdPid(fd)
+		if perr == nil {
+			p.pid, p.pidfd = pid, fd
+			return nil
+		}
+		unix.Close(fd)
+		err = perr
+	case !l.pidns && err == io.EOF && werr == nil:
+		statusR.Close()
+		return nil // exec'd: the close-on-exec status socket closed
+	case fd >= 0:
+		unix.Close(fd) // only the session and agent records carry one
+	}
+	l.abort()
+	if err == nil {
+		err = st.Err()
+	}
+	return fmt.Errorf("%w: %s: %w", ErrAgentStart, cfg.Path, err)
 }
 
 // stoppedCheck is how often a wait for init's record looks whether init

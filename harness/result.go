@@ -2,13 +2,11 @@ package harness
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/untrusted"
 )
@@ -182,126 +180,6 @@ type Result struct {
 	unseenExecs []string
 }
 
-// Violation is one syscall outside the baseline, with the first process
-// that made it and where in the baseline it would go.
-type Violation struct {
-	Arch    scmp.Arch          `json:"arch"`
-	Syscall string             `json:"syscall"` // name, or the decimal number libseccomp cannot name
-	Number  int                `json:"number"`
-	Count   uint64             `json:"count"`
-	Risk    baseline.RiskClass `json:"risk"`
-	Level   baseline.RiskLevel `json:"level,omitempty"`
-	// Allowed: for an argument class ("socket(AF_INET)"), the classes of
-	// its syscall the baseline allows ("socket(AF_UNIX)"), none when it
-	// allows no call of it.
-	Allowed []string `json:"allowed,omitempty"`
-	PID     int      `json:"pid"`
-	Exe     string   `json:"exe"`
-	Comm    string   `json:"comm"`
-	File    string   `json:"file"` // the baseline file to add it to, "" without one
-	Line    int      `json:"line"`
-	// Also lists the other programs (by executable, in the order first
-	// seen) that made the syscall in this run; More counts those past the
-	// list's bound. PID/Exe/Comm above made it first.
-	Also []Caller `json:"also,omitempty"`
-	More int      `json:"more,omitempty"`
-	// AgentStart: the first call was the execve that started the agent.
-	// The launcher makes it in sysgate's image (the filter is its last
-	// step before execve), so Exe and Comm name sysgate's executable, not
-	// a program of the agent; renderers name it as the agent's start.
-	AgentStart bool `json:"agent_start,omitempty"`
-}
-
-// Caller is a program that made a syscall: its first process and how many
-// times its processes made the call.
-type Caller struct {
-	PID   int    `json:"pid"`
-	Exe   string `json:"exe"`
-	Comm  string `json:"comm"`
-	Count uint64 `json:"count"`
-}
-
-// Process is one process of the run that made logged syscalls.
-type Process struct {
-	PID    int    `json:"pid"`
-	Exe    string `json:"exe"`
-	Comm   string `json:"comm"`
-	Events uint64 `json:"events"`
-}
-
-// Violations is a list that prints as a readable table in Gomega
-// failure messages.
-type Violations []Violation
-
-// GomegaString renders the list for Gomega's format package.
-func (vs Violations) GomegaString() string { return vs.String() }
-
-// String lists one violation a line: arch, syscall, risk, count, process,
-// baseline position.
-func (vs Violations) String() string {
-	if len(vs) == 0 {
-		return "(no syscalls outside the baseline)"
-	}
-	var b strings.Builder
-	for _, v := range vs {
-		fmt.Fprintf(&b, "  %s\n", v)
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-// String is "x86_64 socket [risk] x3 by /usr/bin/python3 (python3, pid 42) -> add at base.yaml:17".
-func (v Violation) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s", v.Arch, v.Syscall)
-	if v.Syscall != fmt.Sprint(v.Number) {
-		fmt.Fprintf(&b, " (%d)", v.Number)
-	} else {
-		b.WriteString(" (unknown to libseccomp)")
-	}
-	if v.Risk.Risky() {
-		fmt.Fprintf(&b, " [risky: %s]", v.RiskLabel())
-	}
-	if note := v.ClassNote(); note != "" {
-		b.WriteString(": " + note + ";")
-	}
-	if v.AgentStart {
-		fmt.Fprintf(&b, " x%d by the agent's start (its execve, pid %d)", v.Count, v.PID)
-	} else {
-		fmt.Fprintf(&b, " x%d by %s (%s, pid %d)", v.Count, v.Exe, v.Comm, v.PID)
-	}
-	for i, c := range v.Also {
-		sep := ", "
-		if i == 0 {
-			sep = "; also "
-		}
-		fmt.Fprintf(&b, "%s%s (%s, pid %d) x%d", sep, c.Exe, c.Comm, c.PID, c.Count)
-	}
-	if v.More > 0 {
-		fmt.Fprintf(&b, " and %d more", v.More)
-	}
-	if v.File != "" {
-		fmt.Fprintf(&b, " -> %s:%d", v.File, v.Line)
-	}
-	return untrusted.Terminal(b.String()) // one line of names the agent chose
-}
-
-// RiskLabel is "namespace", or "namespace, high" for a high risk.
-func (v Violation) RiskLabel() string { return v.Risk.Label(v.Level) }
-
-// ClassNote says, for an argument class, what the baseline allows of its
-// syscall: "the baseline allows socket(AF_UNIX)", "the baseline allows no
-// socket"; "" for a syscall without classes.
-func (v Violation) ClassNote() string {
-	name, class := argclass.SplitKey(v.Syscall)
-	if class == "" {
-		return ""
-	}
-	if len(v.Allowed) == 0 {
-		return "the baseline allows no " + name
-	}
-	return "the baseline allows " + strings.Join(v.Allowed, ", ")
-}
-
 // ArchHint explains a run whose environment nobody has recorded yet: a
 // MissingArch run, or one whose baselines pick a layer that does not
 // exist (Unrecorded). "" otherwise. Every report shows it in place of
@@ -429,15 +307,6 @@ func (r *Result) Summary() string {
 		fmt.Fprintf(&b, "\n  %s", note)
 	}
 	return b.String()
-}
-
-func sortViolations(vs []Violation) {
-	sort.Slice(vs, func(i, j int) bool {
-		if a, b := vs[i].Arch.String(), vs[j].Arch.String(); a != b {
-			return a < b
-		}
-		return vs[i].Syscall < vs[j].Syscall
-	})
 }
 
 // WeakenedBanner says how this run's gate was weaker than sysgate's

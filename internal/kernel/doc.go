@@ -2,7 +2,13 @@
 // netlink socket (internal/auditnl owns that): small typed functions, by
 // topic in files of their own:
 //
-//   - spawn.go, spawn.c: the vfork launcher of the agent's first process;
+//   - spawn.go, spawn.c: the vfork launcher of the agent's first process
+//     (the Go side and the C parent side); its child side, raw syscalls
+//     only, is spawn_child.h with spawn_session.c (stdio, audit session,
+//     go-ahead), spawn_fence.c (mounts), spawn_agent.c (the agent's own
+//     steps and the listener handoff), spawn_init.c (the run's init) and
+//     spawn_report.c (status records); spawn_memory.go holds the C
+//     memory the child reads;
 //   - seccomp.go: LoadSeccompFilter, the one seccomp(2) load of the Go
 //     side (audit barrier sentinel, benchmark loader, ExecWithFilter), and
 //     the barrier's getppid marker;

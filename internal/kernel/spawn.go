@@ -265,6 +265,45 @@ func Spawn(cfg *SpawnConfig) (pid, pidfd int, free func(), err error) {
 		}
 	}()
 	s := (*C.struct_sysgate_spawn)(mem.alloc(C.sizeof_struct_sysgate_spawn))
+	fillSpawn(s, &mem, cfg)
+	control, status, peer, moved, err := keepAboveKept(s, &mem, cfg)
+	// The moved copies are the child's; ours go once it has exec'd or,
+	// with init, has them in its own descriptor table.
+	defer func() {
+		for _, fd := range moved {
+			unix.Close(fd)
+		}
+	}()
+	if err != nil {
+		return -1, -1, nil, err
+	}
+	s.control_fd, s.status_fd = C.int(control), C.int(status)
+	s.control_peer_fd = C.int(peer)
+
+	var cpidfd C.int = -1
+	var resources unsafe.Pointer
+	syscall.ForkLock.Lock()
+	ret := C.sysgate_spawn_run(s, &cpidfd, &resources)
+	syscall.ForkLock.Unlock()
+	if ret < 0 {
+		return -1, -1, nil, os.NewSyscallError("clone", syscall.Errno(-ret))
+	}
+	unix.CloseOnExec(int(cpidfd))
+	free = func() {}
+	if resources != nil {
+		// init shares this memory: what it reads stays until it is reaped.
+		kept = true
+		free = func() {
+			C.sysgate_spawn_free(resources)
+			mem.free()
+		}
+	}
+	return int(ret), int(cpidfd), free, nil
+}
+
+// fillSpawn copies cfg into s, in C memory the child reads: everything
+// but the descriptors that keepAboveKept may move.
+func fillSpawn(s *C.struct_sysgate_spawn, mem *cMemory, cfg *SpawnConfig) {
 	// The candidates are tried in the child, after its chdir and user
 	// switch, with access(X_OK): the agent's own view.
 	s.paths = (**C.char)(mem.strings(CandidatePaths(cfg.Path, cfg.Env)))
@@ -289,7 +328,6 @@ func Spawn(cfg *SpawnConfig) (pid, pidfd int, free func(), err error) {
 			s.groups, s.ngroups = (*C.uint32_t)(g), C.int(len(cfg.Groups))
 		}
 	}
-	prog := cfg.Program
 	s.seccomp_flags = C.uint(cfg.SeccompFlags)
 	if len(cfg.Listener) > 0 {
 		s.listener_prog = unsafe.Pointer(mem.fprog(cfg.Listener))
@@ -297,63 +335,9 @@ func Spawn(cfg *SpawnConfig) (pid, pidfd int, free func(), err error) {
 	for i, fd := range cfg.Stdio {
 		s.stdio[i] = C.int(fd)
 	}
-	control, status, peer := cfg.Control, cfg.Status, cfg.ControlPeer
-	if n := len(cfg.KeepFds); n > 0 {
-		// The child dup3s the kept descriptors onto 3..3+n-1: nothing it
-		// still needs may sit there (or on 0-2, which stdio takes first).
-		var moved []int
-		defer func() {
-			for _, fd := range moved {
-				unix.Close(fd)
-			}
-		}()
-		above := func(fd int) (int, error) {
-			if fd >= 3+n {
-				return fd, nil
-			}
-			nfd, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 3+n)
-			if err != nil {
-				return -1, os.NewSyscallError("fcntl(F_DUPFD_CLOEXEC)", err)
-			}
-			moved = append(moved, nfd)
-			return nfd, nil
-		}
-		keep := (*C.int)(mem.alloc(uintptr(n) * C.sizeof_int))
-		keepFds := unsafe.Slice(keep, n)
-		for i, fd := range cfg.KeepFds {
-			keepFds[i] = -1
-			if fd < 0 {
-				continue
-			}
-			src, err := above(fd)
-			if err != nil {
-				return -1, -1, nil, err
-			}
-			keepFds[i] = C.int(src)
-		}
-		var err error
-		if control, err = above(control); err != nil {
-			return -1, -1, nil, err
-		}
-		if status, err = above(status); err != nil {
-			return -1, -1, nil, err
-		}
-		if peer > 2 {
-			if peer, err = above(peer); err != nil {
-				return -1, -1, nil, err
-			}
-		}
-		s.keep_fds, s.nkeep = keep, C.int(n)
-	}
-	if cfg.NewSession {
-		s.new_session = 1
-	}
-	if cfg.Ctty {
-		s.set_ctty = 1
-	}
-	if cfg.cloexecLoop {
-		s.cloexec_loop = 1
-	}
+	s.new_session = cBool(cfg.NewSession)
+	s.set_ctty = cBool(cfg.Ctty)
+	s.cloexec_loop = cBool(cfg.cloexecLoop)
 	if cfg.PidNamespace {
 		s.pidns = 1
 		if cfg.UserNamespace {
@@ -363,79 +347,69 @@ func Spawn(cfg *SpawnConfig) (pid, pidfd int, free func(), err error) {
 	} else if cfg.Subreaper {
 		s.subreaper = 1
 	}
-	if !cfg.NoAuditSession {
-		s.audit_session = 1
-	}
-	if !cfg.NoFence {
-		s.fence = 1
-	}
-	if cfg.Notify {
-		s.notify = 1
-	}
-	s.prog = unsafe.Pointer(mem.fprog(prog))
-	s.control_fd, s.status_fd, s.cap_drop = C.int(control), C.int(status), C.uint64_t(cfg.DropCaps)
-	s.control_peer_fd = C.int(peer)
+	s.audit_session = cBool(!cfg.NoAuditSession)
+	s.fence = cBool(!cfg.NoFence)
+	s.notify = cBool(cfg.Notify)
+	s.prog = unsafe.Pointer(mem.fprog(cfg.Program))
+	s.cap_drop = C.uint64_t(cfg.DropCaps)
+}
 
-	var cpidfd C.int = -1
-	var resources unsafe.Pointer
-	syscall.ForkLock.Lock()
-	ret := C.sysgate_spawn_run(s, &cpidfd, &resources)
-	syscall.ForkLock.Unlock()
-	if ret < 0 {
-		return -1, -1, nil, os.NewSyscallError("clone", syscall.Errno(-ret))
+func cBool(b bool) C.int {
+	if b {
+		return 1
 	}
-	unix.CloseOnExec(int(cpidfd))
-	free = func() {}
-	if resources != nil {
-		// init shares this memory: what it reads stays until it is reaped.
-		kept = true
-		free = func() {
-			C.sysgate_spawn_free(resources)
-			mem.free()
+	return 0
+}
+
+// keepAboveKept fills s.keep_fds from cfg.KeepFds and returns the control,
+// status and control-peer descriptors the child gets. The child dup3s the
+// kept descriptors onto 3..3+n-1: nothing it still needs may sit there (or
+// on 0-2, which stdio takes first), so any that do are duplicated above;
+// moved lists those copies, for the caller to close after the spawn, also
+// when err is set.
+func keepAboveKept(s *C.struct_sysgate_spawn, mem *cMemory, cfg *SpawnConfig) (control, status, peer int, moved []int, err error) {
+	control, status, peer = cfg.Control, cfg.Status, cfg.ControlPeer
+	n := len(cfg.KeepFds)
+	if n == 0 {
+		return control, status, peer, nil, nil
+	}
+	above := func(fd int) (int, error) {
+		if fd >= 3+n {
+			return fd, nil
+		}
+		nfd, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 3+n)
+		if err != nil {
+			return -1, os.NewSyscallError("fcntl(F_DUPFD_CLOEXEC)", err)
+		}
+		moved = append(moved, nfd)
+		return nfd, nil
+	}
+	keep := (*C.int)(mem.alloc(uintptr(n) * C.sizeof_int))
+	keepFds := unsafe.Slice(keep, n)
+	for i, fd := range cfg.KeepFds {
+		keepFds[i] = -1
+		if fd < 0 {
+			continue
+		}
+		src, err := above(fd)
+		if err != nil {
+			return -1, -1, -1, moved, err
+		}
+		keepFds[i] = C.int(src)
+	}
+	if control, err = above(control); err != nil {
+		return -1, -1, -1, moved, err
+	}
+	if status, err = above(status); err != nil {
+		return -1, -1, -1, moved, err
+	}
+	if peer > 2 {
+		if peer, err = above(peer); err != nil {
+			return -1, -1, -1, moved, err
 		}
 	}
-	return int(ret), int(cpidfd), free, nil
-}
-
-// cMemory tracks C allocations the child reads: it shares our memory, and
-// cgo forbids handing C Go memory that holds Go pointers.
-type cMemory []unsafe.Pointer
-
-func (m *cMemory) alloc(n uintptr) unsafe.Pointer {
-	p := C.calloc(1, C.size_t(n))
-	*m = append(*m, p)
-	return p
-}
-
-// fprog copies a filter program into C memory as a struct sock_fprog.
-func (m *cMemory) fprog(prog []unix.SockFilter) *unix.SockFprog {
-	insns := m.alloc(uintptr(len(prog)) * unsafe.Sizeof(unix.SockFilter{}))
-	copy(unsafe.Slice((*unix.SockFilter)(insns), len(prog)), prog)
-	fprog := (*unix.SockFprog)(m.alloc(unsafe.Sizeof(unix.SockFprog{})))
-	fprog.Len, fprog.Filter = uint16(len(prog)), (*unix.SockFilter)(insns)
-	return fprog
-}
-
-func (m *cMemory) cstring(s string) *C.char {
-	p := C.CString(s)
-	*m = append(*m, unsafe.Pointer(p))
-	return p
-}
-
-// strings returns a NULL-terminated char* array.
-func (m *cMemory) strings(ss []string) unsafe.Pointer {
-	arr := m.alloc(uintptr(len(ss)+1) * unsafe.Sizeof(uintptr(0)))
-	ptrs := unsafe.Slice((**C.char)(arr), len(ss)+1)
-	for i, s := range ss {
-		ptrs[i] = m.cstring(s)
-	}
-	return arr
-}
-
-func (m *cMemory) free() {
-	for _, p := range *m {
-		C.free(p)
-	}
+	s.keep_fds, s.nkeep = keep, C.int(n)
+	return control, status, peer, moved, nil
 }
 
 // ProbePidNamespace reports whether this process can start a child in a

@@ -68,15 +68,9 @@ needed syscall, 2 usage or bad input (a malformed profile names file:line:col),
 		return c.errorf(ExitUsage, "compare: --format %q: text or json", *format)
 	}
 	opts := containerprofile.CompareOptions{Kernel: *kernelFlag}
-	for _, name := range strings.Split(*caps, ",") {
-		if name = strings.TrimSpace(name); name == "" {
-			continue
-		}
-		n, ok := kernel.CapabilityByName(name)
-		if !ok {
-			return c.errorf(ExitUsage, "compare: --caps: unknown capability %q (e.g. CAP_SYS_ADMIN)", name)
-		}
-		opts.Caps = append(opts.Caps, kernel.CapabilityName(n))
+	var unknown string
+	if opts.Caps, unknown = compareCaps(*caps); unknown != "" {
+		return c.errorf(ExitUsage, "compare: --caps: unknown capability %q (e.g. CAP_SYS_ADMIN)", unknown)
 	}
 	cp, err := containerprofile.ReadContainerProfile(*profile)
 	if err != nil {
@@ -85,22 +79,9 @@ needed syscall, 2 usage or bad input (a malformed profile names file:line:col),
 	for _, w := range cp.Warnings {
 		fmt.Fprintf(c.Stderr, "sysgate: warning: %s\n", w)
 	}
-	var needs containerprofile.Needs
-	input := files
-	if len(files) > 0 {
-		p, err := c.loadStack(files...)
-		if err != nil {
-			c.printFindings(err)
-			return ExitUsage
-		}
-		needs = containerprofile.NeedsOfProfile(p)
-	} else {
-		o, err := baseline.ReadObservation(*observation)
-		if err != nil {
-			return c.errorf(ExitUsage, "compare: %v", err)
-		}
-		needs = containerprofile.NeedsOfObservation(o)
-		input = []string{*observation}
+	needs, input, code, ok := c.compareNeeds(files, *observation)
+	if !ok {
+		return code
 	}
 	if len(needs) == 0 {
 		return c.errorf(ExitUsage, "compare: %s lists no syscalls: nothing to compare (an observation of a clean check run is empty; record one with record --observation)", strings.Join(input, ", "))
@@ -110,7 +91,7 @@ needed syscall, 2 usage or bad input (a malformed profile names file:line:col),
 		return c.errorf(ExitUsage, "compare: %v", err)
 	}
 	report := compareReport{Verdict: containerprofile.VerdictAllowed, Input: input, Comparison: cmp}
-	code := ExitOK
+	code = ExitOK
 	switch {
 	case cmp.DeniedCount() > 0:
 		report.Verdict, code = containerprofile.VerdictDenied, ExitViolation
@@ -128,6 +109,41 @@ needed syscall, 2 usage or bad input (a malformed profile names file:line:col),
 	}
 	writeCompareText(c.Stdout, &report, *verbose)
 	return code
+}
+
+// compareCaps reads --caps (CAP_SYS_ADMIN,CAP_SYS_PTRACE) as the
+// capability names compare matches rules with; unknown is the first name
+// that is none ("" when all are known).
+func compareCaps(list string) (caps []string, unknown string) {
+	for _, name := range strings.Split(list, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		n, ok := kernel.CapabilityByName(name)
+		if !ok {
+			return nil, name
+		}
+		caps = append(caps, kernel.CapabilityName(n))
+	}
+	return caps, ""
+}
+
+// compareNeeds is what the agent needs, from its baselines (files) or an
+// observation, and the inputs that said so; ok false: exit with code.
+func (c *Command) compareNeeds(files []string, observation string) (needs containerprofile.Needs, input []string, code int, ok bool) {
+	if len(files) > 0 {
+		p, err := c.loadStack(files...)
+		if err != nil {
+			c.printFindings(err)
+			return nil, nil, ExitUsage, false
+		}
+		return containerprofile.NeedsOfProfile(p), files, 0, true
+	}
+	o, err := baseline.ReadObservation(observation)
+	if err != nil {
+		return nil, nil, c.errorf(ExitUsage, "compare: %v", err), false
+	}
+	return containerprofile.NeedsOfObservation(o), []string{observation}, 0, true
 }
 
 func writeCompareText(w io.Writer, r *compareReport, verbose bool) {

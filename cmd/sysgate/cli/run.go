@@ -266,164 +266,6 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-func (c *Command) runRecord(args []string) int {
-	fs := c.flagSet("record", "-o BASELINE -- CMD [ARGS...]")
-	var f runFlags
-	f.register(fs, "the command's base name")
-	var out, obsPath, resultPath string
-	var extends, against listFlag
-	var merge bool
-	fs.StringVar(&out, "o", "", "the baseline `FILE` to write (required; with --against, default the first of them)")
-	fs.Var(&against, "against", "record incrementally against a committed `BASELINE` (repeatable, layered in order): what it allows runs unlogged, as in check, only the rest is logged and added to -o; stale entries are not checked (a record without --against finds them)")
-	fs.StringVar(&resultPath, "result", "", "also write the Result as JSON to `FILE`, for sysgate report --result (whatever the run's outcome)")
-	fs.Var(&extends, "extends", "a `BASELINE` the written file extends (a runtime base; the file records it relative to itself); repeatable")
-	fs.StringVar(&obsPath, "observation", "", "also write the observation (syscalls with counts) as JSON to `FILE`")
-	fs.BoolVar(&merge, "merge", false, "add to an existing baseline and observation instead of replacing them")
-	var ciOut ciOutputs
-	ciOut.register(fs, true)
-	if code, ok := c.parse(fs, args); !ok {
-		return code
-	}
-	if out == "" && len(against) > 0 {
-		out = against[0]
-	}
-	if code, ok := c.require(fs, "record", required{"-o BASELINE", out != ""}, required{"-- CMD", fs.NArg() > 0}); !ok {
-		return code
-	}
-	if len(against) > 0 && len(extends) > 0 {
-		return c.errorf(ExitUsage, "record: --against and --extends: an incremental record adds to files that exist, whose extends stay as they are")
-	}
-	for _, b := range against {
-		if _, err := baseline.ReadInput(b); err != nil {
-			return c.errorf(ExitUsage, "--against %s: %v", b, unwrapPathError(err))
-		}
-	}
-	if len(against) > 0 {
-		// What the run does not log is what these files allow: the new
-		// entries are added to what -o holds, never replace it.
-		merge = true
-		f.agent = c.gateAgent(f.agent, against)
-	}
-	if code, ok := c.resolveCIOutputs(&ciOut); !ok {
-		return code
-	}
-	pal, err := c.palette(f.color, c.Stderr) // record reports on stderr
-	if err != nil {
-		return c.errorf(ExitUsage, "%v", err)
-	}
-	opts, err := c.runOptions(&f)
-	if err != nil {
-		return c.errorf(ExitUsage, "%v", err)
-	}
-	outputs := []string{out, obsPath, ciOut.junit, resultPath}
-	if merge && obsPath != "" {
-		outputs = append(outputs, obsPath+".lock")
-	}
-	if code, ok := c.checkOutputs(&f, outputs...); !ok {
-		return code
-	}
-	opts = append(opts, harness.WithMode(baseline.ModeRecord))
-	opts = append(opts, ciOut.readOnly(resultPath)...)
-	if len(extends) > 0 {
-		opts = append(opts, harness.WithBaselines(extends...))
-	}
-	if len(against) > 0 {
-		opts = append(opts, harness.WithBaselines(against...), harness.WithIncremental())
-	}
-	// The file is built from what it held before the run: the agent may
-	// write to it (see harness.WithBaselineSnapshot).
-	before := baseline.SnapshotStack(append(append([]string{out}, extends...), against...)...)
-	opts = append(opts, harness.WithBaselineSnapshot(before))
-	r, code := c.runAgent(c.agent(&f, fs.Args(), false), opts)
-	if r == nil {
-		return code
-	}
-	// CI reads these whatever the run's outcome: an inconclusive run is a
-	// failed testcase, not a missing one.
-	if code, ok := c.writeRunCIOutputs(&f, &ciOut, r); !ok {
-		return code
-	}
-	if resultPath != "" {
-		if code, ok := c.checkOutputs(&f, resultPath); !ok {
-			return code
-		}
-		if err := ci.WriteResultFile(resultPath, r); err != nil {
-			return c.errorf(ExitInconclusive, "write result: %v", err)
-		}
-	}
-	if !r.Conclusive() {
-		ci.WriteText(c.Stderr, r, pal)
-		return c.errorf(ExitInconclusive, "not writing %s: the run was inconclusive: %s", out, r.Inconclusive)
-	}
-	if r.Verdict == harness.VerdictAgentFailed {
-		ci.WriteText(c.Stderr, r, pal)
-		return c.errorf(ExitAgentFailed, "not writing %s: the agent %s, so it may not have done what its baseline should hold "+
-			"(--allow-agent-failure records it anyway)", out, r.ExitText())
-	}
-	// An exec that ran another program than it named is how an agent
-	// slips a program past the gate: no baseline learns it.
-	for _, v := range r.ProgramViolations {
-		if v.Mismatch != "" {
-			ci.WriteText(c.Stderr, r, pal)
-			return c.errorf(ExitViolation, "not writing %s: %s", out, v.Mismatch)
-		}
-	}
-	// The agent ran as another user: it may have planted links since.
-	if code, ok := c.checkOutputs(&f, outputs...); !ok {
-		return code
-	}
-	if obsPath != "" {
-		if merge {
-			err = harness.MergeObservationFile(obsPath, r.Observed)
-		} else {
-			err = baseline.WriteObservation(obsPath, r.Observed)
-		}
-		if err != nil {
-			return c.errorf(ExitInconclusive, "%v", err)
-		}
-	}
-	// A layer the file picks for this environment that nobody recorded
-	// yet is what this run records; the file itself serves the other
-	// environments and stays as it is.
-	written := out
-	var res *baseline.RecordResult
-	u, layered, err := c.unrecordedLayer(out, r.Selector, before)
-	if err != nil {
-		return c.errorf(ExitUsage, "%v", err)
-	}
-	if layered {
-		written = u.Path
-		res, err = baseline.RecordLayer(u, r.Observed, baseline.RecordOptions{Select: r.Selector, Before: before, Provided: []string{out}})
-	} else {
-		res, err = baseline.WriteRecorded(out, r.Observed, baseline.RecordOptions{Agent: r.Agent, Extends: extends, Merge: merge, Before: before, Select: r.Selector})
-	}
-	if err != nil {
-		if errors.Is(err, baseline.ErrInvalid) {
-			return c.errorf(ExitUsage, "%v", err)
-		}
-		return c.errorf(ExitInconclusive, "%v", err)
-	}
-	// Everything is written before anything is printed: a reader that
-	// stops reading (record ... | head -1) cannot cost the file.
-	if err := ci.WriteText(c.Stderr, r, pal); err != nil {
-		return c.errorf(ExitInconclusive, "write result: %v", err)
-	}
-	if err := ci.WriteRecorded(c.Stderr, written, res, pal); err != nil {
-		return c.errorf(ExitInconclusive, "write result: %v", err)
-	}
-	if len(r.ModifiedBaselines) > 0 {
-		// Written from the files as they were before the run, so nothing
-		// the agent added is in it; the run itself still fails.
-		return c.errorf(ExitViolation, "%s was written from its content before the run", out)
-	}
-	if len(r.ChangedBaselines) > 0 {
-		// Another agent's baseline, most likely: this file holds nothing
-		// of it, but the gate no longer checks what was reviewed.
-		return c.errorf(ExitViolation, "the gate's baselines changed during the run: %s", strings.Join(r.ChangedBaselines, ", "))
-	}
-	return ExitOK
-}
-
 func (c *Command) runCheck(args []string) int { return c.runGate("check", baseline.ModeCheck, args) }
 
 func (c *Command) runEnforce(args []string) int {
@@ -509,34 +351,6 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	return verdictCode(ci.Verdict(r.Verdict))
 }
 
-// unrecordedLayer returns the layer the file at out picks for the run's
-// environment when nobody recorded it yet. Several missing layers are an
-// error: what the run needed cannot be split between them.
-func (c *Command) unrecordedLayer(out string, sel baseline.Selector, before *baseline.Snapshot) (baseline.UnrecordedLayer, bool, error) {
-	if _, err := before.Read(out); err != nil {
-		return baseline.UnrecordedLayer{}, false, nil // a new file: nothing picks a layer yet
-	}
-	p, err := baseline.LoadStackFor(sel, out)
-	if err != nil {
-		return baseline.UnrecordedLayer{}, false, nil // WriteRecorded says what is wrong with it
-	}
-	switch un := p.Unrecorded(); len(un) {
-	case 0:
-		return baseline.UnrecordedLayer{}, false, nil
-	case 1:
-		return un[0], true, nil
-	default:
-		return baseline.UnrecordedLayer{}, false, fmt.Errorf("record %s: %d layers are missing for this environment (%s and %s): record them one at a time, each with a command that exercises only its runtime",
-			out, len(un), un[0].Path, un[1].Path)
-	}
-}
-
-// gateAgent is the agent's name for check and enforce: --agent when given,
-// else the name the baselines give (the first -b file with an agent key),
-// so the result names the agent the baseline is for, not "node" or
-// "python3". "" leaves it to the command's base name. A --agent the
-// baselines contradict is kept, with a warning: it is how a second agent
-// borrows a baseline, and how a typo shows.
 // baselinesAgent reads each named baseline file and returns the agent key
 // of the first that has one (no layer is resolved for it: the run reads
 // the machine once, for the layers). An unreadable file is an error; one
@@ -561,7 +375,12 @@ func baselinesAgent(baselines []string) (string, error) {
 	return named, nil
 }
 
-// gateAgent is the run's agent name: --agent, else the baselines'.
+// gateAgent is the agent's name for check and enforce: --agent when given,
+// else the name the baselines give (the first -b file with an agent key),
+// so the result names the agent the baseline is for, not "node" or
+// "python3". "" leaves it to the command's base name. A --agent the
+// baselines contradict is kept, with a warning: it is how a second agent
+// borrows a baseline, and how a typo shows.
 func (c *Command) gateAgent(flagAgent string, baselines []string) string {
 	named, err := baselinesAgent(baselines)
 	if err != nil {

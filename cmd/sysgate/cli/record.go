@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/ci"
+	"github.com/sysgate/sysgate/harness"
+)
+
+// recordFlags are record's flags beside the shared runFlags.
+type recordFlags struct {
+	runFlags
+	out, obsPath, resultPath string
+	extends, against         listFlag
+	merge                    bool
+	ciOut                    ciOutputs
+}
+
+// parseRecord parses and checks record's command line; ok false: exit
+// with code.
+func (c *Command) parseRecord(args []string) (rf *recordFlags, fs *flag.FlagSet, code int, ok bool) {
+	fs = c.flagSet("record", "-o BASELINE -- CMD [ARGS...]")
+	rf = &recordFlags{}
+	rf.register(fs, "the command's base name")
+	fs.StringVar(&rf.out, "o", "", "the baseline `FILE` to write (required; with --against, default the first of them)")
+	fs.Var(&rf.against, "against", "record incrementally against a committed `BASELINE` (repeatable, layered in order): what it allows runs unlogged, as in check, only the rest is logged and added to -o; stale entries are not checked (a record without --against finds them)")
+	fs.StringVar(&rf.resultPath, "result", "", "also write the Result as JSON to `FILE`, for sysgate report --result (whatever the run's outcome)")
+	fs.Var(&rf.extends, "extends", "a `BASELINE` the written file extends (a runtime base; the file records it relative to itself); repeatable")
+	fs.StringVar(&rf.obsPath, "observation", "", "also write the observation (syscalls with counts) as JSON to `FILE`")
+	fs.BoolVar(&rf.merge, "merge", false, "add to an existing baseline and observation instead of replacing them")
+	rf.ciOut.register(fs, true)
+	if code, ok := c.parse(fs, args); !ok {
+		return nil, nil, code, false
+	}
+	if rf.out == "" && len(rf.against) > 0 {
+		rf.out = rf.against[0]
+	}
+	if code, ok := c.require(fs, "record", required{"-o BASELINE", rf.out != ""}, required{"-- CMD", fs.NArg() > 0}); !ok {
+		return nil, nil, code, false
+	}
+	if len(rf.against) > 0 && len(rf.extends) > 0 {
+		return nil, nil, c.errorf(ExitUsage, "record: --against and --extends: an incremental record adds to files that exist, whose extends stay as they are"), false
+	}
+	for _, b := range rf.against {
+		if _, err := baseline.ReadInput(b); err != nil {
+			return nil, nil, c.errorf(ExitUsage, "--against %s: %v", b, unwrapPathError(err)), false
+		}
+	}
+	if len(rf.against) > 0 {
+		// What the run does not log is what these files allow: the new
+		// entries are added to what -o holds, never replace it.
+		rf.merge = true
+		rf.agent = c.gateAgent(rf.agent, rf.against)
+	}
+	if code, ok := c.resolveCIOutputs(&rf.ciOut); !ok {
+		return nil, nil, code, false
+	}
+	return rf, fs, 0, true
+}
+
+func (c *Command) runRecord(args []string) int {
+	rf, fs, code, ok := c.parseRecord(args)
+	if !ok {
+		return code
+	}
+	f, out := &rf.runFlags, rf.out
+	pal, err := c.palette(f.color, c.Stderr) // record reports on stderr
+	if err != nil {
+		return c.errorf(ExitUsage, "%v", err)
+	}
+	opts, err := c.runOptions(f)
+	if err != nil {
+		return c.errorf(ExitUsage, "%v", err)
+	}
+	outputs := []string{out, rf.obsPath, rf.ciOut.junit, rf.resultPath}
+	if rf.merge && rf.obsPath != "" {
+		outputs = append(outputs, rf.obsPath+".lock")
+	}
+	if code, ok := c.checkOutputs(f, outputs...); !ok {
+		return code
+	}
+	opts = append(opts, harness.WithMode(baseline.ModeRecord))
+	opts = append(opts, rf.ciOut.readOnly(rf.resultPath)...)
+	if len(rf.extends) > 0 {
+		opts = append(opts, harness.WithBaselines(rf.extends...))
+	}
+	if len(rf.against) > 0 {
+		opts = append(opts, harness.WithBaselines(rf.against...), harness.WithIncremental())
+	}
+	// The file is built from what it held before the run: the agent may
+	// write to it (see harness.WithBaselineSnapshot).
+	before := baseline.SnapshotStack(append(append([]string{out}, rf.extends...), rf.against...)...)
+	opts = append(opts, harness.WithBaselineSnapshot(before))
+	r, code := c.runAgent(c.agent(f, fs.Args(), false), opts)
+	if r == nil {
+		return code
+	}
+	// CI reads these whatever the run's outcome: an inconclusive run is a
+	// failed testcase, not a missing one.
+	if code, ok := c.writeRunCIOutputs(f, &rf.ciOut, r); !ok {
+		return code
+	}
+	if rf.resultPath != "" {
+		if code, ok := c.checkOutputs(f, rf.resultPath); !ok {
+			return code
+		}
+		if err := ci.WriteResultFile(rf.resultPath, r); err != nil {
+			return c.errorf(ExitInconclusive, "write result: %v", err)
+		}
+	}
+	if code, refused := c.refuseRecord(r, out, pal); refused {
+		return code
+	}
+	// The agent ran as another user: it may have planted links since.
+	if code, ok := c.checkOutputs(f, outputs...); !ok {
+		return code
+	}
+	return c.writeRecord(rf, r, before, pal)
+}
+
+// refuseRecord says why a run's result must not become a baseline, if
+// it must not: refused true, exit with code.
+func (c *Command) refuseRecord(r *harness.Result, out string, pal ci.Palette) (code int, refused bool) {
+	if !r.Conclusive() {
+		ci.WriteText(c.Stderr, r, pal)
+		return c.errorf(ExitInconclusive, "not writing %s: the run was inconclusive: %s", out, r.Inconclusive), true
+	}
+	if r.Verdict == harness.VerdictAgentFailed {
+		ci.WriteText(c.Stderr, r, pal)
+		return c.errorf(ExitAgentFailed, "not writing %s: the agent %s, so it may not have done what its baseline should hold "+
+			"(--allow-agent-failure records it anyway)", out, r.ExitText()), true
+	}
+	// An exec that ran another program than it named is how an agent
+	// slips a program past the gate: no baseline learns it.
+	for _, v := range r.ProgramViolations {
+		if v.Mismatch != "" {
+			ci.WriteText(c.Stderr, r, pal)
+			return c.errorf(ExitViolation, "not writing %s: %s", out, v.Mismatch), true
+		}
+	}
+	return 0, false
+}
+
+// writeRecord writes the observation and the baseline (or the layer this
+// environment lacks) from a conclusive run, then reports.
+func (c *Command) writeRecord(rf *recordFlags, r *harness.Result, before *baseline.Snapshot, pal ci.Palette) int {
+	out := rf.out
+	var err error
+	if rf.obsPath != "" {
+		if rf.merge {
+			err = harness.MergeObservationFile(rf.obsPath, r.Observed)
+		} else {
+			err = baseline.WriteObservation(rf.obsPath, r.Observed)
+		}
+		if err != nil {
+			return c.errorf(ExitInconclusive, "%v", err)
+		}
+	}
+	// A layer the file picks for this environment that nobody recorded
+	// yet is what this run records; the file itself serves the other
+	// environments and stays as it is.
+	written := out
+	var res *baseline.RecordResult
+	u, layered, err := c.unrecordedLayer(out, r.Selector, before)
+	if err != nil {
+		return c.errorf(ExitUsage, "%v", err)
+	}
+	if layered {
+		written = u.Path
+		res, err = baseline.RecordLayer(u, r.Observed, baseline.RecordOptions{Select: r.Selector, Before: before, Provided: []string{out}})
+	} else {
+		res, err = baseline.WriteRecorded(out, r.Observed, baseline.RecordOptions{Agent: r.Agent, Extends: rf.extends, Merge: rf.merge, Before: before, Select: r.Selector})
+	}
+	if err != nil {
+		if errors.Is(err, baseline.ErrInvalid) {
+			return c.errorf(ExitUsage, "%v", err)
+		}
+		return c.errorf(ExitInconclusive, "%v", err)
+	}
+	// Everything is written before anything is printed: a reader that
+	// stops reading (record ... | head -1) cannot cost the file.
+	if err := ci.WriteText(c.Stderr, r, pal); err != nil {
+		return c.errorf(ExitInconclusive, "write result: %v", err)
+	}
+	if err := ci.WriteRecorded(c.Stderr, written, res, pal); err != nil {
+		return c.errorf(ExitInconclusive, "write result: %v", err)
+	}
+	if len(r.ModifiedBaselines) > 0 {
+		// Written from the files as they were before the run, so nothing
+		// the agent added is in it; the run itself still fails.
+		return c.errorf(ExitViolation, "%s was written from its content before the run", out)
+	}
+	if len(r.ChangedBaselines) > 0 {
+		// Another agent's baseline, most likely: this file holds nothing
+		// of it, but the gate no longer checks what was reviewed.
+		return c.errorf(ExitViolation, "the gate's baselines changed during the run: %s", strings.Join(r.ChangedBaselines, ", "))
+	}
+	return ExitOK
+}
+
+// unrecordedLayer returns the layer the file at out picks for the run's
+// environment when nobody recorded it yet. Several missing layers are an
+// error: what the run needed cannot be split between them.
+func (c *Command) unrecordedLayer(out string, sel baseline.Selector, before *baseline.Snapshot) (baseline.UnrecordedLayer, bool, error) {
+	if _, err := before.Read(out); err != nil {
+		return baseline.UnrecordedLayer{}, false, nil // a new file: nothing picks a layer yet
+	}
+	p, err := baseline.LoadStackFor(sel, out)
+	if err != nil {
+		return baseline.UnrecordedLayer{}, false, nil // WriteRecorded says what is wrong with it
+	}
+	switch un := p.Unrecorded(); len(un) {
+	case 0:
+		return baseline.UnrecordedLayer{}, false, nil
+	case 1:
+		return un[0], true, nil
+	default:
+		return baseline.UnrecordedLayer{}, false, fmt.Errorf("record %s: %d layers are missing for this environment (%s and %s): record them one at a time, each with a command that exercises only its runtime",
+			out, len(un), un[0].Path, un[1].Path)
+	}
+}
