@@ -69,8 +69,13 @@ var _ = Describe("an agent that stops the run's init", RequiresAudit, Escape, fu
 		}
 		Expect(runCtx.Err()).NotTo(HaveOccurred(), "sysgate did not return before the spec's deadline: %s", o)
 		Expect(o.Stdout).To(ContainSubstring("init-stopped "), "the agent did not stop its init: %s", o)
-		Expect(o.Output()).To(ContainSubstring("process isolation unavailable"),
-			"the spec needs a run without a PID namespace (where the agent's parent is the run's subreaper init): %s", o)
+		// The shell may stop init before init has reported the agent (the
+		// next spec's case): then the run never got a report, only the
+		// error, and it must still be inconclusive and name init.
+		if !strings.Contains(o.Output(), "before it reported the agent") {
+			Expect(o.Output()).To(ContainSubstring("process isolation unavailable"),
+				"the spec needs a run without a PID namespace (where the agent's parent is the run's subreaper init): %s", o)
+		}
 		Expect(o.Code).To(Equal(cli.ExitInconclusive), "%s", o)
 		Expect(o.Output()).To(ContainSubstring("the run's init"), "the report names the stopped init: %s", o)
 	})
