@@ -57,7 +57,7 @@ const (
 		unix.LANDLOCK_ACCESS_FS_MAKE_FIFO |
 		unix.LANDLOCK_ACCESS_FS_MAKE_SOCK |
 		unix.LANDLOCK_ACCESS_FS_REFER
-	writeRights  = createRights
+	writeRights         = createRights
 	execRights   Access = unix.LANDLOCK_ACCESS_FS_EXECUTE
 	deleteRights Access = unix.LANDLOCK_ACCESS_FS_REMOVE_FILE | unix.LANDLOCK_ACCESS_FS_REMOVE_DIR
 )
