@@ -64,7 +64,10 @@ func childOp(f []string) error {
 	case "truncate":
 		return unix.Truncate(f[1], 0)
 	case "exec":
-		return exec.Command(f[1]).Run()
+		// Inherited descriptors: opening /dev/null would need a rule.
+		cmd := exec.Command(f[1])
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stderr, os.Stderr
+		return cmd.Run()
 	case "rename":
 		return unix.Rename(f[1], f[2])
 	case "link":
