@@ -68,6 +68,10 @@ func childOp(f []string) error {
 		cmd := exec.Command(f[1])
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stderr, os.Stderr
 		return cmd.Run()
+	case "cat":
+		cmd := exec.Command("/bin/cat", f[1])
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stderr, os.Stderr
+		return cmd.Run()
 	case "rename":
 		return unix.Rename(f[1], f[2])
 	case "link":
