@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-		"testing"
+	"testing"
 
 	"golang.org/x/sys/unix"
 
