@@ -19,6 +19,8 @@ const (
 	childEnv      = "SYSGATE_LANDLOCK_CHILD"
 	childFlagsEnv = "SYSGATE_LANDLOCK_FLAGS"
 	childFD       = 3 // the ruleset, ExtraFiles[0]
+	// noRestrict tells the child not to restrict itself.
+	noRestrict RestrictFlags = 1 << 62
 )
 
 func TestMain(m *testing.M) {
@@ -32,12 +34,14 @@ func TestMain(m *testing.M) {
 // line per operation: the operation and "ok" or the errno name.
 func runChild(ops []string) int {
 	runtime.LockOSThread()
-	flags, _ := strconv.Atoi(os.Getenv(childFlagsEnv))
+	flags, _ := strconv.ParseUint(os.Getenv(childFlagsEnv), 10, 64)
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		fmt.Fprintln(os.Stderr, "no_new_privs:", err)
 		return 2
 	}
-	if err := RestrictSelf(childFD, RestrictFlags(flags)); err != nil {
+	if RestrictFlags(flags) == noRestrict {
+		// Unrestricted: the baseline of a benchmark.
+	} else if err := RestrictSelf(childFD, RestrictFlags(flags)); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
@@ -72,6 +76,8 @@ func childOp(f []string) error {
 		cmd := exec.Command("/bin/cat", f[1])
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stderr, os.Stderr
 		return cmd.Run()
+	case "bench":
+		return benchOpen(f[1], f[2])
 	case "rename":
 		return unix.Rename(f[1], f[2])
 	case "link":
@@ -98,11 +104,11 @@ func errnoName(err error) string {
 
 // inChild runs ops in a child restricted by rs and returns each op's
 // result by op.
-func inChild(t *testing.T, rs *Ruleset, flags RestrictFlags, ops ...string) map[string]string {
+func inChild(t testing.TB, rs *Ruleset, flags RestrictFlags, ops ...string) map[string]string {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+strings.Join(ops, "\n"),
-		childFlagsEnv+"="+strconv.Itoa(int(flags)))
+		childFlagsEnv+"="+strconv.FormatUint(uint64(flags), 10))
 	// A duplicate: the os.File closes its descriptor, rs keeps its own.
 	dup, err := unix.FcntlInt(uintptr(rs.FD()), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
