@@ -106,7 +106,12 @@ func errnoName(err error) string {
 // result by op.
 func inChild(t testing.TB, rs *Ruleset, flags RestrictFlags, ops ...string) map[string]string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	return inCmd(t, exec.Command(os.Args[0], "-test.run=^$"), rs, flags, ops...)
+}
+
+// inCmd is inChild with the command given: another binary or user.
+func inCmd(t testing.TB, cmd *exec.Cmd, rs *Ruleset, flags RestrictFlags, ops ...string) map[string]string {
+	t.Helper()
 	cmd.Env = append(os.Environ(), childEnv+"="+strings.Join(ops, "\n"),
 		childFlagsEnv+"="+strconv.FormatUint(uint64(flags), 10))
 	// A duplicate: the os.File closes its descriptor, rs keeps its own.
