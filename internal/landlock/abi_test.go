@@ -21,6 +21,9 @@ func TestHandledAccessGrowsWithABI(t *testing.T) {
 	if HandledAccess(7) != HandledAccess(3) || HandledAccess(7)&unix.LANDLOCK_ACCESS_FS_IOCTL_DEV != 0 {
 		t.Errorf("ABI 7 handles %#x, want the ABI 3 set %#x", HandledAccess(7), HandledAccess(3))
 	}
+	if LogFlags(6) != 0 || LogFlags(7) != RestrictLogNewExecOn|RestrictLogSameExecOff {
+		t.Errorf("LogFlags(6) = %#x, LogFlags(7) = %#x", LogFlags(6), LogFlags(7))
+	}
 	if _, _, err := NewRuleset(0, nil); !errors.Is(err, unix.EINVAL) {
 		t.Errorf("NewRuleset(ABI 0) = %v, want EINVAL", err)
 	}

@@ -36,7 +36,7 @@ func TestDenialAuditLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs, _ := build(t, abi, append(ProgramRules([]string{"/bin/cat"}), systemRead...))
-	got := inChild(t, rs, RestrictLogNewExecOn|RestrictLogSameExecOff, "cat "+secret)
+	got := inChild(t, rs, LogFlags(abi), "cat "+secret)
 	if got["cat "+secret] == "ok" {
 		t.Fatalf("cat read the secret: %v", got)
 	}

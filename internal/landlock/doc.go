@@ -21,6 +21,25 @@
 // logging after execve (RestrictLogNewExec); an unprivileged run cannot
 // read audit at all, so there the agent's EACCES is all there is to see.
 //
+// What the launcher does with a Ruleset (spawn.c's child, in this
+// order, each step reporting its name on failure):
+//
+//  1. the parent builds the ruleset before vfork (NewRuleset opens every
+//     rule's path with the parent's rights) and passes its descriptor;
+//     close-on-exec is right: the child uses it before execve and the
+//     agent never holds it;
+//  2. the child does every step that opens a file first (loginuid, cwd,
+//     descriptors, capability drop, setgid/setuid): after the
+//     restriction those opens would be denied unless a rule allowed them;
+//  3. prctl(PR_SET_NO_NEW_PRIVS): restrict_self needs it once the child
+//     has no CAP_SYS_ADMIN (after the uid drop, or unprivileged);
+//  4. landlock_restrict_self(fd, LogFlags(abi)): after the uid drop is
+//     fine, the domain lives in the credentials and survives setuid and
+//     execve; before the seccomp load, so the filter need not allow it;
+//  5. the seccomp filter load, still last, then execve of a program
+//     that the rules allow to execute (ProgramRules: the program and its
+//     ELF or "#!" interpreter).
+//
 // Errors: ErrNotSupported (matched by *UnsupportedError) when the kernel
 // has no Landlock or it is disabled at boot: conclusive, enforce cannot
 // restrict files on this machine. Errors of single rules name the path.

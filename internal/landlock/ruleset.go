@@ -197,3 +197,13 @@ func RestrictSelf(ruleset int, flags RestrictFlags) error {
 	}
 	return nil
 }
+
+// LogFlags are the restrict flags a launcher passes for abi: log the
+// agent's denials (after execve) and not the launcher's own; none before
+// ABI 7, whose kernels reject the flags and have no Landlock audit.
+func LogFlags(abi int) RestrictFlags {
+	if abi < 7 {
+		return 0
+	}
+	return RestrictLogNewExecOn | RestrictLogSameExecOff
+}
