@@ -78,7 +78,12 @@ func TestRulesetAllowsAndDenies(t *testing.T) {
 	d := tree(t)
 	rs, _ := build(t, abi, treeRules(d))
 	p := func(s string) string { return filepath.Join(d, s) }
-	got := inChild(t, rs, 0,
+	// A link planted in a writable tree: Landlock checks the file the
+	// kernel resolved, not the name.
+	if err := os.Symlink(p("out/f"), p("rw/escape")); err != nil {
+		t.Fatal(err)
+	}
+	got := inChild(t, rs, 0, "write "+p("rw/escape"), "read "+p("rw/escape"), "link "+p("out/f")+" "+p("rw/hard"),
 		"read "+p("ro/f"), "read "+p("rw/f"), "read "+p("out/f"),
 		"write "+p("ro/f"), "write "+p("ro/new"), "write "+p("rw/f"), "write "+p("rw/new"),
 		"write "+p("out/new"), "truncate "+p("ro/f"), "unlink "+p("ro/f"), "mkdir "+p("rw/sub"),
