@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"slices"
 	"testing"
 
 	"github.com/elastic/go-libaudit/v2/rule"
 	"github.com/elastic/go-libaudit/v2/rule/flags"
 
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -116,5 +119,62 @@ func TestAddRulesRefusesADuplicate(t *testing.T) {
 			rel2()
 		}
 		t.Fatalf("second add: %v, want ErrRuleExists", err)
+	}
+}
+
+// TestRecoverOwnerTrustsTheWatchdog: the watchdog knows its owner is dead
+// while /proc may still list it (exiting, or a zombie not yet reaped):
+// RecoverOwner removes its rules and its holds, restoring the settings.
+func TestRecoverOwnerTrustsTheWatchdog(t *testing.T) {
+	testutil.RequireAudit(t)
+	holdExclusive(t)
+	st0, err := ReadStatus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sleeper := exec.Command("sleep", "60")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { sleeper.Process.Kill(); sleeper.Wait() }()
+	stat, err := kernel.ReadStat(sleeper.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := holder{PID: sleeper.Process.Pid, Start: stat.StartTicks}
+	ours := buildRule(t, "-a always,exit -F arch=b64 -S openat -F auid=2147483003 -F success=1 -k sysgate-test-owner")
+	state := tuningState{Saved: savedBacklog{st0.BacklogLimit, st0.BacklogWaitTime}, Holders: []holder{owner},
+		Rules: &ruleHolds{SavedEnabled: st0.Enabled, Holders: []holder{owner}}}
+	if err := writeJSON(stateFile("tuning.json"), state); err != nil {
+		t.Fatal(err)
+	}
+	path := stateFile("rules-test-owner.json")
+	if err := addRuleFile(path, owner, [][]byte{ours}); err != nil {
+		t.Fatal(err)
+	}
+	if err := forceBacklog(TunedBacklogLimit, TunedBacklogWaitTime); err != nil {
+		t.Fatal(err)
+	}
+	if err := forceEnabled(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := RecoverOwner(Owner(owner)); err != nil {
+		t.Fatal(err)
+	}
+	rules, err := ListRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasRule(rules, ours) {
+		t.Error("the owner's rule survived RecoverOwner")
+	}
+	st, _ := ReadStatus()
+	if st.Enabled != st0.Enabled || st.BacklogLimit != st0.BacklogLimit || st.BacklogWaitTime != st0.BacklogWaitTime {
+		t.Errorf("after RecoverOwner %+v, want %+v", st, st0)
+	}
+	for _, f := range []string{path, stateFile("tuning.json")} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("%s left behind", f)
+		}
 	}
 }
