@@ -33,6 +33,13 @@ type observed struct {
 // records of its syscall events.
 func observeAgent(t *testing.T, script string) observed {
 	t.Helper()
+	return observeAgentWith(t, script, func(string) {})
+}
+
+// observeAgentWith is observeAgent with setup called on the outside
+// directory before the agent starts.
+func observeAgentWith(t *testing.T, script string, setup func(outside string)) observed {
+	t.Helper()
 	testutil.RequireAudit(t)
 	python := testutil.Python(t)
 	auditctltest.HoldTuning(t)
@@ -50,6 +57,7 @@ func observeAgent(t *testing.T, script string) observed {
 	if err := os.WriteFile(filepath.Join(o.workspace, "in.txt"), []byte("in"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	setup(o.outside)
 	o.auid = NewAUID()
 	in, err := Install(o.auid, Files|Network, Native)
 	if err != nil {
