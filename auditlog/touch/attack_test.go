@@ -71,4 +71,3 @@ func TestObservedAttack(t *testing.T) {
 		}
 	}
 }
-
