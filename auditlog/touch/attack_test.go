@@ -21,6 +21,10 @@ func TestObservedAttack(t *testing.T) {
 		}
 	})
 	evs := assemble(t, o.records)
+	if len(o.events) != len(evs) || len(evs) == 0 {
+		t.Fatalf("Observe delivered %d events, the raw records assemble to %d", len(o.events), len(evs))
+	}
+	evs = o.events
 
 	root := filepath.Dir(o.workspace)
 	var got []string

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -13,6 +14,9 @@ const childEnv = "SYSGATE_TOUCH_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	if v := os.Getenv(childEnv); v != "" {
+		if loop, ok := strings.CutPrefix(v, "loop:"); ok {
+			syscallLoop(loop)
+		}
 		installAndHang(v)
 	}
 	os.Exit(m.Run())

@@ -26,6 +26,7 @@ type observed struct {
 	auid               uint32
 	workspace, outside string
 	records            []rawRecord
+	events             []Event // as Observe delivered them
 }
 
 // observeAgent runs python3 script args... under a fresh auid with rules
@@ -74,6 +75,7 @@ func observeAgentWith(t *testing.T, script string, setup func(outside string)) o
 		o.records = append(o.records, rawRecord{typ, string(data)})
 		mu.Unlock()
 	})
+	obs := Observe(s, o.auid, func(ev Event) { o.events = append(o.events, ev) })
 	abs, err := filepath.Abs(script)
 	if err != nil {
 		t.Fatal(err)
@@ -90,6 +92,9 @@ func observeAgentWith(t *testing.T, script string, setup func(outside string)) o
 	loss, err := sub.Close(ctx)
 	if err != nil || loss.Any() {
 		t.Fatalf("subscription: %v, %s", err, loss)
+	}
+	if loss, err := obs.Close(ctx); err != nil || loss.Any() {
+		t.Fatalf("observation: %v, %s", err, loss)
 	}
 	mu.Lock()
 	defer mu.Unlock()
