@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/elastic/go-libaudit/v2/rule"
 
@@ -128,6 +129,11 @@ func TestRemoveDismissesWatchdog(t *testing.T) {
 	wd := in.watchdog
 	if err := in.Remove(); err != nil {
 		t.Fatal(err)
+	}
+	select {
+	case <-in.watchdogReaped():
+	case <-time.After(20 * time.Second): // a deadline, not a wait for anything
+		t.Fatal("dismissed watchdog still running after 20 s")
 	}
 	if !wd.ProcessState.Exited() || wd.ProcessState.ExitCode() != 0 {
 		t.Errorf("watchdog ended %v", wd.ProcessState)
