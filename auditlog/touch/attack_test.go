@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -57,6 +58,11 @@ func TestObservedAttack(t *testing.T) {
 		"write openat ws/a",
 		"delete rename ws/a", "write rename outside/bashrc",
 		"read link outside/secret", "write link ws/hard",
+		"write openat ws/sp ace\n.txt", // hex in the record, decoded
+		"read name_to_handle_at outside/secret",
+		// The handle's open records the inode but no name: reported,
+		// unverified, so the run cannot pass clean on it.
+		"read open_by_handle_at  (unverified)",
 	}
 	// The reopen through /proc/self/fd: after the agent exited its
 	// descriptor is gone, so it is reported by name, unverified.
@@ -73,5 +79,40 @@ func TestObservedAttack(t *testing.T) {
 		if ev.Syscall == "connect" {
 			t.Errorf("a refused connect was recorded: %+v", ev.Addr)
 		}
+	}
+}
+
+// TestObservedFlippedPathBuffer: whatever the buffer held when the
+// kernel copied it, the records name the file opened: every read of the
+// key is reported as such, as often as the agent reached it.
+func TestObservedFlippedPathBuffer(t *testing.T) {
+	o := observeAgentWith(t, "testdata/flip.py", func(outside string) {
+		if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("k"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	})
+	hits, err := strconv.Atoi(strings.TrimSpace(o.stdout))
+	if err != nil {
+		t.Fatalf("agent said %q", o.stdout)
+	}
+	key := filepath.Join(o.outside, "secret")
+	reads, mine, other := 0, 0, 0
+	for _, ev := range o.events {
+		for _, a := range ev.ResolvedAccesses(RootOf(ev.PID)) {
+			switch {
+			case a.Syscall != "open" && a.Syscall != "openat" || a.Op != Read:
+			case a.Unverified:
+				other++
+				t.Errorf("unverified read %q", a.Path)
+			case a.Path == key:
+				reads++
+			case strings.HasPrefix(a.Path, o.workspace+"/fff"):
+				mine++
+			}
+		}
+	}
+	t.Logf("the agent reached the key %d times of 2000; reported reads: key %d, workspace file %d", hits, reads, mine)
+	if reads != hits || reads+mine != 2000 || other != 0 {
+		t.Errorf("reported %d reads of the key and %d of the workspace file, the agent reached the key %d times of 2000", reads, mine, hits)
 	}
 }

@@ -145,3 +145,25 @@ func TestRemoveDismissesWatchdog(t *testing.T) {
 		t.Errorf("after Remove: enabled=%d, before %d", st.Enabled, before.Enabled)
 	}
 }
+
+// TestInstallBothArches: the compat rule is accepted by the kernel too,
+// and both go on Remove.
+func TestInstallBothArches(t *testing.T) {
+	testutil.RequireAudit(t)
+	auditctltest.HoldTuning(t)
+	auid := NewAUID()
+	in, err := Install(auid, Files|Network, Native|Compat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := keyedRules(t, Key(auid))
+	if err := in.Remove(); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || !strings.Contains(strings.Join(got, "\n"), "arch=b32") {
+		t.Errorf("installed %q, want a b64 and a b32 rule", got)
+	}
+	if left := keyedRules(t, Key(auid)); len(left) != 0 {
+		t.Errorf("after Remove: %q", left)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -27,6 +28,7 @@ type observed struct {
 	workspace, outside string
 	records            []rawRecord
 	events             []Event // as Observe delivered them
+	stdout             string
 }
 
 // observeAgent runs python3 script args... under a fresh auid with rules
@@ -84,9 +86,13 @@ func observeAgentWith(t *testing.T, script string, setup func(outside string)) o
 	// the agent.
 	cmd := exec.Command("sh", "-c", fmt.Sprintf("echo %d > /proc/self/loginuid && exec %s %s %s", o.auid, python, abs, o.outside))
 	cmd.Dir = o.workspace
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("agent: %v\n%s", err, out)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("agent: %v\n%s", err, stderr.String())
 	}
+	o.stdout = string(out)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	loss, err := sub.Close(ctx)

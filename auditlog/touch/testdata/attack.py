@@ -21,6 +21,24 @@ os.rename("a", os.path.join(outside, "bashrc"))  # over ~/.bashrc
 os.link(os.path.join(outside, "secret"), "hard")  # a new name for a key
 fd = os.open("in.txt", os.O_PATH)
 os.close(os.open("/proc/self/fd/%d" % fd, os.O_WRONLY))
+with open("sp ace\n.txt", "w") as f:  # the kernel hex-encodes this name
+    f.write("s")
+
+# A file handle opens a file without a path lookup.
+import ctypes
+
+libc = ctypes.CDLL(None, use_errno=True)
+handle = ctypes.create_string_buffer(8 + 128)
+ctypes.c_uint.from_buffer(handle).value = 128
+mount_id = ctypes.c_int()
+if libc.name_to_handle_at(-100, os.path.join(outside, "secret").encode(), handle, ctypes.byref(mount_id), 0) != 0:
+    sys.exit("name_to_handle_at: errno %d" % ctypes.get_errno())
+mount_fd = os.open("/", os.O_RDONLY)
+fd = libc.open_by_handle_at(mount_fd, handle, os.O_RDONLY)
+if fd < 0:
+    sys.exit("open_by_handle_at: errno %d" % ctypes.get_errno())
+os.close(fd)
+
 c = socket.socket()
 try:
     c.connect(("127.0.0.1", 9))  # refused: success=1 rules record nothing
