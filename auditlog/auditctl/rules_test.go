@@ -178,3 +178,48 @@ func TestRecoverOwnerTrustsTheWatchdog(t *testing.T) {
 		}
 	}
 }
+
+// TestNextRunRemovesADeadOwnersRules: without a watchdog (it died too),
+// the next AcquireTuning on the machine removes the rules of an owner
+// that no longer exists and restores enabled.
+func TestNextRunRemovesADeadOwnersRules(t *testing.T) {
+	testutil.RequireAudit(t)
+	holdExclusive(t)
+	st0, err := ReadStatus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	owner := holder{PID: dead.Process.Pid, Start: 1}
+	ours := buildRule(t, "-a always,exit -F arch=b64 -S openat -F auid=2147483004 -F success=1 -k sysgate-test-dead")
+	if err := writeJSON(stateFile("tuning.json"), tuningState{Rules: &ruleHolds{SavedEnabled: st0.Enabled, Holders: []holder{owner}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := addRuleFile(stateFile("rules-test-dead.json"), owner, [][]byte{ours}); err != nil {
+		t.Fatal(err)
+	}
+	if err := forceEnabled(true); err != nil {
+		t.Fatal(err)
+	}
+	release, err := AcquireTuning()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := ListRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := ReadStatus()
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	if hasRule(rules, ours) {
+		t.Error("the dead owner's rule survived the next AcquireTuning")
+	}
+	if st.Enabled != st0.Enabled {
+		t.Errorf("enabled=%d after recovery, want %d", st.Enabled, st0.Enabled)
+	}
+}

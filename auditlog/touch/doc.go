@@ -46,7 +46,9 @@
 // for the stream), audit not locked (enabled=2 gives auditctl.ErrLocked),
 // and the initial namespaces. What rules cost other processes on the
 // machine is in docs/performance.md: every task forked while any audit
-// rule exists takes audit's syscall slow path.
+// rule exists takes audit's syscall slow path. While audit is enabled and
+// no audit daemon runs, the kernel also prints records to its log
+// (rate-limited), including other runs' loginuid writes.
 //
 // Conclusive means: Observation.Close returned no error and no loss, and
 // no access is Unverified. An Unverified access (its name now leads to
