@@ -50,6 +50,9 @@ type Path struct {
 	Inode    uint64 // 0 when the record has none (a name that did not exist)
 	Dev      string // major:minor, hex
 	Mode     uint32 // st_mode, file type bits included
+	// dirfd is the directory descriptor a relative Name starts from, -1
+	// for the CWD or an absolute Name.
+	dirfd int
 }
 
 // Sockaddr is a SOCKADDR record decoded.
@@ -188,10 +191,16 @@ func (ev *Event) openFlags(oflag string) uint64 {
 
 // makeAbs fills Path.Abs: relative names join the CWD, unless the call
 // named a directory descriptor for them.
+//
+// A name relative to another descriptor is placed by its PARENT item
+// when that names the directory itself (the kernel records the path of a
+// parent the caller did not spell out): unlinkat(dirfd, "x") records the
+// directory's path. Otherwise Abs stays "" and Resolver may ask /proc.
 func (ev *Event) makeAbs() {
 	named := 0 // index among the items that carry a caller's name
 	for i := range ev.Paths {
 		p := &ev.Paths[i]
+		p.dirfd = -1
 		switch {
 		case p.Name == "":
 		case path.IsAbs(p.Name):
@@ -200,11 +209,42 @@ func (ev *Event) makeAbs() {
 			if ev.CWD != "" {
 				p.Abs = path.Join(ev.CWD, p.Name)
 			}
+		default:
+			p.dirfd = ev.dirfd(named)
 		}
 		if p.NameType != "PARENT" {
 			named++
 		}
 	}
+	for i := range ev.Paths {
+		p := &ev.Paths[i]
+		if p.Abs != "" || p.Name == "" || strings.Contains(p.Name, "/") || (p.NameType != "CREATE" && p.NameType != "DELETE") {
+			continue
+		}
+		if parent, ok := ev.onlyParent(); ok && path.IsAbs(parent.Name) {
+			p.Abs = path.Join(parent.Abs, p.Name)
+		}
+	}
+}
+
+// onlyParent returns the event's PARENT item if it has exactly one.
+func (ev *Event) onlyParent() (Path, bool) {
+	var found []Path
+	for _, p := range ev.Paths {
+		if p.NameType == "PARENT" {
+			found = append(found, p)
+		}
+	}
+	if len(found) != 1 {
+		return Path{}, false
+	}
+	return found[0], true
+}
+
+// dirfd returns the descriptor of the call's n-th named argument.
+func (ev *Event) dirfd(n int) int {
+	args := dirfdArgs[ev.Syscall]
+	return int(int32(uint32(ev.Args[args[min(n, len(args)-1)]])))
 }
 
 // relativeToCWD reports whether the call's n-th named argument is

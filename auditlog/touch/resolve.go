@@ -46,10 +46,16 @@ func (e Event) ResolvedAccesses(root string) []Access {
 	acc := e.FileAccesses()
 	for i := range acc {
 		a := &acc[i]
-		if a.Path == "" {
-			continue
+		name, under := a.Path, root
+		if name == "" {
+			// No name to place: the caller's descriptors, while it
+			// lives, may say where (the inode check below decides).
+			if name = e.fdCandidate(a.Item); name == "" {
+				continue
+			}
+			under = "/" // /proc/PID/fd links read as paths from our root
 		}
-		resolved, ok := e.resolve(root, a.Path, a.Item)
+		resolved, ok := e.resolve(under, name, a.Item)
 		a.Unverified = !ok
 		if ok {
 			a.Path = resolved
@@ -112,6 +118,36 @@ func (e Event) parentOf(item Path) (Path, bool) {
 		return parents[0], true
 	}
 	return Path{}, false
+}
+
+// fdCandidate names an item through /proc/PID/fd while the caller lives:
+// the directory descriptor a relative name starts from, or for an open
+// that recorded no name (a file created through a dangling symlink, an
+// open_by_handle_at) the descriptor it returned. "" when there is none.
+func (e Event) fdCandidate(item Path) string {
+	fd := -1
+	name := ""
+	switch {
+	case item.Name != "" && item.dirfd >= 0:
+		fd, name = item.dirfd, item.Name
+	case item.Name == "" && e.Exit >= 0 && openCall(e.Syscall):
+		fd = int(e.Exit)
+	default:
+		return ""
+	}
+	target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", e.PID, fd))
+	if err != nil || !path.IsAbs(target) {
+		return ""
+	}
+	return path.Join(target, name)
+}
+
+func openCall(name string) bool {
+	switch name {
+	case "open", "openat", "openat2", "creat", "open_by_handle_at":
+		return true
+	}
+	return false
 }
 
 // procSelf splits /proc/self/REST and /proc/thread-self/REST.

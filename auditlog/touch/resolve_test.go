@@ -117,3 +117,56 @@ func TestWalkStaysUnderRootAndStopsLoops(t *testing.T) {
 		t.Error("a symlink loop resolved")
 	}
 }
+
+// TestResolveDirfdRelativeNames: unlinkat(dirfd, "x") is placed by the
+// directory path its PARENT item records; openat(dirfd, "f") and an open
+// that recorded no name are placed through the caller's descriptors
+// while it lives (this test process stands for the caller).
+func TestResolveDirfdRelativeNames(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "f")
+	if err := os.WriteFile(f, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x := filepath.Join(dir, "x")
+	if err := os.WriteFile(x, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deleted := itemOf(t, x, "x", "DELETE")
+	os.Remove(x)
+	unlink := Event{Syscall: "unlinkat", Args: [4]uint64{7}, CWD: "/elsewhere", Paths: []Path{itemOf(t, dir, dir, "PARENT"), deleted}}
+	unlink.makeAbs()
+	if acc := unlink.ResolvedAccesses("/"); len(acc) != 1 || acc[0].Path != x || acc[0].Unverified || acc[0].Op != Delete {
+		t.Errorf("unlinkat(dirfd, x): %+v, want a verified delete of %s", acc, x)
+	}
+
+	d, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	open := Event{Syscall: "openat", PID: os.Getpid(), Args: [4]uint64{uint64(d.Fd())}, Flags: oRDONLY, CWD: "/elsewhere",
+		Paths: []Path{itemOf(t, f, "f", "NORMAL")}}
+	open.makeAbs()
+	if acc := open.ResolvedAccesses("/"); len(acc) != 1 || acc[0].Path != f || acc[0].Unverified {
+		t.Errorf("openat(dirfd, f): %+v, want a verified read of %s", acc, f)
+	}
+
+	fh, err := os.Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	item := itemOf(t, f, "", "NORMAL")
+	byHandle := Event{Syscall: "open_by_handle_at", PID: os.Getpid(), Exit: int64(fh.Fd()), Flags: oRDONLY, Paths: []Path{item}}
+	byHandle.makeAbs()
+	if acc := byHandle.ResolvedAccesses("/"); len(acc) != 1 || acc[0].Path != f || acc[0].Unverified {
+		t.Errorf("open_by_handle_at: %+v, want a verified read of %s", acc, f)
+	}
+	// The descriptor now holds another file: the inode check refuses it.
+	other := itemOf(t, dir, "", "NORMAL")
+	byHandle.Paths = []Path{other}
+	if acc := byHandle.ResolvedAccesses("/"); len(acc) != 1 || !acc[0].Unverified {
+		t.Errorf("descriptor of another inode: %+v, want unverified", acc)
+	}
+}
