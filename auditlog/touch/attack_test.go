@@ -116,3 +116,38 @@ func TestObservedFlippedPathBuffer(t *testing.T) {
 		t.Errorf("reported %d reads of the key and %d of the workspace file, the agent reached the key %d times of 2000", reads, mine, hits)
 	}
 }
+
+// TestObservedRmtree: a descriptor-relative walker (shutil.rmtree) that
+// deleted everything before anyone looked: what the kernel placed by the
+// CWD is verified by its directory, the rest stays unverified (the run
+// is inconclusive, never clean), and nothing is reported under a wrong
+// name (the kernel logs the CWD as the parent of every unlinkat).
+func TestObservedRmtree(t *testing.T) {
+	o := observeAgent(t, "testdata/rmtree.py")
+	var got []string
+	for _, ev := range o.events {
+		for _, a := range ev.ResolvedAccesses(RootOf(ev.PID)) {
+			p, under := strings.CutPrefix(a.Path, o.workspace+"/")
+			if !under && !a.Unverified {
+				continue
+			}
+			mark := ""
+			if a.Unverified {
+				mark = " (unverified)"
+			}
+			got = append(got, fmt.Sprintf("%s %s %s%s", a.Op, a.Syscall, p, mark))
+		}
+	}
+	want := []string{
+		"write mkdir tree",
+		"write mkdir tree/sub (unverified)",
+		"write openat tree/a (unverified)", "write openat tree/sub/b (unverified)",
+		"read openat tree (unverified)",
+		"read openat  (unverified)", // openat(fd of tree, "sub")
+		"delete unlinkat  (unverified)", "delete unlinkat  (unverified)", "delete unlinkat  (unverified)",
+		"delete rmdir tree",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("accesses:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -192,10 +192,13 @@ func (ev *Event) openFlags(oflag string) uint64 {
 // makeAbs fills Path.Abs: relative names join the CWD, unless the call
 // named a directory descriptor for them.
 //
-// A name relative to another descriptor is placed by its PARENT item
-// when that names the directory itself (the kernel records the path of a
-// parent the caller did not spell out): unlinkat(dirfd, "x") records the
-// directory's path. Otherwise Abs stays "" and Resolver may ask /proc.
+// A name relative to another descriptor keeps Abs "" (ResolvedAccesses
+// may place it through /proc while the caller lives). Its PARENT item
+// does not help: for a parent the caller did not spell out, the kernel
+// logs the CWD's path, assuming the name was relative to it
+// (audit_log_name, name_len 0); only the item's inode is the real
+// directory's. Measured: unlinkat(fd of ws/tree/sub, "b") recorded
+// PARENT name=<cwd> with the inode of ws/tree/sub.
 func (ev *Event) makeAbs() {
 	named := 0 // index among the items that carry a caller's name
 	for i := range ev.Paths {
@@ -216,29 +219,6 @@ func (ev *Event) makeAbs() {
 			named++
 		}
 	}
-	for i := range ev.Paths {
-		p := &ev.Paths[i]
-		if p.Abs != "" || p.Name == "" || strings.Contains(p.Name, "/") || (p.NameType != "CREATE" && p.NameType != "DELETE") {
-			continue
-		}
-		if parent, ok := ev.onlyParent(); ok && path.IsAbs(parent.Name) {
-			p.Abs = path.Join(parent.Abs, p.Name)
-		}
-	}
-}
-
-// onlyParent returns the event's PARENT item if it has exactly one.
-func (ev *Event) onlyParent() (Path, bool) {
-	var found []Path
-	for _, p := range ev.Paths {
-		if p.NameType == "PARENT" {
-			found = append(found, p)
-		}
-	}
-	if len(found) != 1 {
-		return Path{}, false
-	}
-	return found[0], true
 }
 
 // dirfd returns the descriptor of the call's n-th named argument.

@@ -118,10 +118,10 @@ func TestWalkStaysUnderRootAndStopsLoops(t *testing.T) {
 	}
 }
 
-// TestResolveDirfdRelativeNames: unlinkat(dirfd, "x") is placed by the
-// directory path its PARENT item records; openat(dirfd, "f") and an open
-// that recorded no name are placed through the caller's descriptors
-// while it lives (this test process stands for the caller).
+// TestResolveDirfdRelativeNames: names relative to a directory
+// descriptor, and an open that recorded no name, are placed through the
+// caller's descriptors while it lives (this test process stands for the
+// caller), and not at all without them.
 func TestResolveDirfdRelativeNames(t *testing.T) {
 	dir := t.TempDir()
 	f := filepath.Join(dir, "f")
@@ -134,17 +134,27 @@ func TestResolveDirfdRelativeNames(t *testing.T) {
 	}
 	deleted := itemOf(t, x, "x", "DELETE")
 	os.Remove(x)
-	unlink := Event{Syscall: "unlinkat", Args: [4]uint64{7}, CWD: "/elsewhere", Paths: []Path{itemOf(t, dir, dir, "PARENT"), deleted}}
-	unlink.makeAbs()
-	if acc := unlink.ResolvedAccesses("/"); len(acc) != 1 || acc[0].Path != x || acc[0].Unverified || acc[0].Op != Delete {
-		t.Errorf("unlinkat(dirfd, x): %+v, want a verified delete of %s", acc, x)
-	}
-
 	d, err := os.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
+	// The kernel logs the CWD as the parent's name (it assumes a
+	// relative name is relative to it); the inode is the directory's.
+	parent := itemOf(t, dir, "/elsewhere", "PARENT")
+	unlink := Event{Syscall: "unlinkat", PID: os.Getpid(), Args: [4]uint64{uint64(d.Fd())}, CWD: "/elsewhere", Paths: []Path{parent, deleted}}
+	unlink.makeAbs()
+	if acc := unlink.FileAccesses(); len(acc) != 1 || acc[0].Path != "" || !acc[0].Unverified {
+		t.Errorf("unlinkat(dirfd, x) unresolved: %+v, want no path, unverified", acc)
+	}
+	if acc := unlink.ResolvedAccesses("/"); len(acc) != 1 || acc[0].Path != x || acc[0].Unverified || acc[0].Op != Delete {
+		t.Errorf("unlinkat(dirfd, x): %+v, want a verified delete of %s", acc, x)
+	}
+	unlink.PID = 1 << 30 // no such process: nothing to ask
+	if acc := unlink.ResolvedAccesses("/"); len(acc) != 1 || !acc[0].Unverified {
+		t.Errorf("unlinkat(dirfd, x) of a gone process: %+v, want unverified", acc)
+	}
+
 	open := Event{Syscall: "openat", PID: os.Getpid(), Args: [4]uint64{uint64(d.Fd())}, Flags: oRDONLY, CWD: "/elsewhere",
 		Paths: []Path{itemOf(t, f, "f", "NORMAL")}}
 	open.makeAbs()
