@@ -39,8 +39,9 @@ type Event struct {
 type Path struct {
 	// Name is as the kernel recorded it: the string the caller passed
 	// (relative to the CWD or a directory descriptor), or for a PARENT
-	// item without a name of its own the directory's path (d_path,
-	// relative to the caller's root); "" for (null).
+	// item the caller spelled no directory for, the CWD's path (the
+	// kernel assumes the name was relative to it, even when it was
+	// relative to a descriptor: only Inode is sure); "" for (null).
 	Name string
 	// Abs is Name made absolute with the CWD and cleaned, "" when Name
 	// is relative to a directory descriptor other than the CWD, or null.
