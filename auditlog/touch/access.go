@@ -26,7 +26,7 @@ func (o Op) String() string {
 
 // Access is one file access of an Event.
 type Access struct {
-	// Path is the item's absolute name as recorded (Path.Abs); Resolver
+	// Path is the item's absolute name as recorded (Path.Abs); ResolvedAccesses
 	// replaces it by the file the kernel really reached.
 	Path    string
 	Op      Op
@@ -56,7 +56,7 @@ type Access struct {
 //     lookup).
 //
 // PARENT items are directories searched, not accessed. The result is
-// pure: nothing is resolved (see Resolver).
+// pure: nothing is resolved (see ResolvedAccesses).
 func (e Event) FileAccesses() []Access {
 	var out []Access
 	add := func(p Path, op Op) {

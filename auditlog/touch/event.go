@@ -45,7 +45,7 @@ type Path struct {
 	Name string
 	// Abs is Name made absolute with the CWD and cleaned, "" when Name
 	// is relative to a directory descriptor other than the CWD, or null.
-	// It is a string operation: symlinks are not resolved (Resolver does).
+	// It is a string operation: symlinks are not resolved (ResolvedAccesses does).
 	Abs      string
 	NameType string // NORMAL, PARENT, CREATE, DELETE, UNKNOWN
 	Inode    uint64 // 0 when the record has none (a name that did not exist)
