@@ -15,7 +15,9 @@
 // go-libaudit's AuditClient) with a 64 MiB receive buffer. One goroutine
 // only reads; another decodes records and routes them by audit session id
 // to Subscriptions. Events of sessions nobody subscribed to are dropped
-// before any allocation.
+// before any allocation. SubscribeSyscallRecords routes the records of
+// audited syscalls (SYSCALL and the PATH, CWD, SOCKADDR, ... records of
+// the same serial) by login uid instead, for package touch.
 //
 // Loss is counted three ways and fails closed: ENOBUFS on the socket,
 // serial numbers that never arrive, and the kernel's status "lost"

@@ -77,6 +77,11 @@ type Stream struct {
 	routesMu sync.RWMutex
 	bySes    map[uint32][]*Subscription
 	all      []*Subscription
+	byAUID   map[uint32][]*Subscription // SubscribeSyscallRecords
+	auidSubs atomic.Int32               // len of byAUID's lists, read without the lock
+	// openEvents maps the serial of a routed SYSCALL record to its auid
+	// until the event's EOE (dispatch goroutine only).
+	openEvents map[uint64]uint32
 
 	gaps             *gaps.Tracker
 	suppressSentinel atomic.Bool // test-only (export_test.go): barriers time out
@@ -123,6 +128,8 @@ func Open(opts Options) (*Stream, error) {
 		readerDone: make(chan struct{}),
 		dispDone:   make(chan struct{}),
 		bySes:      map[uint32][]*Subscription{},
+		byAUID:     map[uint32][]*Subscription{},
+		openEvents: map[uint64]uint32{},
 		gaps:       gaps.New(opts.GapGrace),
 		sentinels:  barrier.New(id),
 	}
@@ -245,13 +252,19 @@ func (s *Stream) handle(p *record.Parser, b *batch) {
 	s.records.Add(uint64(len(b.recs)))
 	for _, rr := range b.recs {
 		data := trimRecord(b.data[rr.off:rr.end])
-		if serial, _, _, err := record.Header(data); err == nil {
+		// Records of one syscall event share a serial: the tracker
+		// counts a serial once, so they leave no gap.
+		serial, _, _, herr := record.Header(data)
+		if herr == nil {
 			s.gaps.Observe(serial, now)
 		}
 		if s.opts.Raw != nil {
 			s.opts.Raw(rr.typ, data)
 		}
 		if rr.typ != record.TypeSeccomp {
+			if herr == nil && s.auidSubs.Load() > 0 && isSyscallEventType(rr.typ) {
+				s.routeSyscallRecord(rr.typ, serial, data)
+			}
 			continue
 		}
 		var r record.Seccomp

@@ -21,6 +21,9 @@ type Subscription struct {
 	statErr error
 	events  atomic.Uint64
 	closed  atomic.Bool
+	// auid and raw: a SubscribeSyscallRecords subscription.
+	auid uint32
+	raw  func(typ uint16, data []byte)
 }
 
 // Subscribe delivers every event of audit session ses to fn, in record
@@ -39,9 +42,7 @@ func (s *Stream) SubscribeAll(fn func(*record.SeccompEvent)) *Subscription {
 }
 
 func (s *Stream) subscribe(ses uint32, all bool, fn func(*record.SeccompEvent)) *Subscription {
-	sub := &Subscription{s: s, ses: ses, all: all, fn: fn, start: s.counters()}
-	st, err := auditctl.ReadStatus()
-	sub.lost0, sub.statErr = st.Lost, err
+	sub := s.newSubscription(ses, all, fn)
 	s.routesMu.Lock()
 	if all {
 		s.all = append(s.all, sub)
@@ -49,6 +50,14 @@ func (s *Stream) subscribe(ses uint32, all bool, fn func(*record.SeccompEvent)) 
 		s.bySes[ses] = append(s.bySes[ses], sub)
 	}
 	s.routesMu.Unlock()
+	return sub
+}
+
+// newSubscription snapshots the loss counters; the caller routes it.
+func (s *Stream) newSubscription(ses uint32, all bool, fn func(*record.SeccompEvent)) *Subscription {
+	sub := &Subscription{s: s, ses: ses, all: all, fn: fn, start: s.counters()}
+	st, err := auditctl.ReadStatus()
+	sub.lost0, sub.statErr = st.Lost, err
 	return sub
 }
 
@@ -104,6 +113,15 @@ func (s *Stream) unsubscribe(sub *Subscription) {
 	}
 	if sub.all {
 		s.all = del(s.all)
+		return
+	}
+	if sub.raw != nil {
+		s.auidSubs.Add(-1)
+		if l := del(s.byAUID[sub.auid]); len(l) > 0 {
+			s.byAUID[sub.auid] = l
+		} else {
+			delete(s.byAUID, sub.auid)
+		}
 		return
 	}
 	if l := del(s.bySes[sub.ses]); len(l) > 0 {

@@ -3,7 +3,12 @@
 // backlog_limit and lowers backlog_wait_time while any run on the machine
 // is active, and restores them after the last one, or after a crash), the
 // machine-wide lock and state files under StateDir (/run/sysgate) that
-// coordinate every sysgate process, and kernel.seccomp.actions_logged.
+// coordinate every sysgate process, kernel.seccomp.actions_logged, and
+// audit syscall rules (AddRules adds a run's rules after recording them
+// in a state file, holds enabled=1 the way AcquireTuning holds the
+// backlog, and deletes exactly those rules, never anyone else's;
+// RecoverOwner and the next AddRules or AcquireTuning clean up after a
+// crashed owner; audit locked at enabled=2 gives ErrLocked).
 //
 // It also defines the environment errors of every audit package: a *Error
 // names the problem and the exact fix, and matches one of ErrNotSupported,

@@ -28,6 +28,9 @@ const (
 type tuningState struct {
 	Saved   savedBacklog `json:"saved"`
 	Holders []holder     `json:"holders"`
+	// Rules is the enabled flag to restore and the processes holding
+	// audit syscall rules (AddRules); nil while none does.
+	Rules *ruleHolds `json:"rules,omitempty"`
 }
 
 type savedBacklog struct {
@@ -121,10 +124,19 @@ func restoreTuning(st *tuningState, c *control) error {
 	if err := c.setBacklog(st.Saved.BacklogLimit, st.Saved.BacklogWaitTime); err != nil {
 		return err
 	}
+	st.Saved, st.Holders = savedBacklog{}, nil
+	return persistTuning(st)
+}
+
+// persistTuning writes the state, or removes the file once nothing is
+// held.
+func persistTuning(st *tuningState) error {
+	if len(st.Holders) > 0 || st.Rules != nil {
+		return writeJSON(stateFile("tuning.json"), st)
+	}
 	if err := os.Remove(stateFile("tuning.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	*st = tuningState{}
 	return nil
 }
 
@@ -147,7 +159,10 @@ func withTuningLock(fn func(*tuningState, *control) error) error {
 	if err != nil {
 		return err
 	}
-	if found {
+	if err := recoverRules(&st, c, holder{}); err != nil {
+		return err
+	}
+	if found && len(st.Holders) > 0 {
 		alive := slices.DeleteFunc(slices.Clone(st.Holders), func(h holder) bool { return !h.alive() })
 		if len(alive) == 0 {
 			if err := restoreTuning(&st, c); err != nil {
@@ -173,9 +188,10 @@ func lockTuningFile() (unlock func() error, err error) {
 	return f.Close, nil
 }
 
+// alive is false for a zombie too: it holds nothing any more.
 func (h holder) alive() bool {
 	st, err := kernel.ReadStat(h.PID)
-	return err == nil && st.StartTicks == h.Start
+	return err == nil && st.StartTicks == h.Start && st.State != 'Z' && st.State != 'X'
 }
 
 // TuningHolders describes /run/sysgate/tuning.json for `sysgate doctor`:
