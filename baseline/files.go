@@ -1,0 +1,255 @@
+package baseline
+
+import (
+	"path"
+	"sort"
+	"strings"
+)
+
+// FileOp is the kind of access a files entry allows.
+type FileOp int
+
+// File accesses. Write covers create, truncate, append, chmod/chown,
+// mkdir and the destination of rename, link and symlink; Delete covers
+// unlink, rmdir and the source of rename.
+const (
+	FileRead FileOp = iota + 1
+	FileWrite
+	FileExec
+	FileDelete
+)
+
+// fileOps are the accesses in the order a files section lists them.
+var fileOps = []FileOp{FileRead, FileWrite, FileExec, FileDelete}
+
+func (op FileOp) String() string {
+	switch op {
+	case FileRead:
+		return "read"
+	case FileWrite:
+		return "write"
+	case FileExec:
+		return "exec"
+	case FileDelete:
+		return "delete"
+	}
+	return "unknown"
+}
+
+// ParseFileOp reads "read", "write", "exec" or "delete".
+func ParseFileOp(s string) (FileOp, bool) {
+	for _, op := range fileOps {
+		if op.String() == s {
+			return op, true
+		}
+	}
+	return 0, false
+}
+
+// FileContext holds the values of the placeholders of a run: the caller
+// fills it (the library reads no environment). An empty value makes the
+// entries that use it match nothing.
+type FileContext struct {
+	Workspace string   // the run's working directory
+	Home      string   // the agent's home directory
+	Tmp       string   // $TMPDIR, or /tmp
+	Runtime   []string // interpreter prefixes (a pyenv version, /usr/lib/python3.11)
+	// PIDs are the run's own processes: GeneraliseFiles writes
+	// /proc/PID/... of one of them as /proc/self/....
+	PIDs []int
+}
+
+// Placeholder names, as written in braces.
+const (
+	phWorkspace = "{workspace}"
+	phHome      = "{home}"
+	phTmp       = "{tmp}"
+	phRepo      = "{repo}"
+	phRuntime   = "{runtime}"
+)
+
+var placeholders = []string{phHome, phRepo, phRuntime, phTmp, phWorkspace}
+
+// symbolic is the context in which each placeholder stands for itself:
+// observations keep paths in that form ("{workspace}/out.txt", see
+// Abstract) so that shards from machines with different homes merge.
+var symbolic = FileContext{Workspace: phWorkspace, Home: phHome, Tmp: phTmp, Runtime: []string{phRuntime}}
+
+// values is what placeholder ph expands to; repo is the {repo} of the
+// entry's file.
+func (c FileContext) values(ph, repo string) []string {
+	switch ph {
+	case phWorkspace:
+		return nonEmpty(c.Workspace)
+	case phHome:
+		return nonEmpty(c.Home)
+	case phTmp:
+		return nonEmpty(c.Tmp)
+	case phRepo:
+		return nonEmpty(repo)
+	case phRuntime:
+		var out []string
+		for _, r := range c.Runtime {
+			out = append(out, nonEmpty(r)...)
+		}
+		return out
+	}
+	return nil
+}
+
+func nonEmpty(v string) []string {
+	if v == "" {
+		return nil
+	}
+	if strings.HasPrefix(v, "{") {
+		return []string{v}
+	}
+	return []string{path.Clean(v)}
+}
+
+// Abstract writes an absolute path with the placeholder whose value is
+// its longest prefix: "/home/runner/work/x/out.txt" is
+// "{workspace}/out.txt" when the workspace is /home/runner/work/x, even
+// though the home holds it too. A path under no placeholder is returned
+// cleaned.
+func (c FileContext) Abstract(p string) string {
+	if p == "" || strings.HasPrefix(p, "{") {
+		return p
+	}
+	p = path.Clean(p)
+	best, bestLen := "", 0
+	for _, ph := range []string{phWorkspace, phTmp, phRuntime, phHome} {
+		for _, v := range c.values(ph, "") {
+			if v == "/" || strings.HasPrefix(v, "{") {
+				continue
+			}
+			if (p == v || strings.HasPrefix(p, v+"/")) && len(v) > bestLen {
+				best, bestLen = ph, len(v)
+			}
+		}
+	}
+	if best == "" {
+		return p
+	}
+	return best + p[bestLen:]
+}
+
+// glob is a compiled files pattern: path elements, where "**" is any
+// number of elements (none included), "*" any run of characters within
+// one element and "?" one character; everything else is literal.
+type glob []string
+
+// compileGlob splits an expanded pattern. A leading "/**" keeps its
+// empty root element, so "/**/.env" also matches a symbolic path such as
+// "{workspace}/.env" (see match).
+func compileGlob(p string) glob {
+	if p == "/" {
+		return glob{""}
+	}
+	return glob(strings.Split(p, "/"))
+}
+
+func (g glob) literal() bool {
+	for _, e := range g {
+		if strings.ContainsAny(e, "*?") {
+			return false
+		}
+	}
+	return true
+}
+
+// match reports whether name (split like a glob) matches g.
+func (g glob) match(name []string) bool {
+	if len(g) >= 2 && g[0] == "" && g[1] == "**" {
+		// "/**/x" is "x anywhere": under "/" or under a placeholder.
+		return matchElems(g[1:], name)
+	}
+	return matchElems(g, name)
+}
+
+func matchElems(g glob, name []string) bool {
+	for len(g) > 0 {
+		if g[0] == "**" {
+			rest := g[1:]
+			for i := 0; i <= len(name); i++ {
+				if matchElems(rest, name[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(name) == 0 || !matchElem(g[0], name[0]) {
+			return false
+		}
+		g, name = g[1:], name[1:]
+	}
+	return len(name) == 0
+}
+
+// matchElem matches one element: "*" any run, "?" one byte, no classes.
+func matchElem(pat, s string) bool {
+	if !strings.ContainsAny(pat, "*?") {
+		return pat == s
+	}
+	// Iterative wildcard match with one backtrack point, linear in
+	// practice and never recursive on input an agent controls.
+	pi, si, star, mark := 0, 0, -1, 0
+	for si < len(s) {
+		switch {
+		case pi < len(pat) && (pat[pi] == '?' || pat[pi] == s[si]):
+			pi++
+			si++
+		case pi < len(pat) && pat[pi] == '*':
+			star, mark = pi, si
+			pi++
+		case star >= 0:
+			pi = star + 1
+			mark++
+			si = mark
+		default:
+			return false
+		}
+	}
+	for pi < len(pat) && pat[pi] == '*' {
+		pi++
+	}
+	return pi == len(pat)
+}
+
+// splitPath splits a cleaned absolute or symbolic path into elements.
+func splitPath(p string) []string {
+	if p == "/" {
+		return []string{""}
+	}
+	return strings.Split(p, "/")
+}
+
+// expand replaces the entry's leading placeholder with each of its values
+// in ctx; nil when the placeholder has none.
+func expand(ctx FileContext, pattern, repo string) []string {
+	if !strings.HasPrefix(pattern, "{") {
+		return []string{pattern}
+	}
+	end := strings.IndexByte(pattern, '}')
+	if end < 0 {
+		return nil
+	}
+	var out []string
+	for _, v := range ctx.values(pattern[:end+1], repo) {
+		rest := pattern[end+1:]
+		if v == "/" && rest != "" {
+			v = ""
+		}
+		out = append(out, v+rest)
+	}
+	return out
+}
+
+func sortFileEntries(entries []FileEntry) {
+	sort.SliceStable(entries, func(i, j int) bool {
+		if entries[i].Op != entries[j].Op {
+			return entries[i].Op < entries[j].Op
+		}
+		return entries[i].Pattern < entries[j].Pattern
+	})
+}
