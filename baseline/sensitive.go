@@ -47,6 +47,7 @@ var sensitivePaths = []SensitiveEntry{
 	{"{home}/.config/gh/**", rw, LevelHigh, "github token", "the GitHub CLI's token"},
 	{"{home}/.npmrc", rw, LevelHigh, "registry credentials", "npm publish tokens"},
 	{"{home}/.pypirc", rw, LevelHigh, "registry credentials", "PyPI upload tokens"},
+	{"{home}/.claude/.credentials.json", rw, LevelHigh, "agent credentials", "an agent's API token"},
 	{"/**/.env", readOnly, LevelHigh, "env file", "application secrets"},
 	{"/**/.env.*", readOnly, LevelHigh, "env file", "application secrets"},
 	{"/**/.env", writeOnly, LevelMedium, "env file", "settings an application loads at start"},
@@ -86,7 +87,6 @@ var sensitivePaths = []SensitiveEntry{
 	{"/**/.git/hooks/**", writeOnly, LevelHigh, "git hook", "runs on the next git command"},
 	{"/**/.git/config", writeOnly, LevelHigh, "git config", "can make git run a command (core.fsmonitor, core.pager, aliases)"},
 	{"/**/.mcp.json", writeOnly, LevelHigh, "agent config", "adds MCP servers that an agent starts"},
-	{"{home}/.claude/.credentials.json", rw, LevelHigh, "agent credentials", "an agent's API token"},
 	{"{home}/.claude.json", writeOnly, LevelHigh, "agent config", "an agent's MCP servers and permissions"},
 	{"{home}/.claude/**", writeOnly, LevelHigh, "agent config", "an agent's hooks, MCP servers and permissions"},
 	{"{home}/.cursor/**", writeOnly, LevelHigh, "agent config", "an agent's MCP servers and rules"},
@@ -142,8 +142,11 @@ type sensitiveHit struct {
 const probeName = "sysgate-probe"
 
 // probeRoots are where a row written "/**/x" is probed: such files matter
-// in a checkout and a home, and a glob over {tmp} or {runtime} is not
-// taken to cover them.
+// at the top of a checkout and a home, and a glob over {tmp} or {runtime}
+// is not taken to cover them. Deeper ones are not probed either:
+// "{workspace}/out/**: write" would otherwise need a reason for a
+// ".git/hooks" that out/ does not have. SensitivePath still flags each
+// such access.
 var probeRoots = []string{"", phWorkspace, phRepo, phHome}
 
 // sensitiveOverlap lists the rows an entry names or covers, in the
