@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"fmt"
 	"path"
 	"sort"
 	"strings"
@@ -34,6 +35,24 @@ func (op FileOp) String() string {
 		return "delete"
 	}
 	return "unknown"
+}
+
+// MarshalText writes the access by name, for JSON reports.
+func (op FileOp) MarshalText() ([]byte, error) {
+	if op < FileRead || op > FileDelete {
+		return nil, fmt.Errorf("file access %d: not one of read, write, exec, delete", int(op))
+	}
+	return []byte(op.String()), nil
+}
+
+// UnmarshalText reads an access by name.
+func (op *FileOp) UnmarshalText(b []byte) error {
+	v, ok := ParseFileOp(string(b))
+	if !ok {
+		return fmt.Errorf("file access %q: not one of read, write, exec, delete", b)
+	}
+	*op = v
+	return nil
 }
 
 // ParseFileOp reads "read", "write", "exec" or "delete".

@@ -110,20 +110,28 @@ func (m *FileMatcher) Allows(path string, op FileOp) bool {
 // any glob, then the globs bases first. A relative path is allowed by
 // nothing.
 func (m *FileMatcher) Lookup(p string, op FileOp) (FileEntry, bool) {
+	if i := m.index(p, op); i >= 0 {
+		return m.entries[i], true
+	}
+	return FileEntry{}, false
+}
+
+// index is Lookup's entry index, -1 for none.
+func (m *FileMatcher) index(p string, op FileOp) int {
 	if !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "{") {
-		return FileEntry{}, false
+		return -1
 	}
 	p = path.Clean(p)
 	if i, ok := m.exact[op][p]; ok {
-		return m.entries[i], true
+		return i
 	}
 	name := splitPath(p)
 	for _, c := range m.globs[op] {
 		if c.g.match(name) {
-			return m.entries[c.idx], true
+			return c.idx
 		}
 	}
-	return FileEntry{}, false
+	return -1
 }
 
 // Closest is the entry to name beside a refused access: one that allows

@@ -255,11 +255,24 @@ func globsOnly(entries []FileEntry) []FileEntry {
 // cleanObserved is an observed path as GeneraliseFiles and Diff compare
 // it: cleaned, or "" when it is neither absolute nor symbolic.
 func cleanObserved(p string) string {
+	rest := p
 	if strings.HasPrefix(p, "{") {
-		return p
+		end := strings.IndexByte(p, '}')
+		if end < 0 || !isPlaceholder(p[:end+1]) {
+			return ""
+		}
+		if rest = p[end+1:]; rest == "" {
+			return p
+		}
+		if path.Clean(rest) != rest {
+			return ""
+		}
 	}
-	if !path.IsAbs(p) {
+	if !path.IsAbs(rest) {
 		return ""
+	}
+	if rest != p {
+		return p
 	}
 	return path.Clean(p)
 }

@@ -137,6 +137,9 @@ func FuzzDecodeObservation(f *testing.F) {
 	f.Add([]byte(`{"program_sha256":{"/w/tool.sh":["AB"]}}`))
 	f.Add([]byte(`{"agent":"a","runs":1,"syscalls":{"x86_64":{"read":1}},"environment":{"x86_64":{"os":["debian 12"],"runtimes":[{"name":"go","version":"1.26.8"}]}}}`))
 	f.Add([]byte(`{"agent":"a","runs":3,"syscalls":{},"environment":{"x86_64":{"os":["debian 12"]}},"incremental":true}`))
+	f.Add([]byte(`{"agent":"a","runs":1,"syscalls":{},"files":{"read":{"/etc/hosts":2,"{workspace}/a":1},"write":{"{tmp}":1}}}`))
+	f.Add([]byte(`{"files":{"raed":{"/a":1}}}`))
+	f.Add([]byte(`{"files":{"read":{"a/../b":1,"{nope}/x":1}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		o, err := DecodeObservation(data)
 		if err != nil {
@@ -168,6 +171,9 @@ func normalized(o *Observation) *Observation {
 	}
 	for prog, n := range o.Programs {
 		c.AddProgram(prog, n)
+	}
+	for _, f := range o.FileList() {
+		c.AddFile(f.Path, f.Op, f.Count)
 	}
 	return c
 }

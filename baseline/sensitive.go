@@ -5,6 +5,10 @@ import (
 	"strings"
 )
 
+// RiskSensitivePath marks a files entry that names or covers a sensitive
+// path (Widened).
+const RiskSensitivePath RiskClass = "sensitive-path"
+
 // SensitiveEntry is one row of the sensitive-path table: where secrets,
 // or code that something else runs later, live. Sensitivity depends on
 // the access: reading .git/config is ordinary, writing it is not, so a
