@@ -186,23 +186,32 @@ func (g glob) match(name []string) bool {
 	return matchElems(g, name)
 }
 
+// matchElems is matchElem one level up: "**" is to elements what "*" is
+// to characters, so the same single-backtrack walk applies, and a glob
+// with many "**" costs at most len(g)*len(name) steps on a path an agent
+// chose, never an exponential search.
 func matchElems(g glob, name []string) bool {
-	for len(g) > 0 {
-		if g[0] == "**" {
-			rest := g[1:]
-			for i := 0; i <= len(name); i++ {
-				if matchElems(rest, name[i:]) {
-					return true
-				}
-			}
+	gi, ni, star, mark := 0, 0, -1, 0
+	for ni < len(name) {
+		switch {
+		case gi < len(g) && g[gi] == "**":
+			star, mark = gi, ni
+			gi++
+		case gi < len(g) && matchElem(g[gi], name[ni]):
+			gi++
+			ni++
+		case star >= 0:
+			gi = star + 1
+			mark++
+			ni = mark
+		default:
 			return false
 		}
-		if len(name) == 0 || !matchElem(g[0], name[0]) {
-			return false
-		}
-		g, name = g[1:], name[1:]
 	}
-	return len(name) == 0
+	for gi < len(g) && g[gi] == "**" {
+		gi++
+	}
+	return gi == len(g)
 }
 
 // matchElem matches one element: "*" any run, "?" one byte, no classes.
@@ -215,12 +224,12 @@ func matchElem(pat, s string) bool {
 	pi, si, star, mark := 0, 0, -1, 0
 	for si < len(s) {
 		switch {
-		case pi < len(pat) && (pat[pi] == '?' || pat[pi] == s[si]):
-			pi++
-			si++
 		case pi < len(pat) && pat[pi] == '*':
 			star, mark = pi, si
 			pi++
+		case pi < len(pat) && (pat[pi] == '?' || pat[pi] == s[si]):
+			pi++
+			si++
 		case star >= 0:
 			pi = star + 1
 			mark++

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -150,6 +151,9 @@ func (p *parser) fileEntry(item *yaml.Node, op FileOp) (FileEntry, bool) {
 // nothing is: it is absolute or starts with a known placeholder, is
 // clean (no ".", "..", "//" or trailing "/"), and "**" stands alone.
 func globProblem(g string) string {
+	if !utf8.ValidString(g) {
+		return "not valid UTF-8"
+	}
 	for _, r := range g {
 		if unicode.IsControl(r) {
 			return "control characters are not allowed in a glob"

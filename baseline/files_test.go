@@ -289,3 +289,25 @@ func BenchmarkFileMatcher(b *testing.B) {
 		}
 	})
 }
+
+func TestMatchElem(t *testing.T) {
+	for _, tc := range []struct {
+		pat, s string
+		want   bool
+	}{
+		{"*", "", true}, {"*", "abc", true}, {"a*c", "abbc", true}, {"a*c", "abcd", false},
+		{"*a", "*xa", true}, {"?", "", false}, {"?b", "ab", true}, {"lib*.so.*", "libz.so.1", true},
+		{"*.py", "a.py.txt", false}, {"**", "x", true}, {"a", "A", false},
+	} {
+		if got := matchElem(tc.pat, tc.s); got != tc.want {
+			t.Errorf("matchElem(%q, %q) = %v", tc.pat, tc.s, got)
+		}
+	}
+	// Many "**" against a long path an agent chose: linear walk, not an
+	// exponential search (this would not finish otherwise).
+	g := compileGlob("/" + strings.Repeat("**/", 30) + "x")
+	long := splitPath("/" + strings.Repeat("a/", 5000) + "y")
+	if g.match(long) || !g.match(splitPath("/a/b/x")) {
+		t.Error("many ** matched wrongly")
+	}
+}
