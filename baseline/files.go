@@ -76,6 +76,9 @@ type FileContext struct {
 	// PIDs are the run's own processes: GeneraliseFiles writes
 	// /proc/PID/... of one of them as /proc/self/....
 	PIDs []int
+	// repo, when set, stands for every file's {repo} (the symbolic form
+	// of the overlap check); else each entry's own is used.
+	repo string
 }
 
 // Placeholder names, as written in braces.
@@ -105,6 +108,9 @@ func (c FileContext) values(ph, repo string) []string {
 	case phTmp:
 		return nonEmpty(c.Tmp)
 	case phRepo:
+		if c.repo != "" {
+			return []string{c.repo}
+		}
 		return nonEmpty(repo)
 	case phRuntime:
 		var out []string

@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"fmt"
 	"path"
 	"strings"
 )
@@ -188,4 +189,24 @@ func (m *FileMatcher) Explain(p string, op FileOp) string {
 		return "not in the baseline; it has " + e.String()
 	}
 	return "not in the baseline; its files section is empty"
+}
+
+// SensitiveFileProblems checks the files entries again with a run's
+// placeholder values: an entry without a reason whose glob, written with
+// a literal path, names or covers a sensitive path there
+// ("/home/runner/**: read" when the home is /home/runner). Parsing
+// already did this for the placeholders as written; this finds what only
+// the values show. Each problem is a KindSensitive Error on the entry.
+func (p *Profile) SensitiveFileProblems(ctx FileContext) []*Error {
+	var out []*Error
+	for _, e := range p.FileEntries() {
+		if e.Reason != "" || len(sensitiveOverlap(e)) > 0 {
+			continue // parsing has judged it
+		}
+		if hits := sensitiveOverlapIn(ctx, e); len(hits) > 0 {
+			out = append(out, &Error{File: e.File, Line: e.Line, Col: e.Col, Kind: KindSensitive,
+				Message: fmt.Sprintf("%s %s in this run (home %s, workspace %s); give a reason", e, describeOverlap(hits), ctx.Home, ctx.Workspace)})
+		}
+	}
+	return out
 }

@@ -151,7 +151,17 @@ const probeName = "sysgate-probe"
 // "{workspace}/out/**: write" would otherwise need a reason for a
 // ".git/hooks" that out/ does not have. SensitivePath still flags each
 // such access.
-var probeRoots = []string{"", phWorkspace, phRepo, phHome}
+func probeRoots(ctx FileContext, repo string) []string {
+	roots := []string{""}
+	for _, ph := range []string{phWorkspace, phRepo, phHome} {
+		roots = append(roots, ctx.values(ph, repo)...)
+	}
+	return roots
+}
+
+// symbolicOverlap is the context of the check at parse time: every
+// placeholder, {repo} included, stands for itself.
+var symbolicOverlap = FileContext{Workspace: phWorkspace, Home: phHome, Tmp: phTmp, Runtime: []string{phRuntime}, repo: phRepo}
 
 // sensitiveOverlap lists the rows an entry names or covers, in the
 // symbolic form: two globs overlap when either matches a probe of the
@@ -162,33 +172,47 @@ var probeRoots = []string{"", phWorkspace, phRepo, phHome}
 // "/etc/cron.*/**". A glob written with a literal home ("/home/runner/**")
 // is not compared with {home} rows here; SensitivePath still flags each
 // access through it.
-func sensitiveOverlap(e FileEntry) []sensitiveHit {
-	mine := probes(e.Pattern)
-	g := compileGlob(e.Pattern)
-	literal := g.literal()
+func sensitiveOverlap(e FileEntry) []sensitiveHit { return sensitiveOverlapIn(symbolicOverlap, e) }
+
+// sensitiveOverlapIn is sensitiveOverlap with the entry and the rows
+// expanded in ctx: with a run's values, "/home/runner/**" covers
+// "{home}/.ssh/**" when the home is /home/runner.
+func sensitiveOverlapIn(ctx FileContext, e FileEntry) []sensitiveHit {
+	roots := probeRoots(ctx, e.repo)
 	var out []sensitiveHit
-	for _, s := range sensitivePaths {
-		if !slices.Contains(s.Ops, e.Op) {
-			continue
-		}
-		row := compileGlob(s.Pattern)
-		hit := false
-		for _, pr := range mine {
-			if row.match(splitPath(pr)) && !ownProc(s, splitPath(pr)) {
-				hit = true
+	for _, mine := range expand(ctx, e.Pattern, e.repo) {
+		g := compileGlob(mine)
+		mineProbes := probesUnder(mine, roots)
+		for _, s := range sensitivePaths {
+			if !slices.Contains(s.Ops, e.Op) || containsRow(out, s) {
+				continue
 			}
-		}
-		names := hit && literal
-		for _, pr := range probes(s.Pattern) {
-			if g.match(splitPath(pr)) {
-				hit = true
+			for _, rowPattern := range expand(ctx, s.Pattern, e.repo) {
+				if hit, names := overlaps(g, mineProbes, s, rowPattern, roots); hit {
+					out = append(out, sensitiveHit{entry: s, names: names})
+					break
+				}
 			}
-		}
-		if hit && !containsRow(out, s) {
-			out = append(out, sensitiveHit{entry: s, names: names})
 		}
 	}
 	return out
+}
+
+// overlaps: the row matches a probe of the entry (names: the entry is a
+// literal path), or the entry matches a probe of the row.
+func overlaps(g glob, mineProbes []string, s SensitiveEntry, rowPattern string, roots []string) (hit, names bool) {
+	row := compileGlob(rowPattern)
+	for _, pr := range mineProbes {
+		if row.match(splitPath(pr)) && !ownProc(s, splitPath(pr)) {
+			return true, g.literal()
+		}
+	}
+	for _, pr := range probesUnder(rowPattern, roots) {
+		if g.match(splitPath(pr)) {
+			return true, false
+		}
+	}
+	return false, false
 }
 
 func containsRow(hits []sensitiveHit, s SensitiveEntry) bool {
@@ -200,12 +224,18 @@ func containsRow(hits []sensitiveHit, s SensitiveEntry) bool {
 	return false
 }
 
-// probes are paths pattern matches (see sensitiveOverlap).
-func probes(pattern string) []string {
-	roots := []string{""}
+// probes are paths pattern matches, in the symbolic form (see
+// sensitiveOverlap).
+func probes(pattern string) []string { return probesUnder(pattern, probeRoots(symbolicOverlap, "")) }
+
+// probesUnder are paths pattern matches, a leading "/**" taken as each
+// of roots.
+func probesUnder(pattern string, roots []string) []string {
 	rest := pattern
 	if strings.HasPrefix(pattern, "/**/") {
-		roots, rest = probeRoots, pattern[3:]
+		rest = pattern[3:]
+	} else {
+		roots = []string{""}
 	}
 	elems := strings.Split(rest, "/")
 	for i, el := range elems {

@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -111,5 +112,23 @@ func TestSensitiveOverlap(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("overlap(%s: %s) = %v, want %v: %+v", tc.pattern, tc.op, got, tc.want, sensitiveOverlap(FileEntry{Pattern: tc.pattern, Op: tc.op}))
 		}
+	}
+}
+
+// TestSensitiveFileProblems: a glob written with a literal home is only
+// seen to cover the home's keys with the run's values.
+func TestSensitiveFileProblems(t *testing.T) {
+	p := loadFilesSection(t, "files:\n  read:\n    - /home/runner/**\n    - /home/**\n    - /etc/ssl/**\n    - path: /srv/**\n      reason: serves files\n  write:\n    - /home/runner/work/r/r/**\n")
+	ctx := FileContext{Workspace: "/home/runner/work/r/r", Home: "/home/runner", Tmp: "/tmp"}
+	var got []string
+	for _, e := range p.SensitiveFileProblems(ctx) {
+		got = append(got, e.Error())
+	}
+	if len(got) != 3 || !strings.Contains(got[1], "/home/runner/**: read covers sensitive paths: {home}/.ssh/** (ssh key, high)") ||
+		!strings.Contains(got[0], "/home/**: read covers") || !strings.Contains(got[2], "/home/runner/work/r/r/**: write covers") {
+		t.Errorf("problems:\n%s", strings.Join(got, "\n"))
+	}
+	if got := p.SensitiveFileProblems(FileContext{}); len(got) != 0 {
+		t.Errorf("without values: %v", got)
 	}
 }
