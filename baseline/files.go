@@ -5,6 +5,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // FileOp is the kind of access a files entry allows.
@@ -220,13 +221,32 @@ func matchElems(g glob, name []string) bool {
 	return gi == len(g)
 }
 
-// matchElem matches one element: "*" any run, "?" one byte, no classes.
+// matchElem matches one element: "*" any run, "?" one character, no
+// classes.
 func matchElem(pat, s string) bool {
 	if !strings.ContainsAny(pat, "*?") {
 		return pat == s
 	}
-	// Iterative wildcard match with one backtrack point, linear in
-	// practice and never recursive on input an agent controls.
+	if isASCII(pat) && isASCII(s) {
+		return matchWild([]byte(pat), []byte(s))
+	}
+	// "?" is one character, not one byte of it.
+	return matchWild([]rune(pat), []rune(s))
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// matchWild is an iterative wildcard match with one backtrack point:
+// at most len(pat)*len(s) steps, never recursive on input an agent
+// controls.
+func matchWild[C byte | rune](pat, s []C) bool {
 	pi, si, star, mark := 0, 0, -1, 0
 	for si < len(s) {
 		switch {

@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -45,3 +46,33 @@ func FuzzFilesEntry(f *testing.F) {
 }
 
 func hasRepo(glob string) bool { return len(glob) >= len(phRepo) && glob[:len(phRepo)] == phRepo }
+
+// FuzzGeneraliseFiles: whatever paths a run touched, what record writes
+// validates and allows every one of them again.
+func FuzzGeneraliseFiles(f *testing.F) {
+	f.Add("/etc/hosts\n/w/a\n/w/b/c\n/tmp/x\n/home/u/.ssh/id_rsa\n/proc/41/status", uint8(1))
+	f.Add("/a/b/1\n/a/b/2\n/a/b/3\n/a/b/4\n/a/c/*\n/a/{x}\n/a/b/\x01", uint8(2))
+	f.Add("/\n/x\n/home/u\n/home/u/.bashrc\n/etc/cron.d/a\n/etc/cron.d/b\n/etc/cron.d/c\n/etc/cron.d/d", uint8(2))
+	f.Fuzz(func(t *testing.T, list string, op uint8) {
+		ctx := FileContext{Workspace: "/w", Home: "/home/u", Tmp: "/tmp", Runtime: []string{"/rt"}, PIDs: []int{41}}
+		o := FileOp(op%4) + FileRead
+		var seen []ObservedFile
+		for _, p := range strings.Split(list, "\n") {
+			if p = cleanObserved(p); p != "" && utf8.ValidString(p) && !strings.HasPrefix(p, "{") {
+				seen = append(seen, ObservedFile{Path: p, Op: o, Count: 1})
+			}
+		}
+		entries := GeneraliseFiles(ctx, seen)
+		out := (&Document{Version: FormatVersion, HasFiles: true, Files: entries}).Format()
+		doc, err := ParseDocument("f.yaml", out)
+		if err != nil {
+			t.Fatalf("generated section does not validate: %v\n%s", err, out)
+		}
+		m := newFileMatcher(doc.Files, ctx)
+		for _, s := range seen {
+			if p := ownProcPath(ctx.PIDs, s.Path); !m.Allows(p, s.Op) && !m.Allows(s.Path, s.Op) {
+				t.Fatalf("%s %s not allowed by\n%s", s.Op, s.Path, out)
+			}
+		}
+	})
+}

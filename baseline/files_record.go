@@ -86,7 +86,9 @@ func GeneraliseFiles(ctx FileContext, seen []ObservedFile) []FileEntry {
 	}
 	out = dropCovered(out)
 	sortFileEntries(out)
-	return out
+	// Two paths may write as one glob ("/a/b/*" and "/a/b/?" are both
+	// "/a/b/?").
+	return slices.CompactFunc(out, func(a, b FileEntry) bool { return a.key() == b.key() })
 }
 
 // collapsesInto names the placeholder whose whole tree a path's access

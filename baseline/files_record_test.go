@@ -2,12 +2,15 @@ package baseline
 
 import (
 	"bufio"
+	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 )
+
+var update = flag.Bool("update", false, "rewrite the golden files of testdata/files from the output")
 
 // readObserved reads a fixture of "ACCESS COUNT PATH" lines, made from
 // `strace -f -e trace=%file,%process` of a real run (testdata/files/README).
@@ -67,6 +70,15 @@ func TestGeneraliseRealRuns(t *testing.T) {
 			t.Logf("%d paths -> %d entries:\n%s", len(seen), lines, out)
 			if lines >= tc.max {
 				t.Errorf("%d entries, want under %d", lines, tc.max)
+			}
+			golden := filepath.Join("testdata", "files", strings.TrimSuffix(tc.fixture, ".observed")+".golden.yaml")
+			if *update {
+				if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if want, err := os.ReadFile(golden); err != nil || string(want) != out {
+				t.Errorf("%s differs from the output (rerun with -update after review): %v", golden, err)
 			}
 			doc, err := ParseDocument("f.yaml", []byte(out))
 			if err != nil {

@@ -297,7 +297,7 @@ func TestMatchElem(t *testing.T) {
 	}{
 		{"*", "", true}, {"*", "abc", true}, {"a*c", "abbc", true}, {"a*c", "abcd", false},
 		{"*a", "*xa", true}, {"?", "", false}, {"?b", "ab", true}, {"lib*.so.*", "libz.so.1", true},
-		{"*.py", "a.py.txt", false}, {"**", "x", true}, {"a", "A", false},
+		{"*.py", "a.py.txt", false}, {"**", "x", true}, {"a", "A", false}, {"?", "é", true}, {"a?c", "a日c", true}, {"*é", "xxé", true},
 	} {
 		if got := matchElem(tc.pat, tc.s); got != tc.want {
 			t.Errorf("matchElem(%q, %q) = %v", tc.pat, tc.s, got)
