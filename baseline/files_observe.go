@@ -3,6 +3,7 @@ package baseline
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // AddFile counts n accesses op of path (absolute, or symbolic: see
@@ -69,4 +70,16 @@ func (o *Observation) checkFiles() error {
 		}
 	}
 	return nil
+}
+
+// writeFiles lists the files in String: "read: /etc/hosts×2 {tmp}/x×1".
+func (o *Observation) writeFiles(b *strings.Builder) {
+	last := FileOp(0)
+	for _, f := range o.FileList() {
+		if f.Op != last {
+			fmt.Fprintf(b, "\n  files %s:", f.Op)
+			last = f.Op
+		}
+		fmt.Fprintf(b, " %s×%d", f.Path, f.Count)
+	}
 }

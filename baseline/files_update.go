@@ -112,3 +112,14 @@ func firstDocWith(p *Profile, has func(*Document) bool) string {
 	}
 	return ""
 }
+
+// lineFiles gives each added files entry its line in the file as written.
+func (res *RecordResult) lineFiles(written *Document) {
+	for i := range res.AddedFiles {
+		for _, e := range written.Files {
+			if e.Pattern == res.AddedFiles[i].Path && e.Op == res.AddedFiles[i].Op {
+				res.AddedFiles[i].Line = e.Line
+			}
+		}
+	}
+}

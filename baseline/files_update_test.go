@@ -150,3 +150,22 @@ func TestWidenFiles(t *testing.T) {
 		t.Errorf("a file-blind base allowed every file: %+v", got)
 	}
 }
+
+func TestWriteRecordedFilesLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.yaml")
+	o := filesObservation(ObservedFile{Path: "/etc/hosts", Op: FileRead, Count: 2}, ObservedFile{Path: "{tmp}/x", Op: FileWrite})
+	res, err := WriteRecorded(path, o, RecordOptions{Agent: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.AddedFiles) != 2 || res.AddedFiles[0].Line != 7 || res.AddedFiles[1].Line != 9 {
+		t.Errorf("added %+v", res.AddedFiles)
+	}
+	if got := o.String(); !strings.HasSuffix(got, "\n  files read: /etc/hosts×2\n  files write: {tmp}/x×1") {
+		t.Errorf("String: %q", got)
+	}
+	data, err := json.Marshal(res.AddedFiles[0])
+	if err != nil || !strings.Contains(string(data), `"op":"read"`) {
+		t.Errorf("json %s %v", data, err)
+	}
+}

@@ -302,6 +302,7 @@ func (o *Observation) String() string {
 			fmt.Fprintf(&b, " %s×%d", prog, o.Programs[prog])
 		}
 	}
+	o.writeFiles(&b)
 	return b.String()
 }
 

@@ -82,6 +82,7 @@ func WriteRecorded(path string, o *Observation, opts RecordOptions) (*RecordResu
 				}
 			}
 		}
+		res.lineFiles(written)
 		for i := range res.AddedPrograms {
 			for _, e := range written.Programs {
 				if e.Path == res.AddedPrograms[i].Program {
