@@ -28,6 +28,7 @@ func recordFiles(doc, old *Document, base *Profile, o *Observation, merge bool, 
 		return
 	}
 	baseM, keptM := base.FileMatcher(symbolic), newFileMatcher(kept, symbolic)
+	repo := workTree(programDir(doc.Path))
 	used := make([]bool, len(kept))
 	var fresh []ObservedFile
 	for _, s := range o.FileList() {
@@ -37,6 +38,11 @@ func recordFiles(doc, old *Document, base *Profile, o *Observation, merge bool, 
 		if i := keptM.index(s.Path, s.Op); i >= 0 {
 			used[i] = true
 			continue
+		}
+		// A path in the baseline's own checkout is written from {repo},
+		// so that a clone elsewhere reads the same file.
+		if repo != "" && within(repo, s.Path) {
+			s.Path = phRepo + s.Path[len(repo):]
 		}
 		fresh = append(fresh, s)
 	}

@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -167,5 +168,25 @@ func TestWriteRecordedFilesLines(t *testing.T) {
 	data, err := json.Marshal(res.AddedFiles[0])
 	if err != nil || !strings.Contains(string(data), `"op":"read"`) {
 		t.Errorf("json %s %v", data, err)
+	}
+}
+
+func TestRecordFilesRepo(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "baselines", "a.yaml")
+	o := filesObservation(ObservedFile{Path: real + "/agents/agent.py", Op: FileRead}, ObservedFile{Path: real + "x/y", Op: FileRead})
+	doc, _, err := FromObservation(path, o, RecordOptions{Agent: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(doc.Format()); !strings.Contains(got, "    - \"{repo}/agents/agent.py\"\n") || !strings.Contains(got, "    - "+real+"x/y\n") {
+		t.Errorf("got:\n%s", got)
 	}
 }
