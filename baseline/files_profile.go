@@ -210,3 +210,24 @@ func (p *Profile) SensitiveFileProblems(ctx FileContext) []*Error {
 	}
 	return out
 }
+
+// checkFileDuplicates reports a files entry (glob and access) that two
+// files of one extends stack list, as for syscalls: the agent's file
+// holds only what the agent adds to its bases.
+func (l *loader) checkFileDuplicates(stack []*Document) {
+	first := map[string]*FileEntry{}
+	for _, d := range stack {
+		for i := range d.Files {
+			e := &d.Files[i]
+			prev, dup := first[e.key()]
+			if !dup {
+				first[e.key()] = e
+				continue
+			}
+			if prev.File != e.File {
+				l.addOnce(&Error{File: e.File, Line: e.Line, Col: e.Col, Kind: KindDuplicate,
+					Message: fmt.Sprintf("%s is already allowed by %s:%d", e, prev.File, prev.Line)})
+			}
+		}
+	}
+}

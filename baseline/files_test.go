@@ -311,3 +311,13 @@ func TestMatchElem(t *testing.T) {
 		t.Error("many ** matched wrongly")
 	}
 }
+
+func TestFilesDuplicateAcrossLayers(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "base.yaml", "version: 1\nfiles:\n  read:\n    - \"{runtime}/**\"\n")
+	path := writeFile(t, dir, "a.yaml", "version: 1\nextends: [base.yaml]\nfiles:\n  read:\n    - \"{runtime}/**\"\n  write:\n    - \"{runtime}/**\"\n")
+	_, err := Load(path)
+	if err == nil || !strings.Contains(err.Error(), "a.yaml:5: {runtime}/**: read is already allowed by "+filepath.Join(dir, "base.yaml")+":4 [duplicate]") {
+		t.Errorf("got %v", err)
+	}
+}
