@@ -160,6 +160,25 @@ func (c FileContext) Abstract(p string) string {
 	return best + p[bestLen:]
 }
 
+// abstractions are every way to write p: as given (cleaned), and from
+// each placeholder whose value holds it, so that a workspace that is the
+// home, or lies in it, hides no {home} row.
+func (c FileContext) abstractions(p string) []string {
+	if p == "" || strings.HasPrefix(p, "{") {
+		return []string{p}
+	}
+	p = path.Clean(p)
+	out := []string{p}
+	for _, ph := range []string{phWorkspace, phTmp, phRuntime, phHome} {
+		for _, v := range c.values(ph, "") {
+			if v != "/" && !strings.HasPrefix(v, "{") && (p == v || strings.HasPrefix(p, v+"/")) {
+				out = append(out, ph+p[len(v):])
+			}
+		}
+	}
+	return out
+}
+
 // glob is a compiled files pattern: path elements, where "**" is any
 // number of elements (none included), "*" any run of characters within
 // one element and "?" one character; everything else is literal.

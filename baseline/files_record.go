@@ -41,28 +41,32 @@ const collapseAt = 4
 //
 // The entries are sorted by access, then glob.
 func GeneraliseFiles(ctx FileContext, seen []ObservedFile) []FileEntry {
+	// byOp: the paths of each access, abstracted; the value says whether
+	// the path is sensitive, judged before abstracting (a workspace that
+	// is the home would hide {home}/.ssh as {workspace}/.ssh).
 	byOp := map[FileOp]map[string]bool{}
 	for _, s := range seen {
 		if s.Op < FileRead || s.Op > FileDelete {
 			continue
 		}
-		p := ownProcPath(ctx.PIDs, s.Path)
-		p = ctx.Abstract(p)
+		raw := ownProcPath(ctx.PIDs, s.Path)
+		p := ctx.Abstract(raw)
 		if !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "{") {
 			continue
 		}
 		if byOp[s.Op] == nil {
 			byOp[s.Op] = map[string]bool{}
 		}
-		byOp[s.Op][p] = true
+		_, sensitive := SensitivePath(ctx, raw, s.Op)
+		byOp[s.Op][p] = byOp[s.Op][p] || sensitive
 	}
 	var out []FileEntry
 	for _, op := range fileOps {
 		var rest []string
 		placeholderGlobs := map[string]bool{}
-		for p := range byOp[op] {
-			if _, ok := SensitivePath(FileContext{}, p, op); ok {
-				out = append(out, FileEntry{Pattern: literalGlob(p), Op: op})
+		for p, sensitive := range byOp[op] {
+			if sensitive {
+				out = append(out, FileEntry{Pattern: literalGlob(p), Op: op, Reason: UnreviewedReason})
 				continue
 			}
 			if ph, ok := collapsesInto(p); ok {

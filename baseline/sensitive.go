@@ -119,13 +119,19 @@ func SensitivePaths() []SensitiveEntry { return slices.Clone(sensitivePaths) }
 // the kernel was given, so an agent that names one of its own processes by
 // pid is reported as if it were another.
 func SensitivePath(ctx FileContext, path string, op FileOp) (SensitiveEntry, bool) {
-	name := splitPath(ctx.Abstract(path))
+	names := [][]string{}
+	for _, p := range ctx.abstractions(path) {
+		names = append(names, splitPath(p))
+	}
 	for _, s := range sensitivePaths {
-		if !slices.Contains(s.Ops, op) || ownProc(s, name) {
+		if !slices.Contains(s.Ops, op) {
 			continue
 		}
-		if compileGlob(s.Pattern).match(name) {
-			return s, true
+		row := compileGlob(s.Pattern)
+		for _, name := range names {
+			if !ownProc(s, name) && row.match(name) {
+				return s, true
+			}
 		}
 	}
 	return SensitiveEntry{}, false

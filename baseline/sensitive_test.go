@@ -132,3 +132,16 @@ func TestSensitiveFileProblems(t *testing.T) {
 		t.Errorf("without values: %v", got)
 	}
 }
+
+// TestSensitiveWorkspaceIsHome: an agent run in its home writes its
+// files as {workspace}/..., and the keys there are still keys.
+func TestSensitiveWorkspaceIsHome(t *testing.T) {
+	ctx := FileContext{Workspace: "/home/u", Home: "/home/u", Tmp: "/tmp"}
+	if s, ok := SensitivePath(ctx, "/home/u/.ssh/id_rsa", FileRead); !ok || s.Label != "ssh key" {
+		t.Errorf("got %+v %v", s, ok)
+	}
+	entries := GeneraliseFiles(ctx, []ObservedFile{{Path: "/home/u/.ssh/id_rsa", Op: FileRead}, {Path: "/home/u/a", Op: FileRead}})
+	if got := formatEntries(entries); !strings.Contains(got, "path: \"{workspace}/.ssh/id_rsa\"\n      reason: \"unreviewed") {
+		t.Errorf("got:\n%s", got)
+	}
+}
