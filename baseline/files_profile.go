@@ -231,3 +231,19 @@ func (l *loader) checkFileDuplicates(stack []*Document) {
 		}
 	}
 }
+
+// ExpandedFiles returns the files entries with their placeholders
+// replaced by ctx's values, one entry per value ({runtime} may have
+// several) and none for a placeholder without one: the absolute globs
+// that enforce (Landlock's RulesFromGlobs) and reports take.
+func (p *Profile) ExpandedFiles(ctx FileContext) []FileEntry {
+	var out []FileEntry
+	for _, e := range p.FileEntries() {
+		for _, x := range expand(ctx, e.Pattern, e.repo) {
+			c := e
+			c.Pattern = x
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -321,3 +321,14 @@ func TestFilesDuplicateAcrossLayers(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+func TestExpandedFiles(t *testing.T) {
+	p := loadFilesSection(t, "files:\n  read:\n    - \"{runtime}/**\"\n    - \"{home}/.gitconfig\"\n    - /etc/hosts\n")
+	var got []string
+	for _, e := range p.ExpandedFiles(FileContext{Runtime: []string{"/a", "/b/"}}) {
+		got = append(got, e.String())
+	}
+	if strings.Join(got, ", ") != "/etc/hosts: read, /a/**: read, /b/**: read" {
+		t.Errorf("got %s", strings.Join(got, ", "))
+	}
+}
