@@ -34,6 +34,11 @@ type DiffResult struct {
 	// (only when the observation saw programs at all). Sorted by program.
 	NewPrograms    []ProgramFinding `json:"new_programs,omitempty"`
 	UnusedPrograms []ProgramFinding `json:"unused_programs,omitempty"`
+	// NewFiles: observed file accesses the profile does not allow (only
+	// when it gates files); UnusedFiles: files entries of the files given
+	// to LoadStack that no access matched (only when files were observed).
+	NewFiles    []FileFinding `json:"new_files,omitempty"`
+	UnusedFiles []FileFinding `json:"unused_files,omitempty"`
 }
 
 // Diff compares an observation with a profile. New lists observed syscalls
@@ -69,6 +74,7 @@ func Diff(p *Profile, o *Observation) *DiffResult {
 	sortFindings(r.New)
 	sortFindings(r.Unused)
 	r.NewPrograms, r.UnusedPrograms = diffPrograms(p, o)
+	r.NewFiles, r.UnusedFiles = diffFiles(p, o)
 	return r
 }
 

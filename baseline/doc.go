@@ -11,6 +11,14 @@
 // reason; risky programs (shells, downloaders, compilers: ProgramRisk)
 // need a reason too. Without a programs section anywhere in a stack, any
 // program may run (Profile.GatesPrograms).
+// A "files" section (files*.go) lists, per access (read, write, exec,
+// delete), the globs of the paths the agent may touch, with placeholders
+// ({workspace}, {home}, {tmp}, {repo}, {runtime}) whose values the caller
+// passes in a FileContext; a FileMatcher answers per run. An entry that
+// names or covers a path of the sensitive-path table (sensitive.go: keys,
+// credentials, start-up files, hooks) needs a reason. GeneraliseFiles
+// turns a run's accesses into a short section. Without a files section
+// anywhere in a stack, files are not gated (Profile.FilesGated).
 // Load and LoadStack validate a stack of files into a Profile; every
 // problem is an *Error printing "file:line: message [kind]" and matching
 // ErrInvalid, several per file collected in an ErrorList. Syscall names are

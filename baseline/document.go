@@ -40,6 +40,10 @@ type Document struct {
 	// HasPrograms: the file has a programs section, even an empty one.
 	Programs    []ProgramEntry
 	HasPrograms bool
+	// Files are the paths the agent may touch, per access (files.go);
+	// HasFiles: the file has a files section, even "files: {}".
+	Files    []FileEntry
+	HasFiles bool
 
 	// Warnings found while parsing: unreviewed reasons, comments Format
 	// does not keep.
@@ -122,4 +126,5 @@ func (d *Document) normalize() {
 		sortSections(d.Groups[i].Syscalls)
 	}
 	sortPrograms(d.Programs)
+	sortFileEntries(d.Files)
 }

@@ -36,6 +36,9 @@ const (
 	KindProgramBlind    = "program-blind"    // warning: no file of the stack has a programs section, so any program runs
 	KindProgramWritable = "program-writable" // warning: a user other than root can replace a listed program (advisory when its sha256 pins it)
 	KindUnpinned        = "unpinned"         // warning (not failing --strict): program entries without a sha256
+	KindFiles           = "files"            // a malformed files glob or placeholder
+	KindSensitive       = "sensitive"        // a files entry naming or covering a sensitive path without a reason
+	KindFileBlind       = "file-blind"       // warning: no file of the stack has a files section, so files are not gated
 )
 
 // Error is one finding in a baseline file. It prints as

@@ -34,6 +34,9 @@ func FuzzParse(f *testing.F) {
 		"version: 1\nprograms:\n  - path: \"/opt/*/bin/[a-z]*\"\n    reason: r # c\n  - path: ./x\n  - /usr/bin/curl\n  - /opt/*/t\n  - x\n  - ./x\n",
 		"version: 1\nprograms:\n  - path: ./tool.sh\n    sha256: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n  - path: /opt/*/t\n    reason: r\n    sha256: [bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb, aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa]\n  - {path: /x, sha256: XY}\n",
 		"version: 1\nprograms: [{path: /a, path: /b}, {reason: r}, [x], /opt/**/y, \"\", ~]\n",
+		"version: 1\nfiles: {}\n", "version: 1\nfiles:\n  read: []\n",
+		"version: 1\nfiles:\n  read:\n    - \"{runtime}/**\" # c\n    - path: \"{home}/.ssh/id_rsa\"\n      reason: deploy\n  write: [\"{tmp}/**\", /a/b*c/?]\n  raed: [/x]\n",
+		"version: 1\nfiles:\n  exec: [x, /a/../b, \"{hom}/x\", \"{tmp}x\", /a//b, /a/**b, {path: /a, why: x}]\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -90,7 +93,11 @@ func content(d *Document) any {
 	for _, e := range d.Programs {
 		programs = append(programs, program{e.Path, e.Written, e.Reason, e.Pattern, strings.Join(e.SHA256, " ")})
 	}
-	return []any{d.Agent, ext, sections(d.Syscalls), groups, d.HasPrograms, programs}
+	var files []string
+	for _, e := range d.Files {
+		files = append(files, e.String()+" "+e.Reason)
+	}
+	return []any{d.Agent, ext, sections(d.Syscalls), groups, d.HasPrograms, programs, d.HasFiles, files}
 }
 
 // FuzzReasonRoundTrip drives the writer's quoting: any reason text must
@@ -137,6 +144,9 @@ func FuzzDecodeObservation(f *testing.F) {
 	f.Add([]byte(`{"program_sha256":{"/w/tool.sh":["AB"]}}`))
 	f.Add([]byte(`{"agent":"a","runs":1,"syscalls":{"x86_64":{"read":1}},"environment":{"x86_64":{"os":["debian 12"],"runtimes":[{"name":"go","version":"1.26.8"}]}}}`))
 	f.Add([]byte(`{"agent":"a","runs":3,"syscalls":{},"environment":{"x86_64":{"os":["debian 12"]}},"incremental":true}`))
+	f.Add([]byte(`{"agent":"a","runs":1,"syscalls":{},"files":{"read":{"/etc/hosts":2,"{workspace}/a":1},"write":{"{tmp}":1}}}`))
+	f.Add([]byte(`{"files":{"raed":{"/a":1}}}`))
+	f.Add([]byte(`{"files":{"read":{"a/../b":1,"{nope}/x":1}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		o, err := DecodeObservation(data)
 		if err != nil {
@@ -168,6 +178,9 @@ func normalized(o *Observation) *Observation {
 	}
 	for prog, n := range o.Programs {
 		c.AddProgram(prog, n)
+	}
+	for _, f := range o.FileList() {
+		c.AddFile(f.Path, f.Op, f.Count)
 	}
 	return c
 }

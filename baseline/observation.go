@@ -27,6 +27,11 @@ type Observation struct {
 	// ProgramSHA256 are the contents (sha256, lowercase hex, sorted) each
 	// program ran with, for record to pin the entries it writes.
 	ProgramSHA256 map[string][]string `json:"program_sha256,omitempty"`
+	// Files are the paths the runs touched, per access ("read", "write",
+	// "exec", "delete"), with how often; paths are absolute or in the
+	// symbolic form FileContext.Abstract writes. nil: files were not
+	// observed (an older sysgate, or --no-files).
+	Files map[string]map[string]uint64 `json:"files,omitempty"`
 	// Environment is where the runs ran, per arch (Environment): merged
 	// runs on different machines list every value.
 	Environment map[scmp.Arch]Environment `json:"environment,omitempty"`
@@ -161,6 +166,7 @@ func (o *Observation) merge(other *Observation, allowMixed bool) error {
 	for arch, env := range other.Environment {
 		o.AddEnvironment(arch, env)
 	}
+	o.mergeFiles(other)
 	return nil
 }
 
@@ -234,6 +240,9 @@ func DecodeObservation(data []byte) (*Observation, error) {
 			}
 		}
 	}
+	if err := o.checkFiles(); err != nil {
+		return nil, err
+	}
 	for arch, m := range o.Syscalls {
 		for name := range m {
 			if _, known := scmp.Number(arch, argclass.SyscallOf(name)); !known && !isDecimal(name) {
@@ -293,6 +302,7 @@ func (o *Observation) String() string {
 			fmt.Fprintf(&b, " %s×%d", prog, o.Programs[prog])
 		}
 	}
+	o.writeFiles(&b)
 	return b.String()
 }
 

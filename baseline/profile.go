@@ -77,6 +77,7 @@ func loadStack(read func(string) ([]byte, error), sel Selector, paths []string) 
 		p.direct[doc.Path] = true
 		stack := l.stack(doc, nil)
 		l.checkDuplicates(stack)
+		l.checkFileDuplicates(stack)
 		for _, d := range stack {
 			if !p.hasDoc(d) {
 				p.Docs = append(p.Docs, d)

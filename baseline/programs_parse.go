@@ -107,12 +107,7 @@ func (p *parser) programMapping(item *yaml.Node, e *ProgramEntry) (*yaml.Node, b
 			p.add(k, KindSchema, "unknown key %q in a program entry (known: path, reason, sha256); write %s", k.Value, programForms)
 			return nil, false
 		}
-		if i == 0 {
-			e.Comment = joinComments(e.Comment, k.HeadComment)
-		} else if k.HeadComment != "" {
-			p.warn(k, KindFormat, "comment here is not kept by `sysgate baseline fmt`; move it above the entry")
-		}
-		e.LineComment = joinComments(e.LineComment, joinComments(k.LineComment, v.LineComment))
+		p.keyComments(i, k, v, &e.Comment, &e.LineComment)
 	}
 	if pathNode == nil {
 		p.add(item, KindSchema, "program entry without a path: write %s", programForms)

@@ -50,6 +50,10 @@ type RecordResult struct {
 	AddedPrograms   []ProgramFinding
 	RemovedPrograms []ProgramFinding
 	SkippedPrograms []ProgramFinding
+	// AddedFiles, RemovedFiles: the same for the files section (Path is
+	// the entry's glob).
+	AddedFiles   []FileFinding
+	RemovedFiles []FileFinding
 }
 
 // WriteRecorded writes the baseline of a record run to path: the
@@ -78,6 +82,7 @@ func WriteRecorded(path string, o *Observation, opts RecordOptions) (*RecordResu
 				}
 			}
 		}
+		res.lineFiles(written)
 		for i := range res.AddedPrograms {
 			for _, e := range written.Programs {
 				if e.Path == res.AddedPrograms[i].Program {
@@ -133,9 +138,10 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 	recordSyscalls(doc, old, o, provided, res)
 	carryOverEntries(doc, old, o, provided, opts.Merge, res)
 	recordPrograms(doc, old, base, o, opts.Merge, res)
+	recordFiles(doc, old, base, o, opts.Merge, res)
 	recordEnvironment(doc, old, o, opts.Merge)
 	doc.normalize()
-	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 && !doc.HasPrograms {
+	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 && !doc.HasPrograms && !doc.HasFiles {
 		return nil, nil, fmt.Errorf("record baseline %s: %w: nothing observed beyond the bases and no extends to write", path, ErrInvalid)
 	}
 	sortFindings(res.Added)

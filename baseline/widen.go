@@ -22,6 +22,8 @@ type Widened struct {
 	Arch    scmp.Arch `json:"arch,omitempty"`
 	Syscall string    `json:"syscall,omitempty"`
 	Program string    `json:"program,omitempty"`
+	// Path is a files entry: "{workspace}/**: write".
+	Path    string    `json:"path,omitempty"`
 	Pattern bool      `json:"pattern,omitempty"`
 	Group   string    `json:"group,omitempty"`
 	Reason  string    `json:"reason,omitempty"`
@@ -42,13 +44,17 @@ const (
 	WidenProgram     WidenKind = "program"
 	WidenPin         WidenKind = "pin"         // a program's content pins dropped or changed
 	WidenUnmonitored WidenKind = "unmonitored" // a channel the gate no longer watches
-	WidenUngated     WidenKind = "ungated"     // programs no longer gated at all
+	WidenUngated     WidenKind = "ungated"     // programs (or files) no longer gated at all
+	WidenFile        WidenKind = "file"        // a files entry the base did not have
 )
 
 // Subject is what the entry names: "socket(AF_INET)", a program path.
 func (w Widened) Subject() string {
 	if w.Kind == WidenSyscall || w.Kind == WidenUnmonitored {
 		return w.Syscall
+	}
+	if w.Path != "" {
+		return w.Path
 	}
 	return w.Program
 }
@@ -82,6 +88,7 @@ func Widen(base, cur *Profile) []Widened {
 		}
 	}
 	out = append(out, widenPrograms(base, cur)...)
+	out = append(out, widenFiles(base, cur)...)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.File != b.File {
@@ -105,13 +112,7 @@ func widenPrograms(base, cur *Profile) []Widened {
 	} else if !base.GatesPrograms() {
 		return nil
 	} else if !cur.GatesPrograms() {
-		file := ""
-		for _, d := range base.Docs {
-			if d.HasPrograms {
-				file = d.Path
-				break
-			}
-		}
+		file := firstDocWith(base, func(d *Document) bool { return d.HasPrograms })
 		return []Widened{{Kind: WidenUngated, Reason: "the programs section is gone: every program is allowed", File: file}}
 	}
 	var out []Widened

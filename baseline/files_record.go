@@ -1,0 +1,284 @@
+package baseline
+
+import (
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// ObservedFile is one path a run touched, with the access and how often.
+// Path is absolute, or in the symbolic form FileContext.Abstract writes.
+type ObservedFile struct {
+	Path  string
+	Op    FileOp
+	Count uint64
+}
+
+// collapseAt is how many files of one access a directory needs before
+// record writes it as a glob. Three lines are still quicker to review
+// than a glob is to reason about; from four on a listing of names (shared
+// libraries, locale files, a package's modules) says less than "this
+// directory" and only grows with the next release.
+const collapseAt = 4
+
+// GeneraliseFiles turns the paths a run touched into a short list of
+// entries a reviewer can read:
+//   - a path under {workspace}, {tmp} or {runtime} becomes "{name}/**" for
+//     the access seen (so per-run names such as /tmp/tmpab12cd/x need no
+//     line of their own);
+//   - /proc/PID/... of one of ctx.PIDs becomes /proc/self/...;
+//   - elsewhere, the deepest directory holding collapseAt or more paths
+//     of one access (and no subdirectory that does) becomes "dir/*", or
+//     "dir/**" when they lie in subdirectories, but never "/", a top-level
+//     directory such as "/etc", or {home} itself;
+//   - a glob that would cover a sensitive path is not written: its paths
+//     stay literal, and a sensitive path is always written literally too,
+//     with UnreviewedReason so that validate asks for a real one. A
+//     placeholder glob that covers one ({workspace}/**: write covers
+//     .git/hooks) gets UnreviewedReason as well.
+//
+// The entries are sorted by access, then glob.
+func GeneraliseFiles(ctx FileContext, seen []ObservedFile) []FileEntry {
+	// byOp: the paths of each access, abstracted; the value says whether
+	// the path is sensitive, judged before abstracting (a workspace that
+	// is the home would hide {home}/.ssh as {workspace}/.ssh).
+	byOp := map[FileOp]map[string]bool{}
+	for _, s := range seen {
+		if s.Op < FileRead || s.Op > FileDelete {
+			continue
+		}
+		raw := ownProcPath(ctx.PIDs, s.Path)
+		p := ctx.Abstract(raw)
+		if !strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "{") {
+			continue
+		}
+		if byOp[s.Op] == nil {
+			byOp[s.Op] = map[string]bool{}
+		}
+		_, sensitive := SensitivePath(ctx, raw, s.Op)
+		byOp[s.Op][p] = byOp[s.Op][p] || sensitive
+	}
+	var out []FileEntry
+	for _, op := range fileOps {
+		var rest []string
+		placeholderGlobs := map[string]bool{}
+		for p, sensitive := range byOp[op] {
+			if sensitive {
+				out = append(out, FileEntry{Pattern: literalGlob(p), Op: op, Reason: UnreviewedReason})
+				continue
+			}
+			if ph, ok := collapsesInto(p); ok {
+				placeholderGlobs[ph+"/**"] = true
+				continue
+			}
+			rest = append(rest, p)
+		}
+		for g := range placeholderGlobs {
+			out = append(out, FileEntry{Pattern: g, Op: op})
+		}
+		slices.Sort(rest)
+		for _, g := range collapse(rest, op) {
+			out = append(out, FileEntry{Pattern: g, Op: op})
+		}
+	}
+	for i := range out {
+		if len(sensitiveOverlap(out[i])) > 0 {
+			out[i].Reason = UnreviewedReason
+		}
+	}
+	out = dropCovered(out)
+	sortFileEntries(out)
+	// Two paths may write as one glob ("/a/b/*" and "/a/b/?" are both
+	// "/a/b/?").
+	return slices.CompactFunc(out, func(a, b FileEntry) bool { return a.key() == b.key() })
+}
+
+// collapsesInto names the placeholder whose whole tree a path's access
+// is written as.
+func collapsesInto(p string) (string, bool) {
+	for _, ph := range []string{phWorkspace, phTmp, phRuntime} {
+		if p == ph || strings.HasPrefix(p, ph+"/") {
+			return ph, true
+		}
+	}
+	return "", false
+}
+
+// ownProcPath writes /proc/PID/... of a run's own process as
+// /proc/self/...: the next run has other pids.
+func ownProcPath(pids []int, p string) string {
+	rest, ok := strings.CutPrefix(p, "/proc/")
+	if !ok {
+		return p
+	}
+	pid, tail, _ := strings.Cut(rest, "/")
+	n, err := strconv.Atoi(pid)
+	if err != nil || !slices.Contains(pids, n) {
+		return p
+	}
+	if tail == "" {
+		return "/proc/self"
+	}
+	return "/proc/self/" + tail
+}
+
+// literalGlob writes a path as a glob that matches it: the glob syntax
+// has no escapes, so a character it reads specially ("*", "?", a brace)
+// or cannot hold (a control character) becomes "?", which still matches
+// it.
+func literalGlob(p string) string {
+	head, rest := "", p
+	if strings.HasPrefix(p, "{") {
+		end := strings.IndexByte(p, '}')
+		head, rest = p[:end+1], p[end+1:]
+	}
+	return head + strings.Map(func(r rune) rune {
+		if strings.ContainsRune("*?{}", r) || unicode.IsControl(r) || r == unicode.ReplacementChar {
+			return '?'
+		}
+		return r
+	}, rest)
+}
+
+// collapse writes sorted paths of one access as globs and literals.
+func collapse(paths []string, op FileOp) []string {
+	var out []string
+	// Paths group by their root: "" for absolute ones, or a placeholder.
+	for len(paths) > 0 {
+		root := strings.SplitN(paths[0], "/", 2)[0]
+		n := 0
+		for n < len(paths) && strings.SplitN(paths[n], "/", 2)[0] == root {
+			n++
+		}
+		out = append(out, collapseDir(root, paths[:n], op)...)
+		paths = paths[n:]
+	}
+	return out
+}
+
+// collapseDir writes the paths below dir (sorted; dir itself may be one
+// of them).
+func collapseDir(dir string, paths []string, op FileOp) []string {
+	var out []string
+	var below []string
+	for _, p := range paths {
+		if p == dir || (dir == "" && p == "/") {
+			out = append(out, literalGlob(p))
+			continue
+		}
+		below = append(below, p)
+	}
+	children := groupByChild(dir, below)
+	busyChild := false
+	deep := false
+	for _, c := range children {
+		if len(c.paths) >= collapseAt {
+			busyChild = true
+		}
+		if len(c.paths) > 1 || (len(c.paths) == 1 && c.paths[0] != c.dir) {
+			deep = true
+		}
+	}
+	if !busyChild && len(below) >= collapseAt && collapsible(dir) {
+		g := dir + "/*"
+		if deep {
+			g = dir + "/**"
+		}
+		if len(sensitiveOverlap(FileEntry{Pattern: g, Op: op})) == 0 {
+			return append(out, g)
+		}
+	}
+	for _, c := range children {
+		if len(c.paths) == 1 && c.paths[0] == c.dir {
+			out = append(out, literalGlob(c.dir))
+			continue
+		}
+		out = append(out, collapseDir(c.dir, c.paths, op)...)
+	}
+	return out
+}
+
+type childPaths struct {
+	dir   string
+	paths []string
+}
+
+// groupByChild groups sorted paths below dir by the child of dir they lie
+// in (or are).
+func groupByChild(dir string, paths []string) []childPaths {
+	var out []childPaths
+	for _, p := range paths {
+		name, _, _ := strings.Cut(p[len(dir)+1:], "/")
+		child := dir + "/" + name
+		if n := len(out); n > 0 && out[n-1].dir == child {
+			out[n-1].paths = append(out[n-1].paths, p)
+			continue
+		}
+		out = append(out, childPaths{dir: child, paths: []string{p}})
+	}
+	return out
+}
+
+// collapsible: a glob over dir is narrow enough to write. "/" and a
+// top-level directory hold too many unrelated things, and a glob over
+// {home} would take in every credential a home holds.
+func collapsible(dir string) bool {
+	elems := strings.Split(dir, "/")
+	if elems[0] == "" {
+		return len(elems) >= 3 // "/usr/lib", not "/usr"
+	}
+	return len(elems) >= 2 // "{home}/.cache", not "{home}"
+}
+
+// dropCovered removes a literal entry that a glob of the same access
+// without a reason of its own already allows: the literal adds a line
+// and nothing else. A sensitive literal stays, so its reason is asked
+// for.
+func dropCovered(entries []FileEntry) []FileEntry {
+	m := newFileMatcher(globsOnly(entries), symbolic)
+	var out []FileEntry
+	for _, e := range entries {
+		if compileGlob(e.Pattern).literal() && e.Reason == "" && m.Allows(e.Pattern, e.Op) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func globsOnly(entries []FileEntry) []FileEntry {
+	var out []FileEntry
+	for _, e := range entries {
+		if !compileGlob(e.Pattern).literal() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// cleanObserved is an observed path as GeneraliseFiles and Diff compare
+// it: cleaned, or "" when it is neither absolute nor symbolic.
+func cleanObserved(p string) string {
+	rest := p
+	if strings.HasPrefix(p, "{") {
+		end := strings.IndexByte(p, '}')
+		if end < 0 || !isPlaceholder(p[:end+1]) {
+			return ""
+		}
+		if rest = p[end+1:]; rest == "" {
+			return p
+		}
+		if path.Clean(rest) != rest {
+			return ""
+		}
+	}
+	if !path.IsAbs(rest) {
+		return ""
+	}
+	if rest != p {
+		return p
+	}
+	return path.Clean(p)
+}

@@ -1,0 +1,262 @@
+package baseline
+
+import (
+	"slices"
+	"strings"
+)
+
+// RiskSensitivePath marks a files entry that names or covers a sensitive
+// path (Widened).
+const RiskSensitivePath RiskClass = "sensitive-path"
+
+// SensitiveEntry is one row of the sensitive-path table: where secrets,
+// or code that something else runs later, live. Sensitivity depends on
+// the access: reading .git/config is ordinary, writing it is not, so a
+// row lists the accesses it is about.
+type SensitiveEntry struct {
+	Pattern string // a files glob: absolute, {home}, or "/**/" for anywhere
+	Ops     []FileOp
+	Level   RiskLevel
+	Label   string // short, for reports: "ssh key"
+	Reason  string // why it matters, one line
+}
+
+var (
+	rw        = []FileOp{FileRead, FileWrite, FileDelete}
+	readOnly  = []FileOp{FileRead}
+	writeOnly = []FileOp{FileWrite, FileDelete}
+)
+
+// sensitivePaths is the table; the first row that matches an access
+// decides, so a narrower row (known_hosts) comes before a wider one
+// (.ssh/**).
+//
+// The runner rows use "/**/" because the layout moves: hosted runners
+// keep the job's files under /home/runner/work (_temp, _actions, _tool),
+// self-hosted ones under the runner's install directory, and the
+// credentials (.credentials, .credentials_rsaparams, .runner) beside the
+// runner binary.
+var sensitivePaths = []SensitiveEntry{
+	{"{home}/.ssh/known_hosts", rw, LevelMedium, "ssh known hosts", "which hosts ssh trusts: a write lets a spoofed host in"},
+	{"{home}/.ssh/config", rw, LevelMedium, "ssh config", "names hosts, users and keys; a write can run a ProxyCommand"},
+	{"{home}/.ssh/**", rw, LevelHigh, "ssh key", "private keys and authorized_keys: read to log in elsewhere, written to let someone in"},
+	{"{home}/.gnupg/**", rw, LevelHigh, "gpg key", "private signing and decryption keys"},
+	{"{home}/.aws/**", rw, LevelHigh, "cloud credentials", "AWS access keys"},
+	{"{home}/.config/gcloud/**", rw, LevelHigh, "cloud credentials", "Google Cloud tokens"},
+	{"{home}/.azure/**", rw, LevelHigh, "cloud credentials", "Azure tokens"},
+	{"{home}/.kube/config", rw, LevelHigh, "cloud credentials", "Kubernetes cluster credentials"},
+	{"{home}/.netrc", rw, LevelHigh, "credentials", "passwords for hosts (curl, git, ftp)"},
+	{"{home}/.git-credentials", rw, LevelHigh, "credentials", "git's stored passwords and tokens"},
+	{"{home}/.docker/config.json", rw, LevelHigh, "registry credentials", "container registry tokens"},
+	{"{home}/.config/gh/**", rw, LevelHigh, "github token", "the GitHub CLI's token"},
+	{"{home}/.npmrc", rw, LevelHigh, "registry credentials", "npm publish tokens"},
+	{"{home}/.pypirc", rw, LevelHigh, "registry credentials", "PyPI upload tokens"},
+	{"{home}/.claude/.credentials.json", rw, LevelHigh, "agent credentials", "an agent's API token"},
+	{"/**/.env", readOnly, LevelHigh, "env file", "application secrets"},
+	{"/**/.env.*", readOnly, LevelHigh, "env file", "application secrets"},
+	{"/**/.env", writeOnly, LevelMedium, "env file", "settings an application loads at start"},
+	{"/**/.env.*", writeOnly, LevelMedium, "env file", "settings an application loads at start"},
+	{"/etc/shadow", rw, LevelHigh, "password hashes", "the system's password hashes"},
+	{"/etc/gshadow", rw, LevelHigh, "password hashes", "the system's group password hashes"},
+	{"/etc/sudoers", writeOnly, LevelHigh, "sudo rules", "who may become root"},
+	{"/etc/sudoers.d/**", writeOnly, LevelHigh, "sudo rules", "who may become root"},
+	{"/etc/sudoers", readOnly, LevelMedium, "sudo rules", "who may become root, and without a password"},
+	{"/etc/sudoers.d/**", readOnly, LevelMedium, "sudo rules", "who may become root, and without a password"},
+	{"/etc/passwd", writeOnly, LevelHigh, "accounts", "adds or changes users"},
+	{"/etc/group", writeOnly, LevelHigh, "accounts", "adds users to groups"},
+	// /proc/self is the reader's own: these rows are about other
+	// processes (otherProcess).
+	{"/proc/*/environ", readOnly, LevelHigh, "process environment", "another process's environment: tokens passed to the job"},
+	{"/proc/*/task/*/environ", readOnly, LevelHigh, "process environment", "another process's environment: tokens passed to the job"},
+	{"/proc/*/mem", rw, LevelHigh, "process memory", "another process's memory: its secrets, or code injected into it"},
+	{"/proc/*/task/*/mem", rw, LevelHigh, "process memory", "another process's memory: its secrets, or code injected into it"},
+	{"/run/secrets/**", rw, LevelHigh, "mounted secrets", "secrets mounted into the container"},
+	{"/**/_temp/_runner_file_commands/**", writeOnly, LevelHigh, "runner commands", "GITHUB_ENV, GITHUB_PATH, GITHUB_OUTPUT: set the environment and outputs of later steps"},
+	{"/**/_actions/**", writeOnly, LevelHigh, "runner actions", "the code of the job's other actions"},
+	{"/**/_tool/**", writeOnly, LevelHigh, "runner tool cache", "tools that later steps run"},
+	{"/opt/hostedtoolcache/**", writeOnly, LevelHigh, "runner tool cache", "tools that later steps run"},
+	{"/**/.credentials*", rw, LevelHigh, "runner credentials", "the runner's OAuth credentials"},
+	{"/**/.runner", rw, LevelHigh, "runner credentials", "the runner's registration"},
+	{"{home}/.bashrc", writeOnly, LevelHigh, "shell start-up", "runs in every later shell"},
+	{"{home}/.bash_profile", writeOnly, LevelHigh, "shell start-up", "runs in every later login shell"},
+	{"{home}/.bash_login", writeOnly, LevelHigh, "shell start-up", "runs in every later login shell"},
+	{"{home}/.profile", writeOnly, LevelHigh, "shell start-up", "runs in every later login shell"},
+	{"{home}/.zshrc", writeOnly, LevelHigh, "shell start-up", "runs in every later shell"},
+	{"{home}/.zshenv", writeOnly, LevelHigh, "shell start-up", "runs in every later shell"},
+	{"{home}/.zprofile", writeOnly, LevelHigh, "shell start-up", "runs in every later login shell"},
+	{"/etc/profile", writeOnly, LevelHigh, "shell start-up", "runs in every login shell of every user"},
+	{"/etc/profile.d/**", writeOnly, LevelHigh, "shell start-up", "runs in every login shell of every user"},
+	{"/etc/bash.bashrc", writeOnly, LevelHigh, "shell start-up", "runs in every shell of every user"},
+	{"/etc/environment", writeOnly, LevelHigh, "shell start-up", "the environment of every login"},
+	{"/**/.git/hooks/**", writeOnly, LevelHigh, "git hook", "runs on the next git command"},
+	{"/**/.git/config", writeOnly, LevelHigh, "git config", "can make git run a command (core.fsmonitor, core.pager, aliases)"},
+	{"/**/.mcp.json", writeOnly, LevelHigh, "agent config", "adds MCP servers that an agent starts"},
+	{"{home}/.claude.json", writeOnly, LevelHigh, "agent config", "an agent's MCP servers and permissions"},
+	{"{home}/.claude/**", writeOnly, LevelHigh, "agent config", "an agent's hooks, MCP servers and permissions"},
+	{"{home}/.cursor/**", writeOnly, LevelHigh, "agent config", "an agent's MCP servers and rules"},
+	{"{home}/.codex/**", writeOnly, LevelHigh, "agent config", "an agent's configuration and credentials"},
+	{"{home}/.codex/auth.json", readOnly, LevelHigh, "agent credentials", "an agent's API token"},
+	{"{home}/.gemini/**", writeOnly, LevelHigh, "agent config", "an agent's configuration and MCP servers"},
+	{"{home}/.config/github-copilot/**", rw, LevelHigh, "agent credentials", "the Copilot token"},
+	{"/etc/ld.so.preload", writeOnly, LevelHigh, "preload", "a library loaded into every process"},
+	{"/etc/crontab", writeOnly, LevelHigh, "cron", "runs commands later, outside the run"},
+	{"/etc/cron.*/**", writeOnly, LevelHigh, "cron", "runs commands later, outside the run"},
+	{"/var/spool/cron/**", writeOnly, LevelHigh, "cron", "runs commands later, outside the run"},
+	{"/etc/systemd/**", writeOnly, LevelHigh, "systemd unit", "starts services outside the run"},
+	{"/lib/systemd/system/**", writeOnly, LevelHigh, "systemd unit", "starts services outside the run"},
+	{"{home}/.config/systemd/**", writeOnly, LevelHigh, "systemd unit", "starts user services outside the run"},
+}
+
+// SensitivePaths returns a copy of the table, for documentation and
+// reports.
+func SensitivePaths() []SensitiveEntry { return slices.Clone(sensitivePaths) }
+
+// SensitivePath says whether an access of path (absolute, or in the
+// symbolic form Abstract writes) touches a sensitive location, and which.
+// /proc/self and /proc/thread-self are the caller's own and match no
+// /proc row: a run's pids are written that way by GeneraliseFiles, while
+// another process's pid stays a number. The caveat: the path is the name
+// the kernel was given, so an agent that names one of its own processes by
+// pid is reported as if it were another.
+func SensitivePath(ctx FileContext, path string, op FileOp) (SensitiveEntry, bool) {
+	names := [][]string{}
+	for _, p := range ctx.abstractions(path) {
+		names = append(names, splitPath(p))
+	}
+	for _, s := range sensitivePaths {
+		if !slices.Contains(s.Ops, op) {
+			continue
+		}
+		row := compileGlob(s.Pattern)
+		for _, name := range names {
+			if !ownProc(s, name) && row.match(name) {
+				return s, true
+			}
+		}
+	}
+	return SensitiveEntry{}, false
+}
+
+func ownProc(s SensitiveEntry, name []string) bool {
+	return strings.HasPrefix(s.Pattern, "/proc/*/") && len(name) > 2 && name[1] == "proc" && (name[2] == "self" || name[2] == "thread-self")
+}
+
+// sensitiveHit is a table row an entry overlaps; names: the entry is a
+// literal path inside the row, not a glob over it.
+type sensitiveHit struct {
+	entry SensitiveEntry
+	names bool
+}
+
+// probeName stands for "any name" in a probe path.
+const probeName = "sysgate-probe"
+
+// probeRoots are where a row written "/**/x" is probed: such files matter
+// at the top of a checkout and a home, and a glob over {tmp} or {runtime}
+// is not taken to cover them. Deeper ones are not probed either:
+// "{workspace}/out/**: write" would otherwise need a reason for a
+// ".git/hooks" that out/ does not have. SensitivePath still flags each
+// such access.
+func probeRoots(ctx FileContext, repo string) []string {
+	roots := []string{""}
+	for _, ph := range []string{phWorkspace, phRepo, phHome} {
+		roots = append(roots, ctx.values(ph, repo)...)
+	}
+	return roots
+}
+
+// symbolicOverlap is the context of the check at parse time: every
+// placeholder, {repo} included, stands for itself.
+var symbolicOverlap = FileContext{Workspace: phWorkspace, Home: phHome, Tmp: phTmp, Runtime: []string{phRuntime}, repo: phRepo}
+
+// sensitiveOverlap lists the rows an entry names or covers, in the
+// symbolic form: two globs overlap when either matches a probe of the
+// other. A probe is a path the glob matches, made by writing each "*"
+// and "?" as a fixed name and each "**" as one element (a leading "/**"
+// as each of probeRoots). So "{home}/**" covers "{home}/.ssh/**" (it
+// matches "{home}/.ssh/sysgate-probe"), and "/etc/cron.d/job" names
+// "/etc/cron.*/**". A glob written with a literal home ("/home/runner/**")
+// is not compared with {home} rows here; SensitivePath still flags each
+// access through it.
+func sensitiveOverlap(e FileEntry) []sensitiveHit { return sensitiveOverlapIn(symbolicOverlap, e) }
+
+// sensitiveOverlapIn is sensitiveOverlap with the entry and the rows
+// expanded in ctx: with a run's values, "/home/runner/**" covers
+// "{home}/.ssh/**" when the home is /home/runner.
+func sensitiveOverlapIn(ctx FileContext, e FileEntry) []sensitiveHit {
+	roots := probeRoots(ctx, e.repo)
+	var out []sensitiveHit
+	for _, mine := range expand(ctx, e.Pattern, e.repo) {
+		g := compileGlob(mine)
+		mineProbes := probesUnder(mine, roots)
+		for _, s := range sensitivePaths {
+			if !slices.Contains(s.Ops, e.Op) || containsRow(out, s) {
+				continue
+			}
+			for _, rowPattern := range expand(ctx, s.Pattern, e.repo) {
+				if hit, names := overlaps(g, mineProbes, s, rowPattern, roots); hit {
+					out = append(out, sensitiveHit{entry: s, names: names})
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// overlaps: the row matches a probe of the entry (names: the entry is a
+// literal path), or the entry matches a probe of the row.
+func overlaps(g glob, mineProbes []string, s SensitiveEntry, rowPattern string, roots []string) (hit, names bool) {
+	row := compileGlob(rowPattern)
+	for _, pr := range mineProbes {
+		if row.match(splitPath(pr)) && !ownProc(s, splitPath(pr)) {
+			return true, g.literal()
+		}
+	}
+	for _, pr := range probesUnder(rowPattern, roots) {
+		if g.match(splitPath(pr)) {
+			return true, false
+		}
+	}
+	return false, false
+}
+
+func containsRow(hits []sensitiveHit, s SensitiveEntry) bool {
+	for _, h := range hits {
+		if h.entry.Pattern == s.Pattern && h.entry.Level == s.Level {
+			return true
+		}
+	}
+	return false
+}
+
+// probes are paths pattern matches, in the symbolic form (see
+// sensitiveOverlap).
+func probes(pattern string) []string { return probesUnder(pattern, probeRoots(symbolicOverlap, "")) }
+
+// probesUnder are paths pattern matches, a leading "/**" taken as each
+// of roots.
+func probesUnder(pattern string, roots []string) []string {
+	rest := pattern
+	if strings.HasPrefix(pattern, "/**/") {
+		rest = pattern[3:]
+	} else {
+		roots = []string{""}
+	}
+	elems := strings.Split(rest, "/")
+	for i, el := range elems {
+		switch {
+		case el == "**":
+			elems[i] = probeName
+		case strings.ContainsAny(el, "*?"):
+			el = strings.ReplaceAll(el, "*", probeName)
+			elems[i] = strings.ReplaceAll(el, "?", "x")
+		}
+	}
+	tail := strings.Join(elems, "/")
+	out := make([]string, 0, len(roots))
+	for _, r := range roots {
+		out = append(out, r+tail)
+	}
+	return out
+}
