@@ -9,7 +9,6 @@ import (
 	"github.com/sysgate/sysgate/baseline/compile"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/listener"
-	"github.com/sysgate/sysgate/internal/scmp"
 )
 
 // runPlan is everything a run decides before anything starts: the
@@ -29,6 +28,8 @@ type runPlan struct {
 	notify, audited, listened bool
 
 	envBefore   baseline.Environment // the machine and command, read before the run
+	envProbe    *envProbe            // reading envBefore until awaited
+	layerDirs   []string             // where the baselines' layers lie (fenced)
 	profile     *baseline.Profile
 	filterMode  baseline.Mode // what the filter was compiled for
 	mode        baseline.Mode // what the run is: record for an incremental record
@@ -56,10 +57,13 @@ func plan(agent Agent, cfg *runConfig) (*runPlan, error) {
 	p.notify = p.backend == BackendNotify
 	cfg.notify = p.notify
 	// The environment picks the baselines' layers: read before the run,
-	// from the machine and the command, without running anything.
-	p.envBefore = commandEnvironment(agent)
-	p.clock.mark(PhaseEnvironment)
-	cfg.selector = baseline.SelectorFor(scmp.Native(), p.envBefore)
+	// from the machine and the command, without running anything. Only a
+	// layered stack waits for it here; otherwise it is read meanwhile
+	// (envahead.go) and awaited before the go-ahead.
+	p.envProbe = startEnvironmentProbe(agent)
+	if p.layered() {
+		p.awaitEnvironment()
+	}
 	var err error
 	p.profile, p.filterMode, p.filter, err = cfg.loadCompiled()
 	p.clock.mark(PhaseCompile)
@@ -168,9 +172,7 @@ func (p *runPlan) fence() {
 	// A layer created for another environment of the same entry is
 	// picked by the next run there: the directories the layers lie
 	// under are the run's too.
-	if len(cfg.baselines) > 0 {
-		readOnly = append(readOnly, baseline.SnapshotStack(cfg.baselines...).LayerDirs()...)
-	}
+	readOnly = append(readOnly, p.layerDirs...)
 	switch {
 	case hasCap(capSysAdmin):
 		p.setup.HideDirs, p.setup.ReadOnlyPaths = outOfReach(p.snapshots, readOnly...)
