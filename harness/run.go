@@ -47,7 +47,10 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		return nil, err
 	}
 	defer l.close()
-	return p.collect(ctx, l)
+	r, err := p.collect(ctx, l)
+	l.close() // now, so the release phase times it (close runs once)
+	p.clock.mark(PhaseRelease)
+	return r, err
 }
 
 // normalize makes empty lists encode as [] rather than null.
