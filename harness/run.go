@@ -136,7 +136,7 @@ func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool
 func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *compile.Filter, error) {
 	opts := compile.Options{Action: c.action, Notify: c.notify, ArgBlind: c.argBlind, Programs: !c.noPrograms}
 	if len(c.baselines) > 0 {
-		return loadCompiled(c.baselines, c.selector, c.resolveMode, opts)
+		return loadCompiled(c.baselines, c.selector, c.resolveMode, opts, c.diskFilterCache())
 	}
 	mode := c.resolveMode(c.profile)
 	filter, err := compile.Compile(c.profile, mode, opts)
