@@ -2,7 +2,7 @@ package harness
 
 import (
 	"bytes"
-	"encoding/gob"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -125,9 +125,15 @@ func TestFilterCacheRefusesFilesOthersCanWrite(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A program cut short is not taken.
+	cut := newCachedFilter(key, &planted)
+	cut.Program = cut.Program[:len(cut.Program)-3]
+	if got := cut.filter(); got != nil {
+		t.Error("a program of a length no sock_filter array has was unpacked")
+	}
 	// A file that names another key (renamed into place) is not taken.
 	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(cachedFilter{Key: "other", Filter: &planted}); err != nil {
+	if err := json.NewEncoder(&b).Encode(newCachedFilter("other", &planted)); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(file, b.Bytes(), 0o600); err != nil {
@@ -171,16 +177,16 @@ func TestRunWithFilterCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	var c cachedFilter
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(&c); err != nil {
+	if err := json.Unmarshal(data, &c); err != nil {
 		t.Fatal(err)
 	}
 	logAll, err := compile.Compile(nil, baseline.ModeRecord, compile.Options{Programs: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Filter.Program = logAll.Program
+	c.Program = packProgram(logAll.Program)
 	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(c); err != nil {
+	if err := json.NewEncoder(&b).Encode(c); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(file, b.Bytes(), 0o600); err != nil {
