@@ -2,6 +2,7 @@ package harness
 
 import (
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -48,4 +49,22 @@ func (p *runPlan) layered() bool {
 	}
 	p.layerDirs = baseline.SnapshotStack(p.cfg.baselines...).LayerDirs()
 	return len(p.layerDirs) > 0
+}
+
+// probeNamespacesAhead starts, on a goroutine, the namespace probe the
+// run will ask for later (each probe clones a child: ~0.3 ms for a PID
+// namespace as root, ~1 ms for a user namespace without privilege), so
+// that it runs beside the compile. The probes are sync.OnceValues: the
+// later call waits for this one and gets its answer. Root's runs probe
+// for a PID namespace at the launch; unprivileged runs for a user
+// namespace in the fence.
+func probeNamespacesAhead(noPidns bool) {
+	if noPidns {
+		return
+	}
+	if hasCap(capSysAdmin) {
+		go kernel.ProbePidNamespace()
+	} else {
+		go kernel.ProbeUserNamespace()
+	}
 }

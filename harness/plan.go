@@ -61,6 +61,7 @@ func plan(agent Agent, cfg *runConfig) (*runPlan, error) {
 	// layered stack waits for it here; otherwise it is read meanwhile
 	// (envahead.go) and awaited before the go-ahead.
 	p.envProbe = startEnvironmentProbe(agent)
+	probeNamespacesAhead(cfg.noPidns)
 	if p.layered() {
 		p.awaitEnvironment()
 	}
