@@ -40,9 +40,8 @@ func (p *runPlan) awaitEnvironment() {
 
 // layered reports whether the run's baselines pick a layer by the
 // environment, and keeps the directories those layers lie under for the
-// fence. Files that cannot be read or parsed count as not layered here:
-// loading them reports the error, and a layered entry loaded without a
-// selector is an error too, so nothing is loaded from a wrong layer.
+// fence. Asked only when the stack did not load without a selector,
+// which a layered entry needs: a stack that loads has no layer to fence.
 func (p *runPlan) layered() bool {
 	if len(p.cfg.baselines) == 0 {
 		return false

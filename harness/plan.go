@@ -53,20 +53,21 @@ func plan(agent Agent, cfg *runConfig) (*runPlan, error) {
 		agent.Name = filepath.Base(agent.Command[0])
 	}
 	p := &runPlan{cfg: cfg, agent: agent, clock: newPhaseClock(cfg.phases)}
+	var err error
 	p.backend, p.backendNote = cfg.pickBackend()
 	p.notify = p.backend == BackendNotify
 	cfg.notify = p.notify
 	// The environment picks the baselines' layers: read before the run,
-	// from the machine and the command, without running anything. Only a
-	// layered stack waits for it here; otherwise it is read meanwhile
-	// (envahead.go) and awaited before the go-ahead.
+	// from the machine and the command, without running anything. It is
+	// read meanwhile (envahead.go) and awaited before the go-ahead; only
+	// a layered stack, which does not load without it, waits here.
 	p.envProbe = startEnvironmentProbe(agent)
 	probeNamespacesAhead(cfg.noPidns)
-	if p.layered() {
-		p.awaitEnvironment()
-	}
-	var err error
 	p.profile, p.filterMode, p.filter, err = cfg.loadCompiled()
+	if err != nil && p.layered() {
+		p.awaitEnvironment()
+		p.profile, p.filterMode, p.filter, err = cfg.loadCompiled()
+	}
 	p.clock.mark(PhaseCompile)
 	if err != nil {
 		return nil, err
