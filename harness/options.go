@@ -66,6 +66,7 @@ type runConfig struct {
 	notify            bool // resolved from backend by Run
 	argBlind          bool
 	noPrograms        bool
+	filterCache       bool     // WithFilterCache
 	incremental       bool     // WithIncremental
 	readOnly          []string // more files the agent's mount namespace binds read-only
 	filterEnv         bool

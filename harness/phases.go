@@ -12,7 +12,7 @@ func WithPhaseTimes(fn func(phase string, d time.Duration)) Option {
 
 // Phases of a run, as WithPhaseTimes names them.
 const (
-	PhaseEnvironment = "environment" // the machine and command read for layers
+	PhaseEnvironment = "environment" // waiting for the machine and command to be read (envahead.go)
 	PhaseCompile     = "compile"     // baselines loaded, validated and compiled to BPF
 	PhasePrepare     = "prepare"     // privileges, environment, fences, isolation probes
 	PhaseAudit       = "audit"       // audit tuning and the shared stream (audit backend)
@@ -21,6 +21,7 @@ const (
 	PhaseAgent       = "agent"       // the go-ahead until the run's last process is gone
 	PhaseBarrier     = "barrier"     // every record of the run in (audit), the listener closed
 	PhaseResult      = "result"      // the result decided: diff, programs, verdict
+	PhaseRelease     = "release"     // claim, listener, pidfds and audit tuning given back
 )
 
 // phaseClock reports the time since its last mark under each mark's name.

@@ -9,7 +9,6 @@ import (
 	"github.com/sysgate/sysgate/baseline/compile"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/listener"
-	"github.com/sysgate/sysgate/internal/scmp"
 )
 
 // runPlan is everything a run decides before anything starts: the
@@ -29,6 +28,8 @@ type runPlan struct {
 	notify, audited, listened bool
 
 	envBefore   baseline.Environment // the machine and command, read before the run
+	envProbe    *envProbe            // reading envBefore until awaited
+	layerDirs   []string             // where the baselines' layers lie (fenced)
 	profile     *baseline.Profile
 	filterMode  baseline.Mode // what the filter was compiled for
 	mode        baseline.Mode // what the run is: record for an incremental record
@@ -52,16 +53,21 @@ func plan(agent Agent, cfg *runConfig) (*runPlan, error) {
 		agent.Name = filepath.Base(agent.Command[0])
 	}
 	p := &runPlan{cfg: cfg, agent: agent, clock: newPhaseClock(cfg.phases)}
+	var err error
 	p.backend, p.backendNote = cfg.pickBackend()
 	p.notify = p.backend == BackendNotify
 	cfg.notify = p.notify
 	// The environment picks the baselines' layers: read before the run,
-	// from the machine and the command, without running anything.
-	p.envBefore = commandEnvironment(agent)
-	p.clock.mark(PhaseEnvironment)
-	cfg.selector = baseline.SelectorFor(scmp.Native(), p.envBefore)
-	var err error
+	// from the machine and the command, without running anything. It is
+	// read meanwhile (envahead.go) and awaited before the go-ahead; only
+	// a layered stack, which does not load without it, waits here.
+	p.envProbe = startEnvironmentProbe(agent)
+	probeNamespacesAhead(cfg.noPidns)
 	p.profile, p.filterMode, p.filter, err = cfg.loadCompiled()
+	if err != nil && p.layered() {
+		p.awaitEnvironment()
+		p.profile, p.filterMode, p.filter, err = cfg.loadCompiled()
+	}
 	p.clock.mark(PhaseCompile)
 	if err != nil {
 		return nil, err
@@ -168,9 +174,7 @@ func (p *runPlan) fence() {
 	// A layer created for another environment of the same entry is
 	// picked by the next run there: the directories the layers lie
 	// under are the run's too.
-	if len(cfg.baselines) > 0 {
-		readOnly = append(readOnly, baseline.SnapshotStack(cfg.baselines...).LayerDirs()...)
-	}
+	readOnly = append(readOnly, p.layerDirs...)
 	switch {
 	case hasCap(capSysAdmin):
 		p.setup.HideDirs, p.setup.ReadOnlyPaths = outOfReach(p.snapshots, readOnly...)

@@ -41,7 +41,10 @@ var profileSeq uint64
 // loadCompiled returns the profile of paths and its filter for mode. The
 // key includes the working directory, since relative paths (and the file
 // names reported in violations) depend on it.
-func loadCompiled(paths []string, sel baseline.Selector, resolve func(*baseline.Profile) baseline.Mode, opts compile.Options) (*baseline.Profile, baseline.Mode, *compile.Filter, error) {
+//
+// A filter not in memory is taken from disk (fc, WithFilterCache) when
+// the stack was cached here, i.e. every file of it has a sum.
+func loadCompiled(paths []string, sel baseline.Selector, resolve func(*baseline.Profile) baseline.Mode, opts compile.Options, fc *filterCache) (*baseline.Profile, baseline.Mode, *compile.Filter, error) {
 	wd, _ := os.Getwd()
 	key := wd + "\x00" + sel.String() + "\x00" + strings.Join(paths, "\x00")
 	profileCache.Lock()
@@ -86,7 +89,7 @@ func loadCompiled(paths []string, sel baseline.Selector, resolve func(*baseline.
 	profileCache.Unlock()
 	if filter == nil {
 		var err error
-		if filter, err = compile.Compile(entry.profile, mode, opts); err != nil {
+		if filter, err = fc.compileCached(entry.profile, entry.sums, sel, mode, opts); err != nil {
 			return nil, 0, nil, err
 		}
 		profileCache.Lock()

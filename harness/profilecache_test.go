@@ -27,7 +27,7 @@ func TestProfileCacheFollowsEdits(t *testing.T) {
 	check := func(*baseline.Profile) baseline.Mode { return baseline.ModeCheck }
 	load := func() (*baseline.Profile, *compile.Filter) {
 		t.Helper()
-		p, mode, f, err := loadCompiled([]string{agent}, nil, check, compile.Options{})
+		p, mode, f, err := loadCompiled([]string{agent}, nil, check, compile.Options{}, nil)
 		if err != nil || mode != baseline.ModeCheck || f == nil {
 			t.Fatalf("load: %v mode %v filter %v", err, mode, f)
 		}
@@ -38,7 +38,7 @@ func TestProfileCacheFollowsEdits(t *testing.T) {
 	if p1 != p2 || f1 != f2 {
 		t.Errorf("unchanged files were loaded or compiled again")
 	}
-	if _, _, f3, err := loadCompiled([]string{agent}, nil, check, compile.Options{Linear: true}); err != nil || f3 == f1 {
+	if _, _, f3, err := loadCompiled([]string{agent}, nil, check, compile.Options{Linear: true}, nil); err != nil || f3 == f1 {
 		t.Errorf("other compile options got the cached filter (%v)", err)
 	}
 	// An edit to the base, not to the file named: the stack is checked.
@@ -48,7 +48,7 @@ func TestProfileCacheFollowsEdits(t *testing.T) {
 		t.Errorf("the edited base was not reloaded: %s", p4)
 	}
 	writeFile(t, base, "version: 1\nsyscalls:\n  "+arch+":\n    - opnat\n")
-	if _, _, _, err := loadCompiled([]string{agent}, nil, check, compile.Options{}); err == nil {
+	if _, _, _, err := loadCompiled([]string{agent}, nil, check, compile.Options{}, nil); err == nil {
 		t.Errorf("a broken edit was served from the cache")
 	}
 }

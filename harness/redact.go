@@ -4,14 +4,22 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
+
+// lazyRegexp compiles pattern on first use: these run only when a report
+// shows a command line, and compiling them at start-up cost every sysgate
+// process ~0.2 ms (GODEBUG=inittrace=1).
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
 
 // Redacted replaces an argument (or its value part) that looks like a
 // secret in a report.
 const Redacted = "<redacted>"
 
 // secretName matches option and variable names that carry secrets.
-var secretName = regexp.MustCompile(`(?i)(pass(word|wd)?|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|auth|credential|cookie|session)`)
+var secretName = lazyRegexp(`(?i)(pass(word|wd)?|secret|token|api[-_]?key|access[-_]?key|private[-_]?key|auth|credential|cookie|session)`)
 
 // tokenShapes are secrets whatever their option: well-known token
 // prefixes and JSON web tokens.
@@ -22,26 +30,26 @@ const tokenShapes = `gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-
 // inside an argument (code given to -c or -e, a shell line), starting a
 // word so that "disk-usage" is no "sk-" key.
 var (
-	secretValue = regexp.MustCompile(`^(?:` + tokenShapes + `)$`)
-	tokenInside = regexp.MustCompile(`\b(?:` + tokenShapes + `)`)
+	secretValue = lazyRegexp(`^(?:` + tokenShapes + `)$`)
+	tokenInside = lazyRegexp(`\b(?:` + tokenShapes + `)`)
 )
 
 // bearer matches the credential of an "Authorization: Bearer" header.
-var bearer = regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]+`)
+var bearer = lazyRegexp(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]+`)
 
 // longOpaque matches a long unbroken run of base64 or hex: a key more
 // often than a word.
-var longOpaque = regexp.MustCompile(`^[A-Za-z0-9+/=_-]{40,}$`)
+var longOpaque = lazyRegexp(`^[A-Za-z0-9+/=_-]{40,}$`)
 
 // opaque reports whether a looks like a key rather than a path: a long
 // run of base64 or hex with at most one "/" (a path has more, and starts
 // with one or a dot).
 func opaque(a string) bool {
-	return longOpaque.MatchString(a) && strings.Count(a, "/") <= 1 && !strings.HasPrefix(a, "/") && !strings.HasPrefix(a, ".")
+	return longOpaque().MatchString(a) && strings.Count(a, "/") <= 1 && !strings.HasPrefix(a, "/") && !strings.HasPrefix(a, ".")
 }
 
 // urlUserinfo matches the password part of scheme://user:password@host.
-var urlUserinfo = regexp.MustCompile(`(://[^/:@\s]*:)[^/@\s]+@`)
+var urlUserinfo = lazyRegexp(`(://[^/:@\s]*:)[^/@\s]+@`)
 
 // redactArgv shows at most ArgvShown arguments of at most ArgvWidth
 // bytes each, with values that look like secrets replaced: an option
@@ -62,14 +70,14 @@ func redactArgv(argv []string, more bool) []string {
 		switch {
 		case secretNext && i > 0:
 			shown = Redacted
-		case secretValue.MatchString(a) || (i > 0 && opaque(a)):
+		case secretValue().MatchString(a) || (i > 0 && opaque(a)):
 			shown = Redacted
 		case i > 0 && short.flag != "" && len(a) > len(short.flag) && strings.HasPrefix(a, short.flag):
 			shown = short.flag + Redacted
 		default:
 			shown = redactInside(a)
 		}
-		secretNext = (strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && secretName.MatchString(a)) ||
+		secretNext = (strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && secretName().MatchString(a)) ||
 			(i > 0 && short.separate && a == short.flag)
 		if len(shown) > ArgvWidth {
 			shown = shown[:ArgvWidth-3] + "..."
@@ -86,17 +94,17 @@ func redactArgv(argv []string, more bool) []string {
 // known shape, a bearer credential, or the whole value of a secret-named
 // variable or header.
 func redactInside(a string) string {
-	a = tokenInside.ReplaceAllString(a, Redacted)
-	if bearer.MatchString(a) {
-		return bearer.ReplaceAllString(a, "${1}"+Redacted)
+	a = tokenInside().ReplaceAllString(a, Redacted)
+	if bearer().MatchString(a) {
+		return bearer().ReplaceAllString(a, "${1}"+Redacted)
 	}
-	if name, value, ok := strings.Cut(a, "="); ok && value != "" && secretName.MatchString(name) {
+	if name, value, ok := strings.Cut(a, "="); ok && value != "" && secretName().MatchString(name) {
 		return name + "=" + Redacted
 	}
-	if name, value, ok := strings.Cut(a, ": "); ok && value != "" && secretName.MatchString(name) {
+	if name, value, ok := strings.Cut(a, ": "); ok && value != "" && secretName().MatchString(name) {
 		return name + ": " + Redacted
 	}
-	return urlUserinfo.ReplaceAllString(a, "${1}"+Redacted+"@")
+	return urlUserinfo().ReplaceAllString(a, "${1}"+Redacted+"@")
 }
 
 // shortSecret is a program's short option that takes a password: attached

@@ -47,7 +47,10 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 		return nil, err
 	}
 	defer l.close()
-	return p.collect(ctx, l)
+	r, err := p.collect(ctx, l)
+	l.close() // now, so the release phase times it (close runs once)
+	p.clock.mark(PhaseRelease)
+	return r, err
 }
 
 // normalize makes empty lists encode as [] rather than null.
@@ -133,7 +136,7 @@ func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool
 func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *compile.Filter, error) {
 	opts := compile.Options{Action: c.action, Notify: c.notify, ArgBlind: c.argBlind, Programs: !c.noPrograms}
 	if len(c.baselines) > 0 {
-		return loadCompiled(c.baselines, c.selector, c.resolveMode, opts)
+		return loadCompiled(c.baselines, c.selector, c.resolveMode, opts, c.diskFilterCache())
 	}
 	mode := c.resolveMode(c.profile)
 	filter, err := compile.Compile(c.profile, mode, opts)

@@ -87,6 +87,7 @@ func (p *runPlan) launch(ctx context.Context) (_ *started, err error) {
 	}
 	p.subscribe(s.obs, stream, child.ses)
 	p.clock.mark(PhaseListen)
+	p.awaitEnvironment()
 	s.at, released = time.Now(), true
 	err = child.release(ctx, s.obs.serve)
 	runtime.KeepAlive(p.agent.ExtraFiles) // the child dup'd their fds, exec'd or failed
