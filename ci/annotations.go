@@ -75,6 +75,7 @@ func (r *Report) Annotations() []Annotation {
 	// errors: one notice per run says so, and the errors are the gate's.
 	gate, learned := r.splitRecorded()
 	out := capped(programAnnotations(gate.programRows()), "error", "programs outside the baselines")
+	out = append(out, capped(gate.fileAnnotations(), "error", "file accesses outside the baselines")...)
 	out = append(out, newSyscallAnnotations(gate.newRows(), max(1, MaxAnnotations-len(out)))...)
 	out = append(out, capped(learned, "notice", "recorded runs")...)
 	for _, w := range r.weakenedRuns() {

@@ -15,7 +15,7 @@ func (r *Report) WriteGitHubOutput(w io.Writer) error {
 	n := 0
 	for _, run := range r.gateRuns() {
 		if run.Outcome() == VerdictViolation {
-			n += len(run.Violations) + len(run.ProgramViolations)
+			n += len(run.Violations) + len(run.ProgramViolations) + len(run.FileViolations)
 		}
 	}
 	_, err := fmt.Fprintf(w, "verdict=%s\nviolations=%d\ndrift=%t\n", r.Verdict(), n, r.Drifted())

@@ -139,6 +139,9 @@ func (r *Report) writeCaughtOnPurpose(b *strings.Builder) {
 			for _, v := range run.ProgramViolations {
 				names = append(names, "program "+code(v.Path))
 			}
+			for _, v := range run.FileViolations {
+				names = append(names, v.Op.String()+" "+code(v.Path))
+			}
 			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(run.Agent), cell(orDash(run.arch())), cell(orDash(run.Spec)), orDash(strings.Join(names, ", ")))
 		}
 		b.WriteString("\n")

@@ -74,6 +74,9 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 		if len(r.Programs) > 0 {
 			fmt.Fprintf(&b, "  observed %s\n", Count(len(r.Programs), "program", "programs"))
 		}
+		if n := len(r.Observed.FileList()); n > 0 {
+			fmt.Fprintf(&b, "  observed %s\n", Count(n, "file access", "file accesses"))
+		}
 	}
 	// A record run's syscalls beyond its bases are what it writes: the
 	// record summary (WriteRecorded) lists them.
@@ -87,6 +90,9 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	}
 	if vs := shownPrograms(r); len(vs) > 0 {
 		writeProgramViolations(&b, vs, p)
+	}
+	if len(r.FileViolations) > 0 {
+		writeFileViolations(&b, r.FileViolations, p)
 	}
 	writeRefused(&b, r)
 	if r.UnknownABI > 0 {

@@ -122,6 +122,9 @@ func (p *runPlan) judge(r *Result, o *observer, tree treeOutcome) {
 	if o.notes != nil && o.notes.book != nil {
 		r.addPrograms(o.notes.book, profile, mode)
 	}
+	if o.files != nil {
+		r.addFiles(o.files, p)
+	}
 	r.Refused = events.refusedFindings()
 	r.Unmonitored = profile.Unmonitored()
 	r.MissingArch = profile != nil && mode != baseline.ModeRecord && !slices.Contains(profile.Arches(), r.Arch)

@@ -32,6 +32,12 @@ type NotKept struct {
 	UnseenExecs uint64 `json:"unseen_execs,omitempty"`
 	// Leaks: processes killed at the run's end, not listed.
 	Leaks uint64 `json:"leaks,omitempty"`
+	// FileViolations: file accesses outside the baselines, not listed
+	// (each makes the run a violation); LearnedFiles: accesses a record
+	// run saw past maxLearnedFiles and could not learn (the run is
+	// inconclusive).
+	FileViolations uint64 `json:"file_violations,omitempty"`
+	LearnedFiles   uint64 `json:"learned_files,omitempty"`
 }
 
 // Any reports whether anything was not kept.
@@ -54,6 +60,8 @@ func (n *NotKept) Note() string {
 	add(n.ProgramViolations, "program violations")
 	add(n.UnseenExecs, "unseen execs")
 	add(n.Leaks, "killed processes")
+	add(n.FileViolations, "file violations")
+	add(n.LearnedFiles, "file accesses to learn")
 	return fmt.Sprintf("%s not kept (a run keeps at most %d of each; they count in the verdict all the same)", strings.Join(parts, ", "), MaxKept)
 }
 
@@ -70,4 +78,6 @@ func (r *Result) addNotKept(n NotKept) {
 	r.NotKept.ProgramViolations += n.ProgramViolations
 	r.NotKept.UnseenExecs += n.UnseenExecs
 	r.NotKept.Leaks += n.Leaks
+	r.NotKept.FileViolations += n.FileViolations
+	r.NotKept.LearnedFiles += n.LearnedFiles
 }

@@ -3,11 +3,13 @@ package harness
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/auditlog/record"
+	"github.com/sysgate/sysgate/auditlog/touch"
 	"github.com/sysgate/sysgate/baseline"
 )
 
@@ -21,6 +23,10 @@ type observer struct {
 	notes  *notifier
 	run    *runListener
 	sub    *auditlog.Subscription
+	// files collects the run's file accesses (nil when files are not
+	// observed); touch reads them from the audit stream.
+	files *fileBook
+	touch *touch.Observation
 }
 
 // observe sets up what sees the run's calls before the agent starts (the
@@ -41,9 +47,14 @@ func (p *runPlan) observe(child *agentProcess) (*observer, error) {
 
 // subscribe has the run's audit records delivered (audit backend), right
 // before the go-ahead: nothing is left to fail that would need it closed.
-func (p *runPlan) subscribe(o *observer, stream *auditlog.Stream, ses uint32) {
-	if stream != nil {
-		o.sub = stream.Subscribe(ses, p.auditEvents(o.events))
+func (p *runPlan) subscribe(o *observer, stream *auditlog.Stream, child *agentProcess) {
+	if stream == nil {
+		return
+	}
+	o.sub = stream.Subscribe(child.ses, p.auditEvents(o.events))
+	if p.files {
+		o.files = p.newFileBook()
+		o.touch = touch.Observe(stream, p.auid, newFileEmitter(o.files).emit)
 	}
 }
 
@@ -107,7 +118,28 @@ func (o *observer) closeSub(ctx context.Context) (auditlog.Loss, error) {
 	if o.sub == nil {
 		return auditlog.Loss{}, nil
 	}
-	return o.sub.Close(ctx)
+	if o.touch == nil {
+		return o.sub.Close(ctx)
+	}
+	// Both barriers at once: each proves its own records are in.
+	var (
+		touchLoss auditlog.Loss
+		touchErr  error
+		done      = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		touchLoss, touchErr = o.touch.Close(ctx)
+	}()
+	loss, err := o.sub.Close(ctx)
+	<-done
+	if !loss.Any() {
+		loss = touchLoss
+	}
+	if touchErr != nil {
+		err = errors.Join(err, fmt.Errorf("file records: %w", touchErr))
+	}
+	return loss, err
 }
 
 // finish is the run's barrier: every record it caused is in, and the

@@ -66,7 +66,8 @@ type runConfig struct {
 	notify            bool // resolved from backend by Run
 	argBlind          bool
 	noPrograms        bool
-	filterCache       bool     // WithFilterCache
+	filterCache       bool // WithFilterCache
+	noFiles           bool
 	incremental       bool     // WithIncremental
 	readOnly          []string // more files the agent's mount namespace binds read-only
 	filterEnv         bool
@@ -174,6 +175,13 @@ func WithoutArgClasses() Option { return func(c *runConfig) { c.argBlind = true 
 // costs, and for showing what program gating catches; every report of
 // such a run lists it under WEAKENED GATE.
 func WithoutPrograms() Option { return func(c *runConfig) { c.noPrograms = true } }
+
+// WithoutFiles switches file observation off: no audit syscall rules
+// (audit backend), no file calls held (notify), Result.FileViolations
+// stays empty and a baseline's files section gates nothing. For
+// measuring what observing files costs, and for showing what the files
+// gate catches; every report of such a run lists it under WEAKENED GATE.
+func WithoutFiles() Option { return func(c *runConfig) { c.noFiles = true } }
 
 // WithEnvFilter drops DroppedEnv from the agent's environment, an explicit
 // Agent.Env too, except the variables whose names match one of pass

@@ -36,6 +36,12 @@ type runPlan struct {
 	incremental bool
 	filter      *compile.Filter
 
+	// files: the run observes file accesses; auid is the run's login uid
+	// that scopes its audit syscall rules (audit backend, see touch).
+	files   bool
+	auid    uint32
+	fileCtx baseline.FileContext
+
 	kept       []string // --keep-cap, as named
 	droppedEnv []string
 	setup      *kernel.AgentSetup
@@ -143,6 +149,7 @@ func (p *runPlan) prepareSetup(keep []int) error {
 	case p.mode != baseline.ModeRecord && !p.profile.GatesPrograms():
 		p.weakened = append(p.weakened, "the baselines have no programs section: the executables the agent ran are listed, not gated (record with --merge to add one)")
 	}
+	p.planFiles()
 	if hasCap(capSetpcap) {
 		var err error
 		if p.setup.DropCaps, err = fencedMask(keep); err != nil {

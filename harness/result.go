@@ -164,6 +164,16 @@ type Result struct {
 	Programs          []ProgramRun              `json:"programs,omitempty"`
 	ProgramViolations []ProgramViolation        `json:"program_violations,omitempty"`
 	UnusedPrograms    []baseline.ProgramFinding `json:"unused_programs,omitempty"`
+	// FilesObserved: the run watched the files its processes touched
+	// (see WithoutFiles); what they touched is in Observed.Files, by
+	// placeholder ({workspace}/out.txt). FileViolations are the accesses
+	// outside the baselines' files section (check and enforce, when the
+	// baselines have one). UnverifiedFiles are names the observer could
+	// not tie to the file the kernel used: each makes the run
+	// inconclusive, since the file could be any.
+	FilesObserved   bool            `json:"files_observed,omitempty"`
+	FileViolations  []FileViolation `json:"file_violations,omitempty"`
+	UnverifiedFiles []string        `json:"unverified_files,omitempty"`
 	// UnverifiedExecs counts execs whose program sysgate could not confirm
 	// after the fact (the process was gone before /proc showed its new
 	// executable); see the README's "What is and is not seen".

@@ -473,10 +473,25 @@ func TestUserAndDirAndOutput(t *testing.T) {
 	}
 	var out strings.Builder
 	r := mustRun(t, Agent{Command: []string{"sh", "-c", "id -u; id -g; pwd; cat /proc/self/loginuid; echo; echo err >&2"},
-		Dir: dir, Stdout: &out, Stderr: &out}, WithUser(65534, 65534))
+		Dir: dir, Stdout: &out, Stderr: &out}, WithUser(65534, 65534), WithoutFiles())
 	want := fmt.Sprintf("65534\n65534\n%s\n65534\nerr\n", dir)
 	if out.String() != want || r.ExitStatus != 0 {
 		t.Fatalf("output %q (exit %d); want %q", out.String(), r.ExitStatus, want)
+	}
+}
+
+// A run that observes files has a login uid of its own, which scopes its
+// audit syscall rules (see touch.NewAUID), whatever user the agent is.
+func TestFilesRunHasALoginUIDOfItsOwn(t *testing.T) {
+	testutil.RequireAudit(t)
+	var out strings.Builder
+	r := mustRun(t, Agent{Command: []string{"cat", "/proc/self/loginuid"}, Stdout: &out}, WithUser(65534, 65534))
+	auid, err := strconv.ParseUint(out.String(), 10, 32)
+	if err != nil || r.ExitStatus != 0 {
+		t.Fatalf("loginuid %q (exit %d): %v", out.String(), r.ExitStatus, err)
+	}
+	if auid < 0x7f000000 || auid > 0xfffffff0 || !r.FilesObserved {
+		t.Fatalf("loginuid %d, files observed %v: want one of the run's own (0x7f000000 up) and files observed", auid, r.FilesObserved)
 	}
 }
 

@@ -56,6 +56,9 @@ func (p *runPlan) launch(ctx context.Context) (_ *started, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := p.installFileRules(s); err != nil {
+		return nil, err
+	}
 	p.clock.mark(PhaseAudit)
 	child, err := startVfork(p.setup, p.agent.Stdin, p.agent.Stdout, p.agent.Stderr)
 	p.clock.mark(PhaseSpawn)
@@ -85,9 +88,11 @@ func (p *runPlan) launch(ctx context.Context) (_ *started, err error) {
 		}
 		s.undo = append(s.undo, unclaim)
 	}
-	p.subscribe(s.obs, stream, child.ses)
-	p.clock.mark(PhaseListen)
+	// The environment says what {runtime} stands for: read before the
+	// files observer judges its first access.
 	p.awaitEnvironment()
+	p.subscribe(s.obs, stream, child)
+	p.clock.mark(PhaseListen)
 	s.at, released = time.Now(), true
 	err = child.release(ctx, s.obs.serve)
 	runtime.KeepAlive(p.agent.ExtraFiles) // the child dup'd their fds, exec'd or failed

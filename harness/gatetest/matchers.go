@@ -56,7 +56,9 @@ func (m *withinBaselineMatcher) Match(actual any) (bool, error) {
 	// Same order as the verdict: a violation seen is evidence, whatever
 	// else went wrong; else an inconclusive run proves nothing either way;
 	// else a failed agent fails.
-	if len(m.violations) > 0 || len(m.programs) > 0 || r.UnknownABI > 0 {
+	// File violations are the run's own: judged against its baselines
+	// with the run's placeholder values, which only the run knew.
+	if len(m.violations) > 0 || len(m.programs) > 0 || len(r.FileViolations) > 0 || r.UnknownABI > 0 {
 		return false, nil
 	}
 	if err := inconclusive("StayWithinBaseline", r); err != nil {
@@ -73,7 +75,7 @@ func (m *withinBaselineMatcher) FailureMessage(any) string {
 	if r == nil {
 		return "StayWithinBaseline: no result"
 	}
-	if len(m.violations) == 0 && len(m.programs) == 0 && r.UnknownABI == 0 {
+	if len(m.violations) == 0 && len(m.programs) == 0 && len(r.FileViolations) == 0 && r.UnknownABI == 0 {
 		if err := inconclusive("StayWithinBaseline", r); err != nil {
 			return err.Error()
 		}
@@ -91,7 +93,7 @@ func (m *withinBaselineMatcher) NegatedFailureMessage(any) string {
 	if m.result == nil {
 		return "StayWithinBaseline: no result"
 	}
-	return fmt.Sprintf("Expected %s to leave its baseline (%s), but it made no syscall and ran no program outside it (verdict %s)",
+	return fmt.Sprintf("Expected %s to leave its baseline (%s), but it made no syscall, ran no program and touched no file outside it (verdict %s)",
 		m.result.Agent, m.baselines(), m.result.Verdict)
 }
 

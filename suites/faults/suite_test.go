@@ -32,6 +32,7 @@ type paths struct {
 	// MagicLink: testdata/magiclink.c, static (magiclink_test.go)
 	MagicLink  string
 	StopParent string // testdata/stopparent.c, static
+	FileTouch  string // testdata/filetouch.c, static (files_test.go)
 }
 
 var bin paths
@@ -59,6 +60,9 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	p.StopParent = filepath.Join(dir, "stopparent")
 	out, err = exec.Command("gcc", "-static", "-O1", "-o", p.StopParent, "testdata/stopparent.c").CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "gcc -static stopparent.c: %s", out)
+	p.FileTouch = filepath.Join(dir, "filetouch")
+	out, err = exec.Command("gcc", "-static", "-O1", "-pthread", "-o", p.FileTouch, "testdata/filetouch.c").CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "gcc -static filetouch.c: %s", out)
 	data, err := json.Marshal(p)
 	Expect(err).NotTo(HaveOccurred())
 	return data

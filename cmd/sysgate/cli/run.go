@@ -43,6 +43,7 @@ type runFlags struct {
 	backend           string         // --backend: auto, audit or notify
 	noArgClasses      bool           // --no-arg-classes
 	noPrograms        bool           // --no-programs
+	noFiles           bool           // --no-files
 	readOnly          listFlag       // --read-only: more paths the agent cannot write
 }
 
@@ -60,6 +61,7 @@ func (f *runFlags) register(fs *flag.FlagSet, agentDefault string) {
 	fs.StringVar(&f.backend, "backend", "auto", "how the run sees syscalls: `BACKEND` audit (root: the kernel's audit records), notify (no root needed: a seccomp listener) or auto (audit where it can, else notify); default $SYSGATE_BACKEND, else auto")
 	fs.BoolVar(&f.noArgClasses, "no-arg-classes", false, "switch argument classes off: a baseline entry such as socket(AF_UNIX) allows its syscall with any arguments, and record learns names only (for measuring; every report lists it as a weakening)")
 	fs.BoolVar(&f.noPrograms, "no-programs", false, "do not observe execs: the programs the agent runs are neither listed nor gated, and record learns no programs (for measuring; every report lists it as a weakening)")
+	fs.BoolVar(&f.noFiles, "no-files", false, "do not observe files: the files the agent reads and writes are neither listed nor gated, and record learns no files (for measuring; every report lists it as a weakening)")
 	fs.StringVar(&f.color, "color", "auto", "colour the text result: auto (on a terminal, unless NO_COLOR is set), always or never")
 	fs.Var(&f.readOnly, "read-only", "bind `PATH` (a file or a directory and everything below it) read-only for the agent, as its baselines are; "+
 		"repeatable; the text result names every such path (a CI job's action, tool cache and file-command directory)")
@@ -95,6 +97,9 @@ func (c *Command) runOptions(f *runFlags) ([]harness.Option, error) {
 	}
 	if f.noArgClasses {
 		opts = append(opts, harness.WithoutArgClasses())
+	}
+	if f.noFiles {
+		opts = append(opts, harness.WithoutFiles())
 	}
 	if f.noPrograms {
 		opts = append(opts, harness.WithoutPrograms())

@@ -1,0 +1,66 @@
+package ci
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sysgate/sysgate/harness"
+)
+
+// fileViolationLine is one file violation for a terminal or a log: "read
+// /home/u/.ssh/id_rsa (sensitive: ssh key, high) by /usr/bin/python3.11
+// pid 41 (openat, x1); the baseline has {workspace}/**: read".
+func fileViolationLine(v harness.FileViolation) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", v.Op, term(v.Path))
+	if v.Sensitive != "" {
+		fmt.Fprintf(&b, " (sensitive: %s, %s)", v.Sensitive, v.Level)
+	}
+	fmt.Fprintf(&b, " by %s pid %d (%s, %s)", term(v.Exe), v.PID, v.Syscall, times(v.Count))
+	if v.Has != "" {
+		fmt.Fprintf(&b, "; the baseline has %s", term(v.Has))
+	} else {
+		b.WriteString("; the baseline's files section has nothing near it")
+	}
+	return b.String()
+}
+
+// fileFix is what to do about a file violation: list the file (with a
+// reason when it is sensitive) if the agent should touch it.
+func fileFix(v harness.FileViolation) string {
+	entry := fmt.Sprintf("`%s` under `files: %s:`", term(v.Path), v.Op)
+	if v.Sensitive != "" {
+		return fmt.Sprintf("If the agent should %s it, add %s with a `reason:` (a sensitive path needs one); otherwise fix the agent.", v.Op, entry)
+	}
+	return fmt.Sprintf("If the agent should %s it, add %s; otherwise fix the agent.", v.Op, entry)
+}
+
+// writeFileViolations is the text report's list of files touched
+// outside the baselines, sensitive ones first.
+func writeFileViolations(b *strings.Builder, vs []harness.FileViolation, p Palette) {
+	fmt.Fprintf(b, "\n%s outside the baseline:\n", Count(len(vs), "file access", "file accesses"))
+	for _, sensitive := range []bool{true, false} {
+		for _, v := range vs {
+			if (v.Sensitive != "") == sensitive {
+				fmt.Fprintf(b, "  %s\n", p.risk(fileViolationLine(v), sensitive))
+			}
+		}
+	}
+}
+
+// fileAnnotations are an error per file violation of the report's gate
+// runs, at the baseline that would list it.
+func (r *Report) fileAnnotations() []Annotation {
+	var out []Annotation
+	for _, run := range r.gateRuns() {
+		for _, v := range run.FileViolations {
+			title := fmt.Sprintf("sysgate: %s %s by %s", v.Op, term(v.Path), run.Agent)
+			if v.Sensitive != "" {
+				title = fmt.Sprintf("sysgate: %s of a sensitive file %s (%s, %s) by %s", v.Op, term(v.Path), v.Sensitive, v.Level, run.Agent)
+			}
+			msg := fmt.Sprintf("%s: %s.\n%s", run.Agent, fileViolationLine(v), fileFix(v))
+			out = append(out, Annotation{Level: "error", File: r.baselinePath(run, v.File), Line: v.Line, Title: title, Message: msg})
+		}
+	}
+	return out
+}

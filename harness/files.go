@@ -1,0 +1,262 @@
+package harness
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/untrusted"
+)
+
+// maxLearnedFiles bounds the distinct (path, operation) pairs a record
+// run keeps to learn from: far above what an agent's run touches (the
+// Python suite's agent: a few hundred), far below what fills memory. A
+// record run past it is inconclusive: a baseline learnt from part of the
+// run would fail its own check.
+const maxLearnedFiles = 50000
+
+// fileAccess is one operation on one file, as an observer (the audit
+// rules, or the notify backend's proxy) saw the kernel do it.
+type fileAccess struct {
+	Path    string // absolute, symlinks resolved as the kernel resolved them
+	Op      baseline.FileOp
+	Syscall string
+	PID     int
+	Exe     string
+	// Unverified: the observer could not tie the path to the file the
+	// kernel used (Path is the caller's name for it); see Result's
+	// Inconclusive.
+	Unverified bool
+}
+
+// FileTouch is one file the run's processes touched with one operation.
+type FileTouch struct {
+	Path    string          `json:"path"`
+	Op      baseline.FileOp `json:"op"`
+	Syscall string          `json:"syscall"` // the first call that did it
+	PID     int             `json:"pid"`     // its process
+	Exe     string          `json:"exe"`
+	Count   uint64          `json:"count"`
+	// Sensitive and Level: the sensitive-path table's reason and level
+	// when the path is in it for this operation ("" otherwise).
+	Sensitive string `json:"sensitive,omitempty"`
+	Level     string `json:"level,omitempty"`
+}
+
+// FileViolation is a file touched outside the baselines' files section.
+type FileViolation struct {
+	FileTouch
+	// Has is what the baselines allow that comes closest ("{workspace}/**:
+	// read"), "" when nothing does.
+	Has string `json:"has,omitempty"`
+	// File and Line: where the entry would go.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+}
+
+// String is one line for Gomega and logs: "read /home/u/.ssh/id_rsa
+// (sensitive: ssh key, high) x1 by /usr/bin/python3.11 (pid 41), not in
+// the baselines; they have {workspace}/**: read".
+func (v FileViolation) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", v.Op, v.Path)
+	if v.Sensitive != "" {
+		fmt.Fprintf(&b, " (sensitive: %s, %s)", v.Sensitive, v.Level)
+	}
+	fmt.Fprintf(&b, " x%d by %s (pid %d, %s)", v.Count, v.Exe, v.PID, v.Syscall)
+	if v.Has != "" {
+		fmt.Fprintf(&b, ", not in the baselines; they have %s", v.Has)
+	} else {
+		b.WriteString(", not in the baselines")
+	}
+	if v.File != "" {
+		fmt.Fprintf(&b, " -> %s:%d", v.File, v.Line)
+	}
+	return untrusted.Terminal(b.String())
+}
+
+type fileKey struct {
+	path string
+	op   baseline.FileOp
+}
+
+// fileBook collects a run's file accesses from its observer's goroutine.
+// A check or enforce run keeps only those outside the baselines (the
+// rest are counted); a record run keeps all, to learn from.
+type fileBook struct {
+	mu sync.Mutex
+	// outside reports whether the baselines do not allow op on path (nil:
+	// nothing is gated, as in record mode).
+	outside func(path string, op baseline.FileOp) bool
+	learn   bool
+	kept    map[fileKey]*FileTouch
+	// allowed counts accesses the baselines allow (not kept in check).
+	allowed uint64
+	// notKept counts distinct accesses past the bound: violations past
+	// MaxKept, or learnt pairs past maxLearnedFiles.
+	notKept    uint64
+	unverified map[string]bool
+}
+
+func newFileBook(learn bool, outside func(path string, op baseline.FileOp) bool) *fileBook {
+	return &fileBook{learn: learn, outside: outside, kept: map[fileKey]*FileTouch{}, unverified: map[string]bool{}}
+}
+
+func (b *fileBook) add(a fileAccess) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if a.Unverified {
+		// A name the observer could not tie to the file the kernel used
+		// says nothing about that file: allowed or not, it decides
+		// nothing, and the run cannot be clean.
+		if len(b.unverified) < MaxKept {
+			b.unverified[a.Path] = true
+		} else {
+			b.notKept++
+		}
+		return
+	}
+	bad := b.outside != nil && b.outside(a.Path, a.Op)
+	if !bad && !b.learn {
+		b.allowed++
+		return
+	}
+	k := fileKey{a.Path, a.Op}
+	if t, ok := b.kept[k]; ok {
+		t.Count++
+		return
+	}
+	limit := MaxKept
+	if b.learn {
+		limit = maxLearnedFiles
+	}
+	if len(b.kept) >= limit {
+		b.notKept++
+		return
+	}
+	b.kept[k] = &FileTouch{Path: a.Path, Op: a.Op, Syscall: a.Syscall, PID: a.PID, Exe: a.Exe, Count: 1}
+}
+
+// touches are the kept accesses, sorted by path and operation.
+func (b *fileBook) touches() []FileTouch {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]FileTouch, 0, len(b.kept))
+	for _, t := range b.kept {
+		out = append(out, *t)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].Op < out[j].Op
+	})
+	return out
+}
+
+// unverifiedPaths are the names the observer could not tie to a file,
+// sorted.
+func (b *fileBook) unverifiedPaths() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	out := make([]string, 0, len(b.unverified))
+	for p := range b.unverified {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// newFileBook is the run's book of file accesses: gated by the baselines'
+// files section in check and enforce, learning everything in record.
+func (p *runPlan) newFileBook() *fileBook {
+	p.fileCtx = fileContext(p.agent, p.envBefore)
+	if p.mode == baseline.ModeRecord || !p.profile.FilesGated() {
+		return newFileBook(true, nil)
+	}
+	m := p.profile.FileMatcher(p.fileCtx)
+	return newFileBook(false, func(path string, op baseline.FileOp) bool { return !m.Allows(path, op) })
+}
+
+// addFiles fills the files part of a result from the run's book: what
+// it touched into the observation (by placeholder), the accesses outside
+// the baselines, the names that could not be verified.
+func (r *Result) addFiles(b *fileBook, p *runPlan) {
+	r.FilesObserved = true
+	ctx := p.fileCtx
+	var m *baseline.FileMatcher
+	if !b.learn {
+		m = p.profile.FileMatcher(ctx)
+	}
+	pids := map[string]bool{}
+	for _, proc := range r.Processes {
+		pids[strconv.Itoa(proc.PID)] = true
+	}
+	for _, t := range b.touches() {
+		if e, ok := baseline.SensitivePath(ctx, t.Path, t.Op); ok {
+			t.Sensitive, t.Level = e.Label, string(e.Level)
+		}
+		r.Observed.AddFile(ctx.Abstract(ownProc(t.Path, pids)), t.Op, t.Count)
+		if m == nil {
+			continue
+		}
+		v := FileViolation{FileTouch: t}
+		if e, ok := m.Closest(t.Path, t.Op); ok {
+			v.Has = e.String()
+		}
+		if files := p.profile.Files(); len(files) > 0 {
+			v.File = files[0]
+		}
+		r.FileViolations = append(r.FileViolations, v)
+	}
+	if r.Observed.Files == nil {
+		// Nothing kept: the observation still says it watched files.
+		r.Observed.Files = map[string]map[string]uint64{}
+	}
+	r.UnverifiedFiles = b.unverifiedPaths()
+	b.mu.Lock()
+	notKept := b.notKept
+	b.mu.Unlock()
+	if b.learn {
+		r.addNotKept(NotKept{LearnedFiles: notKept})
+	} else {
+		r.addNotKept(NotKept{FileViolations: notKept})
+	}
+}
+
+// ownProc writes /proc/PID/... of one of the run's own processes as
+// /proc/self/...: a record run's pids mean nothing to the next run.
+func ownProc(path string, pids map[string]bool) string {
+	rest, ok := strings.CutPrefix(path, "/proc/")
+	if !ok {
+		return path
+	}
+	pid, tail, _ := strings.Cut(rest, "/")
+	if !pids[pid] {
+		return path
+	}
+	if tail == "" {
+		return "/proc/self"
+	}
+	return "/proc/self/" + tail
+}
+
+// fileReasons are why the files part of a run leaves it inconclusive.
+func (r *Result) fileReasons() []error {
+	var out []error
+	if n := len(r.UnverifiedFiles); n > 0 {
+		shown := r.UnverifiedFiles
+		if len(shown) > 5 {
+			shown = shown[:5]
+		}
+		out = append(out, fmt.Errorf("%d file %s could not be tied to the file the kernel used (%s): the files gate cannot vouch for them",
+			n, plural(n, "name", "names"), untrusted.Terminal(strings.Join(shown, ", "))))
+	}
+	if r.NotKept != nil && r.NotKept.LearnedFiles > 0 {
+		out = append(out, fmt.Errorf("%d file accesses past the %d a record run learns: a baseline learnt from part of the run would fail its own check", r.NotKept.LearnedFiles, maxLearnedFiles))
+	}
+	return out
+}

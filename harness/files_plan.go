@@ -1,0 +1,271 @@
+package harness
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/sysgate/sysgate/auditlog/touch"
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/scmp"
+)
+
+// planFiles decides whether the run observes files, and how: on the
+// audit backend by audit syscall rules scoped to a login uid of the
+// run's own, which the launcher writes (the agent cannot change it:
+// CAP_AUDIT_CONTROL is fenced).
+func (p *runPlan) planFiles() {
+	cfg := p.cfg
+	p.fileCtx = fileContext(p.agent, p.envBefore)
+	switch {
+	case cfg.noFiles:
+		p.weakened = append(p.weakened, "files not observed (--no-files): the files the agent read and wrote were neither listed nor gated")
+		return
+	case p.notify:
+		p.weakened = append(p.weakened, "files not observed on the notify backend: the files the agent read and wrote were neither listed nor gated (use the audit backend, as root)")
+		return
+	case p.mode != baseline.ModeRecord && !p.profile.FilesGated():
+		p.weakened = append(p.weakened, "the baselines have no files section [file-blind]: the files the agent touched are listed, not gated (record with --merge to add one)")
+	}
+	p.files = true
+	p.auid = touch.NewAUID()
+	p.setup.LoginUID = p.auid
+}
+
+// fileContext is what the files section's placeholders stand for in
+// this run: its directory, the agent's home and temporary directory (from
+// the environment it gets: agentEnv has made it explicit), and its
+// runtimes' library directories. Symlinks are resolved, as the kernel
+// reports paths.
+func fileContext(agent Agent, env baseline.Environment) baseline.FileContext {
+	ctx := baseline.FileContext{Workspace: realDir(launchDir(agent.Dir)), Tmp: realDir("/tmp")}
+	if home := envValue(agent.Env, "HOME"); home != "" {
+		ctx.Home = realDir(home)
+	}
+	if tmp := envValue(agent.Env, "TMPDIR"); tmp != "" {
+		ctx.Tmp = realDir(tmp)
+	}
+	for _, d := range runtimeDirs(env.Runtimes) {
+		ctx.Runtime = append(ctx.Runtime, realDir(d))
+	}
+	return ctx
+}
+
+// envValue is the last value of name in env ("" when unset).
+func envValue(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// realDir is dir with symlinks resolved, or as given when it cannot be
+// (it may not exist yet).
+func realDir(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		return r
+	}
+	return filepath.Clean(dir)
+}
+
+// touchArches are the arches whose file calls the rules watch: the
+// native one, and the compat one where the kernel runs it (an agent's
+// int $0x80 open must not slip past the rules).
+func touchArches() touch.Arch {
+	if scmp.Native() == scmp.X86_64 || scmp.Native() == scmp.AArch64 {
+		return touch.Native | touch.Compat
+	}
+	return touch.Native
+}
+
+// installFileRules adds the run's audit syscall rules before its
+// launcher is forked (a task gets its audit context at fork) and undoes
+// them, on every exit path, after the run's last record is in; a
+// watchdog removes them if this process dies.
+func (p *runPlan) installFileRules(s *started) error {
+	if !p.files || p.notify {
+		return nil
+	}
+	inst, err := touch.Install(p.auid, touch.Files, touchArches())
+	if err != nil {
+		return fmt.Errorf("observe files: %w", err)
+	}
+	s.undo = append(s.undo, func() {
+		if err := inst.Remove(); err != nil {
+			s.warnings = append(s.warnings, fmt.Sprintf("removing the run's audit rules: %v (the watchdog or the next run removes them)", err))
+		}
+	})
+	return nil
+}
+
+// fileEmitter turns the run's audit events into file accesses for its
+// book. Everything before the run's first execve is sysgate's own
+// launcher and init setting the run up (the agent's code runs only after
+// that exec) and is dropped; from the exec on, every event of the run's
+// login uid is the agent's. (By order, never by executable: the agent may
+// run sysgate's binary too, and the launcher's pid is not known yet when
+// the observer starts.)
+type fileEmitter struct {
+	book    *fileBook
+	started bool
+	// inodes are the files the run has reached by a verified name, by
+	// device and inode: a later name the observer cannot resolve (a
+	// /proc/self/fd/N reopen after the process is gone) that the kernel
+	// recorded with one of these inodes is that file.
+	inodes map[fileID]string
+}
+
+type fileID struct {
+	dev   string
+	inode uint64
+}
+
+func newFileEmitter(book *fileBook) *fileEmitter {
+	return &fileEmitter{book: book, inodes: map[fileID]string{}}
+}
+
+// procEntry accepts the recorded name of a /proc file that the
+// observer could not reach again: the run's /proc is a procfs of its
+// own (its PID namespace), gone with the run. Such a name is the file:
+// procfs has no symlinks but its magic links (self, thread-self, a
+// process's fd/, cwd, root, exe, map_files/), and the agent cannot mount
+// over it (CAP_SYS_ADMIN is fenced, mount is a syscall the baselines
+// gate). A magic link is refused here: through it the name says nothing
+// of the file. The kernel's device must be a virtual one (major 0).
+func procEntry(a touch.Access) (string, bool) {
+	rest, ok := strings.CutPrefix(a.Path, "/proc/")
+	if !ok || !strings.HasPrefix(a.Item.Dev, "00:") {
+		return "", false
+	}
+	elems := strings.Split(rest, "/")
+	if len(elems) > 0 && (elems[0] == "self" || elems[0] == "thread-self" || isDigits(elems[0])) {
+		elems = elems[1:]
+		if len(elems) >= 2 && elems[0] == "task" && isDigits(elems[1]) {
+			elems = elems[2:]
+		}
+		if len(elems) > 0 {
+			switch elems[0] {
+			case "fd", "cwd", "root", "exe", "map_files":
+				return "", false
+			}
+		}
+	}
+	return a.Path, true
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// ownProcOf writes a process's names for its own /proc entry
+// (/proc/PID/..., /proc/thread-self/...) as /proc/self/...: the baselines
+// list what an agent reads of itself that way.
+func ownProcOf(path string, pid int) string {
+	rest, ok := strings.CutPrefix(path, "/proc/")
+	if !ok {
+		return path
+	}
+	first, tail, _ := strings.Cut(rest, "/")
+	if first != strconv.Itoa(pid) && first != "thread-self" {
+		return path
+	}
+	if tail == "" {
+		return "/proc/self"
+	}
+	return "/proc/self/" + tail
+}
+
+// oPath is O_PATH: an open that reaches a file without access to it.
+const oPath = 0o10000000
+
+func (f *fileEmitter) emit(ev touch.Event) {
+	if !f.started {
+		if !strings.HasPrefix(ev.Syscall, "execve") {
+			return
+		}
+		f.started = true
+	}
+	acc := resolvedAccesses(ev)
+	if len(acc) == 0 && ev.Flags&oPath != 0 {
+		// No access, but a file reached: remember where it is, for a
+		// reopen through the descriptor.
+		shadow := ev
+		shadow.Flags &^= oPath
+		for _, a := range resolvedAccesses(shadow) {
+			f.note(a)
+		}
+	}
+	for _, a := range acc {
+		if a.Unverified {
+			if p, ok := f.inodes[fileID{a.Item.Dev, a.Item.Inode}]; ok && a.Item.Inode != 0 {
+				a.Path, a.Unverified = p, false
+			} else if p, ok := procEntry(a); ok {
+				a.Path, a.Unverified = p, false
+			}
+		}
+		a.Path = ownProcOf(a.Path, ev.PID)
+		if !a.Unverified {
+			f.note(a)
+		}
+		f.book.add(fileAccess{Path: a.Path, Op: fileOpOf(a.Op), Syscall: a.Syscall, PID: ev.PID, Exe: ev.Exe, Unverified: a.Unverified})
+	}
+}
+
+func (f *fileEmitter) note(a touch.Access) {
+	if a.Item.Inode != 0 && len(f.inodes) < maxLearnedFiles {
+		f.inodes[fileID{a.Item.Dev, a.Item.Inode}] = a.Path
+	}
+}
+
+// resolvedAccesses ties ev's accesses to files under the process's root,
+// and, for what that leaves unverified, under ours: the process may have
+// exited between RootOf and the walk, and its names read the same from
+// our root (the run's mount namespace shares the file system; the inode
+// check decides).
+func resolvedAccesses(ev touch.Event) []touch.Access {
+	root := touch.RootOf(ev.PID)
+	acc := ev.ResolvedAccesses(root)
+	if root == "/" {
+		return acc
+	}
+	var again []touch.Access
+	for i, a := range acc {
+		if !a.Unverified {
+			continue
+		}
+		if again == nil {
+			again = ev.ResolvedAccesses("/")
+		}
+		if i < len(again) && !again[i].Unverified {
+			acc[i] = again[i]
+		}
+	}
+	return acc
+}
+
+// fileOpOf names touch's access in the baselines' terms.
+func fileOpOf(op touch.Op) baseline.FileOp {
+	switch op {
+	case touch.Write:
+		return baseline.FileWrite
+	case touch.Exec:
+		return baseline.FileExec
+	case touch.Delete:
+		return baseline.FileDelete
+	}
+	return baseline.FileRead
+}

@@ -1,0 +1,49 @@
+package harness
+
+import (
+	"testing"
+
+	"github.com/sysgate/sysgate/auditlog/touch"
+)
+
+func TestProcEntry(t *testing.T) {
+	for _, c := range []struct {
+		path, dev string
+		ok        bool
+	}{
+		{"/proc/filesystems", "00:15", true},
+		{"/proc/self/status", "00:15", true},
+		{"/proc/42/task/43/stat", "00:15", true},
+		{"/proc/sys/kernel/core_pattern", "00:15", true},
+		// Magic links: the name says nothing of the file behind it.
+		{"/proc/self/fd/3", "00:15", false},
+		{"/proc/self/fd/3", "00:2a", false},
+		{"/proc/42/cwd/x", "00:15", false},
+		{"/proc/thread-self/root/etc/shadow", "00:15", false},
+		{"/proc/42/task/43/fd/1", "00:15", false},
+		{"/proc/self/map_files/1000-2000", "00:15", false},
+		// Not a virtual device: a disk file behind a /proc name.
+		{"/proc/self/status", "fe:00", false},
+		{"/etc/passwd", "00:15", false},
+	} {
+		_, ok := procEntry(touch.Access{Path: c.path, Item: touch.Path{Dev: c.dev}})
+		if ok != c.ok {
+			t.Errorf("procEntry(%s on %s) = %v, want %v", c.path, c.dev, ok, c.ok)
+		}
+	}
+}
+
+func TestOwnProcOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"/proc/42/status":        "/proc/self/status",
+		"/proc/42":               "/proc/self",
+		"/proc/thread-self/comm": "/proc/self/comm",
+		"/proc/43/environ":       "/proc/43/environ",
+		"/proc/420/status":       "/proc/420/status",
+		"/home/u/proc/42/x":      "/home/u/proc/42/x",
+	} {
+		if got := ownProcOf(in, 42); got != want {
+			t.Errorf("ownProcOf(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,154 @@
+// filetouch: an agent whose every attack uses only calls, classes and
+// programs its benign run already made; what differs is the file it
+// touches. Without a files baseline each attack is CLEAN.
+//
+//   filetouch MODE TARGET
+//
+// It runs in its workspace (the current directory), reads ./input.txt and
+// writes ./out.txt, then does MODE against TARGET. Record a mode with a
+// TARGET inside the workspace; check it with one outside.
+//   read      reads TARGET
+//   write     writes TARGET (O_CREAT|O_TRUNC)
+//   symlink   plants ./link -> TARGET and writes through ./link
+//   rename    writes ./staged and renames it over TARGET
+//   hardlink  links TARGET to ./linked and reads ./linked
+//   opath     opens TARGET O_PATH, then reopens /proc/self/fd/N for write
+//   handle    name_to_handle_at(TARGET) and open_by_handle_at for read
+//   flip      a second thread flips a path buffer between ./input.txt and
+//             TARGET while this thread opens it 2000 times; prints
+//             "opened-target N" when it read TARGET's content N times.
+// Exit status 0 whatever the outcome of the attack (the verdict is the
+// gate's, not the agent's).
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void must(int ok, const char *what) {
+	if (!ok) {
+		perror(what);
+		exit(2);
+	}
+}
+
+static void slurp(const char *path, char *buf, size_t size) {
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		buf[0] = 0;
+		return;
+	}
+	ssize_t n = read(fd, buf, size - 1);
+	buf[n < 0 ? 0 : n] = 0;
+	close(fd);
+}
+
+static void spew(const char *path, const char *text) {
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	must(fd >= 0, path);
+	must(write(fd, text, strlen(text)) == (ssize_t)strlen(text), "write");
+	close(fd);
+}
+
+static char flipbuf[4096];
+static const char *flip_a, *flip_b;
+static atomic_int flipping = 1;
+
+static void *flipper(void *arg) {
+	(void)arg;
+	size_t la = strlen(flip_a) + 1, lb = strlen(flip_b) + 1;
+	while (atomic_load_explicit(&flipping, memory_order_relaxed)) {
+		memcpy(flipbuf, flip_a, la);
+		memcpy(flipbuf, flip_b, lb);
+	}
+	return NULL;
+}
+
+static void flip(const char *target) {
+	char input[256], want[256], got[256];
+	slurp("input.txt", input, sizeof input);
+	slurp(target, want, sizeof want);
+	flip_a = "input.txt";
+	flip_b = target;
+	memcpy(flipbuf, flip_a, strlen(flip_a) + 1);
+	pthread_t t;
+	must(pthread_create(&t, NULL, flipper, NULL) == 0, "pthread_create");
+	int hits = 0;
+	for (int i = 0; i < 2000; i++) {
+		int fd = open(flipbuf, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t n = read(fd, got, sizeof got - 1);
+		close(fd);
+		got[n < 0 ? 0 : n] = 0;
+		if (strcmp(got, input) != 0 && strcmp(got, want) == 0)
+			hits++;
+	}
+	atomic_store(&flipping, 0);
+	pthread_join(t, NULL);
+	printf("opened-target %d\n", hits);
+}
+
+int main(int argc, char **argv) {
+	if (argc != 3) {
+		fprintf(stderr, "usage: filetouch MODE TARGET\n");
+		return 2;
+	}
+	const char *mode = argv[1], *target = argv[2];
+	char buf[256];
+	slurp("input.txt", buf, sizeof buf);
+	spew("out.txt", buf);
+	if (!strcmp(mode, "read")) {
+		slurp(target, buf, sizeof buf);
+	} else if (!strcmp(mode, "write")) {
+		spew(target, "written by filetouch\n");
+	} else if (!strcmp(mode, "symlink")) {
+		unlink("link");
+		must(symlink(target, "link") == 0, "symlink");
+		spew("link", "written through a symlink\n");
+	} else if (!strcmp(mode, "rename")) {
+		spew("staged", "renamed by filetouch\n");
+		must(rename("staged", target) == 0, "rename");
+	} else if (!strcmp(mode, "hardlink")) {
+		unlink("linked");
+		if (link(target, "linked") == 0)
+			slurp("linked", buf, sizeof buf);
+	} else if (!strcmp(mode, "opath")) {
+		int fd = open(target, O_PATH | O_CLOEXEC);
+		must(fd >= 0, "open O_PATH");
+		char proc[64];
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+		int w = open(proc, O_WRONLY | O_TRUNC | O_CLOEXEC);
+		if (w >= 0) {
+			if (write(w, "reopened\n", 9) < 0)
+				perror("write");
+			close(w);
+		}
+		close(fd);
+	} else if (!strcmp(mode, "handle")) {
+		struct file_handle *h = malloc(sizeof *h + MAX_HANDLE_SZ);
+		h->handle_bytes = MAX_HANDLE_SZ;
+		int mount_id;
+		if (name_to_handle_at(AT_FDCWD, target, h, &mount_id, 0) == 0) {
+			int mfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			int fd = open_by_handle_at(mfd, h, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				if (read(fd, buf, sizeof buf) < 0)
+					perror("read");
+				close(fd);
+			}
+			close(mfd);
+		}
+		free(h);
+	} else if (!strcmp(mode, "flip")) {
+		flip(target);
+	} else {
+		fprintf(stderr, "filetouch: unknown mode %s\n", mode);
+		return 2;
+	}
+	return 0;
+}
