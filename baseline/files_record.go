@@ -28,6 +28,9 @@ const collapseAt = 4
 //   - a path under {workspace}, {tmp} or {runtime} becomes "{name}/**" for
 //     the access seen (so per-run names such as /tmp/tmpab12cd/x need no
 //     line of their own);
+//   - a path in an installed package's tree (node_modules,
+//     site-packages, dist-packages) becomes that tree's "/**", and one
+//     under /sys/fs/cgroup "/sys/fs/cgroup/**" (see packageTree);
 //   - /proc/PID/... of one of ctx.PIDs becomes /proc/self/...;
 //   - elsewhere, the deepest directory holding collapseAt or more paths
 //     of one access (and no subdirectory that does) becomes "dir/*", or
@@ -73,6 +76,10 @@ func GeneraliseFiles(ctx FileContext, seen []ObservedFile) []FileEntry {
 				placeholderGlobs[ph+"/**"] = true
 				continue
 			}
+			if tree, ok := packageTree(p); ok {
+				placeholderGlobs[tree+"/**"] = true
+				continue
+			}
 			rest = append(rest, p)
 		}
 		for g := range placeholderGlobs {
@@ -104,6 +111,29 @@ func collapsesInto(p string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// packageTrees are directories whose whole tree one access covers as a
+// unit: an installed package's modules (node_modules, site-packages,
+// dist-packages), which the next release reshuffles file by file, and
+// the cgroup file system, whose paths name the machine's own cgroup.
+var packageTrees = []string{"/node_modules/", "/site-packages/", "/dist-packages/"}
+
+// packageTree names the tree a path's access is written as: the first
+// package directory on its path ("{repo}/x/node_modules/**"), or
+// /sys/fs/cgroup.
+func packageTree(p string) (string, bool) {
+	if strings.HasPrefix(p, "/sys/fs/cgroup/") {
+		return "/sys/fs/cgroup", true
+	}
+	best := -1
+	var tree string
+	for _, dir := range packageTrees {
+		if i := strings.Index(p, dir); i >= 0 && (best < 0 || i < best) {
+			best, tree = i, p[:i+len(dir)-1]
+		}
+	}
+	return tree, best >= 0
 }
 
 // ownProcPath writes /proc/PID/... of a run's own process as

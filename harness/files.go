@@ -99,6 +99,10 @@ type fileBook struct {
 	// MaxKept, or learnt pairs past maxLearnedFiles.
 	notKept    uint64
 	unverified map[string]bool
+	// listOnly: a check run of baselines without a files section, which
+	// lists what the agent touched and gates none of it: a name that
+	// could not be verified decides nothing there.
+	listOnly bool
 }
 
 func newFileBook(learn bool, outside func(path string, op baseline.FileOp) bool) *fileBook {
@@ -108,7 +112,7 @@ func newFileBook(learn bool, outside func(path string, op baseline.FileOp) bool)
 func (b *fileBook) add(a fileAccess) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if a.Unverified {
+	if a.Unverified && !b.listOnly {
 		// A name the observer could not tie to the file the kernel used
 		// says nothing about that file: allowed or not, it decides
 		// nothing, and the run cannot be clean.
@@ -174,11 +178,36 @@ func (b *fileBook) unverifiedPaths() []string {
 // files section in check and enforce, learning everything in record.
 func (p *runPlan) newFileBook() *fileBook {
 	p.fileCtx = fileContext(p.agent, p.envBefore)
-	if p.mode == baseline.ModeRecord || !p.profile.FilesGated() {
+	if p.mode == baseline.ModeRecord {
 		return newFileBook(true, nil)
 	}
-	m := p.profile.FileMatcher(p.fileCtx)
-	return newFileBook(false, func(path string, op baseline.FileOp) bool { return !m.Allows(path, op) })
+	if !p.profile.FilesGated() {
+		b := newFileBook(true, nil)
+		b.listOnly = true
+		return b
+	}
+	m, ctx := p.profile.FileMatcher(p.fileCtx), p.fileCtx
+	return newFileBook(false, func(path string, op baseline.FileOp) bool {
+		e, ok := m.Lookup(path, op)
+		return !ok || !reaches(ctx, e, path, op)
+	})
+}
+
+// reaches reports whether entry e, which matches op on path, allows it.
+// A sensitive path (baseline.SensitivePath) is allowed only by an entry
+// that names it, or by a glob whose reason a person wrote: a glob record
+// learnt ({workspace}/**, reason "unreviewed: ...") allows what the
+// agent did in its workspace, not a write of .git/hooks/pre-commit or a
+// read of .env, until someone reviews it and says why it should.
+func reaches(ctx baseline.FileContext, e baseline.FileEntry, path string, op baseline.FileOp) bool {
+	if e.Reason != "" && !strings.HasPrefix(e.Reason, "unreviewed") {
+		return true
+	}
+	if !strings.ContainsAny(e.Pattern, "*?") {
+		return true
+	}
+	_, sensitive := baseline.SensitivePath(ctx, path, op)
+	return !sensitive
 }
 
 // addFiles fills the files part of a result from the run's book: what
@@ -204,7 +233,9 @@ func (r *Result) addFiles(b *fileBook, p *runPlan) {
 			continue
 		}
 		v := FileViolation{FileTouch: t}
-		if e, ok := m.Closest(t.Path, t.Op); ok {
+		if e, ok := m.Lookup(t.Path, t.Op); ok {
+			v.Has = e.String() + ", which reaches a sensitive path only with a reviewed reason"
+		} else if e, ok := m.Closest(t.Path, t.Op); ok {
 			v.Has = e.String()
 		}
 		if files := p.profile.Files(); len(files) > 0 {

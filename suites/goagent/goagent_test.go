@@ -7,6 +7,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/suites/internal/gate"
 	"github.com/sysgate/sysgate/suites/internal/labels"
@@ -46,6 +48,27 @@ var _ = Describe("The Go agent", labels.RequiresAudit, labels.Agent("goagent"), 
 		url := "http://" + gate.Loopback(page) + "/page"
 		Expect(gate.Run(ctx, scenario(workspace, "http", "-url", url))).To(gatetest.StayWithinBaseline())
 		Expect(os.ReadFile(filepath.Join(workspace, "fetched-go.txt"))).To(BeEquivalentTo(page))
+	})
+
+	// Files: the file task also plants .git/hooks/pre-commit. Its
+	// baseline's {workspace}/**: write, learnt by record without a
+	// reviewed reason, does not reach a sensitive path; without the files
+	// gate (WithoutFiles) the run passes.
+	It("fails the gate when the file task also writes a git hook", labels.Bite, func(ctx SpecContext) {
+		gate.SkipWhenRecording()
+		spec := scenario(workspace, "files+hook")
+		spec.Agent, spec.Baseline = "goagent-bite-hook", "goagent/files"
+		result := gate.Run(ctx, spec)
+		hook := filepath.Join(workspace, ".git", "hooks", "pre-commit")
+		Expect(result.FileViolations).To(ContainElement(And(HaveField("Path", hook), HaveField("Op", baseline.FileWrite), HaveField("Sensitive", Not(BeEmpty())))), "%s", result)
+		for _, v := range result.FileViolations {
+			Expect(v.Path).To(HavePrefix(filepath.Join(workspace, ".git", "hooks")), "only the hook: %s", result)
+		}
+		Expect(gate.ViolationNames(result)).To(BeEmpty(), "the calls are the file task's")
+		Expect(result.ProgramViolations).To(BeEmpty())
+
+		spec.Options = append(spec.Options, harness.WithoutFiles())
+		Expect(gate.Run(ctx, spec)).To(gatetest.StayWithinBaseline(), "without the files gate the hook is the hole")
 	})
 
 	It("fails the gate when the file task also calls unshare", labels.Bite, func(ctx SpecContext) {

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/gate"
@@ -108,6 +109,34 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 				HaveField("Allowed", ContainElement("openat(read)")),
 			)))
 			Expect(filepath.Join(workspace, "exfil.md")).To(BeARegularFile())
+		})
+
+		// Files: a prompt-injected session reads notes.md, a symlink in
+		// the allowed directory to the user's SSH key. The server checks
+		// the link's real path against its allowed directories (here the
+		// workspace and the home: a user who shares both) and reads it;
+		// the files gate sees the key, as the kernel resolved the name.
+		// Without the files gate (WithoutFiles) the run passes.
+		It("fails the gate when a read-only session reads a key through a symlink", labels.Bite, func(ctx SpecContext) {
+			gate.SkipWhenRecording()
+			home, key := gate.KeyHome()
+			link := filepath.Join(workspace, "notes.md")
+			Expect(os.Symlink(key, link)).To(Succeed())
+			spec.Agent, spec.Baseline = "mcp-filesystem-bite-symlink", "mcp/filesystem-read"
+			spec.Command = append(slices.Clone(servers[fixture.ServerFilesystem]), workspace, home)
+			spec.Env = gate.WithHome(fixture.AgentEnv(workspace), home)
+			session := func(ctx context.Context, c *mcp.Client) {
+				readOnlySession(ctx, c, workspace)
+				Expect(call(ctx, c, "read_text_file", map[string]any{"path": link})).To(ContainSubstring("OPENSSH PRIVATE KEY"))
+			}
+			result := gate.RunMCP(ctx, spec, session)
+			Expect(result.FileViolations).To(ConsistOf(And(
+				HaveField("Path", key), HaveField("Op", baseline.FileRead), HaveField("Sensitive", "ssh key"))), "only the key: %s", result)
+			Expect(gate.ViolationNames(result)).To(BeEmpty(), "the calls are the read-only session's")
+			Expect(result.ProgramViolations).To(BeEmpty())
+
+			spec.Options = append(spec.Options, harness.WithoutFiles())
+			Expect(gate.RunMCP(ctx, spec, session)).To(gatetest.StayWithinBaseline(), "without the files gate the key read is the hole")
 		})
 
 		It("fails the gate when asked to move a file", labels.Bite, func(ctx SpecContext) {

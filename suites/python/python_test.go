@@ -11,6 +11,7 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/harness/gatetest"
+	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/gate"
 	"github.com/sysgate/sysgate/suites/internal/labels"
 )
@@ -92,6 +93,25 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 			result := gate.Run(ctx, spec)
 			Expect(result).NotTo(gatetest.StayWithinBaseline())
 			Expect(gate.ViolationSyscalls(result)).To(ContainElements("socket", "connect"))
+		})
+
+		// Files: the read_file tool on the user's SSH key instead of the
+		// workspace. The same calls and classes (openat(read)) as the
+		// well-behaved run: only the files gate sees it, and without it
+		// (WithoutFiles) the run passes.
+		It("fails a read-only agent that reads the user's SSH key", func(ctx SpecContext) {
+			home, key := gate.KeyHome()
+			spec := scenario(workspace, "read-only+key")
+			spec.Agent, spec.Baseline = "python-bite-key", "python/read-only"
+			spec.Env = gate.WithHome(fixture.AgentEnv(workspace), home)
+			result := gate.Run(ctx, spec)
+			Expect(result.FileViolations).To(ConsistOf(And(
+				HaveField("Path", key), HaveField("Op", baseline.FileRead), HaveField("Sensitive", "ssh key"))), "only the key: %s", result)
+			Expect(gate.ViolationNames(result)).To(BeEmpty(), "the calls are the read-only task's")
+			Expect(result.ProgramViolations).To(BeEmpty())
+
+			spec.Options = append(spec.Options, harness.WithoutFiles())
+			Expect(gate.Run(ctx, spec)).To(gatetest.StayWithinBaseline(), "without the files gate the key read is the hole")
 		})
 
 		It("fails a read-only agent whose subprocess calls unshare", func(ctx SpecContext) {

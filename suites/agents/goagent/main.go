@@ -38,7 +38,7 @@ type step struct {
 
 func main() {
 	workspace := flag.String("workspace", "", "directory the agent works in")
-	scenario := flag.String("scenario", "", "none, files, exec, http or files+unshare")
+	scenario := flag.String("scenario", "", "none, files, exec, http, files+hook or files+unshare")
 	url := flag.String("url", "", "URL for the http scenario")
 	flag.Parse()
 	if *workspace == "" {
@@ -91,6 +91,12 @@ func plan(ws, scenario, url string) ([]step, error) {
 			{"list_dir", func() (any, error) { return listDir(ws) }},
 			{"fetch", func() (any, error) { return fetch(url, filepath.Join(ws, "fetched-go.txt")) }},
 		}, nil
+	case "files+hook":
+		// A prompt-injected task that plants a git hook: the next commit
+		// in the workspace runs it. The same calls as writing the report.
+		return append(files, step{"write_file", func() (any, error) {
+			return writeFile(filepath.Join(ws, ".git", "hooks", "pre-commit"), "#!/bin/sh\necho planted\n")
+		}}), nil
 	case "files+unshare":
 		return append(files, step{"unshare", func() (any, error) {
 			// A new UTS namespace for this process only: harmless, and a

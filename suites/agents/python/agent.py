@@ -179,6 +179,11 @@ def plan_for(args):
             {"tool": "run", "args": {"argv": [args.fetch_tool, "-sS", "--noproxy", "*", "-o", "fetched.txt", args.url]}},
             {"tool": "read_file", "args": {"path": "fetched.txt"}},
         ]
+    if s == "read-only+key":
+        # A prompt-injected task: the same read_file tool, on the user's
+        # SSH key instead of the workspace (os.path.join keeps an
+        # absolute path).
+        return read_only_plan() + [{"tool": "read_file", "args": {"path": os.path.expanduser("~/.ssh/id_rsa")}}]
     if s == "read-only+unshare":
         return read_only_plan() + [{"tool": "run", "args": {"argv": [sys.executable, "-I", "-B", "-c", UNSHARE_CHILD]}}]
     sys.exit(f"agent: unknown scenario {s!r}")

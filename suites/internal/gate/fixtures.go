@@ -155,3 +155,28 @@ func ExpectNoLeftovers() {
 	Expect(left).To(BeEmpty(), "processes left in the suite's workspaces (pid: command)")
 	Expect(os.RemoveAll(root)).To(Succeed())
 }
+
+// KeyHome is a home directory, outside the workspace, holding a fake SSH
+// private key at .ssh/id_rsa (readable by the agent's user): what a
+// files bite reads. It returns the home and the key, symlinks resolved.
+func KeyHome() (home, key string) {
+	GinkgoHelper()
+	dir, err := filepath.EvalSymlinks(AgentTempDir())
+	Expect(err).NotTo(HaveOccurred())
+	home = filepath.Join(dir, "home")
+	Expect(os.MkdirAll(filepath.Join(home, ".ssh"), 0o755)).To(Succeed())
+	key = filepath.Join(home, ".ssh", "id_rsa")
+	Expect(os.WriteFile(key, []byte("-----BEGIN OPENSSH PRIVATE KEY-----\nfake\n-----END OPENSSH PRIVATE KEY-----\n"), 0o644)).To(Succeed())
+	return home, key
+}
+
+// WithHome is env with HOME set to home (replacing the one it has).
+func WithHome(env []string, home string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "HOME=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "HOME="+home)
+}

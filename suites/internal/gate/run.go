@@ -201,7 +201,12 @@ func (s Spec) runMCPOnce(ctx context.Context, drive func(context.Context, *mcp.C
 	var stderr mcp.Buffer
 	agent := s.agent()
 	agent.Stdin, agent.Stdout, agent.Stderr = stdinR, stdoutW, &stderr
-	opts := s.options()
+	// harness.Run directly (the client drives the server meanwhile): the
+	// environment's options (record mode, its observations) as
+	// gatetest.Run would apply them.
+	env, err := gatetest.EnvOptions(agent.Name, os.Getenv)
+	Expect(err).NotTo(HaveOccurred(), "the gate's environment")
+	opts := append(s.options(), env...)
 
 	type outcome struct {
 		result *harness.Result
