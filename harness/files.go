@@ -30,6 +30,9 @@ type fileAccess struct {
 	// kernel used (Path is the caller's name for it); see Result's
 	// Inconclusive.
 	Unverified bool
+	// Denied: the kernel refused the access (enforce's Landlock domain);
+	// Path is the name the caller gave.
+	Denied bool
 }
 
 // FileTouch is one file the run's processes touched with one operation.
@@ -44,6 +47,9 @@ type FileTouch struct {
 	// when the path is in it for this operation ("" otherwise).
 	Sensitive string `json:"sensitive,omitempty"`
 	Level     string `json:"level,omitempty"`
+	// Denied: enforce's Landlock domain refused it (EACCES): the agent
+	// tried it and the kernel did not do it.
+	Denied bool `json:"denied,omitempty"`
 }
 
 // FileViolation is a file touched outside the baselines' files section.
@@ -123,7 +129,8 @@ func (b *fileBook) add(a fileAccess) {
 		}
 		return
 	}
-	bad := b.outside != nil && b.outside(a.Path, a.Op)
+	// A refusal is the kernel's verdict that the path is outside.
+	bad := a.Denied || (b.outside != nil && b.outside(a.Path, a.Op))
 	if !bad && !b.learn {
 		b.allowed++
 		return
@@ -141,7 +148,7 @@ func (b *fileBook) add(a fileAccess) {
 		b.notKept++
 		return
 	}
-	b.kept[k] = &FileTouch{Path: a.Path, Op: a.Op, Syscall: a.Syscall, PID: a.PID, Exe: a.Exe, Count: 1}
+	b.kept[k] = &FileTouch{Path: a.Path, Op: a.Op, Syscall: a.Syscall, PID: a.PID, Exe: a.Exe, Count: 1, Denied: a.Denied}
 }
 
 // touches are the kept accesses, sorted by path and operation.

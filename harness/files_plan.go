@@ -199,6 +199,26 @@ func (f *fileEmitter) emit(ev touch.Event) {
 		}
 		f.started = true
 	}
+	if ev.Failed {
+		// Refused by the kernel (a Landlock denial under enforce): the
+		// names it was asked for, nothing to resolve.
+		acc := ev.FileAccesses()
+		for _, a := range acc {
+			if a.Path != "" {
+				f.book.add(fileAccess{Path: a.Path, Op: fileOpOf(a.Op), Syscall: a.Syscall, PID: ev.PID, Exe: ev.Exe, Denied: true})
+			}
+		}
+		if len(acc) == 0 {
+			// A refused create records only the directory it would have
+			// created in: the write was into it.
+			for _, item := range ev.Paths {
+				if item.NameType == "PARENT" && item.Abs != "" {
+					f.book.add(fileAccess{Path: item.Abs, Op: baseline.FileWrite, Syscall: ev.Syscall, PID: ev.PID, Exe: ev.Exe, Denied: true})
+				}
+			}
+		}
+		return
+	}
 	acc := resolvedAccesses(ev)
 	if len(acc) == 0 && ev.Flags&oPath != 0 {
 		// No access, but a file reached: remember where it is, for a

@@ -59,6 +59,9 @@ func (p *runPlan) launch(ctx context.Context) (_ *started, err error) {
 	if err := p.installFileRules(s); err != nil {
 		return nil, err
 	}
+	if err := p.prepareLandlock(s); err != nil {
+		return nil, err
+	}
 	p.clock.mark(PhaseAudit)
 	child, err := startVfork(p.setup, p.agent.Stdin, p.agent.Stdout, p.agent.Stderr)
 	p.clock.mark(PhaseSpawn)

@@ -25,6 +25,10 @@ type Event struct {
 	Arch    string // x86_64, i386, aarch64, ...
 	Syscall string // name, resolved for Arch
 	Exit    int64
+	// Failed: the call failed (success=no): records the rules did not ask
+	// for, such as the SYSCALL record of a Landlock denial. It touched
+	// nothing; its paths are what it was refused.
+	Failed bool
 	Args    [4]uint64 // a0..a3 as recorded (registers, truncated by the kernel to the arch's width)
 	// Flags are the open flags: a1 of open, a2 of openat and
 	// open_by_handle_at, O_CREAT|O_WRONLY|O_TRUNC for creat, the OPENAT2
@@ -146,9 +150,16 @@ func (ev *Event) fillSyscall(d map[string]string) error {
 		ev.Args[i] = num("a"+strconv.Itoa(i), 16, 64)
 	}
 	exit, err := strconv.ParseInt(d["exit"], 10, 64)
-	if err != nil {
-		// auparse names well-known errnos (EPERM, ...); success=1 rules
-		// never record them, so a name here is a record to reject.
+	switch {
+	case d["success"] == "no" || d["result"] == "fail":
+		// success=1 rules never record a failed call; another part of the
+		// kernel did (a Landlock denial logs its SYSCALL record): the
+		// call did not happen. auparse names its errno (EACCES, ...).
+		ev.Failed = true
+		if err != nil {
+			exit = -1
+		}
+	case err != nil:
 		errs = append(errs, "exit")
 	}
 	ev.Exit = exit

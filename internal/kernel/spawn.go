@@ -65,6 +65,10 @@ type AgentSetup struct {
 	// uid and gid, no capability over anything outside the namespace.
 	UserNamespace  bool
 	MapUID, MapGID uint32
+	// Landlock, when set, is a ruleset the agent restricts itself to
+	// right after no_new_privs (enforce with a files section). FD must
+	// stay open until Spawn returns; it may be close-on-exec.
+	Landlock *LandlockSetup
 	// Subreaper, without PidNamespace, starts the run with the same init,
 	// in sysgate's PID namespace, as the run's child subreaper: every
 	// process of the run stays init's descendant (see Descendants).
@@ -165,6 +169,7 @@ var spawnSteps = map[int32]string{
 	C.SYSGATE_STEP_HIDE_DIR: "tmpfs over sysgate's state directory", C.SYSGATE_STEP_RO_PATH: "bind a file of the run read-only",
 	C.SYSGATE_STEP_PROC: "mount the PID namespace's /proc", C.SYSGATE_STEP_AGENT: "start the agent under init",
 	C.SYSGATE_STEP_USERNS: "map the caller's uid and gid in the run's user namespace",
+	C.SYSGATE_STEP_LANDLOCK: "landlock_restrict_self",
 }
 
 // Err turns an error record into an error naming the step.
@@ -352,6 +357,17 @@ func fillSpawn(s *C.struct_sysgate_spawn, mem *cMemory, cfg *SpawnConfig) {
 	s.notify = cBool(cfg.Notify)
 	s.prog = unsafe.Pointer(mem.fprog(cfg.Program))
 	s.cap_drop = C.uint64_t(cfg.DropCaps)
+	s.landlock_fd = -1
+	if cfg.Landlock != nil {
+		s.landlock_fd, s.landlock_flags = C.int(cfg.Landlock.FD), C.uint32_t(cfg.Landlock.Flags)
+	}
+}
+
+// LandlockSetup is a Landlock ruleset for the agent: its descriptor
+// and landlock_restrict_self's flags.
+type LandlockSetup struct {
+	FD    int
+	Flags uint32
 }
 
 func cBool(b bool) C.int {
@@ -407,6 +423,13 @@ func keepAboveKept(s *C.struct_sysgate_spawn, mem *cMemory, cfg *SpawnConfig) (c
 		if peer, err = above(peer); err != nil {
 			return -1, -1, -1, moved, err
 		}
+	}
+	if s.landlock_fd >= 0 {
+		fd, err := above(int(s.landlock_fd))
+		if err != nil {
+			return -1, -1, -1, moved, err
+		}
+		s.landlock_fd = C.int(fd)
 	}
 	s.keep_fds, s.nkeep = keep, C.int(n)
 	return control, status, peer, moved, nil

@@ -34,6 +34,8 @@ struct sysgate_spawn {
 	int fence;                // the mount namespace with read-only knobs (needs CAP_SYS_ADMIN)
 	int notify;               // load prog with a listener, sent as SYSGATE_STATUS_LISTENER before execve
 	int cloexec_loop;         // tests: skip close_range, use the fallback loop
+	int landlock_fd;          // a Landlock ruleset the agent restricts itself to, after no_new_privs (-1: none)
+	uint32_t landlock_flags;  // landlock_restrict_self's flags (audit logging, ABI 7)
 };
 
 // A report from the child on status_fd.
@@ -78,6 +80,7 @@ enum {
 	SYSGATE_STEP_PROC,         // mount the PID namespace's own /proc
 	SYSGATE_STEP_AGENT,        // init: start the agent
 	SYSGATE_STEP_USERNS,       // init: map its own uid and gid in the run's user namespace
+	SYSGATE_STEP_LANDLOCK,     // landlock_restrict_self (enforce's files section)
 };
 
 // sysgate_spawn_run starts the child. Without pidns it is the agent

@@ -114,6 +114,12 @@ static int agent_steps(struct child_arg *a, int *step) {
 		return *step = SYSGATE_STEP_CHDIR, errno;
 	if (syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return *step = SYSGATE_STEP_NO_NEW_PRIVS, errno;
+	// Landlock after the user switch (the domain survives setuid and
+	// execve) and before the filter, which then need not allow it: what
+	// enforce's files section permits, the kernel alone decides from here.
+	if (s->landlock_fd >= 0 &&
+	    syscall(SYS_landlock_restrict_self, s->landlock_fd, s->landlock_flags) != 0)
+		return *step = SYSGATE_STEP_LANDLOCK, errno;
 	const char *path = NULL;
 	int err = ENOENT;
 	for (const char *const *p = s->paths; *p; p++) {

@@ -34,6 +34,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+// landlock_restrict_self: 446 on every arch (the generic syscall table);
+// older headers lack the name.
+#ifndef SYS_landlock_restrict_self
+#define SYS_landlock_restrict_self 446
+#endif
+
 #if defined(__x86_64__)
 static inline long raw_syscall(long n, long a, long b, long c, long d, long e, long f) {
 	register long r10 __asm__("r10") = d;
