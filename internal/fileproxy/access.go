@@ -46,6 +46,12 @@ type Access struct {
 	// Denied: decide refused it (the call failed with EACCES), or the
 	// call is one this package always refuses (the file-handle calls).
 	Denied bool
+	// Racy: an O_PATH open, allowed and then run by the kernel itself,
+	// which looks the path up again (SECCOMP_IOCTL_NOTIF_ADDFD takes no
+	// O_PATH descriptor): the file it reached may differ from Path. An
+	// O_PATH descriptor reads and writes nothing; opening a file through
+	// it (/proc/self/fd/N, or as a dirfd) is served here, by the file.
+	Racy bool
 }
 
 // handled are the calls Serve answers itself, by name: the ones that

@@ -155,7 +155,11 @@ func (h *held) reopen(pre int, req openRequest) (outcome, error) {
 	cloexec := req.flags&unix.O_CLOEXEC != 0
 	switch {
 	case req.flags&unix.O_PATH != 0:
-		return outcome{fd: pre, cloexec: cloexec}, nil
+		unix.Close(pre)
+		for i := range h.accesses {
+			h.accesses[i].Racy = true
+		}
+		return outcome{cont: true, fd: -1}, nil
 	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
 		// O_NOFOLLOW met a symlink.
 		unix.Close(pre)

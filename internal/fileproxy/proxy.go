@@ -140,6 +140,8 @@ type held struct {
 // outcome is the answer to a held call: an errno, a descriptor to hand
 // over, or a return value.
 type outcome struct {
+	// cont: let the kernel run the call after all (see Access.Racy).
+	cont    bool
 	errno   unix.Errno
 	fd      int
 	cloexec bool
@@ -173,6 +175,8 @@ func (h *held) finish(o outcome, err error) {
 	h.err = err
 	var aerr error
 	switch {
+	case o.cont:
+		aerr = kernel.NotifContinue(h.listener, h.notif.ID)
 	case o.errno != 0:
 		aerr = kernel.NotifErrno(h.listener, h.notif.ID, o.errno)
 	case o.fd >= 0:
