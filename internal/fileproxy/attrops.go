@@ -28,7 +28,7 @@ func (h *held) attrCall() (outcome, error) {
 	// by inode, past every path; refused, and reported as refused.
 	path := ""
 	if h.name == "name_to_handle_at" {
-		path, _ = h.readPath(a[1])
+		path = h.handlePath(dirfdArg(a[0]), a[1], int(a[4]))
 	}
 	h.accesses = append(h.accesses, Access{Path: path, Op: OpRead, Syscall: h.name, Denied: true})
 	return fail(unix.EPERM), nil
@@ -89,4 +89,22 @@ func (h *held) truncate(addr uint64, length int64) (outcome, error) {
 	return h.changeInPlace(unix.AT_FDCWD, addr, 0, func(r ref) outcome {
 		return result(unix.Truncate(magic(r.fd), length))
 	})
+}
+
+// handlePath names the file name_to_handle_at asks about, for the
+// report: resolved if it can be, else as the caller wrote it.
+func (h *held) handlePath(dirfd int, addr uint64, flags int) string {
+	p, e := h.readPath(addr)
+	if e != 0 || p == "" {
+		return p
+	}
+	st, e := h.start(dirfd, p, 0)
+	if e != 0 {
+		return p
+	}
+	r, e, err := h.target(st, flags&unix.AT_SYMLINK_FOLLOW != 0)
+	if e != 0 || err != nil {
+		return p
+	}
+	return r.path
 }
