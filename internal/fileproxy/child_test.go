@@ -139,6 +139,38 @@ func runOp(f []string) string {
 			unix.Close(fd)
 		}
 		return res(err)
+	case "open":
+		flags, _ := strconv.ParseUint(f[2], 16, 32)
+		fd, err := unix.Open(f[1], int(flags), 0o644)
+		if err == nil {
+			unix.Close(fd)
+		}
+		return res(err)
+	case "openat2":
+		// openat2(dirfd of DIR, REL, O_RDONLY, RESOLVE)
+		dfd, err := unix.Open(f[1], unix.O_PATH|unix.O_DIRECTORY, 0)
+		if err != nil {
+			return res(err)
+		}
+		defer unix.Close(dfd)
+		resolve, _ := strconv.ParseUint(f[3], 16, 64)
+		return readFD(unix.Openat2(dfd, f[2], &unix.OpenHow{Flags: unix.O_RDONLY, Resolve: resolve}))
+	case "tmpfile":
+		fd, err := unix.Open(f[1], unix.O_TMPFILE|unix.O_WRONLY, 0o600)
+		if err != nil {
+			return res(err)
+		}
+		defer unix.Close(fd)
+		_, err = unix.Write(fd, []byte("tmp"))
+		return res(err)
+	case "selfstat":
+		// /proc/self from the supervisor is the supervisor: the
+		// caller must get its own.
+		got := readFD(unix.Open("/proc/self/stat", unix.O_RDONLY, 0))
+		if strings.HasPrefix(got, "ok:"+strconv.Itoa(unix.Getpid())+" ") {
+			return "ok:mine"
+		}
+		return "err:not mine: " + got
 	case "flip":
 		n, _ := strconv.Atoi(f[3])
 		return flip(f[1], f[2], n)
