@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -35,6 +36,9 @@ func readCaller(tid int) (caller, error) {
 		return caller{}, fmt.Errorf("read %s: %w", path, err)
 	}
 	c.tid = tid
+	if c.cred.CapEff == 0 {
+		return c, nil // nothing to take away: skip the namespace lookup
+	}
 	same, err := sameUserNS(tid)
 	if err != nil {
 		return caller{}, err
@@ -45,13 +49,22 @@ func readCaller(tid int) (caller, error) {
 	return c, nil
 }
 
+// ownUserNS is this process's user namespace, which never changes for a
+// multi-threaded process (setns and unshare of CLONE_NEWUSER refuse it).
+var ownUserNS = sync.OnceValues(func() (unix.Stat_t, error) {
+	var st unix.Stat_t
+	err := unix.Stat("/proc/self/ns/user", &st)
+	return st, os.NewSyscallError("stat user ns", err)
+})
+
 func sameUserNS(tid int) (bool, error) {
-	var theirs, ours unix.Stat_t
+	var theirs unix.Stat_t
 	if err := unix.Stat("/proc/"+strconv.Itoa(tid)+"/ns/user", &theirs); err != nil {
 		return false, os.NewSyscallError("stat user ns", err)
 	}
-	if err := unix.Stat("/proc/self/ns/user", &ours); err != nil {
-		return false, os.NewSyscallError("stat user ns", err)
+	ours, err := ownUserNS()
+	if err != nil {
+		return false, err
 	}
 	return theirs.Dev == ours.Dev && theirs.Ino == ours.Ino, nil
 }
