@@ -31,10 +31,17 @@ type served struct {
 // does not handle are continued.
 func runChild(t *testing.T, cred *syscall.Credential, decide func(Access) bool, ops ...string) served {
 	t.Helper()
-	exe := testBinary(t, cred != nil)
+	return runChildAttr(t, &syscall.SysProcAttr{Credential: cred}, decide, ops...)
+}
+
+// runChildAttr is runChild with the child's attributes (namespaces).
+func runChildAttr(t *testing.T, attr *syscall.SysProcAttr, decide func(Access) bool, ops ...string) served {
+	t.Helper()
+	exe := testBinary(t, attr.Credential != nil || attr.Cloneflags != 0)
 	var pidfd int
 	cmd := exec.Command(exe, append([]string{childArg}, ops...)...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, PidFD: &pidfd}
+	cmd.SysProcAttr = attr
+	attr.PidFD = &pidfd
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
