@@ -23,6 +23,11 @@ func TestOpenFlagsAndNames(t *testing.T) {
 	if err := os.Symlink("/a", ws+"/abs"); err != nil {
 		t.Fatal(err)
 	}
+	// Followed from the supervisor, /proc/self is the supervisor: a
+	// symlink into it must not hand the caller the supervisor's files.
+	if err := os.Symlink("/proc/self/environ", ws+"/env"); err != nil {
+		t.Fatal(err)
+	}
 	hex := func(f int) string { return fmt.Sprintf("%x", f) }
 	inWorkspace := func(a Access) bool {
 		return strings.HasPrefix(a.Path, ws+"/") || a.Path == ws || strings.HasPrefix(a.Path, "/proc/")
@@ -40,9 +45,10 @@ func TestOpenFlagsAndNames(t *testing.T) {
 		"openat2:"+ws+":/a:"+hex(unix.RESOLVE_IN_ROOT),
 		"openat2:"+ws+":abs:"+hex(unix.RESOLVE_IN_ROOT),
 		"openat2:"+ws+":../../a:"+hex(unix.RESOLVE_IN_ROOT),
-		"openat2:"+ws+":../key:"+hex(unix.RESOLVE_BENEATH))
+		"openat2:"+ws+":../key:"+hex(unix.RESOLVE_BENEATH),
+		"cat:"+ws+"/env")
 	want := []string{"err:EEXIST", "err:ELOOP", "err:ENOTDIR", "err:EACCES", "ok:", "ok:", "ok:mine",
-		"ok:a", "ok:a", "ok:a", "err:EXDEV"}
+		"ok:a", "ok:a", "ok:a", "err:EXDEV", "err:EACCES"}
 	for i := range want {
 		if r.lines[i] != want[i] {
 			t.Errorf("op %d: got %q, want %q", i, r.lines[i], want[i])
@@ -50,6 +56,10 @@ func TestOpenFlagsAndNames(t *testing.T) {
 	}
 	if !has(r.accesses, Access{Path: key, Op: OpWrite, Syscall: "openat", Denied: true}) {
 		t.Errorf("the write through the planted symlink is not reported as %s: %+v", key, r.accesses)
+	}
+	supervisorEnv := fmt.Sprintf("/proc/%d/environ", os.Getpid())
+	if !has(r.accesses, Access{Path: supervisorEnv, Op: OpRead, Syscall: "openat", Denied: true}) {
+		t.Errorf("the read of %s through a symlink is not refused: %+v", supervisorEnv, r.accesses)
 	}
 	if b, err := os.ReadFile(key); err != nil || string(b) != "key" {
 		t.Errorf("the refused O_TRUNC open changed %s: %q %v", key, b, err)

@@ -186,6 +186,12 @@ func (h *held) finish(o outcome, err error) {
 		}
 		_, aerr = kernel.NotifAddFDSend(h.listener, h.notif.ID, o.fd, flags)
 		unix.Close(o.fd)
+		var errno unix.Errno
+		if errors.As(aerr, &errno) && errno != unix.ENOENT {
+			// Not installed (EMFILE: the caller's table is full, or over
+			// its RLIMIT_NOFILE): the call is still held; it fails so.
+			aerr = kernel.NotifErrno(h.listener, h.notif.ID, errno)
+		}
 	default:
 		aerr = kernel.NotifReturn(h.listener, h.notif.ID, o.val)
 	}
