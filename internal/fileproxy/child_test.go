@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -171,6 +172,22 @@ func runOp(f []string) string {
 			return "ok:mine"
 		}
 		return "err:not mine: " + got
+	case "fifo":
+		// A FIFO's reader (here) and writer (a shell, which inherits the
+		// filter): each open blocks until the other comes, so the proxy
+		// must not serve them one after another.
+		if err := unix.Mkfifo(f[1], 0o600); err != nil {
+			return res(err)
+		}
+		w := exec.Command("/bin/sh", "-c", "echo through > "+f[1])
+		if err := w.Start(); err != nil {
+			return res(err)
+		}
+		got := readFD(unix.Open(f[1], unix.O_RDONLY, 0))
+		if err := w.Wait(); err != nil {
+			return res(err)
+		}
+		return strings.TrimSpace(got)
 	case "mount":
 		// Not a held call: a tmpfs only the caller's mount namespace has.
 		return res(unix.Mount("tmpfs", f[1], "tmpfs", 0, "mode=0777"))

@@ -168,8 +168,11 @@ func (h *held) reopen(pre int, req openRequest) (outcome, error) {
 		unix.Close(pre)
 		return fail(unix.EEXIST), nil
 	}
-	defer unix.Close(pre)
 	flags := req.flags&^(unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW) | unix.O_CLOEXEC
+	if st.Mode&unix.S_IFMT == unix.S_IFIFO && flags&unix.O_NONBLOCK == 0 && flags&unix.O_ACCMODE != unix.O_RDWR {
+		return h.openFIFO(pre, flags, cloexec)
+	}
+	defer unix.Close(pre)
 	return h.asCaller(func() outcome {
 		fd, err := unix.Open("/proc/self/fd/"+strconv.Itoa(pre), flags, req.mode)
 		if err != nil {

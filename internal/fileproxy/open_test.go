@@ -70,3 +70,19 @@ func TestReopenOfOPathForWrite(t *testing.T) {
 		t.Errorf("%d refused writes of %s reported, want 3: %+v", n, secret, r.accesses)
 	}
 }
+
+// TestFIFOOpensDoNotBlockTheProxy: a FIFO's reader and writer open it
+// from two threads; the first open waits for the second, which the
+// proxy must still serve.
+func TestFIFOOpensDoNotBlockTheProxy(t *testing.T) {
+	dir := worldDir(t)
+	r := runChild(t, nil, allowAll, "fifo:"+dir+"/p")
+	if r.lines[0] != "ok:through" {
+		t.Fatalf("got %q", r.lines[0])
+	}
+	for _, op := range []Op{OpRead, OpWrite} {
+		if !has(r.accesses, Access{Path: dir + "/p", Op: op, Syscall: "openat"}) {
+			t.Errorf("no %v of the FIFO in %+v", op, r.accesses)
+		}
+	}
+}

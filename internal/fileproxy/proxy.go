@@ -141,7 +141,9 @@ type held struct {
 // over, or a return value.
 type outcome struct {
 	// cont: let the kernel run the call after all (see Access.Racy).
-	cont    bool
+	cont bool
+	// pending: another thread answers (see openFIFO).
+	pending bool
 	errno   unix.Errno
 	fd      int
 	cloexec bool
@@ -175,6 +177,7 @@ func (h *held) finish(o outcome, err error) {
 	h.err = err
 	var aerr error
 	switch {
+	case o.pending:
 	case o.cont:
 		aerr = kernel.NotifContinue(h.listener, h.notif.ID)
 	case o.errno != 0:
