@@ -164,6 +164,38 @@ func runOp(f []string) string {
 		defer unix.Close(fd)
 		_, err = unix.Write(fd, []byte("tmp"))
 		return res(err)
+	case "flip":
+		n, _ := strconv.Atoi(f[3])
+		return flip(f[1], f[2], n)
+	}
+	return pathOp(f)
+}
+
+func pathOp(f []string) string {
+	switch f[0] {
+	case "rename":
+		return res(unix.Rename(f[1], f[2]))
+	case "unlink":
+		return res(unix.Unlink(f[1]))
+	case "link":
+		return res(unix.Link(f[1], f[2]))
+	case "symlink":
+		return res(unix.Symlink(f[1], f[2]))
+	case "mkdir":
+		return res(unix.Mkdir(f[1], 0o777))
+	case "chmod":
+		return res(unix.Chmod(f[1], 0o600))
+	case "truncate":
+		return res(unix.Truncate(f[1], 1))
+	case "handle":
+		_, _, err := unix.NameToHandleAt(unix.AT_FDCWD, f[1], 0)
+		return res(err)
+	}
+	return specialOp(f)
+}
+
+func specialOp(f []string) string {
+	switch f[0] {
 	case "selfstat":
 		// /proc/self from the supervisor is the supervisor: the
 		// caller must get its own.
@@ -191,32 +223,6 @@ func runOp(f []string) string {
 	case "mount":
 		// Not a held call: a tmpfs only the caller's mount namespace has.
 		return res(unix.Mount("tmpfs", f[1], "tmpfs", 0, "mode=0777"))
-	case "flip":
-		n, _ := strconv.Atoi(f[3])
-		return flip(f[1], f[2], n)
-	}
-	return pathOp(f)
-}
-
-func pathOp(f []string) string {
-	switch f[0] {
-	case "rename":
-		return res(unix.Rename(f[1], f[2]))
-	case "unlink":
-		return res(unix.Unlink(f[1]))
-	case "link":
-		return res(unix.Link(f[1], f[2]))
-	case "symlink":
-		return res(unix.Symlink(f[1], f[2]))
-	case "mkdir":
-		return res(unix.Mkdir(f[1], 0o777))
-	case "chmod":
-		return res(unix.Chmod(f[1], 0o600))
-	case "truncate":
-		return res(unix.Truncate(f[1], 1))
-	case "handle":
-		_, _, err := unix.NameToHandleAt(unix.AT_FDCWD, f[1], 0)
-		return res(err)
 	}
 	return "err:unknown op " + f[0]
 }

@@ -168,7 +168,8 @@ func (h *held) reopen(pre int, req openRequest) (outcome, error) {
 		unix.Close(pre)
 		return fail(unix.EEXIST), nil
 	}
-	flags := req.flags&^(unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW) | unix.O_CLOEXEC
+	// O_NOCTTY: a terminal opened here must not become the supervisor's.
+	flags := req.flags&^(unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW) | unix.O_CLOEXEC | unix.O_NOCTTY
 	if st.Mode&unix.S_IFMT == unix.S_IFIFO && flags&unix.O_NONBLOCK == 0 && flags&unix.O_ACCMODE != unix.O_RDWR {
 		return h.openFIFO(pre, flags, cloexec)
 	}
@@ -205,7 +206,7 @@ func (h *held) create(st start, req openRequest) (o outcome, err error, again bo
 	cloexec := req.flags&unix.O_CLOEXEC != 0
 	o, err = h.asCaller(func() outcome {
 		fd, err := kernel.Openat2(pdir, base, unix.OpenHow{
-			Flags:   uint64(req.flags&^unix.O_NOFOLLOW | unix.O_EXCL | unix.O_CLOEXEC),
+			Flags:   uint64(req.flags&^unix.O_NOFOLLOW | unix.O_EXCL | unix.O_CLOEXEC | unix.O_NOCTTY),
 			Mode:    uint64(req.mode),
 			Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
 		})
