@@ -17,11 +17,21 @@ import (
 // would have read it, the caller never gets the secret's content while
 // decide refuses it, and every refusal is reported as the secret's.
 func TestFlipAttackNeverOpensTheDeniedFile(t *testing.T) {
+	t.Run("same uid", func(t *testing.T) { flipAttack(t, nil) })
+	t.Run("uid 65534", func(t *testing.T) {
+		// The notify backend's unprivileged agent under a root
+		// supervisor: every open switches the proxy's credentials.
+		testutil.RequireRoot(t)
+		flipAttack(t, &syscall.Credential{Uid: 65534, Gid: 65534})
+	})
+}
+
+func flipAttack(t *testing.T, cred *syscall.Credential) {
 	dir := worldDir(t)
 	files(t, dir, "public", "secret")
 	public, secret := filepath.Join(dir, "public"), filepath.Join(dir, "secret")
 	const n = 2000
-	r := runChild(t, nil, denyPath(secret), fmt.Sprintf("flip:%s:%s:%d", public, secret, n))
+	r := runChild(t, cred, denyPath(secret), fmt.Sprintf("flip:%s:%s:%d", public, secret, n))
 	var gotPublic, gotSecret, refused int
 	if _, err := fmt.Sscanf(r.lines[0], "ok:%d %d %d", &gotPublic, &gotSecret, &refused); err != nil {
 		t.Fatalf("child said %q", r.lines[0])

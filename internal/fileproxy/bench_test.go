@@ -16,7 +16,7 @@ import (
 // performed by the Proxy (what the race-free one costs). The caller is
 // a thread of this process; the supervisor a goroutine.
 func BenchmarkOpen(b *testing.B) {
-	path := filepath.Join(b.TempDir(), "f")
+	path := filepath.Join(worldDir(b), "f") // 65534 can reach it
 	if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
 		b.Fatal(err)
 	}
@@ -24,32 +24,50 @@ func BenchmarkOpen(b *testing.B) {
 	b.Run("continue", func(b *testing.B) {
 		benchOpens(b, path, func(*kernel.SeccompNotif) (bool, error) { return false, nil })
 	})
-	b.Run("proxy", func(b *testing.B) {
-		p, err := New()
-		if err != nil {
-			b.Fatal(err)
+	b.Run("proxy", func(b *testing.B) { benchProxy(b, path, nil) })
+	b.Run("proxy-other-uid", func(b *testing.B) {
+		// A caller of another uid: the proxy switches its thread's
+		// credentials twice per open.
+		if os.Geteuid() != 0 {
+			b.Skip("[root]: needs root to act as another uid")
 		}
-		defer p.Close()
-		var lfd int
-		benchOpensWith(b, path, &lfd, func(n *kernel.SeccompNotif) (bool, error) {
-			handled, _, err := p.Serve(n, lfd, allowAll)
-			return handled, err
+		benchProxy(b, path, func() error {
+			return kernel.SetThreadFSCred(kernel.FSCred{UID: 65534, GID: 65534})
 		})
+	})
+}
+
+func benchProxy(b *testing.B, path string, prep func() error) {
+	p, err := New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	var lfd int
+	benchOpensWith(b, path, &lfd, prep, func(n *kernel.SeccompNotif) (bool, error) {
+		handled, _, err := p.Serve(n, lfd, allowAll)
+		return handled, err
 	})
 }
 
 func benchOpens(b *testing.B, path string, serve func(*kernel.SeccompNotif) (bool, error)) {
 	var lfd int
-	benchOpensWith(b, path, &lfd, serve)
+	benchOpensWith(b, path, &lfd, nil, serve)
 }
 
 // benchOpensWith opens path b.N times on a locked thread, under the
 // file-call filter when serve is not nil (the listener's number is put
-// in *lfd for serve before the first call).
-func benchOpensWith(b *testing.B, path string, lfd *int, serve func(*kernel.SeccompNotif) (bool, error)) {
+// in *lfd for serve before the first call), after prep when not nil.
+func benchOpensWith(b *testing.B, path string, lfd *int, prep func() error, serve func(*kernel.SeccompNotif) (bool, error)) {
 	ready, start, done := make(chan error), make(chan struct{}), make(chan error)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the filter leaves with the thread
+		if prep != nil {
+			if err := prep(); err != nil {
+				ready <- err
+				return
+			}
+		}
 		if serve != nil {
 			if err := kernel.SetNoNewPrivs(); err != nil {
 				ready <- err

@@ -173,7 +173,7 @@ func testBinary(t *testing.T, shared bool) string {
 
 // worldDir is a fresh directory anyone may enter, with symlinks
 // resolved (paths reported are the resolved ones).
-func worldDir(t *testing.T) string {
+func worldDir(t testing.TB) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "fileproxy")
 	if err != nil {
