@@ -112,3 +112,14 @@ func benchOpensWith(b *testing.B, path string, lfd *int, prep func() error, serv
 		}
 	}
 }
+
+// BenchmarkReadCaller is the part of each proxied call that reads the
+// caller's credentials and umask (/proc/N/status).
+func BenchmarkReadCaller(b *testing.B) {
+	tid := unix.Gettid()
+	for range b.N {
+		if _, err := readCaller(tid); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -27,7 +27,7 @@ type caller struct {
 // taking it over here would hand the caller the supervisor's.
 func readCaller(tid int) (caller, error) {
 	path := "/proc/" + strconv.Itoa(tid) + "/status"
-	b, err := os.ReadFile(path)
+	b, err := readSmall(path)
 	if err != nil {
 		return caller{}, err
 	}
@@ -135,4 +135,32 @@ func idList(v string) ([]uint32, error) {
 		out = append(out, uint32(n))
 	}
 	return out, nil
+}
+
+// readSmall reads a /proc file of a few KiB with raw calls: os.ReadFile
+// adds a stat and a poller registration (BenchmarkReadCaller: 29-33 µs
+// with it, 23-26 µs without, on a loaded 2-core machine).
+func readSmall(path string) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 0, 4096)
+	for {
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
 }
