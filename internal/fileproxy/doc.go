@@ -29,10 +29,23 @@
 // Exact where the kernel's own lookup is: absolute names and absolute
 // symlinks resolve in the caller's root (RESOLVE_IN_ROOT, so ".." stops
 // there as it does for the caller), relative ones from its cwd or
-// dirfd. Not exact: a symlink elsewhere in a path that leads into a
-// /proc magic link (/proc/<pid>/fd/N, .../cwd, .../root) fails with
-// ELOOP, since followed from here it would name the supervisor; a
-// create through a dangling symlink is refused (EACCES) rather than
-// followed; only the native arch is served (handled=false for compat
-// calls, which the caller must then refuse or report as racy).
+// dirfd. Not exact:
+//   - a name through the caller's own /proc entry (/proc/self/cwd/...,
+//     /proc/self/root/...) is walked from the supervisor's root past
+//     that entry, so an absolute symlink met after it, or ".." out of
+//     it, resolves in the supervisor's root and /proc;
+//   - a symlink elsewhere in a path that leads into a /proc magic link
+//     (/proc/<pid>/fd/N, .../cwd, .../root) fails with ELOOP, and one
+//     into the supervisor's own /proc entry with EACCES: followed from
+//     here, /proc/self in it names the supervisor;
+//   - a create through a dangling symlink is refused (EACCES) rather
+//     than followed;
+//   - O_PATH opens are decided, then continued (Access.Racy): the
+//     kernel takes no O_PATH descriptor through ADDFD;
+//   - only the native arch is served (handled=false for compat calls,
+//     which the caller must then refuse or report as racy).
+//
+// Cost (BenchmarkOpen, loaded 2-core machine): a proxied open takes
+// 0.14-0.23 ms against ~4 µs bare and ~13 µs held and continued; the
+// caller's /proc status read (credentials, umask) is ~25 µs of it.
 package fileproxy

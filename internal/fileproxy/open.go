@@ -136,7 +136,7 @@ func (h *held) open(req openRequest) (outcome, error) {
 	}
 	// Created by someone else each time, or a dangling symlink the
 	// create would follow: refused rather than followed out of sight.
-	h.check(req.path, OpWrite)
+	h.accesses = append(h.accesses, Access{Path: req.path, Op: OpWrite, Syscall: h.name, Denied: true})
 	return fail(unix.EACCES), nil
 }
 

@@ -105,7 +105,8 @@ func (p *Proxy) run(f func()) error {
 // handled=false: not such a call, nothing was answered; the caller
 // answers it. With handled=true the call has been answered, unless its
 // task died first; err reports a failure of the proxy itself, in which
-// case the call was refused (EACCES) if it could still be answered.
+// case the call was refused (EACCES) if it could still be answered
+// (also after Close: ErrClosed).
 // decide runs on the proxy's thread with the supervisor's credentials.
 func (p *Proxy) Serve(notif *kernel.SeccompNotif, listenerFD int, decide func(Access) bool) (handled bool, accesses []Access, err error) {
 	arch, nr, ok := scmp.FromAudit(notif.Data.Arch, int(notif.Data.Nr))
@@ -118,7 +119,10 @@ func (p *Proxy) Serve(notif *kernel.SeccompNotif, listenerFD int, decide func(Ac
 	}
 	h := &held{p: p, notif: notif, listener: listenerFD, name: name, decide: decide}
 	if rerr := p.run(h.serve); rerr != nil {
-		return false, nil, rerr
+		// Refused, never continued: a proxy that cannot serve must not
+		// let the kernel run the call on a path it did not check.
+		kernel.NotifErrno(listenerFD, notif.ID, unix.EACCES)
+		return true, nil, rerr
 	}
 	return true, h.accesses, h.err
 }
