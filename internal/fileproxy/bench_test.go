@@ -73,7 +73,7 @@ func benchOpensWith(b *testing.B, path string, lfd *int, prep func() error, serv
 				ready <- err
 				return
 			}
-			fd, err := kernel.InstallListenerFilter(notifyFileCalls())
+			fd, err := kernel.InstallKillableListenerFilter(notifyFileCalls())
 			if err != nil {
 				ready <- err
 				return

@@ -62,7 +62,7 @@ func childMain(ops []string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	fd, err := kernel.InstallListenerFilter(notifyFileCalls())
+	fd, err := kernel.InstallKillableListenerFilter(notifyFileCalls())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

@@ -18,7 +18,12 @@
 // again. open_by_handle_at and name_to_handle_at are refused (EPERM)
 // and reported.
 //
-// Needs: Linux 5.14+ (ADDFD_FLAG_SEND), 5.6+ (openat2, pidfd_getfd);
+// Needs: the filter loaded with SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
+// (kernel.InstallKillableListenerFilter; Linux 5.19+): without it a
+// signal that reaches the caller after the proxy acted and before it
+// answered restarts the call, which then runs twice (seen here: a FIFO
+// open paired with the writer, then lost, hung the reader, 1 run in 15).
+// Linux 5.14+ (ADDFD_FLAG_SEND), 5.6+ (openat2, pidfd_getfd);
 // ptrace access to the callers (their parent, or the same uid with
 // ptrace_scope 0/1; root otherwise). No root: a supervisor that is not
 // root can only act as its own uid, and refuses a caller of another

@@ -83,3 +83,20 @@ func ReadMemBytes(pid int, addr uint64, n int) ([]byte, error) {
 	}
 	return buf, nil
 }
+
+// InstallKillableListenerFilter is InstallListenerFilter with
+// SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (Linux 5.19+): once the
+// supervisor has received a held call, only a fatal signal ends the
+// wait. A supervisor that performs calls itself needs it: otherwise a
+// signal (Go's preemption, SIGCHLD) between its action and its answer
+// makes the caller restart a call that already happened (a second
+// O_EXCL create fails EEXIST, a FIFO's other end was already paired).
+func InstallKillableListenerFilter(prog []unix.SockFilter) (int, error) {
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	fd, _, errno := unix.RawSyscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER,
+		unix.SECCOMP_FILTER_FLAG_NEW_LISTENER|unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, uintptr(unsafe.Pointer(&fprog)))
+	if errno != 0 {
+		return -1, os.NewSyscallError("seccomp(SECCOMP_FILTER_FLAG_NEW_LISTENER|SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV)", errno)
+	}
+	return int(fd), nil
+}
