@@ -19,7 +19,11 @@
 //     the last pid, load average, peak RSS, audit multicast sockets;
 //   - sysctl.go, ns.go: sysctl read/write, the boot command line,
 //     namespace inodes;
-//   - flock.go, recvmmsg.go: flock and recvmmsg, retried on EINTR.
+//   - flock.go, recvmmsg.go: flock and recvmmsg, retried on EINTR;
+//   - addfd.go, fscred.go: what a supervisor needs to perform a held
+//     call itself (SECCOMP_IOCTL_NOTIF_ADDFD with SEND, a value answer,
+//     pidfd_getfd, openat2, a struct read from the caller's memory) and
+//     a thread's own file credentials and umask.
 //
 // Every function returns errors wrapped with os.NewSyscallError (or a
 // "read /proc/N/...:" / "read sysctl NAME:" prefix), so callers can test

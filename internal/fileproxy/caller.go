@@ -1,0 +1,166 @@
+package fileproxy
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/internal/kernel"
+)
+
+// caller is what the kernel would use of the calling thread to run a
+// file call: its credentials, umask and thread group.
+type caller struct {
+	tid, tgid int
+	cred      kernel.FSCred
+	umask     uint32
+}
+
+// readCaller reads /proc/tid/status once. The capabilities count only
+// when the caller is in the supervisor's user namespace: a set held in
+// a namespace of its own says nothing about files outside it, and
+// taking it over here would hand the caller the supervisor's.
+func readCaller(tid int) (caller, error) {
+	path := "/proc/" + strconv.Itoa(tid) + "/status"
+	b, err := readSmall(path)
+	if err != nil {
+		return caller{}, err
+	}
+	c, err := parseStatus(b)
+	if err != nil {
+		return caller{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	c.tid = tid
+	if c.cred.CapEff == 0 {
+		return c, nil // nothing to take away: skip the namespace lookup
+	}
+	same, err := sameUserNS(tid)
+	if err != nil {
+		return caller{}, err
+	}
+	if !same {
+		c.cred.CapEff = 0
+	}
+	return c, nil
+}
+
+// ownUserNS is this process's user namespace, which never changes for a
+// multi-threaded process (setns and unshare of CLONE_NEWUSER refuse it).
+var ownUserNS = sync.OnceValues(func() (unix.Stat_t, error) {
+	var st unix.Stat_t
+	err := unix.Stat("/proc/self/ns/user", &st)
+	return st, os.NewSyscallError("stat user ns", err)
+})
+
+func sameUserNS(tid int) (bool, error) {
+	var theirs unix.Stat_t
+	if err := unix.Stat("/proc/"+strconv.Itoa(tid)+"/ns/user", &theirs); err != nil {
+		return false, os.NewSyscallError("stat user ns", err)
+	}
+	ours, err := ownUserNS()
+	if err != nil {
+		return false, err
+	}
+	return theirs.Dev == ours.Dev && theirs.Ino == ours.Ino, nil
+}
+
+// parseStatus needs every field it reads: a status without one says
+// nothing certain about the caller.
+func parseStatus(status []byte) (caller, error) {
+	var c caller
+	const tgid, uid, gid, groups, umask, capEff = 1, 2, 4, 8, 16, 32
+	found := 0
+	for _, line := range bytes.Split(status, []byte("\n")) {
+		key, val, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			continue
+		}
+		v := strings.TrimSpace(string(val))
+		var err error
+		switch string(key) {
+		case "Tgid":
+			c.tgid, err = strconv.Atoi(v)
+			found |= tgid
+		case "Uid":
+			c.cred.UID, err = fsField(v)
+			found |= uid
+		case "Gid":
+			c.cred.GID, err = fsField(v)
+			found |= gid
+		case "Groups":
+			c.cred.Groups, err = idList(v)
+			found |= groups
+		case "Umask":
+			var m uint64
+			m, err = strconv.ParseUint(v, 8, 32)
+			c.umask = uint32(m)
+			found |= umask
+		case "CapEff":
+			c.cred.CapEff, err = strconv.ParseUint(v, 16, 64)
+			found |= capEff
+		}
+		if err != nil {
+			return caller{}, fmt.Errorf("status %s: %q: %w", key, v, err)
+		}
+	}
+	if found != tgid|uid|gid|groups|umask|capEff {
+		return caller{}, fmt.Errorf("status: a Tgid, Uid, Gid, Groups, Umask or CapEff line is missing")
+	}
+	return c, nil
+}
+
+// fsField is the fourth id of a Uid/Gid line: real, effective, saved,
+// file system.
+func fsField(v string) (uint32, error) {
+	f := strings.Fields(v)
+	if len(f) != 4 {
+		return 0, fmt.Errorf("want 4 ids")
+	}
+	n, err := strconv.ParseUint(f[3], 10, 32)
+	return uint32(n), err
+}
+
+func idList(v string) ([]uint32, error) {
+	var out []uint32
+	for _, f := range strings.Fields(v) {
+		n, err := strconv.ParseUint(f, 10, 32)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, uint32(n))
+	}
+	return out, nil
+}
+
+// readSmall reads a /proc file of a few KiB with raw calls: os.ReadFile
+// adds a stat and a poller registration (BenchmarkReadCaller: 29-33 µs
+// with it, 23-26 µs without, on a loaded 2-core machine).
+func readSmall(path string) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	defer unix.Close(fd)
+	buf := make([]byte, 0, 4096)
+	for {
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &os.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
+}

@@ -1,0 +1,64 @@
+package kernel
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/internal/testutil"
+)
+
+// TestSetThreadFSCred: a root thread that takes uid 65534's file
+// credentials loses root's file access (and only that thread does),
+// and gets it back with its own.
+func TestSetThreadFSCred(t *testing.T) {
+	testutil.RequireRoot(t)
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("k"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	type result struct{ asNobody, asRoot, other error }
+	done := make(chan result)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with its changed state
+		var r result
+		own, err := ThreadFSCred()
+		if err != nil {
+			r.asNobody = err
+			done <- r
+			return
+		}
+		if err := SetThreadFSCred(FSCred{UID: 65534, GID: 65534}); err != nil {
+			r.asNobody = err
+			done <- r
+			return
+		}
+		_, r.asNobody = unix.Open(secret, unix.O_RDONLY, 0)
+		// Another goroutine, on another thread, keeps root's access.
+		other := make(chan error)
+		go func() { _, err := os.ReadFile(secret); other <- err }()
+		r.other = <-other
+		if err := SetThreadFSCred(own); err != nil {
+			r.asRoot = err
+		} else {
+			fd, err := unix.Open(secret, unix.O_RDONLY, 0)
+			r.asRoot = err
+			unix.Close(fd)
+		}
+		done <- r
+	}()
+	r := <-done
+	if !errors.Is(r.asNobody, unix.EACCES) {
+		t.Errorf("as 65534: %v, want EACCES", r.asNobody)
+	}
+	if r.other != nil {
+		t.Errorf("another thread lost access: %v", r.other)
+	}
+	if r.asRoot != nil {
+		t.Errorf("back as root: %v", r.asRoot)
+	}
+}
