@@ -22,15 +22,14 @@ func (p *runPlan) planFiles() {
 	case cfg.noFiles:
 		p.weakened = append(p.weakened, "files not observed (--no-files): the files the agent read and wrote were neither listed nor gated")
 		return
-	case p.notify:
-		p.weakened = append(p.weakened, "files not observed on the notify backend: the files the agent read and wrote were neither listed nor gated (use the audit backend, as root)")
-		return
 	case p.mode != baseline.ModeRecord && !p.profile.FilesGated():
 		p.weakened = append(p.weakened, "the baselines have no files section [file-blind]: the files the agent touched are listed, not gated (record with --merge to add one)")
 	}
 	p.files = true
-	p.auid = touch.NewAUID()
-	p.setup.LoginUID = p.auid
+	if !p.notify {
+		p.auid = touch.NewAUID()
+		p.setup.LoginUID = p.auid
+	}
 }
 
 // fileContext is what the files section's placeholders stand for in

@@ -52,6 +52,8 @@ type notifier struct {
 	launchDir string
 	// pin says which programs an exec hashes (nil: all): see pinWanted.
 	pin func(path string) bool
+	// files serves the file calls (notify backend, files observed).
+	files *notifyFiles
 }
 
 // newNotifier serves the run's listener. Under the notify backend
@@ -97,6 +99,9 @@ func (n *notifier) decide(notif *kernel.SeccompNotif) listener.Answer {
 	}
 	if n.cache != nil && (name == "execve" || name == "execveat" || name == "exit" || name == "exit_group") {
 		delete(n.cache, notif.PID)
+	}
+	if answer, done := n.serveFile(notif, arch, name, ev, id); done {
+		return answer
 	}
 	if n.book != nil && ok && (name == "execve" || name == "execveat") {
 		if answer, done := n.exec(notif, arch, name, id); done {

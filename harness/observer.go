@@ -36,6 +36,13 @@ func (p *runPlan) observe(child *agentProcess) (*observer, error) {
 	o.events.refusal = refusalOf(p.profile, p.mode, p.cfg.action)
 	if p.listened {
 		o.notes = p.notifier(o.events, child.ses)
+		if p.notify && p.files {
+			nf, err := p.newNotifyFiles()
+			if err != nil {
+				return nil, err
+			}
+			o.notes.files, o.files = nf, nf.book
+		}
 	} else {
 		var err error
 		if o.run, err = serveListener(child.listener, nil); err != nil {
@@ -150,6 +157,9 @@ func (o *observer) finish(ctx context.Context) (auditlog.Loss, error) {
 		_ = o.run.Close()
 		if o.notes.book != nil {
 			o.notes.book.close()
+		}
+		if o.notes.files != nil {
+			err = errors.Join(err, o.notes.files.close())
 		}
 	}
 	return loss, err

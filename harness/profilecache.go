@@ -2,6 +2,7 @@ package harness
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -33,7 +34,11 @@ type cachedProfile struct {
 
 type filterKey struct {
 	mode baseline.Mode
-	opts compile.Options
+	opts string // compile.Options, printed with %#v (it holds a slice)
+}
+
+func newFilterKey(mode baseline.Mode, opts compile.Options) filterKey {
+	return filterKey{mode, fmt.Sprintf("%#v", opts)}
 }
 
 var profileSeq uint64
@@ -83,7 +88,7 @@ func loadCompiled(paths []string, sel baseline.Selector, resolve func(*baseline.
 		profileCache.Unlock()
 	}
 	mode := resolve(entry.profile)
-	fk := filterKey{mode, opts}
+	fk := newFilterKey(mode, opts)
 	profileCache.Lock()
 	filter := entry.filters[fk]
 	profileCache.Unlock()

@@ -13,7 +13,9 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/compile"
+	"github.com/sysgate/sysgate/internal/fileproxy"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/internal/scmp"
 )
 
 // barrierTimeout bounds the wait for the run's last records.
@@ -137,6 +139,9 @@ func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool
 // mode and compiles the filter; files are cached (see profileCache).
 func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *compile.Filter, error) {
 	opts := compile.Options{Action: c.action, Notify: c.notify, ArgBlind: c.argBlind, Programs: !c.noPrograms}
+	if c.notify && !c.noFiles {
+		opts.FileCalls = fileproxy.Syscalls(scmp.Native())
+	}
 	if len(c.baselines) > 0 {
 		return loadCompiled(c.baselines, c.selector, c.resolveMode, opts, c.diskFilterCache())
 	}

@@ -78,6 +78,9 @@ func (p *runPlan) launch(ctx context.Context) (_ *started, err error) {
 			child.abort()
 		}
 	}()
+	// The environment says what {runtime} stands for: read before the
+	// files observer judges its first access.
+	p.awaitEnvironment()
 	if s.obs, err = p.observe(child); err != nil {
 		return nil, err
 	}
@@ -91,9 +94,6 @@ func (p *runPlan) launch(ctx context.Context) (_ *started, err error) {
 		}
 		s.undo = append(s.undo, unclaim)
 	}
-	// The environment says what {runtime} stands for: read before the
-	// files observer judges its first access.
-	p.awaitEnvironment()
 	p.subscribe(s.obs, stream, child)
 	p.clock.mark(PhaseListen)
 	s.at, released = time.Now(), true

@@ -40,6 +40,12 @@ type Options struct {
 	// program it names and answers. An exec that enforce refuses stays
 	// refused in the kernel.
 	Programs bool
+	// FileCalls, under Notify, are syscalls (by name) the filter hands to
+	// the listener even where the profile allows them: the notify
+	// backend's file observer performs each for the caller and sees the
+	// path it reached (see internal/fileproxy). The listener then judges
+	// the call's class itself.
+	FileCalls []string
 }
 
 // Filter is a compiled seccomp filter.
@@ -120,6 +126,12 @@ func Compile(p *baseline.Profile, mode baseline.Mode, opts Options) (*Filter, er
 		return nil, err
 	}
 	l := layout{other: other, def: other, notifyBackend: opts.Notify, argBlind: opts.ArgBlind, programs: opts.Programs}
+	if opts.Notify && len(opts.FileCalls) > 0 {
+		l.fileCalls = map[string]bool{}
+		for _, name := range opts.FileCalls {
+			l.fileCalls[name] = true
+		}
+	}
 	if !opts.Notify && !opts.ArgBlind {
 		l.def = seccomp.ActNotify
 	}
@@ -165,6 +177,8 @@ type layout struct {
 	notifyBackend bool
 	argBlind      bool
 	programs      bool // execs go to the listener (Options.Programs)
+	// fileCalls always go to the listener (Options.FileCalls, notify).
+	fileCalls map[string]bool
 }
 
 // execSyscalls are the calls that start a program.
@@ -351,7 +365,7 @@ func allowEntries(f *seccomp.ScmpFilter, p *baseline.Profile, mode baseline.Mode
 			// entry, or by every entry when classes are off.
 			e.Name = name
 		}
-		if compiled[e.Name] || l.execNotified(p, mode, arch, name) {
+		if compiled[e.Name] || l.execNotified(p, mode, arch, name) || l.fileCalls[name] {
 			continue
 		}
 		compiled[e.Name] = true

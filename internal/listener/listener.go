@@ -34,6 +34,9 @@ const (
 var (
 	Continue = Answer{kind: answerContinue} // let it run as if nothing had held it
 	Hold     = Answer{kind: answerHold}     // leave it held: its process is about to be killed
+	// Answered: someone else answered it already (a file call the
+	// notify backend's proxy performed and handed over): send nothing.
+	Answered = Answer{kind: answerHold}
 )
 
 // Fail makes the held syscall fail with errno, without running it.

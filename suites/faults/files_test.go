@@ -2,6 +2,7 @@ package faults_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,6 +42,11 @@ func newFileScene(nobody bool) fileScene {
 	Expect(os.WriteFile(filepath.Join(s.work, "input.txt"), []byte("workspace input\n"), 0o644)).To(Succeed())
 	Expect(os.WriteFile(filepath.Join(s.work, "inside.txt"), []byte("workspace file\n"), 0o644)).To(Succeed())
 	if nobody {
+		// sysgate itself runs as nobody: it writes the baseline too.
+		dir := filepath.Join(top, "base")
+		Expect(os.Mkdir(dir, 0o755)).To(Succeed())
+		Expect(os.Chown(dir, 65534, 65534)).To(Succeed())
+		s.base = filepath.Join(dir, "files.yaml")
 		for _, p := range []string{s.work, s.home, filepath.Join(s.home, ".ssh"), s.bashrc, filepath.Join(s.work, "input.txt"), filepath.Join(s.work, "inside.txt")} {
 			Expect(os.Chown(p, 65534, 65534)).To(Succeed())
 		}
@@ -113,13 +119,20 @@ var _ = Describe("an agent that touches a file outside its files baseline", Requ
 			Expect(o.Code).To(Equal(cli.ExitOK), "record: %s", o)
 			chk := append([]string{"check", "--format", "json", "-b", s.base}, s.flags(backend)...)
 			o = s.run(ctx, append(chk, "--", bin.FileTouch, "flip", s.key)...)
-			if strings.Contains(o.Stdout, `"opened-target 0`) {
-				Skip("the flip never reached the key in this run: nothing to judge")
-			}
-			Expect(o.Code).NotTo(Equal(cli.ExitOK), "the key was opened and the run was clean: %s", o)
-			r := o.Result()
+			// The agent prints how often it read the key (with --format
+			// json, sysgate passes the agent's output on to stderr).
+			var hits int
+			at := strings.Index(o.Output(), "opened-target ")
+			Expect(at).To(BeNumerically(">=", 0), "the agent's count: %s", o)
+			_, err := fmt.Sscanf(o.Output()[at:], "opened-target %d", &hits)
+			Expect(err).NotTo(HaveOccurred(), "the agent's count: %s", o)
+			Expect(hits).To(BeNumerically(">", 0), "2000 flips never reached the key: the spec proves nothing: %s", o)
+			Expect(o.Code).NotTo(Equal(cli.ExitOK), "the key was opened %d times and the run was clean: %s", hits, o)
 			if o.Code == cli.ExitViolation {
-				Expect(r.FileViolations).To(ContainElement(HaveField("Path", s.key)), "%s", o)
+				r := o.Result()
+				// Every read of the key counted: the flips that reached it
+				// and the agent's one read of it to tell it apart.
+				Expect(r.FileViolations).To(ContainElement(And(HaveField("Path", s.key), HaveField("Count", BeNumerically("==", hits+1)))), "%s", o)
 			}
 		},
 		Entry("audit as root", "audit", false),
