@@ -168,7 +168,7 @@ var spawnSteps = map[int32]string{
 	C.SYSGATE_STEP_CLOSE_FDS: "close_range(CLOSE_RANGE_CLOEXEC)", C.SYSGATE_STEP_SETSID: "setsid", C.SYSGATE_STEP_CTTY: "ioctl(TIOCSCTTY)",
 	C.SYSGATE_STEP_HIDE_DIR: "tmpfs over sysgate's state directory", C.SYSGATE_STEP_RO_PATH: "bind a file of the run read-only",
 	C.SYSGATE_STEP_PROC: "mount the PID namespace's /proc", C.SYSGATE_STEP_AGENT: "start the agent under init",
-	C.SYSGATE_STEP_USERNS: "map the caller's uid and gid in the run's user namespace",
+	C.SYSGATE_STEP_USERNS:   "map the caller's uid and gid in the run's user namespace",
 	C.SYSGATE_STEP_LANDLOCK: "landlock_restrict_self",
 }
 
