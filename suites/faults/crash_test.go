@@ -3,18 +3,25 @@ package faults_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/elastic/go-libaudit/v2/rule"
+	"golang.org/x/sys/unix"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/auditlog/auditctl"
 	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
+	"github.com/sysgate/sysgate/auditlog/touch"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
+	"github.com/sysgate/sysgate/internal/kernel"
 )
 
 // tuningState is the part of /run/sysgate/tuning.json this suite reads:
@@ -87,6 +94,45 @@ var _ = Describe("the harness killed with SIGKILL mid-run", RequiresAudit, Crash
 		Expect([]uint32{now.BacklogLimit, now.BacklogWaitTime}).To(Equal(saved), "audit backlog settings not restored after the crash")
 	})
 
+	// Issue 35: the run's audit syscall rules (files) cost every process
+	// on the machine while they exist. Its watchdog removes them, and
+	// gives back audit's enabled setting, as soon as the harness dies.
+	It("leaves no audit rule behind and audit enabled as it was (the run's watchdog)", ExclusiveKernel, func(ctx SpecContext) {
+		before, err := auditctl.ReadStatus()
+		Expect(err).NotTo(HaveOccurred())
+		base := recordBaseline(ctx, "linger")
+		pidFile := filepath.Join(GinkgoT().TempDir(), "pids")
+		DeferCleanup(killLeftovers, pidFile)
+
+		cmd := exec.Command(bin.Sysgate, "check", "-b", base, "--", bin.Agent, "linger", "escape", pidFile)
+		Expect(cmd.Start()).To(Succeed())
+		waitForFile(pidFile)
+		agents := pidsFrom(pidFile)
+		auid, err := kernel.ReadLoginUID(agents[0])
+		Expect(err).NotTo(HaveOccurred())
+		key := touch.Key(auid)
+		Expect(keyedRules(key)).NotTo(BeEmpty(), "the running check has rules keyed %s", key)
+		watchdog := watchdogOf(cmd.Process.Pid)
+		wd, err := kernel.PidfdOpen(watchdog)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(unix.Close, wd)
+
+		Expect(cmd.Process.Kill()).To(Succeed())
+		_ = cmd.Wait()
+		// A deadline, not a sleep: the spec goes on as soon as it exits.
+		ready, err := kernel.WaitReady([]int{wd}, 20_000)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(ready).NotTo(BeEmpty(), "the watchdog (pid %d) still runs 20 s after its harness died", watchdog)
+		Expect(keyedRules(key)).To(BeEmpty(), "the killed run's rules are still in the kernel")
+
+		release, err := auditctltest.ExclusiveKernel()
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(release)
+		now, err := auditctl.ReadStatus()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(now.Enabled).To(Equal(before.Enabled), "audit's enabled setting not given back after the crash")
+	})
+
 	It("ends a run whose agent outlives its timeout: exit 3 naming the timeout, the tree killed", BadInput, func(ctx SpecContext) {
 		base := recordBaseline(ctx, "linger")
 		pidFile := filepath.Join(GinkgoT().TempDir(), "pids")
@@ -103,3 +149,35 @@ var _ = Describe("the harness killed with SIGKILL mid-run", RequiresAudit, Crash
 		Expect(text.Output()).To(ContainSubstring("timed out"))
 	})
 })
+
+// keyedRules are the kernel's audit rules that carry key.
+func keyedRules(key string) []string {
+	GinkgoHelper()
+	rules, err := auditctl.ListRules()
+	Expect(err).NotTo(HaveOccurred())
+	var out []string
+	for _, r := range rules {
+		text, err := rule.ToCommandLine(rule.WireFormat(r), true)
+		Expect(err).NotTo(HaveOccurred())
+		if strings.Contains(text, "key="+key) {
+			out = append(out, text)
+		}
+	}
+	return out
+}
+
+// watchdogOf is the pid of the files watchdog the harness pid started
+// (a child re-executed as sysgate-touch-watchdog).
+func watchdogOf(parent int) int {
+	GinkgoHelper()
+	kids, err := kernel.Descendants(parent)
+	Expect(err).NotTo(HaveOccurred())
+	for _, kid := range kids {
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", kid.PID))
+		if err == nil && strings.HasPrefix(string(cmdline), "sysgate-touch-watchdog\x00") {
+			return kid.PID
+		}
+	}
+	Fail(fmt.Sprintf("no watchdog among the children of %d (%v)", parent, kids))
+	return 0
+}
