@@ -20,8 +20,8 @@ require (
 require (
 	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect
 	github.com/elastic/go-libaudit/v2 v2.6.2 // indirect
-	github.com/moby/profiles/seccomp v0.3.0 // indirect
-	github.com/opencontainers/runtime-spec v1.3.0 // indirect
+	github.com/elastic/go-licenser v0.4.1 // indirect
+	github.com/kballard/go-shellquote v0.0.0-20180428030007-95032a82bc51 // indirect
 	github.com/seccomp/libseccomp-golang v0.11.1 // indirect
 	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
 	golang.org/x/mod v0.41.0 // indirect
