@@ -2,6 +2,8 @@ package harness
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
@@ -48,6 +50,19 @@ func (p *runPlan) prepareLandlock(s *started) error {
 	var programs []string
 	for _, e := range p.profile.Programs() {
 		programs = append(programs, e.Path)
+	}
+	// The agent's start is the caller's command, not the agent's doing:
+	// enforce judges it as check does (a program outside the baselines is
+	// reported), it must not fail to start. The first candidate that
+	// exists is what the launcher will run.
+	for _, c := range kernel.CandidatePaths(p.agent.Command[0], p.agent.Env) {
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(launchDir(p.agent.Dir), c)
+		}
+		if st, err := os.Stat(c); err == nil && st.Mode().IsRegular() {
+			programs = append(programs, c)
+			break
+		}
 	}
 	rules = append(rules, landlock.ProgramRules(programs)...)
 	rs, _, err := landlock.NewRuleset(abi, rules)

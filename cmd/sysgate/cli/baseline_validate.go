@@ -36,6 +36,9 @@ func (c *Command) runBaselineValidate(args []string) int {
 			if w := p.ProgramBlindWarning(); w != nil {
 				findings = append(findings, w)
 			}
+			if w := p.FileBlindWarning(); w != nil {
+				findings = append(findings, w)
+			}
 			findings = append(findings, p.ProgramPinWarnings()...)
 		}
 		for _, f := range findings {
