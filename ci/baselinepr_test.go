@@ -44,7 +44,8 @@ syscalls:
 // and (risky) mount are new.
 const prObservation = `{"agent": "demo", "runs": 1,
  "syscalls": {"x86_64": {"close": 1, "execve": 1, "exit_group": 1, "read": 2, "write": 1, "mount": 1}},
- "programs": {"/usr/bin/true": 1}}`
+ "programs": {"/usr/bin/true": 1},
+ "files": {"read": {"/etc/ld.so.cache": 1}, "exec": {"/usr/bin/true": 1}}}`
 
 const fakeGH = `#!/usr/bin/env bash
 # gh for tests: log the call, keep the body, answer pr list from $GH_STATE/open.

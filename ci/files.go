@@ -67,3 +67,32 @@ func (r *Report) fileAnnotations() []Annotation {
 	}
 	return out
 }
+
+// writeFileSummary is the step summary's table of files touched outside
+// the baselines, by the gate's runs.
+func (r *Report) writeFileSummary(b *strings.Builder) {
+	var rows []string
+	for _, run := range r.gateRuns() {
+		for _, v := range run.FileViolations {
+			sensitive := "-"
+			if v.Sensitive != "" {
+				sensitive = "**" + cell(v.Sensitive+", "+v.Level) + "**"
+			}
+			has := "-"
+			if v.Has != "" {
+				has = code(v.Has)
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %d | %s | %s |\n", cell(run.Agent), cell(v.Op.String()), code(v.Path),
+				sensitive, v.Count, cell(term(v.Exe)), has))
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("### Files outside the baseline\n\nNot in the baseline's files section: list each one (a sensitive path with a reason), or fix the agent.\n\n")
+	b.WriteString("| Agent | Access | Path | Sensitive | Count | By | The baseline has |\n|---|---|---|---|--:|---|---|\n")
+	for _, row := range rows {
+		b.WriteString(row)
+	}
+	b.WriteString("\n")
+}

@@ -125,6 +125,7 @@ func (u *Update) writeFileChanges(b *strings.Builder) {
 			}
 			writeNewClasses(b, f)
 			writeProgramChanges(b, f)
+			writeFilesChanges(b, f)
 		}
 	}
 }
@@ -247,6 +248,26 @@ func names(list []baseline.Finding, arch string) string {
 		out = append(out, s)
 	}
 	return orDash(strings.Join(out, ", "))
+}
+
+// writeFilesChanges lists a file's added and removed files entries,
+// sensitive ones marked: each widens what the agent may touch.
+func writeFilesChanges(b *strings.Builder, f FileUpdate) {
+	if len(f.AddedFiles)+len(f.RemovedFiles) == 0 {
+		return
+	}
+	b.WriteString("Files:\n\n")
+	for _, e := range f.AddedFiles {
+		s := fmt.Sprintf("new %s %s", e.Op, inlineCode(e.Path))
+		if e.Sensitive != "" {
+			s += " **(sensitive: " + cell(e.Sensitive) + ", " + cell(string(e.Level)) + "; give it a reason)**"
+		}
+		fmt.Fprintf(b, "- %s\n", s)
+	}
+	for _, e := range f.RemovedFiles {
+		fmt.Fprintf(b, "- removed %s %s: no run needed it\n", e.Op, inlineCode(e.Path))
+	}
+	b.WriteString("\n")
 }
 
 // writeProgramChanges lists a file's added and removed programs.

@@ -52,6 +52,20 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 			WithProperties(props)
 		addSARIFResult(run, id, sarifProgramMessage(n), n.File, n.Line)
 	}
+	for _, gr := range r.gateRuns() {
+		for _, v := range gr.FileViolations {
+			id, text := "file/"+v.Op.String(), fmt.Sprintf("file %s outside the baseline's files section", v.Op)
+			props := sarif.Properties{"tags": []string{"security", "file"}, "security-severity": "5.0"}
+			if v.Sensitive != "" {
+				id, text = "file/sensitive-"+v.Op.String(), fmt.Sprintf("%s of a sensitive file outside the baseline's files section", v.Op)
+				props["tags"] = []string{"security", "file", "sensitive"}
+				props["security-severity"] = "9.0"
+			}
+			run.AddRule(id).WithName(strings.TrimPrefix(id, "file/")).WithDescription(text).
+				WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel("error")).WithProperties(props)
+			addSARIFResult(run, id, fmt.Sprintf("%s: %s. %s", gr.Agent, fileViolationLine(v), fileFix(v)), r.baselinePath(gr, v.File), v.Line)
+		}
+	}
 	if backends := r.backends(); len(backends) > 0 {
 		// Which backend saw the syscalls, for whoever reads the log.
 		run.PropertyBag = *sarif.NewPropertyBag()

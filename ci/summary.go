@@ -220,6 +220,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 	r.writeEnvironmentSections(&b)
 	r.writeNewSyscalls(&b)
 	r.writeProgramSummary(&b)
+	r.writeFileSummary(&b)
 	r.writeInconclusiveRuns(&b)
 	r.writeStaleSections(&b)
 	r.writeLeaks(&b)

@@ -61,11 +61,14 @@ type FileUpdate struct {
 	// stack as the update found it, its bases already updated when Write
 	// rewrote them.
 	AddedPrograms, RemovedPrograms []baseline.ProgramFinding
+	// AddedFiles are the files entries the update writes (generalised
+	// globs, sensitive paths literally); RemovedFiles the entries it drops.
+	AddedFiles, RemovedFiles []baseline.FileFinding
 }
 
 // Changed reports whether the file changes.
 func (u *FileUpdate) Changed() bool {
-	return len(u.Added)+len(u.Removed)+len(u.AddedPrograms)+len(u.RemovedPrograms) > 0
+	return len(u.Added)+len(u.Removed)+len(u.AddedPrograms)+len(u.RemovedPrograms)+len(u.AddedFiles)+len(u.RemovedFiles) > 0
 }
 
 // Update is a baseline update: every file's change, runtime bases first.
@@ -157,7 +160,7 @@ func PlanUpdate(obs map[string]*baseline.Observation, opts UpdateOptions) (*Upda
 		}
 		fu := FileUpdate{Agent: agent, File: repoPath(opts.Root, "", f.path), RuntimeBase: f.base, Runs: o.Runs,
 			Added: res.Added, Removed: res.Removed, Skipped: res.Skipped, HadClasses: hadClasses(before[agent], res.Added),
-			AddedPrograms: addedPrograms, RemovedPrograms: removedPrograms}
+			AddedPrograms: addedPrograms, RemovedPrograms: removedPrograms, AddedFiles: res.AddedFiles, RemovedFiles: res.RemovedFiles}
 		for _, list := range [][]baseline.Finding{fu.Added, fu.Removed, fu.Skipped} {
 			for i := range list {
 				list[i].File = fu.File
