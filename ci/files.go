@@ -14,7 +14,7 @@ func fileViolationLine(v harness.FileViolation) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s", v.Op, term(v.Path))
 	if v.Denied {
-		b.WriteString(" (refused by Landlock)")
+		b.WriteString(" (refused)")
 	}
 	if v.Sensitive != "" {
 		fmt.Fprintf(&b, " (sensitive: %s, %s)", v.Sensitive, v.Level)

@@ -235,7 +235,10 @@ func (r *Result) addFiles(b *fileBook, p *runPlan) {
 		if e, ok := baseline.SensitivePath(ctx, t.Path, t.Op); ok {
 			t.Sensitive, t.Level = e.Label, string(e.Level)
 		}
-		r.Observed.AddFile(ctx.Abstract(ownProc(t.Path, pids)), t.Op, t.Count)
+		if !t.Denied {
+			// A refused access did not happen: nothing to learn.
+			r.Observed.AddFile(ctx.Abstract(ownProc(t.Path, pids)), t.Op, t.Count)
+		}
 		if m == nil {
 			continue
 		}

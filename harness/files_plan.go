@@ -2,6 +2,8 @@ package harness
 
 import (
 	"fmt"
+
+	"golang.org/x/sys/unix"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -113,6 +115,12 @@ func (p *runPlan) installFileRules(s *started) error {
 type fileEmitter struct {
 	book    *fileBook
 	started bool
+	// root is the run's root directory (its mount namespace, where
+	// /run/sysgate is hidden and /proc is its own), held open from its
+	// first event on: names of processes that have exited are resolved
+	// there. "" until then, or when it could not be opened.
+	root   string
+	rootFD int
 	// inodes are the files the run has reached by a verified name, by
 	// device and inode: a later name the observer cannot resolve (a
 	// /proc/self/fd/N reopen after the process is gone) that the kernel
@@ -126,7 +134,15 @@ type fileID struct {
 }
 
 func newFileEmitter(book *fileBook) *fileEmitter {
-	return &fileEmitter{book: book, inodes: map[fileID]string{}}
+	return &fileEmitter{book: book, inodes: map[fileID]string{}, rootFD: -1}
+}
+
+// close gives back the run's root.
+func (f *fileEmitter) close() {
+	if f.rootFD >= 0 {
+		unix.Close(f.rootFD)
+		f.rootFD = -1
+	}
 }
 
 // procEntry accepts the recorded name of a /proc file that the
@@ -139,6 +155,9 @@ func newFileEmitter(book *fileBook) *fileEmitter {
 // of the file. The kernel's device must be a virtual one (major 0).
 func procEntry(a touch.Access) (string, bool) {
 	rest, ok := strings.CutPrefix(a.Path, "/proc/")
+	if a.Path == "/proc" && strings.HasPrefix(a.Item.Dev, "00:") {
+		return a.Path, true
+	}
 	if !ok || !strings.HasPrefix(a.Item.Dev, "00:") {
 		return "", false
 	}
@@ -197,6 +216,9 @@ func (f *fileEmitter) emit(ev touch.Event) {
 			return
 		}
 		f.started = true
+		if fd, err := unix.Open("/proc/"+strconv.Itoa(ev.PID)+"/root", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
+			f.rootFD, f.root = fd, "/proc/self/fd/"+strconv.Itoa(fd)
+		}
 	}
 	if ev.Failed {
 		// Refused by the kernel (a Landlock denial under enforce): the
@@ -218,13 +240,13 @@ func (f *fileEmitter) emit(ev touch.Event) {
 		}
 		return
 	}
-	acc := resolvedAccesses(ev)
+	acc := resolvedAccesses(ev, f.root)
 	if len(acc) == 0 && ev.Flags&oPath != 0 {
 		// No access, but a file reached: remember where it is, for a
 		// reopen through the descriptor.
 		shadow := ev
 		shadow.Flags &^= oPath
-		for _, a := range resolvedAccesses(shadow) {
+		for _, a := range resolvedAccesses(shadow, f.root) {
 			f.note(a)
 		}
 	}
@@ -250,27 +272,34 @@ func (f *fileEmitter) note(a touch.Access) {
 	}
 }
 
-// resolvedAccesses ties ev's accesses to files under the process's root,
-// and, for what that leaves unverified, under ours: the process may have
-// exited between RootOf and the walk, and its names read the same from
-// our root (the run's mount namespace shares the file system; the inode
-// check decides).
-func resolvedAccesses(ev touch.Event) []touch.Access {
+// resolvedAccesses ties ev's accesses to files under the process's root
+// while it lives, and what that leaves unverified under the run's root
+// (runRoot: the process may have exited between RootOf and the walk),
+// then under ours (a run without a mount namespace of its own). The
+// inode check decides each time.
+func resolvedAccesses(ev touch.Event, runRoot string) []touch.Access {
 	root := touch.RootOf(ev.PID)
 	acc := ev.ResolvedAccesses(root)
-	if root == "/" {
-		return acc
-	}
-	var again []touch.Access
-	for i, a := range acc {
-		if !a.Unverified {
+	for _, alt := range []string{runRoot, "/"} {
+		if alt == "" || alt == root {
 			continue
 		}
-		if again == nil {
-			again = ev.ResolvedAccesses("/")
-		}
-		if i < len(again) && !again[i].Unverified {
-			acc[i] = again[i]
+		var again []touch.Access
+		for i, a := range acc {
+			if !a.Unverified {
+				continue
+			}
+			if again == nil {
+				again = ev.ResolvedAccesses(alt)
+			}
+			if i < len(again) && !again[i].Unverified {
+				a := again[i]
+				if alt == runRoot {
+					// Named from the run's root: the path is the run's.
+					a.Path = strings.TrimPrefix(a.Path, runRoot)
+				}
+				acc[i] = a
+			}
 		}
 	}
 	return acc

@@ -25,8 +25,9 @@ type observer struct {
 	sub    *auditlog.Subscription
 	// files collects the run's file accesses (nil when files are not
 	// observed); touch reads them from the audit stream.
-	files *fileBook
-	touch *touch.Observation
+	files   *fileBook
+	touch   *touch.Observation
+	emitter *fileEmitter
 }
 
 // observe sets up what sees the run's calls before the agent starts (the
@@ -61,7 +62,8 @@ func (p *runPlan) subscribe(o *observer, stream *auditlog.Stream, child *agentPr
 	o.sub = stream.Subscribe(child.ses, p.auditEvents(o.events))
 	if p.files {
 		o.files = p.newFileBook()
-		o.touch = touch.Observe(stream, p.auid, newFileEmitter(o.files).emit)
+		o.emitter = newFileEmitter(o.files)
+		o.touch = touch.Observe(stream, p.auid, o.emitter.emit)
 	}
 }
 
@@ -137,6 +139,7 @@ func (o *observer) closeSub(ctx context.Context) (auditlog.Loss, error) {
 	go func() {
 		defer close(done)
 		touchLoss, touchErr = o.touch.Close(ctx)
+		o.emitter.close() // emit is not called after Close
 	}()
 	loss, err := o.sub.Close(ctx)
 	<-done

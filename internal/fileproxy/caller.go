@@ -17,8 +17,12 @@ import (
 // file call: its credentials, umask and thread group.
 type caller struct {
 	tid, tgid int
-	cred      kernel.FSCred
-	umask     uint32
+	// nsTid, nsTgid: the thread and its group as the caller's own PID
+	// namespace numbers them (the last NSpid and NStgid fields): what
+	// its /proc calls them.
+	nsTid, nsTgid int
+	cred          kernel.FSCred
+	umask         uint32
 }
 
 // readCaller reads /proc/tid/status once. The capabilities count only
@@ -100,6 +104,16 @@ func parseStatus(status []byte) (caller, error) {
 			m, err = strconv.ParseUint(v, 8, 32)
 			c.umask = uint32(m)
 			found |= umask
+		case "NStgid", "NSpid":
+			f := strings.Fields(v)
+			if len(f) > 0 {
+				n, _ := strconv.Atoi(f[len(f)-1])
+				if string(key) == "NStgid" {
+					c.nsTgid = n
+				} else {
+					c.nsTid = n
+				}
+			}
 		case "CapEff":
 			c.cred.CapEff, err = strconv.ParseUint(v, 16, 64)
 			found |= capEff

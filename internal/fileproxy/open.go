@@ -147,6 +147,15 @@ func (h *held) reopen(pre int, req openRequest) (outcome, error) {
 		unix.Close(pre)
 		return fail(unix.EACCES), nil
 	}
+	if h.otherProcess(pre, path) {
+		// The supervisor owns the run's user namespace, so the kernel's
+		// ptrace check of /proc/PID/environ, mem, maps, fd/... would pass
+		// for it where it fails for the caller: the open would read
+		// another process's secrets on the caller's behalf.
+		h.accesses[len(h.accesses)-1].Denied = true
+		unix.Close(pre)
+		return fail(unix.EACCES), nil
+	}
 	var st unix.Stat_t
 	if err := unix.Fstat(pre, &st); err != nil {
 		unix.Close(pre)

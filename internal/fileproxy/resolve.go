@@ -217,3 +217,52 @@ func split(p string) (dir, base string, dirOnly bool) {
 	}
 	return trimmed[:i], trimmed[i+1:], dirOnly
 }
+
+// procWorldReadable are the files of a /proc/PID directory the kernel
+// lets any process read (no ptrace check): ps, pgrep and top read these
+// of every process.
+var procWorldReadable = map[string]bool{
+	"stat": true, "statm": true, "status": true, "cmdline": true, "comm": true, "cgroup": true,
+	"loginuid": true, "sessionid": true, "oom_score": true, "oom_score_adj": true, "oom_adj": true,
+	"wchan": true, "sched": true, "schedstat": true, "cpuset": true, "uid_map": true, "gid_map": true,
+	"projid_map": true, "setgroups": true, "timerslack_ns": true, "task": true, "ns": true, "attr": true,
+}
+
+// otherProcess reports whether pre, reached through procfs, is a file of
+// another process than the caller's that only a ptrace check lets one
+// read (environ, mem, maps, auxv, fd/, ...). path is pre's name as the
+// caller's /proc numbers it.
+func (h *held) otherProcess(pre int, path string) bool {
+	var fs unix.Statfs_t
+	if unix.Fstatfs(pre, &fs) != nil || fs.Type != unix.PROC_SUPER_MAGIC {
+		return false
+	}
+	rest, ok := strings.CutPrefix(path, "/proc/")
+	if !ok {
+		return false
+	}
+	elems := strings.Split(rest, "/")
+	pid, err := strconv.Atoi(elems[0])
+	if err != nil {
+		return false // /proc/meminfo, /proc/sys/...: no process's
+	}
+	// Our own procfs numbers processes as we do; the caller's (a PID
+	// namespace of its own) as it does.
+	tgid, tidSelf := h.c.nsTgid, h.c.nsTid
+	var st, ours unix.Stat_t
+	if unix.Fstat(pre, &st) == nil && unix.Stat("/proc/self", &ours) == nil && st.Dev == ours.Dev {
+		tgid, tidSelf = h.c.tgid, h.c.tid
+	}
+	own := pid == tgid || pid == tidSelf
+	elems = elems[1:]
+	if len(elems) >= 2 && elems[0] == "task" {
+		if tid, err := strconv.Atoi(elems[1]); err == nil {
+			own = own || tid == tidSelf
+			elems = elems[2:]
+		}
+	}
+	if own || len(elems) == 0 {
+		return false
+	}
+	return !procWorldReadable[elems[0]]
+}

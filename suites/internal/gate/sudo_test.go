@@ -113,7 +113,7 @@ func copyCheckout(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 	sh := `git -C "$1" ls-files -z --cached --others --exclude-standard | (cd "$1" && tar --null -T - -cf -) | tar -xf - -C "$2" &&
-		cp -a "$1/suites/node_modules" "$2/suites/"`
+		cp -a "$1/suites/node_modules" "$2/suites/" && git -C "$2" init -q`
 	if out, err := exec.Command("sh", "-c", sh, "sh", from, to).CombinedOutput(); err != nil {
 		t.Fatalf("copy the checkout: %v: %s", err, out)
 	}
