@@ -33,6 +33,11 @@ type syscallSet struct {
 	programs      []baseline.ProgramEntry
 	programCounts map[string]uint64
 	hasPrograms   bool
+	// files: a baseline's files entries (globs as written) or an
+	// observation's paths (by placeholder); hasFiles: the side says
+	// something about files.
+	files    []fileChange
+	hasFiles bool
 }
 
 type setChange struct {
@@ -77,20 +82,29 @@ func (c *Command) runBaselineDiff(args []string) int {
 	}
 	changes := diffSets(sides[0], sides[1])
 	programs, showPrograms := diffPrograms(sides[0], sides[1])
+	files, showFiles := diffFiles(sides[0], sides[1])
 	if *format == "markdown" {
 		writeDiffMarkdown(c.Stdout, sides[0].name, sides[1].name, changes)
 		if showPrograms {
 			writeProgramsMarkdown(c.Stdout, programs)
 		}
+		if showFiles {
+			writeFilesMarkdown(c.Stdout, files)
+		}
 		return ExitOK
 	}
 	writeDiffText(c.Stdout, changes)
 	writeProgramsText(c.Stdout, programs)
+	writeFilesText(c.Stdout, files)
 	added, removed := countChanges(changes)
 	summary := fmt.Sprintf("%d new, %d removed", added, removed)
 	if showPrograms {
 		added, removed = countChanges(programs)
 		summary += fmt.Sprintf("; programs: %d new, %d removed", added, removed)
+	}
+	if showFiles {
+		added, removed = countChanges(files)
+		summary += fmt.Sprintf("; files: %d new, %d removed", added, removed)
 	}
 	fmt.Fprintln(c.Stdout, summary)
 	return ExitOK
@@ -112,6 +126,10 @@ func loadSyscallSet(path string) (*syscallSet, error) {
 		s.counts = o.Syscalls
 		s.programs, s.programCounts = programsOf(o)
 		s.hasPrograms = len(s.programs) > 0
+		for _, f := range o.FileList() {
+			s.files = append(s.files, fileChange{op: f.Op, path: f.Path})
+		}
+		s.hasFiles = o.ObservesFiles()
 		return s, nil
 	}
 	p, err := baseline.LoadStackFor(harness.HostSelector(os.Environ()), path)
@@ -126,6 +144,10 @@ func loadSyscallSet(path string) (*syscallSet, error) {
 		s.counts[arch] = m
 	}
 	s.programs, s.hasPrograms = p.Programs(), p.GatesPrograms()
+	for _, e := range p.FileEntries() {
+		s.files = append(s.files, fileChange{op: e.Op, path: e.Pattern})
+	}
+	s.hasFiles = p.FilesGated()
 	return s, nil
 }
 
