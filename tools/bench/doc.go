@@ -46,6 +46,17 @@
 //     ones; and the getppid / read microbenchmarks in check mode with
 //     programs and without, with the BPF instructions their syscall runs
 //     through in each filter as harness.Run compiles it;
+//   - the cost of observing files (issue 35): the Python agent and the
+//     MCP server (a fifth of -mcp-calls) in check and record mode on each
+//     backend, files observed and not (WithoutFiles) back to back in
+//     alternating order: wall time, the paired ratio against the 1.10x
+//     target (printed, not judged) and sysgate's own CPU; the 100k
+//     openat+close loop (once each way: each call is an audit record or a
+//     proxied call) and the getppid loop in check mode both ways, with
+//     sysgate's CPU per iteration; and what a files run's audit rules cost
+//     a process that is no part of it: the getppid and openat loops with
+//     no run active, during `sysgate check --no-files` and during `sysgate
+//     check` of an agent that waits on its input;
 //   - start-up: harness.Run of /bin/true against a bare fork+exec of it
 //     (median over -launches), and the end-of-run barrier alone;
 //   - the CLI's start-up, the whole process timed from outside (fork to
@@ -57,7 +68,7 @@
 //     <= 4 ms over bare) with whether they are met;
 //   - the CLI's peak RSS recording 1M logged syscalls.
 //
-// -sections picks tables (check, record, programs, startup, cli, rss; all by
+// -sections picks tables (check, record, programs, files, startup, cli, rss; all by
 // default); make bench passes BENCH_SECTIONS.
 //
 // Timings never decide pass/fail anywhere: this only reports. Needs root,

@@ -47,7 +47,7 @@ func main() {
 }
 
 // allSections are the tables, in the order they run.
-var allSections = []string{"check", "record", "programs", "startup", "cli", "rss"}
+var allSections = []string{"check", "record", "programs", "files", "startup", "cli", "rss"}
 
 func parseSections(list string) (map[string]bool, error) {
 	want := map[string]bool{}
@@ -80,7 +80,7 @@ func run(ctx context.Context, cfg config) error {
 	// The agents and tools behind the first three sections and the RSS
 	// run (gcc; node for the MCP server) are built only when one of them
 	// is wanted.
-	mcp := cfg.sections["check"] || cfg.sections["record"] || cfg.sections["rss"]
+	mcp := cfg.sections["check"] || cfg.sections["record"] || cfg.sections["rss"] || cfg.sections["files"]
 	w, err := setup(dir, cfg, mcp || cfg.sections["programs"], mcp)
 	if err != nil {
 		return err
@@ -116,6 +116,11 @@ func run(ctx context.Context, cfg config) error {
 	}
 	if cfg.sections["programs"] {
 		if err := programsCost(ctx, cfg, w.execs, w.execsProgram, []workload{w.getppid, w.read}, &bases); err != nil {
+			return err
+		}
+	}
+	if cfg.sections["files"] {
+		if err := filesCost(ctx, cfg, w, &bases); err != nil {
 			return err
 		}
 	}
@@ -155,6 +160,9 @@ func neededBaselines(cfg config, w workloads) []workload {
 	}
 	if cfg.sections["programs"] {
 		need = append(need, w.execs, w.getppid, w.read)
+	}
+	if cfg.sections["files"] {
+		need = append(need, w.python, w.openat, w.getppid) // and its own MCP run and waiting agent (filesCost)
 	}
 	if cfg.sections["startup"] || cfg.sections["cli"] {
 		need = append(need, w.trueCmd)

@@ -211,36 +211,45 @@ func programsMicro(ctx context.Context, cfg config, ws []workload, bases *baseli
 }
 
 // runPrograms runs w on backend b in mode (check: against base) with
-// programs observed or not; cpu is what this process (sysgate: the
-// listener, the exec watchers, the audit reader) spent meanwhile, the
-// agent's processes not counted. An inconclusive run, or one that listed
-// programs when told not to, is an error: the row would not measure what
+// programs observed or not, as runMeasured does. A run that listed
+// programs when told not to is an error: the row would not measure what
 // it is labelled with.
 func runPrograms(ctx context.Context, w workload, b harness.Backend, mode baseline.Mode, base string, on bool) (m measurement, r *harness.Result, cpu time.Duration, err error) {
+	var opts []harness.Option
+	if !on {
+		opts = append(opts, harness.WithoutPrograms())
+	}
+	m, r, cpu, err = runMeasured(ctx, w, b, mode, base, fmt.Sprintf("programs: %v", on), opts...)
+	if err == nil && !on && len(r.Programs) > 0 {
+		err = fmt.Errorf("%s %s on %s without programs: %d programs listed", mode, w.name, b, len(r.Programs))
+	}
+	return m, r, cpu, err
+}
+
+// runMeasured runs w on backend b in mode (check and enforce: against
+// base) with opts; cpu is what this process (sysgate: the listener, the
+// watchers, the audit reader) spent meanwhile, the agent's processes not
+// counted. An inconclusive run is an error, labelled with what the row
+// varies.
+func runMeasured(ctx context.Context, w workload, b harness.Backend, mode baseline.Mode, base, label string, extra ...harness.Option) (m measurement, r *harness.Result, cpu time.Duration, err error) {
 	opts := []harness.Option{harness.WithMode(mode)}
 	if mode != baseline.ModeRecord {
 		opts = append(opts, harness.WithBaselines(base))
-	}
-	if !on {
-		opts = append(opts, harness.WithoutPrograms())
 	}
 	before, err := selfCPU()
 	if err != nil {
 		return m, nil, 0, err
 	}
-	m, r, err = w.runOn(ctx, b, opts...)
+	m, r, err = w.runOn(ctx, b, append(opts, extra...)...)
 	if err != nil {
-		return m, r, 0, fmt.Errorf("%s %s on %s (programs: %v): %w", mode, w.name, b, on, err)
+		return m, r, 0, fmt.Errorf("%s %s on %s (%s): %w", mode, w.name, b, label, err)
 	}
 	after, err := selfCPU()
 	if err != nil {
 		return m, r, 0, err
 	}
 	if !r.Conclusive() {
-		return m, r, 0, fmt.Errorf("%s %s on %s (programs: %v): inconclusive: %s", mode, w.name, b, on, r.Inconclusive)
-	}
-	if !on && len(r.Programs) > 0 {
-		return m, r, 0, fmt.Errorf("%s %s on %s without programs: %d programs listed", mode, w.name, b, len(r.Programs))
+		return m, r, 0, fmt.Errorf("%s %s on %s (%s): inconclusive: %s", mode, w.name, b, label, r.Inconclusive)
 	}
 	return m, r, after - before, nil
 }
