@@ -193,8 +193,14 @@ func (p *runPlan) newFileBook() *fileBook {
 		b.listOnly = true
 		return b
 	}
-	m, ctx := p.profile.FileMatcher(p.fileCtx), p.fileCtx
+	m, ctx, profile := p.profile.FileMatcher(p.fileCtx), p.fileCtx, p.profile
 	return newFileBook(false, func(path string, op baseline.FileOp) bool {
+		if op == baseline.FileExec && profile.GatesPrograms() && profile.AllowsProgram(path) {
+			// An exec of a listed program: the programs gate has judged
+			// it (by path, and content where pinned); the files section
+			// need not list it again.
+			return false
+		}
 		e, ok := m.Lookup(path, op)
 		return !ok || !reaches(ctx, e, path, op)
 	})

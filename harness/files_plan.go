@@ -126,6 +126,8 @@ type fileEmitter struct {
 	// /proc/self/fd/N reopen after the process is gone) that the kernel
 	// recorded with one of these inodes is that file.
 	inodes map[fileID]string
+	// pending are unverified accesses a later event may confirm.
+	pending map[pendingKey][]fileAccess
 }
 
 type fileID struct {
@@ -134,11 +136,12 @@ type fileID struct {
 }
 
 func newFileEmitter(book *fileBook) *fileEmitter {
-	return &fileEmitter{book: book, inodes: map[fileID]string{}, rootFD: -1}
+	return &fileEmitter{book: book, inodes: map[fileID]string{}, pending: map[pendingKey][]fileAccess{}, rootFD: -1}
 }
 
-// close gives back the run's root.
+// close flushes what stayed unverified and gives back the run's root.
 func (f *fileEmitter) close() {
+	f.flush()
 	if f.rootFD >= 0 {
 		unix.Close(f.rootFD)
 		f.rootFD = -1
@@ -216,8 +219,18 @@ func (f *fileEmitter) emit(ev touch.Event) {
 			return
 		}
 		f.started = true
-		if fd, err := unix.Open("/proc/"+strconv.Itoa(ev.PID)+"/root", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
-			f.rootFD, f.root = fd, "/proc/self/fd/"+strconv.Itoa(fd)
+	}
+	if f.rootFD < 0 {
+		// The first of the run's processes found alive gives the run's
+		// root (all share its mount namespace): the event's own, or its
+		// parent (init, or a shell waiting for the child).
+		for _, pid := range []int{ev.PID, ev.PPID} {
+			if fd, err := unix.Open("/proc/"+strconv.Itoa(pid)+"/root", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil && pid > 1 {
+				f.rootFD, f.root = fd, "/proc/self/fd/"+strconv.Itoa(fd)
+				break
+			} else if err == nil {
+				unix.Close(fd)
+			}
 		}
 	}
 	if ev.Failed {
@@ -250,6 +263,7 @@ func (f *fileEmitter) emit(ev touch.Event) {
 			f.note(a)
 		}
 	}
+	f.confirm(ev)
 	for _, a := range acc {
 		if a.Unverified {
 			if p, ok := f.inodes[fileID{a.Item.Dev, a.Item.Inode}]; ok && a.Item.Inode != 0 {
@@ -259,10 +273,59 @@ func (f *fileEmitter) emit(ev touch.Event) {
 			}
 		}
 		a.Path = ownProcOf(a.Path, ev.PID)
+		access := fileAccess{Path: a.Path, Op: fileOpOf(a.Op), Syscall: a.Syscall, PID: ev.PID, Exe: ev.Exe, Unverified: a.Unverified}
+		if a.Unverified && a.Item.Inode != 0 && a.Item.Abs != "" && len(f.pending) < maxLearnedFiles {
+			// The name leads elsewhere now (a file replaced since, as git
+			// replaces its index): wait for the kernel to confirm, in a
+			// later event of the run, that it named this inode.
+			k := pendingKey{fileID{a.Item.Dev, a.Item.Inode}, a.Item.Abs}
+			f.pending[k] = append(f.pending[k], access)
+			continue
+		}
 		if !a.Unverified {
 			f.note(a)
 		}
-		f.book.add(fileAccess{Path: a.Path, Op: fileOpOf(a.Op), Syscall: a.Syscall, PID: ev.PID, Exe: ev.Exe, Unverified: a.Unverified})
+		f.book.add(access)
+	}
+}
+
+// pendingKey is an unverified access's recorded name and inode.
+type pendingKey struct {
+	id   fileID
+	name string
+}
+
+// confirm verifies pending accesses that ev's records tie to their
+// name: an item of ev names the same absolute path with the same inode
+// (the rename or unlink that replaced the file records the old one).
+// The kernel's own records are the proof; nothing the agent can stage
+// after the fact makes a name record another inode than it had.
+func (f *fileEmitter) confirm(ev touch.Event) {
+	if len(f.pending) == 0 {
+		return
+	}
+	for _, item := range ev.Paths {
+		k := pendingKey{fileID{item.Dev, item.Inode}, item.Abs}
+		list, ok := f.pending[k]
+		if !ok || item.Inode == 0 {
+			continue
+		}
+		delete(f.pending, k)
+		for _, a := range list {
+			a.Unverified = false
+			f.book.add(a)
+		}
+	}
+}
+
+// flush hands the accesses no later event confirmed to the book, as
+// unverified: the run cannot vouch for them.
+func (f *fileEmitter) flush() {
+	for k, list := range f.pending {
+		for _, a := range list {
+			f.book.add(a)
+		}
+		delete(f.pending, k)
 	}
 }
 
