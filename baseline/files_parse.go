@@ -211,11 +211,26 @@ func isPlaceholder(name string) bool {
 	return false
 }
 
-// sensitiveEntry reports an entry that names or covers a sensitive path
+// sensitiveEntry reports an entry that names a sensitive path
 // (sensitive.go) without a reason, as a risky syscall without one is.
+// A glob that only covers one is advisory: the gate lets a glob reach a
+// sensitive path only with a reason a person wrote ({workspace}/**:
+// write allows the agent's workspace writes, not .git/hooks), so the
+// glob widens nothing sensitive until someone says why it should.
 func (p *parser) sensitiveEntry(n *yaml.Node, e FileEntry) {
 	hits := sensitiveOverlap(e)
 	if len(hits) == 0 {
+		return
+	}
+	names := false
+	for _, h := range hits {
+		names = names || h.names
+	}
+	if !names {
+		if e.Reason == "" || strings.HasPrefix(e.Reason, "unreviewed") {
+			p.warn(n, KindSensitive, "%s %s, which it reaches only with a reason a person wrote", e, describeOverlap(hits))
+			p.errs[len(p.errs)-1].Advisory = true
+		}
 		return
 	}
 	switch {

@@ -91,8 +91,13 @@ func GeneraliseFiles(ctx FileContext, seen []ObservedFile) []FileEntry {
 		}
 	}
 	for i := range out {
-		if len(sensitiveOverlap(out[i])) > 0 {
-			out[i].Reason = UnreviewedReason
+		// An entry naming a sensitive path needs a person's reason; a
+		// glob that only covers one does not reach it without one.
+		for _, h := range sensitiveOverlap(out[i]) {
+			if h.names {
+				out[i].Reason = UnreviewedReason
+				break
+			}
 		}
 	}
 	out = dropCovered(out)

@@ -142,12 +142,10 @@ files:
     - path: "{home}/.ssh/id_rsa"
       reason: "unreviewed: seen in record mode"
     - "{runtime}/**"
-    - path: "{workspace}/**"
-      reason: "unreviewed: seen in record mode"
+    - "{workspace}/**"
   write:
     - "{tmp}/**"
-    - path: "{workspace}/**"
-      reason: "unreviewed: seen in record mode"
+    - "{workspace}/**"
   exec:
     - /opt/x/we?rd
   delete:

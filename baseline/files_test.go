@@ -71,9 +71,6 @@ func TestParseFilesErrors(t *testing.T) {
 		{"key", "files:\n  read:\n    - {path: /a, why: x}\n", `unknown key "why" in a files entry`},
 		{"no path", "files:\n  read:\n    - {reason: x}\n", "files entry without a path"},
 		{"sensitive", "files:\n  read:\n    - \"{home}/.ssh/id_rsa\"\n", "f.yaml:4: {home}/.ssh/id_rsa: read names a sensitive path (ssh key, high); give a reason"},
-		{"covers", "files:\n  read:\n    - \"{home}/**\"\n", "{home}/**: read covers sensitive paths: {home}/.ssh/** (ssh key, high), {home}/.gnupg/** (gpg key, high), {home}/.aws/** (cloud credentials, high) and 1"},
-		{"covers hooks", "files:\n  write:\n    - \"{workspace}/**\"\n", "{workspace}/**: write covers sensitive paths: /**/_temp/_runner_file_commands/** (runner commands, high), /**/_actions/** (runner actions, high), /**/_tool/** (runner tool cache, high) and "},
-		{"glob names", "files:\n  write:\n    - /etc/cron.d/*\n", "/etc/cron.d/*: write covers sensitive paths: /etc/cron.*/** (cron, high)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseDocument("f.yaml", []byte("version: 1\n"+tc.body))
@@ -100,12 +97,38 @@ func TestParseFilesAccepts(t *testing.T) {
 }
 
 func TestUnreviewedFileReasonWarns(t *testing.T) {
-	doc, err := ParseDocument("f.yaml", []byte("version: 1\nfiles:\n  read:\n    - path: \"{workspace}/**\"\n      reason: \"unreviewed: seen in record mode\"\n"))
+	doc, err := ParseDocument("f.yaml", []byte("version: 1\nfiles:\n  read:\n    - path: \"{home}/.ssh/id_rsa\"\n      reason: \"unreviewed: seen in record mode\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Warnings) != 1 || doc.Warnings[0].Kind != KindUnreviewed || !strings.Contains(doc.Warnings[0].Message, "/**/.env") {
+	if len(doc.Warnings) != 1 || doc.Warnings[0].Kind != KindUnreviewed || !strings.Contains(doc.Warnings[0].Message, "ssh key") {
 		t.Errorf("warnings: %v", doc.Warnings)
+	}
+}
+
+// A glob that only covers a sensitive path is an advisory note, not an
+// error: the gate lets it reach the path only with a reviewed reason.
+func TestFilesGlobCoveringSensitiveIsAdvisory(t *testing.T) {
+	for _, tc := range []struct{ name, body, want string }{
+		{"covers", "files:\n  read:\n    - \"{home}/**\"\n", "{home}/**: read covers sensitive paths: {home}/.ssh/** (ssh key, high), {home}/.gnupg/** (gpg key, high), {home}/.aws/** (cloud credentials, high) and 1"},
+		{"covers hooks", "files:\n  write:\n    - \"{workspace}/**\"\n", "{workspace}/**: write covers sensitive paths: /**/_temp/_runner_file_commands/** (runner commands, high), /**/_actions/** (runner actions, high), /**/_tool/** (runner tool cache, high) and "},
+		{"glob names", "files:\n  write:\n    - /etc/cron.d/*\n", "/etc/cron.d/*: write covers sensitive paths: /etc/cron.*/** (cron, high)"},
+		{"unreviewed", "files:\n  read:\n    - path: \"{workspace}/**\"\n      reason: \"unreviewed: seen in record mode\"\n", "/**/.env"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := ParseDocument("f.yaml", []byte("version: 1\n"+tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Warnings) != 1 || doc.Warnings[0].Kind != KindSensitive || !doc.Warnings[0].Advisory || !strings.Contains(doc.Warnings[0].Message, tc.want) {
+				t.Errorf("warnings %v, want one advisory [sensitive] with %q", doc.Warnings, tc.want)
+			}
+		})
+	}
+	// With a person's reason, nothing to say.
+	doc, err := ParseDocument("f.yaml", []byte("version: 1\nfiles:\n  read:\n    - path: \"{home}/**\"\n      reason: the agent indexes the home\n"))
+	if err != nil || len(doc.Warnings) != 0 {
+		t.Errorf("reasoned glob: %v %v", err, doc.Warnings)
 	}
 }
 
