@@ -110,6 +110,15 @@ func (a *Assembler) fail(err error) {
 func buildEvent(parts []part) (Event, error) {
 	var ev Event
 	var oflag uint64
+	nPaths := 0
+	for i := range parts {
+		if parts[i].typ == typePath {
+			nPaths++
+		}
+	}
+	if nPaths > 0 {
+		ev.Paths = make([]Path, 0, nPaths) // counted first: one allocation
+	}
 	for i := range parts {
 		p := &parts[i]
 		if p.err != nil {

@@ -29,6 +29,8 @@ type nameKey struct {
 
 type resolvedName struct{ arch, name string }
 
+var argNames = [4]string{"a0", "a1", "a2", "a3"}
+
 // Bound on each cache: an agent spawning endless distinct binaries or
 // directories must not grow it without limit.
 const maxCached = 4096
@@ -74,7 +76,7 @@ func (d *decoder) decode(p *part, body []byte) {
 		p.err = errNoContent
 		return
 	}
-	d.fs = fields{}
+	d.fs.mask = 0
 	scanFields(body, d.fs.add)
 	switch p.typ {
 	case typeSyscall:
@@ -82,11 +84,11 @@ func (d *decoder) decode(p *part, body []byte) {
 	case typePath:
 		d.path(&p.path)
 	case typeCWD:
-		p.cwd = d.text(d.fs[fCWD])
+		p.cwd = d.text(d.fs.get(fCWD))
 	case typeSockaddr:
 		p.addr, p.err = d.sockaddr()
 	case typeOpenat2:
-		p.oflag, _ = parseUint(d.fs[fOflag].val, 8, 64)
+		p.oflag, _ = parseUint(d.fs.get(fOflag).val, 8, 64)
 	}
 }
 
@@ -101,27 +103,27 @@ func (d *decoder) text(f field) string {
 
 func (d *decoder) syscall(s *syscallPart) error {
 	fs := &d.fs
-	if !fs[fArch].set || !fs[fSyscall].set || !fs[fExe].set {
+	if !fs.get(fArch).set || !fs.get(fSyscall).set || !fs.get(fExe).set {
 		return errors.New("arch, syscall or exe key not found")
 	}
-	auditArch, err := parseInt(fs[fArch].val, 16, 64)
+	auditArch, err := parseInt(fs.get(fArch).val, 16, 64)
 	if err != nil {
 		return fmt.Errorf("failed to parse arch: %w", err)
 	}
-	nr, err := parseInt(fs[fSyscall].val, 10, 64)
+	nr, err := parseInt(fs.get(fSyscall).val, 10, 64)
 	if err != nil {
 		return fmt.Errorf("failed to parse syscall: %w", err)
 	}
 	s.arch, s.sys = d.name(uint32(auditArch), nr)
 	if s.sys == "" {
-		s.sys = d.str(fs[fSyscall].val)
+		s.sys = d.str(fs.get(fSyscall).val)
 	}
-	s.exe = d.text(fs[fExe])
-	s.comm = d.str(fs[fComm].val)
+	s.exe = d.text(fs.get(fExe))
+	s.comm = d.str(fs.get(fComm).val)
 
 	var bad []string
 	num := func(id fieldID, name string, base, bits int) uint64 {
-		v, err := parseUint(fs[id].val, base, bits)
+		v, err := parseUint(fs.get(id).val, base, bits)
 		if err != nil {
 			bad = append(bad, name)
 		}
@@ -129,8 +131,8 @@ func (d *decoder) syscall(s *syscallPart) error {
 	}
 	// auparse renames an unset id ("unset"), which then fails to parse.
 	for _, id := range []fieldID{fSes, fAUID} {
-		if v := string(fs[id].val); v == "4294967295" || v == "-1" {
-			fs[id].val = nil
+		if v := string(fs.get(id).val); v == "4294967295" || v == "-1" {
+			fs.mask &^= 1 << id
 		}
 	}
 	s.ses = uint32(num(fSes, "ses", 10, 32))
@@ -139,10 +141,10 @@ func (d *decoder) syscall(s *syscallPart) error {
 	s.ppid = int(num(fPPID, "ppid", 10, 31))
 	s.uid = uint32(num(fUID, "uid", 10, 32))
 	for i := range s.args {
-		s.args[i] = num(fA0+fieldID(i), "a"+strconv.Itoa(i), 16, 64)
+		s.args[i] = num(fA0+fieldID(i), argNames[i], 16, 64)
 	}
 	s.failed = d.failed()
-	exit, err := parseInt(fs[fExit].val, 10, 64)
+	exit, err := parseInt(fs.get(fExit).val, 10, 64)
 	if err == nil && exit < 0 && errnoNamed(-exit) {
 		err = errors.New("exit named") // auparse printed it as EACCES, ...
 	}
@@ -164,12 +166,12 @@ func (d *decoder) syscall(s *syscallPart) error {
 func (d *decoder) failed() bool {
 	fs := &d.fs
 	switch {
-	case fs[fSuccess].set:
-		return !isSuccess(fs[fSuccess].val)
-	case fs[fRes].set:
-		return !isSuccess(fs[fRes].val)
+	case fs.get(fSuccess).set:
+		return !isSuccess(fs.get(fSuccess).val)
+	case fs.get(fRes).set:
+		return !isSuccess(fs.get(fRes).val)
 	}
-	return string(fs[fResult].val) == "fail"
+	return string(fs.get(fResult).val) == "fail"
 }
 
 // name resolves a syscall, cached per arch and number; name is "" when
@@ -192,13 +194,13 @@ func (d *decoder) name(auditArch uint32, nr int64) (arch, name string) {
 
 func (d *decoder) path(p *Path) {
 	fs := &d.fs
-	p.Name = d.text(fs[fName])
+	p.Name = d.text(fs.get(fName))
 	if p.Name == "(null)" {
 		p.Name = ""
 	}
-	p.NameType, p.Dev = d.str(fs[fNametype].val), d.str(fs[fDev].val)
-	p.Inode, _ = parseUint(fs[fInode].val, 10, 64)
-	mode, _ := parseUint(fs[fMode].val, 8, 32)
+	p.NameType, p.Dev = d.str(fs.get(fNametype).val), d.str(fs.get(fDev).val)
+	p.Inode, _ = parseUint(fs.get(fInode).val, 10, 64)
+	mode, _ := parseUint(fs.get(fMode).val, 8, 32)
 	p.Mode = uint32(mode)
 }
 
@@ -206,10 +208,10 @@ func (d *decoder) path(p *Path) {
 // standing where the family does not set them.
 func (d *decoder) sockaddr() (*Sockaddr, error) {
 	fs := &d.fs
-	if !fs[fSaddr].set {
+	if !fs.get(fSaddr).set {
 		return nil, errors.New("saddr key not found")
 	}
-	s := fs[fSaddr].val
+	s := fs.get(fSaddr).val
 	if len(s) < 4 {
 		return nil, fmt.Errorf("failed to parse saddr: too short: %d", len(s))
 	}
@@ -217,12 +219,12 @@ func (d *decoder) sockaddr() (*Sockaddr, error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to parse saddr: %w", err)
 	}
-	sa := &Sockaddr{Path: d.str(fs[fPath].val)}
-	if fs[fAddr].set {
-		sa.Addr, _ = netip.ParseAddr(string(fs[fAddr].val))
+	sa := &Sockaddr{Path: d.str(fs.get(fPath).val)}
+	if fs.get(fAddr).set {
+		sa.Addr, _ = netip.ParseAddr(string(fs.get(fAddr).val))
 	}
-	if fs[fPort].set {
-		if port, err := parseUint(fs[fPort].val, 10, 16); err == nil {
+	if fs.get(fPort).set {
+		if port, err := parseUint(fs.get(fPort).val, 10, 16); err == nil {
 			sa.Port = uint16(port)
 		}
 	}

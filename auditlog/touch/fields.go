@@ -2,6 +2,7 @@ package touch
 
 import (
 	"bytes"
+	"errors"
 	"strconv"
 	"strings"
 )
@@ -94,7 +95,18 @@ func valueEnd(msg []byte, p, lastDQ, lastSQ int) int {
 }
 
 // trimValue strips quotes and spaces from both ends, as auparse does.
-func trimValue(orig []byte) []byte { return bytes.Trim(orig, `'" `) }
+func trimValue(orig []byte) []byte {
+	i, j := 0, len(orig)
+	for i < j && isTrimmed(orig[i]) {
+		i++
+	}
+	for j > i && isTrimmed(orig[j-1]) {
+		j--
+	}
+	return orig[i:j]
+}
+
+func isTrimmed(c byte) bool { return c == '\'' || c == '"' || c == ' ' }
 
 // dropped reports the values auparse discards as if the field were absent.
 func dropped(v []byte) bool {
@@ -139,7 +151,10 @@ func upperHex(c byte) (byte, bool) {
 // parseUint is strconv.ParseUint on bytes (same value and error on
 // every input), without a string copy for short plain digits.
 func parseUint(b []byte, base, bits int) (uint64, error) {
-	if len(b) > 0 && len(b) <= 15 {
+	if len(b) == 0 {
+		return 0, errEmpty // an absent field: strconv's value, without its error's allocation
+	}
+	if len(b) <= 15 {
 		var v uint64
 		ok := true
 		for _, c := range b {
@@ -158,8 +173,13 @@ func parseUint(b []byte, base, bits int) (uint64, error) {
 	return strconv.ParseUint(string(b), base, bits)
 }
 
+var errEmpty = errors.New("empty number")
+
 // parseInt is strconv.ParseInt on bytes, with the same fast path.
 func parseInt(b []byte, base, bits int) (int64, error) {
+	if len(b) == 0 {
+		return 0, errEmpty
+	}
 	if len(b) > 0 && len(b) <= 15 && b[0] != '-' && b[0] != '+' {
 		if v, err := parseUint(b, base, 64); err == nil && v < 1<<uint(bits-1) {
 			return int64(v), nil

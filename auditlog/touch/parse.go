@@ -123,7 +123,12 @@ type field struct {
 }
 
 // fields holds one record's fields; the slices point into the record.
-type fields [nFields]field
+// Only those in mask are the current record's: resetting the mask is
+// cheaper than clearing the slices.
+type fields struct {
+	f    [nFields]field
+	mask uint32
+}
 
 func (fs *fields) add(key, orig []byte) {
 	id, ok := fieldOf(key)
@@ -131,8 +136,17 @@ func (fs *fields) add(key, orig []byte) {
 		return
 	}
 	if v := trimValue(orig); !dropped(v) {
-		fs[id] = field{orig: orig, val: v, set: true}
+		fs.f[id] = field{orig: orig, val: v, set: true}
+		fs.mask |= 1 << id
 	}
+}
+
+// get returns field id of the current record, the zero field if absent.
+func (fs *fields) get(id fieldID) field {
+	if fs.mask&(1<<id) == 0 {
+		return field{}
+	}
+	return fs.f[id]
 }
 
 // part is what one record contributes to its event, decoded when the
