@@ -4,23 +4,26 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
-
-	libaudit "github.com/elastic/go-libaudit/v2"
-	"github.com/elastic/go-libaudit/v2/auparse"
 )
 
 // Assembler turns the raw records of syscall events (as
-// auditlog.Stream.SubscribeSyscallRecords delivers them) into Events,
-// with go-libaudit's auparse and Reassembler. Records of one event share
-// a serial and end with an EOE record; an event whose EOE never comes is
-// completed after a timeout or at Close.
+// auditlog.Stream.SubscribeSyscallRecords delivers them) into Events.
+// Records of one event share a serial and end with an EOE record; an
+// event whose EOE never comes is completed when more than maxInFlight
+// wait, after a timeout (checked as records arrive and at Maintain), or
+// at Close.
 //
-// Loss is not counted here: the Reassembler's gap count sees only the
-// records routed to one run, so it would call every other process's
-// serials lost. The stream's loss accounting (auditlog.Loss) covers the
-// socket and the kernel for every record type.
+// Its parser reads only the record types and fields an Event uses and
+// gives the same Events and the same malformed verdicts as go-libaudit's
+// auparse and Reassembler, which it replaced for speed (the differential
+// tests hold it to that; docs/performance.md has the numbers).
+//
+// Loss is not counted here: serial gaps within one run's records are
+// every other process's serials. The stream's loss accounting
+// (auditlog.Loss) covers the socket and the kernel for every record type.
 type Assembler struct {
-	r         *libaudit.Reassembler
+	l         *inflight
+	d         *decoder
 	emit      func(Event)
 	malformed atomic.Uint64
 	lastErr   atomic.Pointer[error]
@@ -37,33 +40,51 @@ const eventTimeout = 2 * time.Second
 // NewAssembler delivers each complete event to emit, in serial order,
 // from the goroutine that calls Push, Maintain or Close.
 func NewAssembler(emit func(Event)) *Assembler {
-	a := &Assembler{emit: emit}
-	// NewReassembler fails only for a nil stream.
-	a.r, _ = libaudit.NewReassembler(maxInFlight, eventTimeout, (*assemblerStream)(a))
-	return a
+	return &Assembler{l: newInflight(maxInFlight, eventTimeout), d: newDecoder(), emit: emit}
 }
 
 // Push adds one record. PROCTITLE is dropped unparsed: the Event does
 // not use it, and it is the longest record of every event. data is not
-// kept.
+// kept. A record whose header cannot be read is counted as malformed
+// and returned as an error.
 func (a *Assembler) Push(typ uint16, data []byte) error {
-	if typ == uint16(auparse.AUDIT_PROCTITLE) {
+	if typ == typeProctitle {
 		return nil
 	}
-	msg, err := auparse.Parse(auparse.AuditMessageType(typ), string(data))
+	seq, body, err := header(data)
 	if err != nil {
-		a.fail(fmt.Errorf("audit record type %d: %w", typ, err))
+		err = fmt.Errorf("audit record type %d: %w", typ, err)
+		a.fail(err)
 		return err
 	}
-	a.r.PushMessage(msg)
+	if p := a.l.add(typ, seq); p != nil {
+		a.d.decode(p, body)
+		if p.typ == typeSyscall {
+			p.sys.serial = seq
+		}
+	}
+	a.flush(false)
 	return nil
 }
 
 // Maintain completes events that waited longer than the timeout.
-func (a *Assembler) Maintain() { _ = a.r.Maintain() }
+func (a *Assembler) Maintain() { a.flush(false) }
 
 // Close completes every event still held.
-func (a *Assembler) Close() { _ = a.r.Close() }
+func (a *Assembler) Close() { a.flush(true) }
+
+func (a *Assembler) flush(all bool) {
+	for e := a.l.next(all); e != nil; e = a.l.next(all) {
+		if e.syscall { // else a lone record of its own serial (LOGIN, ...): no call
+			if ev, err := buildEvent(e.parts); err != nil {
+				a.fail(err)
+			} else {
+				a.emit(ev)
+			}
+		}
+		a.l.put(e)
+	}
+}
 
 // Malformed counts records or events that could not be read, and Err
 // returns the latest reason: a run with any is inconclusive (a missed
@@ -83,29 +104,43 @@ func (a *Assembler) fail(err error) {
 	a.lastErr.Store(&err)
 }
 
-// assemblerStream is the Assembler as go-libaudit's Stream interface.
-type assemblerStream Assembler
-
-func (s *assemblerStream) ReassemblyComplete(msgs []*auparse.AuditMessage) {
-	a := (*Assembler)(s)
-	if !hasSyscall(msgs) {
-		return // a lone record of its own serial (LOGIN, ...): no call
-	}
-	ev, err := newEvent(msgs)
-	if err != nil {
-		a.fail(err)
-		return
-	}
-	a.emit(ev)
-}
-
-func (s *assemblerStream) EventsLost(int) {}
-
-func hasSyscall(msgs []*auparse.AuditMessage) bool {
-	for _, m := range msgs {
-		if m.RecordType == auparse.AUDIT_SYSCALL {
-			return true
+// buildEvent folds an event's parts in arrival order: the last SYSCALL,
+// CWD, SOCKADDR and OPENAT2 records win, PATH records add up, and the
+// first unreadable record makes the event malformed.
+func buildEvent(parts []part) (Event, error) {
+	var ev Event
+	var oflag uint64
+	nPaths := 0
+	for i := range parts {
+		if parts[i].typ == typePath {
+			nPaths++
 		}
 	}
-	return false
+	if nPaths > 0 {
+		ev.Paths = make([]Path, 0, nPaths) // counted first: one allocation
+	}
+	for i := range parts {
+		p := &parts[i]
+		if p.err != nil {
+			return ev, fmt.Errorf("audit record type %d: %w", p.typ, p.err)
+		}
+		switch p.typ {
+		case typeSyscall:
+			s := &p.sys
+			ev.Serial, ev.Session, ev.AUID, ev.PID, ev.PPID, ev.UID = uint64(s.serial), s.ses, s.auid, s.pid, s.ppid, s.uid
+			ev.Args, ev.Exit, ev.Failed = s.args, s.exit, ev.Failed || s.failed
+			ev.Comm, ev.Exe, ev.Arch, ev.Syscall = s.comm, s.exe, s.arch, s.sys
+		case typeCWD:
+			ev.CWD = p.cwd
+		case typePath:
+			ev.Paths = append(ev.Paths, p.path)
+		case typeSockaddr:
+			ev.Addr = p.addr
+		case typeOpenat2:
+			oflag = p.oflag
+		}
+	}
+	ev.Flags = ev.openFlags(oflag)
+	ev.makeAbs()
+	return ev, nil
 }

@@ -2,7 +2,7 @@ package touch
 
 import "testing"
 
-// BenchmarkAssemble is the cost per record of auparse + Reassembler +
+// BenchmarkAssemble is the cost per record of parsing, reassembly and
 // Event for the captured agent's records (PROCTITLE skipped unparsed, as
 // in a run).
 func BenchmarkAssemble(b *testing.B) {

@@ -35,7 +35,8 @@
 //     the backlog (auditctl.RecoverOwner); the next run on the machine
 //     does the same for any owner whose watchdog died too.
 //   - Observe subscribes to the run's records on an auditlog.Stream (by
-//     auid) and reassembles them (go-libaudit auparse + Reassembler) into
+//     auid) and reassembles them (a parser of its own, held by
+//     differential tests to what go-libaudit's auparse + Reassembler gave) into
 //     Events: SYSCALL with its CWD, PATH, SOCKADDR and OPENAT2 records.
 //   - Event.FileAccesses maps an event to reads, writes, execs and
 //     deletes by the call's semantics; ResolvedAccesses ties each to the

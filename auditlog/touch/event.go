@@ -1,13 +1,8 @@
 package touch
 
 import (
-	"fmt"
 	"net/netip"
 	"path"
-	"strconv"
-	"strings"
-
-	"github.com/elastic/go-libaudit/v2/auparse"
 )
 
 // Event is one audited syscall: its SYSCALL record with the CWD, PATH,
@@ -79,100 +74,6 @@ var dirfdArgs = map[string][]int{
 	"name_to_handle_at": {0}, "execveat": {0}, "renameat": {0, 2}, "renameat2": {0, 2}, "linkat": {0, 2}, "symlinkat": {1},
 }
 
-// newEvent builds an Event from the messages of one serial. Messages of
-// types it does not use (PROCTITLE, EOE, the LOGIN record of a loginuid
-// write) are skipped.
-func newEvent(msgs []*auparse.AuditMessage) (Event, error) {
-	var ev Event
-	var syscallSeen bool
-	var oflag string
-	for _, m := range msgs {
-		switch m.RecordType {
-		case auparse.AUDIT_SYSCALL:
-			d, err := m.Data()
-			if err != nil {
-				return ev, err
-			}
-			ev.Serial = uint64(m.Sequence)
-			if err := ev.fillSyscall(d); err != nil {
-				return ev, fmt.Errorf("audit event %d: %w", m.Sequence, err)
-			}
-			syscallSeen = true
-		case auparse.AUDIT_CWD:
-			d, err := m.Data()
-			if err != nil {
-				return ev, err
-			}
-			ev.CWD = d["cwd"]
-		case auparse.AUDIT_PATH:
-			d, err := m.Data()
-			if err != nil {
-				return ev, err
-			}
-			ev.Paths = append(ev.Paths, pathOf(d))
-		case auparse.AUDIT_SOCKADDR:
-			d, err := m.Data()
-			if err != nil {
-				return ev, err
-			}
-			ev.Addr = sockaddrOf(d)
-		case auparse.AUDIT_OPENAT2:
-			d, err := m.Data()
-			if err != nil {
-				return ev, err
-			}
-			oflag = d["oflag"]
-		}
-	}
-	if !syscallSeen {
-		return ev, fmt.Errorf("audit event without a SYSCALL record (%d records)", len(msgs))
-	}
-	ev.Flags = ev.openFlags(oflag)
-	ev.makeAbs()
-	return ev, nil
-}
-
-func (ev *Event) fillSyscall(d map[string]string) error {
-	var errs []string
-	num := func(key string, base, bits int) uint64 {
-		v, err := strconv.ParseUint(d[key], base, bits)
-		if err != nil {
-			errs = append(errs, key)
-		}
-		return v
-	}
-	ev.Session = uint32(num("ses", 10, 32))
-	ev.AUID = uint32(num("auid", 10, 32))
-	ev.PID = int(num("pid", 10, 31))
-	ev.PPID = int(num("ppid", 10, 31))
-	ev.UID = uint32(num("uid", 10, 32))
-	for i := range ev.Args {
-		ev.Args[i] = num("a"+strconv.Itoa(i), 16, 64)
-	}
-	exit, err := strconv.ParseInt(d["exit"], 10, 64)
-	switch {
-	case d["success"] == "no" || d["result"] == "fail":
-		// success=1 rules never record a failed call; another part of the
-		// kernel did (a Landlock denial logs its SYSCALL record): the
-		// call did not happen. auparse names its errno (EACCES, ...).
-		ev.Failed = true
-		if err != nil {
-			exit = -1
-		}
-	case err != nil:
-		errs = append(errs, "exit")
-	}
-	ev.Exit = exit
-	ev.Comm, ev.Exe, ev.Arch, ev.Syscall = d["comm"], d["exe"], d["arch"], d["syscall"]
-	if ev.Syscall == "" || ev.Arch == "" {
-		errs = append(errs, "syscall/arch")
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("bad %s", strings.Join(errs, ", "))
-	}
-	return nil
-}
-
 // Open flag bits this package reads (asm-generic values, the same on
 // x86_64, i386, aarch64 and arm).
 const (
@@ -186,7 +87,9 @@ const (
 	oPath    = 0o10000000
 )
 
-func (ev *Event) openFlags(oflag string) uint64 {
+// openFlags reads the open flags of the call; oflag is the OPENAT2
+// record's, printed by the kernel in octal.
+func (ev *Event) openFlags(oflag uint64) uint64 {
 	switch ev.Syscall {
 	case "open":
 		return ev.Args[1]
@@ -195,8 +98,7 @@ func (ev *Event) openFlags(oflag string) uint64 {
 	case "creat":
 		return oCreat | oWRONLY | oTrunc
 	case "openat2":
-		v, _ := strconv.ParseUint(oflag, 8, 64) // printed as 0%llo
-		return v
+		return oflag
 	}
 	return 0
 }
@@ -248,34 +150,4 @@ func (ev *Event) relativeToCWD(n int) bool {
 	}
 	a := args[min(n, len(args)-1)]
 	return uint32(ev.Args[a]) == atFDCWD
-}
-
-func pathOf(d map[string]string) Path {
-	p := Path{Name: d["name"], NameType: d["nametype"], Dev: d["dev"]}
-	if p.Name == "(null)" {
-		p.Name = ""
-	}
-	p.Inode, _ = strconv.ParseUint(d["inode"], 10, 64)
-	mode, _ := strconv.ParseUint(d["mode"], 8, 32)
-	p.Mode = uint32(mode)
-	return p
-}
-
-func sockaddrOf(d map[string]string) *Sockaddr {
-	s := &Sockaddr{Family: d["family"], Path: d["path"]}
-	switch s.Family {
-	case "ipv4":
-		s.Family = "inet"
-	case "ipv6":
-		s.Family = "inet6"
-	case "local":
-		s.Family = "unix"
-	}
-	if a, err := netip.ParseAddr(d["addr"]); err == nil {
-		s.Addr = a
-	}
-	if port, err := strconv.ParseUint(d["port"], 10, 16); err == nil {
-		s.Port = uint16(port)
-	}
-	return s
 }

@@ -30,7 +30,7 @@ type queued struct {
 // starts; Install the rules for auid as well.
 //
 // The stream's dispatch goroutine only copies the records into a queue:
-// parsing costs about 10 µs per record (docs/performance.md), and doing
+// parsing costs about 1 µs per record (docs/performance.md), and doing
 // it there would hold up every other run's records on the same socket.
 func Observe(s *auditlog.Stream, auid uint32, emit func(Event)) *Observation {
 	o := &Observation{asm: NewAssembler(emit), wake: make(chan struct{}, 1), done: make(chan struct{})}
