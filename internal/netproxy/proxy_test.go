@@ -19,7 +19,7 @@ import (
 
 // echoServer accepts on ln until it closes and echoes the first read of
 // each connection; it counts the connections it accepted.
-func echoServer(t *testing.T, ln net.Listener) *atomic.Int64 {
+func echoServer(t testing.TB, ln net.Listener) *atomic.Int64 {
 	t.Helper()
 	var n atomic.Int64
 	t.Cleanup(func() { ln.Close() })
@@ -42,7 +42,7 @@ func echoServer(t *testing.T, ln net.Listener) *atomic.Int64 {
 	return &n
 }
 
-func tcpEcho(t *testing.T, addr string) (string, *atomic.Int64) {
+func tcpEcho(t testing.TB, addr string) (string, *atomic.Int64) {
 	t.Helper()
 	ln, err := net.Listen("tcp4", addr)
 	if err != nil {

@@ -29,7 +29,7 @@ type served struct {
 // runChild runs ops in a held child (see childMain), as cred when not
 // nil, and serves its listener with a Proxy and decide; calls the proxy
 // does not handle are continued.
-func runChild(t *testing.T, cred *syscall.Credential, decide func(Access) bool, ops ...string) served {
+func runChild(t testing.TB, cred *syscall.Credential, decide func(Access) bool, ops ...string) served {
 	t.Helper()
 	exe := testBinary(t, cred != nil)
 	var pidfd int
@@ -145,7 +145,7 @@ func serveUntilHangUp(lfd int, serve func(*kernel.SeccompNotif) (bool, error)) e
 
 // testBinary is this test binary; for a child of another uid, a copy
 // that uid can run (the build directory is root's alone).
-func testBinary(t *testing.T, shared bool) string {
+func testBinary(t testing.TB, shared bool) string {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
