@@ -132,6 +132,10 @@ func runOp(f []string) string {
 	case "flip":
 		n, _ := strconv.Atoi(f[3])
 		return flip(inet(f[1]), inet(f[2]), n)
+	case "passfd":
+		return passFD(f[1])
+	case "bigsend":
+		return bigSend()
 	case "connectn":
 		n, _ := strconv.Atoi(f[2])
 		return connectN(inet(f[1]), n)
@@ -226,4 +230,47 @@ func connectN(a *unix.SockaddrInet4, n int) string {
 		unix.Close(fd)
 	}
 	return fmt.Sprintf("ok:%d", time.Since(start).Nanoseconds()/int64(n))
+}
+
+// passFD sends "x" to the Unix datagram socket at name with the read
+// end of a pipe that holds "fdok" (SCM_RIGHTS).
+func passFD(name string) string {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return res(err)
+	}
+	defer unix.Close(p[0])
+	unix.Write(p[1], []byte("fdok"))
+	unix.Close(p[1])
+	fd, _ := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	defer unix.Close(fd)
+	return res(unix.Sendmsg(fd, []byte("x"), unix.UnixRights(p[0]), &unix.SockaddrUnix{Name: name}, 0))
+}
+
+// bigSend sends 1 MiB in one sendmsg on a connected stream (a reader
+// drains the other end) and reports the count the call returned.
+func bigSend() string {
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return res(err)
+	}
+	defer unix.Close(pair[0])
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		buf := make([]byte, 64<<10)
+		for {
+			if n, err := unix.Read(pair[1], buf); n <= 0 || err != nil {
+				return
+			}
+		}
+	}()
+	n, err := unix.SendmsgN(pair[0], make([]byte, 1<<20), nil, nil, 0)
+	unix.Shutdown(pair[0], unix.SHUT_WR)
+	<-drained
+	unix.Close(pair[1])
+	if err != nil {
+		return res(err)
+	}
+	return fmt.Sprintf("ok:%d", n)
 }

@@ -130,8 +130,10 @@ type call struct {
 	pidfd    int
 	sock     int
 	cred     kernel.TaskCred
-	asked    chan []Access
-	verdict  chan bool
+	// closers: descriptors taken over for the call (SCM_RIGHTS).
+	closers []int
+	asked   chan []Access
+	verdict chan bool
 	// askedOnce: asked has been sent to (Serve waits for exactly one).
 	askedOnce bool
 }
@@ -144,6 +146,9 @@ func (c *call) run() error {
 	defer func() {
 		if !c.askedOnce {
 			c.asked <- nil
+		}
+		for _, fd := range c.closers {
+			unix.Close(fd)
 		}
 		if c.sock >= 0 {
 			unix.Close(c.sock)

@@ -22,13 +22,9 @@ func (c *call) send(req request, raw []byte) (outcome, error) {
 		// A datagram is sent whole or not at all.
 		return fail(unix.EMSGSIZE), nil
 	}
-	control, errno := c.translateRights(req.control)
-	if errno != 0 {
-		return fail(errno), nil
-	}
-	n, errno := kernel.SendmsgRaw(c.sock, req.bufs, raw, control, req.flags|unix.MSG_NOSIGNAL)
+	n, errno := kernel.SendmsgRaw(c.sock, req.bufs, raw, req.control, req.flags|unix.MSG_NOSIGNAL)
 	for errno == unix.EINTR {
-		n, errno = kernel.SendmsgRaw(c.sock, req.bufs, raw, control, req.flags|unix.MSG_NOSIGNAL)
+		n, errno = kernel.SendmsgRaw(c.sock, req.bufs, raw, req.control, req.flags|unix.MSG_NOSIGNAL)
 	}
 	if errno == unix.EPIPE && req.flags&unix.MSG_NOSIGNAL == 0 {
 		kernel.PidfdSignal(c.pidfd, unix.SIGPIPE)
@@ -39,7 +35,9 @@ func (c *call) send(req request, raw []byte) (outcome, error) {
 // translateRights replaces the caller's descriptor numbers in
 // SCM_RIGHTS messages by duplicates of the same files here; other
 // control messages pass unchanged. The duplicates are closed with the
-// call (the kernel holds its own references once sent).
+// call (the kernel holds its own references once sent). Done before
+// the thread takes the caller's credentials: pidfd_getfd needs the
+// supervisor's ptrace access.
 func (c *call) translateRights(control []byte) ([]byte, unix.Errno) {
 	if len(control) == 0 {
 		return nil, 0
@@ -59,16 +57,12 @@ func (c *call) translateRights(control []byte) ([]byte, unix.Errno) {
 			return nil, unix.EINVAL
 		}
 		ours := make([]int, 0, len(theirs))
-		defer func() {
-			for _, fd := range ours {
-				unix.Close(fd)
-			}
-		}()
 		for _, fd := range theirs {
 			dup, err := kernel.PidfdGetfd(c.pidfd, fd)
 			if err != nil {
-				return nil, unix.EBADF
+				return nil, errnoOf(err)
 			}
+			c.closers = append(c.closers, dup)
 			ours = append(ours, dup)
 		}
 		out = append(out, unix.UnixRights(ours...)...)

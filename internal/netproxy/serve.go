@@ -33,6 +33,9 @@ func (c *call) serve() (outcome, error) {
 	if c.sock, err = kernel.PidfdGetfd(c.pidfd, int(int32(c.notif.Data.Args[0]))); err != nil {
 		return fail(errnoOf(err)), nil // EBADF as the caller would get
 	}
+	if req.control, errno = c.translateRights(req.control); errno != 0 {
+		return fail(errno), nil
+	}
 	var dirs *callerDirs
 	if req.sa != nil && req.sa.path != "" {
 		// Opened before the thread turns into the caller, who may not
