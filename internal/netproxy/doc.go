@@ -27,10 +27,14 @@
 //
 // Unix socket paths are looked up from the caller's cwd and root (held
 // open from /proc/<tid>/cwd and /root before the thread turns into the
-// caller): the thread enters the directory and connects to the last
-// component, so sun_path never grows. Abstract names and IP addresses
-// need nothing: they are looked up in the socket's own network
-// namespace, the caller's.
+// caller). A connect or send opens the socket the name leads to
+// (O_PATH, symlinks followed in the caller's root), asks decide about
+// where it led, and connects to /proc/self/fd/N, which the kernel
+// follows to exactly that inode: a symlink swapped after the decision
+// changes nothing, and sun_path never grows. A bind (which creates
+// the name) enters the directory and binds the last component.
+// Abstract names and IP addresses need nothing: they are looked up in
+// the socket's own network namespace, the caller's.
 //
 // Sends: sendto with an address and every sendmsg (its address is in
 // memory) are performed; a send to the connected peer is not asked
@@ -47,8 +51,6 @@
 //     supervisor; decide should refuse such sockets;
 //   - a Unix socket bound to a relative name reports (getsockname)
 //     the last component only;
-//   - the last component of a Unix path may be a symlink, followed by
-//     the kernel after the decision on the name;
 //   - outside the supervisor's root, a relative Unix path is looked
 //     up beneath the caller's cwd only (".." out of it fails, EXDEV);
 //   - sendmmsg is not served (handled=false): the filter must refuse

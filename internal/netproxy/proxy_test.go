@@ -248,3 +248,29 @@ func TestUnprivilegedCallerGainsNothing(t *testing.T) {
 		t.Errorf("root: %q, want both to work", r.lines)
 	}
 }
+
+// TestUnixSymlinkReportsWhereItLeads: a symlink with an allowed name
+// that leads to another socket is decided (and reported) as that
+// socket, which is then the one connected, whatever the link says by
+// the time the kernel would have followed it.
+func TestUnixSymlinkReportsWhereItLeads(t *testing.T) {
+	dir := worldDir(t)
+	real := filepath.Join(dir, "real.sock")
+	ln, err := net.Listen("unix", real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	echoServer(t, ln)
+	if err := os.Symlink("real.sock", filepath.Join(dir, "allowed.sock")); err != nil {
+		t.Fatal(err)
+	}
+	deny := func(a Access) bool { return a.Dest.Unix != real }
+	r := runChild(t, nil, deny, "unix,"+filepath.Join(dir, "allowed.sock"))
+	if r.lines[0] != "err:EACCES" {
+		t.Errorf("child: %q, want err:EACCES", r.lines[0])
+	}
+	want := Access{Op: "connect", Dest: Dest{Family: "unix", Unix: real}, Syscall: "connect", Denied: true}
+	if !has(r.accesses, want) {
+		t.Errorf("accesses %+v lack %+v", r.accesses, want)
+	}
+}

@@ -62,7 +62,15 @@ func (c *call) perform(req request, dirs *callerDirs) (outcome, error) {
 		raw, dest = req.sa.raw, req.sa.dest
 		if req.sa.path != "" {
 			var errno unix.Errno
-			raw, dest.Unix, errno = dirs.enter(req.sa.path)
+			if req.op == "bind" {
+				raw, dest.Unix, errno = dirs.enter(req.sa.path)
+			} else {
+				var fd int
+				fd, raw, dest.Unix, errno = dirs.reach(req.sa.path)
+				if fd >= 0 {
+					c.closers = append(c.closers, fd)
+				}
+			}
 			if errno != 0 {
 				return fail(errno), nil
 			}

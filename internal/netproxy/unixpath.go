@@ -47,10 +47,46 @@ func (d *callerDirs) close() {
 	}
 }
 
-// enter opens the directory of name as the caller would reach it (with
-// the thread's credentials, which are the caller's by now), makes it
-// the thread's cwd, and returns the address of the last component
-// relative to it, with the absolute name it reached (the directory's
+// start is where a lookup of name begins, with the openat2 resolve
+// flags that make it the caller's (see enter).
+func (d *callerDirs) start(name string) (int, uint64) {
+	switch {
+	case strings.HasPrefix(name, "/") && d.sameRoot:
+		return unix.AT_FDCWD, 0
+	case strings.HasPrefix(name, "/"):
+		return d.root, unix.RESOLVE_IN_ROOT
+	case !d.sameRoot:
+		return d.cwd, unix.RESOLVE_BENEATH
+	}
+	return d.cwd, 0
+}
+
+// reach opens the socket name leads to as the caller would reach it
+// (with the thread's credentials, the caller's by now; a symlink
+// followed in the caller's root) and returns the descriptor, an
+// address that leads to exactly that inode (/proc/self/fd/N: the
+// kernel follows the link to the open file, so renaming or swapping a
+// symlink after the decision changes nothing) and the socket's name as
+// this process sees it, where symlinks led and not the name given.
+func (d *callerDirs) reach(name string) (fd int, raw []byte, abs string, errno unix.Errno) {
+	start, resolve := d.start(name)
+	fd, err := kernel.Openat2(start, name, unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: resolve})
+	if err != nil {
+		return -1, nil, "", errnoOf(err)
+	}
+	link := "/proc/self/fd/" + strconv.Itoa(fd)
+	where, err := os.Readlink(link)
+	if err != nil {
+		return fd, nil, "", errnoOf(err)
+	}
+	return fd, unixSockaddr(link), where, 0
+}
+
+// enter, for a bind (which creates the last component, so there is
+// nothing to open), opens the directory of name as the caller would
+// reach it (with the thread's credentials, which are the caller's by
+// now), makes it the thread's cwd, and returns the address of the last
+// component relative to it, with the absolute name it reached (the directory's
 // name as this process sees it). The socket itself is then looked up
 // by the kernel in that directory: a sun_path never needs more room
 // than the caller's own. Outside the same root, a relative name is
@@ -62,15 +98,7 @@ func (d *callerDirs) enter(name string) (raw []byte, abs string, errno unix.Errn
 	if last == "" {
 		last = "."
 	}
-	start, resolve := d.cwd, uint64(0)
-	switch {
-	case strings.HasPrefix(name, "/") && d.sameRoot:
-		start = unix.AT_FDCWD
-	case strings.HasPrefix(name, "/"):
-		start, resolve = d.root, unix.RESOLVE_IN_ROOT
-	case !d.sameRoot:
-		resolve = unix.RESOLVE_BENEATH
-	}
+	start, resolve := d.start(name)
 	if dir == "" {
 		dir = "."
 	}
