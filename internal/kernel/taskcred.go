@@ -134,7 +134,9 @@ func AssumeThreadCred(c TaskCred) error {
 	if len(c.Groups) > 0 {
 		list = unsafe.Pointer(&c.Groups[0])
 	}
-	if _, _, e := unix.RawSyscall(unix.SYS_SETGROUPS, uintptr(len(c.Groups)), uintptr(list), 0); e != 0 {
+	if _, _, e := unix.RawSyscall(unix.SYS_SETGROUPS, uintptr(len(c.Groups)), uintptr(list), 0); e != 0 && !sameGroups(c.Groups) {
+		// Without CAP_SETGID (a supervisor that is not root) the thread
+		// keeps its own groups: right only if they are the caller's.
 		return os.NewSyscallError("setgroups", e)
 	}
 	if _, _, e := unix.RawSyscall(unix.SYS_SETRESGID, uintptr(c.GID[0]), uintptr(c.GID[1]), uintptr(c.GID[2])); e != 0 {
