@@ -172,6 +172,10 @@ func nonblockConnect(addr string) string {
 	if err != nil || v != 0 {
 		return fmt.Sprintf("err:so_error %d %v", v, err)
 	}
+	// The echo's read waits: the connect is the point, not polling.
+	if err := unix.SetNonblock(fd, false); err != nil {
+		return res(err)
+	}
 	return "ok:inprogress " + echo(fd)
 }
 
