@@ -15,7 +15,8 @@ import (
 type Dest struct {
 	// Family: "inet", "inet6", "unix", or "af<N>" for others (refused).
 	Family string
-	Addr   netip.Addr
+	// Addr: a v4-mapped IPv6 address is given as the IPv4 one.
+	Addr netip.Addr
 	Port   uint16
 	// Unix is a path socket's name as the caller gave it made absolute
 	// (its cwd joined to a relative one), or an abstract socket's name
@@ -80,7 +81,9 @@ func parseSockaddr(raw []byte) (sockaddr, error) {
 		if len(raw) < unix.SizeofSockaddrInet6 {
 			return sockaddr{}, unix.EINVAL
 		}
-		sa.dest = Dest{Family: "inet6", Port: binary.BigEndian.Uint16(raw[2:]), Addr: netip.AddrFrom16([16]byte(raw[8:24]))}
+		// A v4-mapped address reaches the v4 host: decided as that
+		// host, so ::ffff:127.0.0.2 is no way around a rule on 127.0.0.2.
+		sa.dest = Dest{Family: "inet6", Port: binary.BigEndian.Uint16(raw[2:]), Addr: netip.AddrFrom16([16]byte(raw[8:24])).Unmap()}
 	case unix.AF_UNIX:
 		name := raw[2:]
 		sa.dest = Dest{Family: "unix"}

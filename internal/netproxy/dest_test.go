@@ -3,6 +3,7 @@ package netproxy
 import (
 	"encoding/binary"
 	"net/netip"
+	"slices"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -14,6 +15,8 @@ func TestParseSockaddr(t *testing.T) {
 	binary.NativeEndian.PutUint16(in6, unix.AF_INET6)
 	binary.BigEndian.PutUint16(in6[2:], 443)
 	copy(in6[8:], netip.MustParseAddr("::1").AsSlice())
+	mapped := slices.Clone(in6)
+	copy(mapped[8:], netip.MustParseAddr("::ffff:127.0.0.2").AsSlice())
 	abstract := append(unixSockaddr("")[:2:2], 0, 'b', '\n')
 	for _, tc := range []struct {
 		raw  []byte
@@ -21,6 +24,7 @@ func TestParseSockaddr(t *testing.T) {
 	}{
 		{in4[:], "127.0.0.2:9"},
 		{in6, "[::1]:443"},
+		{mapped, "127.0.0.2:443"},
 		{unixSockaddr("rel/s.sock"), "unix:rel/s.sock"},
 		{abstract, `unix:@b\n`},
 		{[]byte{16, 0, 1, 2}, "af16"},
