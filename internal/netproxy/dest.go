@@ -17,7 +17,7 @@ type Dest struct {
 	Family string
 	// Addr: a v4-mapped IPv6 address is given as the IPv4 one.
 	Addr netip.Addr
-	Port   uint16
+	Port uint16
 	// Unix is a path socket's name as the caller gave it made absolute
 	// (its cwd joined to a relative one), or an abstract socket's name
 	// without the leading NUL; empty for an unnamed one.
