@@ -18,9 +18,11 @@ type Dest struct {
 	// Addr: a v4-mapped IPv6 address is given as the IPv4 one.
 	Addr netip.Addr
 	Port uint16
-	// Unix is a path socket's name as the caller gave it made absolute
-	// (its cwd joined to a relative one), or an abstract socket's name
-	// without the leading NUL; empty for an unnamed one.
+	// Unix is a path socket's absolute name as this process sees it:
+	// for connect and send, the socket the caller's name led to
+	// (symlinks followed); for bind, the directory reached joined with
+	// the last component. Or an abstract socket's name without the
+	// leading NUL; empty for an unnamed one.
 	Unix     string
 	Abstract bool
 }
