@@ -1,0 +1,186 @@
+package netproxy
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/internal/kernel"
+)
+
+// served is what one child run produced: its line per op, and every
+// access the proxy reported.
+type served struct {
+	lines    []string
+	accesses []Access
+}
+
+// runChild runs ops in a held child (see childMain), as cred when not
+// nil, and serves its listener with a Proxy and decide; calls the proxy
+// does not handle are continued.
+func runChild(t testing.TB, cred *syscall.Credential, decide func(Access) bool, ops ...string) served {
+	t.Helper()
+	exe := testBinary(t, cred != nil)
+	var pidfd int
+	cmd := exec.Command(exe, append([]string{childArg}, ops...)...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, PidFD: &pidfd}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(pidfd)
+	out := bufio.NewReader(stdout)
+	first, err := out.ReadString('\n')
+	if err != nil {
+		cmd.Wait()
+		t.Fatalf("child: %v (stderr: %s)", err, stderr.String())
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(first, "listener ")))
+	if err != nil {
+		t.Fatalf("child said %q", first)
+	}
+	lfd, err := kernel.PidfdGetfd(pidfd, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(lfd)
+	p, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var res served
+	var mu sync.Mutex
+	var serveErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		serveErr = serveUntilHangUp(lfd, func(notif *kernel.SeccompNotif) (bool, error) {
+			handled, acc, err := p.Serve(notif, lfd, decide)
+			mu.Lock()
+			res.accesses = append(res.accesses, acc...)
+			mu.Unlock()
+			return handled, err
+		})
+		if serveErr != nil {
+			// Nobody answers the child's held call now: end it.
+			cmd.Process.Kill()
+		}
+	}()
+	io.WriteString(stdin, "go\n")
+	rest, _ := io.ReadAll(out)
+	werr := cmd.Wait()
+	<-done
+	if err := p.Close(); err != nil {
+		t.Errorf("proxy: %v", err)
+	}
+	if serveErr != nil {
+		t.Fatalf("serve: %v", serveErr)
+	}
+	if werr != nil {
+		t.Fatalf("child: %v (stderr: %s)", werr, stderr.String())
+	}
+	res.lines = strings.Split(strings.TrimSuffix(string(rest), "\n"), "\n")
+	if len(res.lines) != len(ops) {
+		t.Fatalf("child printed %q for ops %q", res.lines, ops)
+	}
+	return res
+}
+
+// serveUntilHangUp receives held calls until every task holding the
+// filter is gone; serve answers or leaves one (false: continued here).
+func serveUntilHangUp(lfd int, serve func(*kernel.SeccompNotif) (bool, error)) error {
+	for {
+		if _, err := kernel.WaitReady([]int{lfd}, -1); err != nil {
+			return err
+		}
+		in, hup, err := kernel.PollListener(lfd)
+		if err != nil {
+			return err
+		}
+		if !in && hup {
+			return nil
+		}
+		if !in {
+			continue
+		}
+		var notif kernel.SeccompNotif
+		if err := kernel.NotifRecv(lfd, &notif); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				continue
+			}
+			return err
+		}
+		handled, err := serve(&notif)
+		if err != nil {
+			return err
+		}
+		if !handled {
+			if err := kernel.NotifContinue(lfd, notif.ID); err != nil && !errors.Is(err, unix.ENOENT) {
+				return err
+			}
+		}
+	}
+}
+
+// testBinary is this test binary; for a child of another uid, a copy
+// that uid can run (the build directory is root's alone).
+func testBinary(t testing.TB, shared bool) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !shared {
+		return exe
+	}
+	dir := worldDir(t)
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copyPath := filepath.Join(dir, "child")
+	if err := os.WriteFile(copyPath, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return copyPath
+}
+
+// worldDir is a fresh directory anyone may enter, with symlinks
+// resolved (paths reported are the resolved ones).
+func worldDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "netproxy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir, err = filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
