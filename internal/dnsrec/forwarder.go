@@ -72,17 +72,32 @@ func StartAt(listen netip.AddrPort, upstreams []string) (*Forwarder, error) {
 	if err != nil {
 		return nil, err
 	}
-	if listen.Port() != 0 {
-		return start(listen, ups)
-	}
-	// The kernel picks the UDP port; TCP may find it taken, so try again.
-	for range 16 {
-		f, err := start(listen, ups)
-		if !errors.Is(err, syscall.EADDRINUSE) {
-			return f, err
+	return start(listen, ups)
+}
+
+// listenPair binds UDP and TCP on the same address and port. With port 0
+// the kernel picks the UDP port, which TCP may find taken (a connection's
+// local port): then both are tried again.
+func listenPair(at netip.AddrPort) (*net.UDPConn, *net.TCPListener, error) {
+	var err error
+	for range 32 {
+		var pc *net.UDPConn
+		pc, err = net.ListenUDP("udp", net.UDPAddrFromAddrPort(at))
+		if err != nil {
+			return nil, nil, err
+		}
+		bound := pc.LocalAddr().(*net.UDPAddr).AddrPort()
+		var ln *net.TCPListener
+		ln, err = net.ListenTCP("tcp", net.TCPAddrFromAddrPort(bound))
+		if err == nil {
+			return pc, ln, nil
+		}
+		pc.Close()
+		if at.Port() != 0 || !errors.Is(err, syscall.EADDRINUSE) {
+			break
 		}
 	}
-	return nil, fmt.Errorf("start dns forwarder on %s: no port free on UDP and TCP", listen.Addr())
+	return nil, nil, err
 }
 
 func parseUpstreams(upstreams []string) ([]netip.AddrPort, error) {
@@ -111,16 +126,11 @@ func start(at netip.AddrPort, ups []netip.AddrPort) (*Forwarder, error) {
 			return nil, fmt.Errorf("start dns forwarder on %s: upstream is the forwarder itself", at)
 		}
 	}
-	pc, err := net.ListenUDP("udp", net.UDPAddrFromAddrPort(at))
+	pc, ln, err := listenPair(at)
 	if err != nil {
 		return nil, fmt.Errorf("start dns forwarder: %w", err)
 	}
 	bound := pc.LocalAddr().(*net.UDPAddr).AddrPort()
-	ln, err := net.ListenTCP("tcp", net.TCPAddrFromAddrPort(bound))
-	if err != nil {
-		pc.Close()
-		return nil, fmt.Errorf("start dns forwarder: %w", err)
-	}
 	f := &Forwarder{addr: netip.AddrPortFrom(bound.Addr().Unmap(), bound.Port()), upstreams: ups}
 	f.rec.init()
 	handler := dns.HandlerFunc(f.serve)

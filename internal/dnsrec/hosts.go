@@ -47,7 +47,9 @@ func ParseHosts(data []byte) map[netip.Addr][]string {
 		}
 		addr = addr.Unmap()
 		for _, name := range fields[1:] {
-			name = strings.ToLower(strings.TrimSuffix(name, "."))
+			// "a.." is no name a resolver would answer; trimming every dot keeps
+			// one spelling per name.
+			name = strings.ToLower(strings.TrimRight(name, "."))
 			if name != "" && !slices.Contains(out[addr], name) {
 				out[addr] = append(out[addr], name)
 			}

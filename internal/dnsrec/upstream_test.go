@@ -2,7 +2,6 @@ package dnsrec
 
 import (
 	"fmt"
-	"net"
 	"net/netip"
 	"strings"
 	"sync/atomic"
@@ -23,11 +22,7 @@ const bigAnswers = 100
 func startUpstream(t testing.TB) *fakeUpstream {
 	t.Helper()
 	u := &fakeUpstream{}
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", pc.LocalAddr().String())
+	pc, ln, err := listenPair(netip.MustParseAddrPort("127.0.0.1:0"))
 	if err != nil {
 		t.Fatal(err)
 	}
