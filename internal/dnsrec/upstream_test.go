@@ -77,6 +77,8 @@ func (u *fakeUpstream) serve(w dns.ResponseWriter, req *dns.Msg) {
 		for i := range bigAnswers {
 			resp.Answer = append(resp.Answer, rr(fmt.Sprintf("big.test. 60 IN A 10.1.%d.%d", i/250, i%250+1)))
 		}
+	case strings.HasSuffix(name, ".clients.test.") && q.Qtype == dns.TypeA:
+		resp.Answer = append(resp.Answer, rr(name+" 60 IN A 192.0.2.50"))
 	case strings.HasSuffix(name, ".many.test.") && q.Qtype == dns.TypeA:
 		var n int
 		if _, err := fmt.Sscanf(name, "n%d.many.test.", &n); err == nil {
