@@ -2,11 +2,13 @@ package dnsrec
 
 import (
 	"context"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -72,4 +74,35 @@ func TestHelperGoLookup(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Stdout.WriteString(strings.Join(addrs, ",") + "\n")
+}
+
+// TestStartWithoutPrivilege runs Start as nobody (without
+// CAP_NET_BIND_SERVICE, with ip_unprivileged_port_start above 53): it must
+// fail with ErrPort53, not fall back to a port resolv.conf cannot name.
+func TestStartWithoutPrivilege(t *testing.T) {
+	if os.Getenv("DNSREC_AS_NOBODY") != "" {
+		_, err := Start([]string{"127.0.0.1"})
+		if !errors.Is(err, ErrPort53) {
+			t.Fatalf("Start without privilege: %v, want ErrPort53", err)
+		}
+		os.Stdout.WriteString("ErrPort53 as expected: " + err.Error() + "\n")
+		return
+	}
+	testutil.RequireRoot(t)
+	raw, err := os.ReadFile("/proc/sys/net/ipv4/ip_unprivileged_port_start")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first, err := strconv.Atoi(strings.TrimSpace(string(raw))); err != nil || first <= 53 {
+		t.Skipf("[kernel]: ip_unprivileged_port_start %q: anyone may bind port 53 here", raw)
+	}
+	setpriv := testutil.RequireCommand(t, "setpriv", "to drop root for the test")
+	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
+		os.Args[0], "-test.run=^TestStartWithoutPrivilege$", "-test.v")
+	cmd.Env = append(os.Environ(), "DNSREC_AS_NOBODY=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "ErrPort53 as expected") {
+		t.Errorf("as nobody: %v\n%s", err, out)
+	}
+	t.Logf("as nobody: %s", out)
 }

@@ -55,7 +55,7 @@ func Start(upstreams []string) (*Forwarder, error) {
 			return f, nil
 		}
 		if errors.Is(err, syscall.EACCES) {
-			return nil, fmt.Errorf("start dns forwarder on %s: %w (%w)", at, ErrPort53, err)
+			return nil, fmt.Errorf("%w (needs CAP_NET_BIND_SERVICE or net.ipv4.ip_unprivileged_port_start <= 53): %w", ErrPort53, err)
 		}
 		if !errors.Is(err, syscall.EADDRINUSE) {
 			return nil, err
