@@ -3,6 +3,7 @@ package dnsrec
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -45,12 +46,12 @@ func TestRunResolversUseForwarder(t *testing.T) {
 		"glibc.clients.test": {testutil.RequireCommand(t, "getent", "glibc's resolver"), "ahostsv4", "glibc.clients.test"},
 		"cares.clients.test": {testutil.RequireCommand(t, "node", "c-ares"), "-e",
 			`require("dns").resolve4("cares.clients.test", (e, a) => { if (e) throw e; console.log(a.join()) })`},
-		"go.clients.test": {os.Args[0], "-test.run=^TestHelperGoLookup$"},
+		"go.clients.test": {os.Args[0]},
 	}
 	for name, argv := range clients {
 		script := `mount --bind "$1" /etc/resolv.conf && mount --bind "$2" /etc/nsswitch.conf && shift 2 && exec "$@"`
 		cmd := exec.Command(unshare, append([]string{"-m", "--propagation", "private", "sh", "-c", script, "sh", resolv, nsswitch}, argv...)...)
-		cmd.Env = append(os.Environ(), "DNSREC_GO_LOOKUP="+name)
+		cmd.Env = append(os.Environ(), goLookupEnv+"="+name)
 		out, err := cmd.CombinedOutput()
 		if err != nil || !strings.Contains(string(out), "192.0.2.50") {
 			t.Errorf("%s: %v\n%s", name, err, out)
@@ -61,33 +62,42 @@ func TestRunResolversUseForwarder(t *testing.T) {
 	}
 }
 
-// TestHelperGoLookup is the Go client of TestRunResolversUseForwarder, run
-// in its mount namespace; it does nothing on its own.
-func TestHelperGoLookup(t *testing.T) {
-	name := os.Getenv("DNSREC_GO_LOOKUP")
-	if name == "" {
-		t.Skip("helper process of TestRunResolversUseForwarder")
+// The test binary doubles as two children: with goLookupEnv set it looks
+// a name up with Go's own resolver (for TestRunResolversUseForwarder), with
+// nobodyEnv set it tries Start without privilege (TestStartWithoutPrivilege).
+const (
+	goLookupEnv = "SYSGATE_DNSREC_GO_LOOKUP"
+	nobodyEnv   = "SYSGATE_DNSREC_AS_NOBODY"
+)
+
+func TestMain(m *testing.M) {
+	if name := os.Getenv(goLookupEnv); name != "" {
+		addrs, err := (&net.Resolver{PreferGo: true}).LookupHost(context.Background(), name)
+		exitWith(strings.Join(addrs, ","), err)
 	}
-	r := &net.Resolver{PreferGo: true}
-	addrs, err := r.LookupHost(context.Background(), name)
+	if os.Getenv(nobodyEnv) != "" {
+		_, err := Start([]string{"127.0.0.1"})
+		if errors.Is(err, ErrPort53) {
+			exitWith("ErrPort53 as expected: "+err.Error(), nil)
+		}
+		exitWith("", fmt.Errorf("start without privilege: %v, want ErrPort53", err))
+	}
+	os.Exit(m.Run())
+}
+
+func exitWith(out string, err error) {
 	if err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
-	os.Stdout.WriteString(strings.Join(addrs, ",") + "\n")
+	fmt.Println(out)
+	os.Exit(0)
 }
 
 // TestStartWithoutPrivilege runs Start as nobody (without
 // CAP_NET_BIND_SERVICE, with ip_unprivileged_port_start above 53): it must
 // fail with ErrPort53, not fall back to a port resolv.conf cannot name.
 func TestStartWithoutPrivilege(t *testing.T) {
-	if os.Getenv("DNSREC_AS_NOBODY") != "" {
-		_, err := Start([]string{"127.0.0.1"})
-		if !errors.Is(err, ErrPort53) {
-			t.Fatalf("Start without privilege: %v, want ErrPort53", err)
-		}
-		os.Stdout.WriteString("ErrPort53 as expected: " + err.Error() + "\n")
-		return
-	}
 	testutil.RequireRoot(t)
 	raw, err := os.ReadFile("/proc/sys/net/ipv4/ip_unprivileged_port_start")
 	if err != nil {
@@ -98,8 +108,8 @@ func TestStartWithoutPrivilege(t *testing.T) {
 	}
 	setpriv := testutil.RequireCommand(t, "setpriv", "to drop root for the test")
 	cmd := exec.Command(setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all",
-		os.Args[0], "-test.run=^TestStartWithoutPrivilege$", "-test.v")
-	cmd.Env = append(os.Environ(), "DNSREC_AS_NOBODY=1")
+		os.Args[0])
+	cmd.Env = append(os.Environ(), nobodyEnv+"=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "ErrPort53 as expected") {
 		t.Errorf("as nobody: %v\n%s", err, out)
