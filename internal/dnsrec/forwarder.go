@@ -210,7 +210,7 @@ func (f *Forwarder) serve(w dns.ResponseWriter, req *dns.Msg) {
 		resp = new(dns.Msg).SetRcode(req, dns.RcodeServerFailure)
 		q.Error = err.Error()
 	}
-	q.Rcode = dns.RcodeToString[resp.Rcode]
+	q.Rcode = rcodeName(resp.Rcode)
 	q.Answers, q.CNAMEs = answersOf(resp)
 	f.rec.add(q, resp)
 	if udp {
@@ -238,6 +238,15 @@ func (f *Forwarder) exchange(req *dns.Msg) (*dns.Msg, error) {
 		errs = append(errs, fmt.Errorf("upstream %s: %w", up, err))
 	}
 	return nil, errors.Join(errs...)
+}
+
+// rcodeName names an rcode; one the library has no name for (an upstream
+// is free to send any of 4096) still reads as something, not "".
+func rcodeName(rcode int) string {
+	if name, ok := dns.RcodeToString[rcode]; ok {
+		return name
+	}
+	return fmt.Sprintf("RCODE%d", rcode)
 }
 
 func udpSize(req *dns.Msg) int {
