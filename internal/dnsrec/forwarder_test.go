@@ -262,10 +262,13 @@ func TestStartOnPort53(t *testing.T) {
 		t.Fatalf("two forwarders on %s", g.Addr())
 	}
 	ask(t, "udp", g.Addr().String(), "a.test", dns.TypeA)
+	// Not checked for a free port after Close, unlike
+	// TestCloseReleasesPorts: another test process's Start may take the
+	// address the moment it is released (seen with four test binaries at
+	// once).
 	if err := g.Close(); err != nil {
 		t.Fatal(err)
 	}
-	requireFree(t, g.Addr())
 	// What the run's resolv.conf names is where the forwarder listens.
 	if got := ParseNameservers(ResolvConf(f.Addr().Addr())); !slices.Equal(got, []netip.AddrPort{f.Addr()}) {
 		t.Errorf("ResolvConf names %v, forwarder at %s", got, f.Addr())
