@@ -11,8 +11,10 @@
 //
 // # What it needs: port 53
 //
-// glibc's, Go's and c-ares' resolv.conf parsers take an address on a
-// nameserver line and always use port 53, so the forwarder must listen on
+// glibc's and Go's resolv.conf parsers take only an address on a
+// nameserver line and always use port 53 (whether a newer c-ares takes a
+// port was not checked; glibc, behind every getaddrinfo, would not), so
+// the forwarder must listen on
 // port 53 of a loopback address of its own: Start tries 127.53.0.1,
 // 127.53.0.2, ... (all of 127.0.0.0/8 is routed to lo on Linux, so no
 // address has to be added, and 127.53.x.y collides neither with
