@@ -15,14 +15,13 @@
 // nameserver line and always use port 53 (whether a newer c-ares takes a
 // port was not checked; glibc, behind every getaddrinfo, would not), so
 // the forwarder must listen on port 53 of a loopback address of its own:
-// Start tries 127.53.0.1,
-// 127.53.0.2, ... (all of 127.0.0.0/8 is routed to lo on Linux, so no
-// address has to be added, and 127.53.x.y collides neither with
-// systemd-resolved's 127.0.0.53/54 nor with a test's 127.0.0.1). Binding
-// port 53 needs CAP_NET_BIND_SERVICE in the network namespace's owning user
-// namespace unless net.ipv4.ip_unprivileged_port_start is 53 or lower (it is
-// 1024 here, the kernel's default). Without it Start returns
-// ErrPort53.
+// Start tries 127.53.0.1, 127.53.0.2, ... (all of 127.0.0.0/8 is routed to
+// lo on Linux, so no address has to be added, and 127.53.x.y collides
+// neither with systemd-resolved's 127.0.0.53/54 nor with a test's
+// 127.0.0.1). Binding port 53 needs CAP_NET_BIND_SERVICE in the network
+// namespace's owning user namespace unless
+// net.ipv4.ip_unprivileged_port_start is 53 or lower (1024 here, the
+// kernel's default). Without it Start returns ErrPort53.
 //
 // The honest limit without root: the run shares sysgate's network namespace
 // (the initial one, owned by the initial user namespace), so a user
