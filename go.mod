@@ -12,6 +12,7 @@ toolchain go1.26.8
 
 require (
 	github.com/elastic/go-libaudit/v2 v2.6.2
+	github.com/miekg/dns v1.1.73
 	github.com/moby/profiles/seccomp v0.3.0
 	github.com/onsi/ginkgo/v2 v2.34.0
 	github.com/onsi/gomega v1.44.0
