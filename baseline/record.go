@@ -141,7 +141,7 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 	recordFiles(doc, old, base, o, opts.Merge, res)
 	recordEnvironment(doc, old, o, opts.Merge)
 	doc.normalize()
-	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 && !doc.HasPrograms && !doc.HasFiles {
+	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 && !doc.HasPrograms && !doc.HasFiles && !doc.HasNetwork {
 		return nil, nil, fmt.Errorf("record baseline %s: %w: nothing observed beyond the bases and no extends to write", path, ErrInvalid)
 	}
 	sortFindings(res.Added)
