@@ -40,6 +40,24 @@ func (op NetOp) String() string {
 	return "unknown"
 }
 
+// MarshalText writes the call by name, for JSON reports.
+func (op NetOp) MarshalText() ([]byte, error) {
+	if op < NetConnect || op > NetResolve {
+		return nil, fmt.Errorf("network call %d: not one of connect, bind, listen, send, resolve", int(op))
+	}
+	return []byte(op.String()), nil
+}
+
+// UnmarshalText reads a call by name.
+func (op *NetOp) UnmarshalText(b []byte) error {
+	v, ok := ParseNetOp(string(b))
+	if !ok {
+		return fmt.Errorf("network call %q: not one of connect, bind, listen, send, resolve", b)
+	}
+	*op = v
+	return nil
+}
+
 // ParseNetOp reads "connect", "bind", "listen", "send" or "resolve".
 func ParseNetOp(s string) (NetOp, bool) {
 	for _, op := range netOps {
@@ -100,8 +118,9 @@ func hostPort(a netip.Addr, port string) string {
 // so an observation from a newer sysgate does not lose data silently.
 func ParseDestination(s string) (Destination, error) {
 	if rest, ok := strings.CutPrefix(s, "unix:"); ok {
-		if !strings.HasPrefix(rest, "/") && !strings.HasPrefix(rest, "@") {
-			return Destination{}, fmt.Errorf("destination %q: a unix socket is unix:/path or unix:@name", s)
+		// "{tmp}/x.sock": observations keep paths symbolic, as for files.
+		if !strings.HasPrefix(rest, "@") && cleanObserved(rest) != rest {
+			return Destination{}, fmt.Errorf("destination %q: a unix socket is unix:/clean/path, unix:{placeholder}/path or unix:@name", s)
 		}
 		return Destination{Unix: rest}, nil
 	}
