@@ -1,5 +1,7 @@
 package baseline
 
+import "fmt"
+
 // NetworkGated reports whether some file of the profile has a network
 // section: only then is a destination outside it a violation. A stack
 // without one is network-blind (NetworkBlindWarning).
@@ -140,4 +142,24 @@ func programOrUnknown(p string) string {
 		return "an unknown program"
 	}
 	return p
+}
+
+// checkNetworkDuplicates reports a network entry (call, pattern and
+// program) that two files of one extends stack list, as for files.
+func (l *loader) checkNetworkDuplicates(stack []*Document) {
+	first := map[string]*NetworkEntry{}
+	for _, d := range stack {
+		for i := range d.Network {
+			e := &d.Network[i]
+			prev, dup := first[e.key()]
+			if !dup {
+				first[e.key()] = e
+				continue
+			}
+			if prev.File != e.File {
+				l.addOnce(&Error{File: e.File, Line: e.Line, Col: e.Col, Kind: KindDuplicate,
+					Message: fmt.Sprintf("%s %s is already allowed by %s:%d", e.Op, e, prev.File, prev.Line)})
+			}
+		}
+	}
 }

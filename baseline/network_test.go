@@ -183,3 +183,18 @@ func TestDestinationRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestNetworkStackDuplicate(t *testing.T) {
+	files := map[string]string{
+		"base.yaml":  "version: 1\nnetwork:\n  connect:\n    - api.openai.com:443\n",
+		"agent.yaml": "version: 1\nextends: [base.yaml]\nnetwork:\n  connect:\n    - api.openai.com:443\n    - \"127.0.0.1:{port}\"\n",
+	}
+	dir := t.TempDir()
+	for name, body := range files {
+		writeFile(t, dir, name, body)
+	}
+	_, err := Load(filepath.Join(dir, "agent.yaml"))
+	if err == nil || !strings.Contains(err.Error(), "connect api.openai.com:443 is already allowed by") {
+		t.Errorf("stack duplicate: %v", err)
+	}
+}
