@@ -1,7 +1,5 @@
 package baseline
 
-import "fmt"
-
 // NetworkGated reports whether some file of the profile has a network
 // section: only then is a destination outside it a violation. A stack
 // without one is network-blind (NetworkBlindWarning).
@@ -147,19 +145,11 @@ func programOrUnknown(p string) string {
 // checkNetworkDuplicates reports a network entry (call, pattern and
 // program) that two files of one extends stack list, as for files.
 func (l *loader) checkNetworkDuplicates(stack []*Document) {
-	first := map[string]*NetworkEntry{}
+	var entries []stackEntry
 	for _, d := range stack {
-		for i := range d.Network {
-			e := &d.Network[i]
-			prev, dup := first[e.key()]
-			if !dup {
-				first[e.key()] = e
-				continue
-			}
-			if prev.File != e.File {
-				l.addOnce(&Error{File: e.File, Line: e.Line, Col: e.Col, Kind: KindDuplicate,
-					Message: fmt.Sprintf("%s %s is already allowed by %s:%d", e.Op, e, prev.File, prev.Line)})
-			}
+		for _, e := range d.Network {
+			entries = append(entries, stackEntry{key: e.key(), name: e.Op.String() + " " + e.String(), file: e.File, line: e.Line, col: e.Col})
 		}
 	}
+	l.checkStackDuplicates(entries)
 }
