@@ -119,7 +119,7 @@ func hostPort(a netip.Addr, port string) string {
 func ParseDestination(s string) (Destination, error) {
 	if rest, ok := strings.CutPrefix(s, "unix:"); ok {
 		// "{tmp}/x.sock": observations keep paths symbolic, as for files.
-		if !strings.HasPrefix(rest, "@") && cleanObserved(rest) != rest {
+		if rest == "" || rest == "@" || !strings.HasPrefix(rest, "@") && cleanObserved(rest) != rest {
 			return Destination{}, fmt.Errorf("destination %q: a unix socket is unix:/clean/path, unix:{placeholder}/path or unix:@name", s)
 		}
 		return Destination{Unix: rest}, nil

@@ -16,8 +16,13 @@ type ObservedDestination struct {
 }
 
 // AddNetwork counts n calls op to dest by program. Any call makes the
-// observation one that saw the network, even with n 0.
+// observation one that saw the network, even with n 0. A name is kept in
+// lowercase without a trailing dot (DNS is case-blind, and resolvers
+// randomise case); the caller passes a name outside letters, digits, "-"
+// and "_" as no name (a query for one is a finding of its own), since
+// DecodeObservation refuses it.
 func (o *Observation) AddNetwork(op NetOp, dest Destination, program string, n uint64) {
+	dest.Name = strings.TrimSuffix(strings.ToLower(dest.Name), ".")
 	if o.Network == nil {
 		o.Network = map[string]map[string]map[string]uint64{}
 	}
