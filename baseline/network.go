@@ -341,6 +341,12 @@ func (p netPattern) loopbackOnly() bool {
 	return p.class == ClassLoopback || (p.addr.IsValid() && p.addr.IsLoopback())
 }
 
+// broad: the pattern covers hosts no one wrote down: a glob, or a class
+// beyond loopback ("public:443" is every web server there is).
+func (p netPattern) broad() bool {
+	return p.isGlob() || (p.class != "" && p.class != ClassLoopback)
+}
+
 // isGlob: the pattern covers names or paths no one wrote down.
 func (p netPattern) isGlob() bool {
 	if p.unix != "" {

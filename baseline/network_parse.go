@@ -142,10 +142,15 @@ func (p *parser) networkEntry(item *yaml.Node, op NetOp) (NetworkEntry, bool) {
 		p.add(destNode, KindNetwork, "%s %s: %v", op, written, err)
 		return e, false
 	}
-	// A glob allows destinations nobody reviewed (any subdomain, any
-	// socket in a directory): say why it is needed.
-	if pat.isGlob() && e.Reason == "" {
-		p.add(destNode, KindNetwork, "%s %s is a glob; give a reason: write %s", op, written, networkForms)
+	// A glob or a class allows destinations nobody reviewed (any
+	// subdomain, any socket in a directory, any public host): say why it
+	// is needed.
+	if pat.broad() && e.Reason == "" {
+		what := "a glob"
+		if pat.class != "" {
+			what = "a whole class of addresses"
+		}
+		p.add(destNode, KindNetwork, "%s %s is %s; give a reason: write %s", op, written, what, networkForms)
 		return e, false
 	}
 	return e, true
