@@ -8,6 +8,7 @@ const (
 	RiskExposedListener RiskClass = "exposed-listener" // a socket others on the network can reach
 	RiskRemotePort      RiskClass = "remote-port"      // SMTP, SSH, IRC, Telnet: ways out that are not HTTPS
 	RiskContainerSocket RiskClass = "container-socket" // Docker's or containerd's API: root on the host
+	RiskOwnResolver     RiskClass = "own-resolver"     // DNS past the run's recording forwarder
 )
 
 var networkRiskReasons = map[RiskClass]string{
@@ -15,6 +16,7 @@ var networkRiskReasons = map[RiskClass]string{
 	RiskExposedListener: "a socket bound beyond loopback lets others on the network into the agent",
 	RiskRemotePort:      "mail, remote shells and chat carry data out without a web proxy in the way",
 	RiskContainerSocket: "the container engine's API starts privileged containers: root on the host",
+	RiskOwnResolver:     "DNS sent past the run's forwarder is neither recorded nor gated by name: a channel for data in queries",
 }
 
 // riskyPorts are ports of protocols that move data out or log in
@@ -57,7 +59,20 @@ func networkRiskClass(e NetworkEntry) RiskClass {
 		return RiskExposedListener
 	case e.Op == NetConnect || e.Op == NetSend:
 		// "*" on a host other than loopback covers these ports as well.
-		if riskyPorts[p.port] != "" || (p.port == portAny && !p.loopbackOnly()) {
+		// A local mail relay or sshd passes data on as a remote one does.
+		if riskyPorts[p.port] != "" {
+			return RiskRemotePort
+		}
+		if p.loopbackOnly() {
+			break
+		}
+		// DNS (53) and DNS over TLS (853) to a resolver of the agent's
+		// own choosing.
+		if p.port == 53 || p.port == 853 {
+			return RiskOwnResolver
+		}
+		// "*" beyond loopback covers the ports above as well.
+		if p.port == portAny {
 			return RiskRemotePort
 		}
 	}
