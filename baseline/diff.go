@@ -39,6 +39,9 @@ type DiffResult struct {
 	// to LoadStack that no access matched (only when files were observed).
 	NewFiles    []FileFinding `json:"new_files,omitempty"`
 	UnusedFiles []FileFinding `json:"unused_files,omitempty"`
+	// NewNetwork, UnusedNetwork: the same for destinations (network).
+	NewNetwork    []NetworkFinding `json:"new_network,omitempty"`
+	UnusedNetwork []NetworkFinding `json:"unused_network,omitempty"`
 }
 
 // Diff compares an observation with a profile. New lists observed syscalls
@@ -75,6 +78,7 @@ func Diff(p *Profile, o *Observation) *DiffResult {
 	sortFindings(r.Unused)
 	r.NewPrograms, r.UnusedPrograms = diffPrograms(p, o)
 	r.NewFiles, r.UnusedFiles = diffFiles(p, o)
+	r.NewNetwork, r.UnusedNetwork = diffNetwork(p, o)
 	return r
 }
 

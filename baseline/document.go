@@ -44,6 +44,10 @@ type Document struct {
 	// HasFiles: the file has a files section, even "files: {}".
 	Files    []FileEntry
 	HasFiles bool
+	// Network are the destinations the agent may reach, per call
+	// (network.go); HasNetwork: the file has a network section.
+	Network    []NetworkEntry
+	HasNetwork bool
 
 	// Warnings found while parsing: unreviewed reasons, comments Format
 	// does not keep.
@@ -127,4 +131,5 @@ func (d *Document) normalize() {
 	}
 	sortPrograms(d.Programs)
 	sortFileEntries(d.Files)
+	sortNetworkEntries(d.Network)
 }

@@ -39,6 +39,8 @@ const (
 	KindFiles           = "files"            // a malformed files glob or placeholder
 	KindSensitive       = "sensitive"        // a files entry naming or covering a sensitive path without a reason
 	KindFileBlind       = "file-blind"       // warning: no file of the stack has a files section, so files are not gated
+	KindNetwork         = "network"          // a malformed network destination, or a glob without a reason
+	KindNetBlind        = "net-blind"        // warning: no file of the stack has a network section, so destinations are not gated
 )
 
 // Error is one finding in a baseline file. It prints as

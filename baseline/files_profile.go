@@ -215,19 +215,34 @@ func (p *Profile) SensitiveFileProblems(ctx FileContext) []*Error {
 // files of one extends stack list, as for syscalls: the agent's file
 // holds only what the agent adds to its bases.
 func (l *loader) checkFileDuplicates(stack []*Document) {
-	first := map[string]*FileEntry{}
+	var entries []stackEntry
 	for _, d := range stack {
-		for i := range d.Files {
-			e := &d.Files[i]
-			prev, dup := first[e.key()]
-			if !dup {
-				first[e.key()] = e
-				continue
-			}
-			if prev.File != e.File {
-				l.addOnce(&Error{File: e.File, Line: e.Line, Col: e.Col, Kind: KindDuplicate,
-					Message: fmt.Sprintf("%s is already allowed by %s:%d", e, prev.File, prev.Line)})
-			}
+		for _, e := range d.Files {
+			entries = append(entries, stackEntry{key: e.key(), name: e.String(), file: e.File, line: e.Line, col: e.Col})
+		}
+	}
+	l.checkStackDuplicates(entries)
+}
+
+// stackEntry is what the duplicate check needs of a section's entry.
+type stackEntry struct {
+	key, name, file string
+	line, col       int
+}
+
+// checkStackDuplicates reports an entry whose key an earlier file of the
+// stack (entries in stack order) already has.
+func (l *loader) checkStackDuplicates(entries []stackEntry) {
+	first := map[string]stackEntry{}
+	for _, e := range entries {
+		prev, dup := first[e.key]
+		if !dup {
+			first[e.key] = e
+			continue
+		}
+		if prev.file != e.file {
+			l.addOnce(&Error{File: e.file, Line: e.line, Col: e.col, Kind: KindDuplicate,
+				Message: fmt.Sprintf("%s is already allowed by %s:%d", e.name, prev.file, prev.line)})
 		}
 	}
 }

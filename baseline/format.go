@@ -34,6 +34,7 @@ func (d *Document) Format() []byte {
 	}
 	writePrograms(&b, d)
 	writeFiles(&b, d)
+	writeNetwork(&b, d)
 	if len(d.Syscalls) > 0 {
 		b.WriteString("syscalls:\n")
 		writeSections(&b, "  ", d.Syscalls)

@@ -32,6 +32,11 @@ type Observation struct {
 	// symbolic form FileContext.Abstract writes. nil: files were not
 	// observed (an older sysgate, or --no-files).
 	Files map[string]map[string]uint64 `json:"files,omitempty"`
+	// Network are the destinations the runs reached, per call
+	// ("connect", ...), destination (Destination.Key: names kept) and
+	// program ("" when unknown), with how often. nil: the network was not
+	// observed.
+	Network map[string]map[string]map[string]uint64 `json:"network,omitempty"`
 	// Environment is where the runs ran, per arch (Environment): merged
 	// runs on different machines list every value.
 	Environment map[scmp.Arch]Environment `json:"environment,omitempty"`
@@ -167,6 +172,7 @@ func (o *Observation) merge(other *Observation, allowMixed bool) error {
 		o.AddEnvironment(arch, env)
 	}
 	o.mergeFiles(other)
+	o.mergeNetwork(other)
 	return nil
 }
 
@@ -243,6 +249,9 @@ func DecodeObservation(data []byte) (*Observation, error) {
 	if err := o.checkFiles(); err != nil {
 		return nil, err
 	}
+	if err := o.checkNetwork(); err != nil {
+		return nil, err
+	}
 	for arch, m := range o.Syscalls {
 		for name := range m {
 			if _, known := scmp.Number(arch, argclass.SyscallOf(name)); !known && !isDecimal(name) {
@@ -303,6 +312,7 @@ func (o *Observation) String() string {
 		}
 	}
 	o.writeFiles(&b)
+	o.writeNetwork(&b)
 	return b.String()
 }
 

@@ -98,7 +98,7 @@ func parseDocument(path string, data []byte) (*Document, ErrorList) {
 		doc.normalize()
 		return doc, p.errs
 	}
-	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 && !doc.HasPrograms && !doc.HasFiles {
+	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 && !doc.HasPrograms && !doc.HasFiles && !doc.HasNetwork {
 		p.add(nil, KindEmpty, "empty baseline: no syscalls, programs, extends or groups")
 		return nil, p.errs
 	}
@@ -238,6 +238,8 @@ func (p *parser) topLevel(doc *Document, top *yaml.Node) {
 			p.programs(doc, val)
 		case "files":
 			p.files(doc, val)
+		case "network":
+			p.network(doc, val)
 		case "syscalls":
 			doc.syscallsLine = key.Line
 			doc.Syscalls = p.sections(val, "syscalls")
@@ -248,7 +250,7 @@ func (p *parser) topLevel(doc *Document, top *yaml.Node) {
 			doc.groupsLine = key.Line
 			p.groups(doc, val)
 		default:
-			p.add(key, KindSchema, "unknown key %q (known: version, agent, environment, extends, programs, files, syscalls, unmonitored, groups)", key.Value)
+			p.add(key, KindSchema, "unknown key %q (known: version, agent, environment, extends, programs, files, network, syscalls, unmonitored, groups)", key.Value)
 		}
 	}
 	if !seen["version"] {

@@ -76,6 +76,7 @@ func loadStack(read func(string) ([]byte, error), sel Selector, paths []string) 
 		stack := l.stack(doc, nil)
 		l.checkDuplicates(stack)
 		l.checkFileDuplicates(stack)
+		l.checkNetworkDuplicates(stack)
 		for _, d := range stack {
 			if !p.hasDoc(d) {
 				p.Docs = append(p.Docs, d)

@@ -54,6 +54,10 @@ type RecordResult struct {
 	// the entry's glob).
 	AddedFiles   []FileFinding
 	RemovedFiles []FileFinding
+	// AddedNetwork, RemovedNetwork: the same for the network section
+	// (Dest is the entry's pattern, Program its by).
+	AddedNetwork   []NetworkFinding
+	RemovedNetwork []NetworkFinding
 }
 
 // WriteRecorded writes the baseline of a record run to path: the
@@ -83,6 +87,7 @@ func WriteRecorded(path string, o *Observation, opts RecordOptions) (*RecordResu
 			}
 		}
 		res.lineFiles(written)
+		res.lineNetwork(written)
 		for i := range res.AddedPrograms {
 			for _, e := range written.Programs {
 				if e.Path == res.AddedPrograms[i].Program {
@@ -139,9 +144,10 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 	carryOverEntries(doc, old, o, provided, opts.Merge, res)
 	recordPrograms(doc, old, base, o, opts.Merge, res)
 	recordFiles(doc, old, base, o, opts.Merge, res)
+	recordNetwork(doc, old, base, o, opts.Merge, res)
 	recordEnvironment(doc, old, o, opts.Merge)
 	doc.normalize()
-	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 && !doc.HasPrograms && !doc.HasFiles {
+	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 && !doc.HasPrograms && !doc.HasFiles && !doc.HasNetwork {
 		return nil, nil, fmt.Errorf("record baseline %s: %w: nothing observed beyond the bases and no extends to write", path, ErrInvalid)
 	}
 	sortFindings(res.Added)

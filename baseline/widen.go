@@ -46,6 +46,7 @@ const (
 	WidenUnmonitored WidenKind = "unmonitored" // a channel the gate no longer watches
 	WidenUngated     WidenKind = "ungated"     // programs (or files) no longer gated at all
 	WidenFile        WidenKind = "file"        // a files entry the base did not have
+	WidenNetwork     WidenKind = "network"     // a network entry the base did not have
 )
 
 // Subject is what the entry names: "socket(AF_INET)", a program path.
@@ -89,6 +90,7 @@ func Widen(base, cur *Profile) []Widened {
 	}
 	out = append(out, widenPrograms(base, cur)...)
 	out = append(out, widenFiles(base, cur)...)
+	out = append(out, widenNetwork(base, cur)...)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.File != b.File {

@@ -1,0 +1,189 @@
+package baseline
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// GeneraliseNetwork turns the destinations a run reached into entries a
+// reviewer can read:
+//   - a destination with a name a lookup of the run gave is written by
+//     name and port ("api.openai.com:443"): addresses change per CDN edge;
+//   - a loopback address without a name keeps its address (127.0.0.2 is
+//     not 127.0.0.1: the gap this section closes) and, when the port was
+//     used only once, "{port}": a server the run started picks a new port
+//     each time, so the next run would otherwise fail, while a fixed
+//     local service is used repeatedly and keeps its number;
+//   - any other address without a name stays literal with its port: a
+//     connection to a bare public IP is the direct-IP bypass of name
+//     filters, so each one needs its own reviewed line;
+//   - a unix socket keeps its path, with ctx's placeholders ("unix:
+//     {tmp}/x.sock"); a name looked up is written as it was asked;
+//   - a destination a shell or downloader reached gets an entry scoped to
+//     that program (by:), so its risk is not hidden by an unscoped one;
+//   - a high-risk entry (NetworkRisk) gets UnreviewedReason, so that
+//     validate asks for a real one.
+//
+// The entries are sorted by call, pattern and program.
+func GeneraliseNetwork(ctx FileContext, seen []ObservedDestination) []NetworkEntry {
+	total := map[string]uint64{}
+	for _, s := range seen {
+		total[s.Op.String()+" "+s.Dest.Key()] += s.Count
+	}
+	type scoped struct{ pattern, by string }
+	byOp := map[NetOp]map[scoped]bool{}
+	for _, s := range seen {
+		pattern, ok := netPatternFor(ctx, s, total[s.Op.String()+" "+s.Dest.Key()])
+		if !ok {
+			continue
+		}
+		by := ""
+		if r, _ := ProgramRisk(s.Program); s.Program != "" && (r == RiskShell || r == RiskDownloader) {
+			by = s.Program
+		}
+		if byOp[s.Op] == nil {
+			byOp[s.Op] = map[scoped]bool{}
+		}
+		byOp[s.Op][scoped{pattern, by}] = true
+	}
+	var out []NetworkEntry
+	for op, set := range byOp {
+		for sc := range set {
+			// A literal port beside "{port}" on the same address adds a
+			// line and nothing else.
+			if host, _, _ := splitHostPort(sc.pattern); !strings.HasSuffix(sc.pattern, ":{port}") && set[scoped{hostWithBrackets(sc.pattern, host) + ":{port}", sc.by}] {
+				continue
+			}
+			e := NetworkEntry{Pattern: sc.pattern, Op: op, By: sc.by}
+			if r, _, _ := NetworkRisk(e); r.Risky() {
+				e.Reason = UnreviewedReason
+			}
+			out = append(out, e)
+		}
+	}
+	sortNetworkEntries(out)
+	return out
+}
+
+// hostWithBrackets gives an IPv6 host back its brackets.
+func hostWithBrackets(pattern, host string) string {
+	if strings.HasPrefix(pattern, "[") {
+		return "[" + host + "]"
+	}
+	return host
+}
+
+// netPatternFor writes one observed destination as a pattern; false when
+// it cannot be written (a malformed name or path).
+func netPatternFor(ctx FileContext, s ObservedDestination, total uint64) (string, bool) {
+	if s.Op < NetConnect || s.Op > NetResolve {
+		return "", false
+	}
+	d := s.Dest
+	var pattern string
+	switch {
+	case d.Unix != "" && strings.HasPrefix(d.Unix, "@"):
+		pattern = "unix:@" + literalGlob("/" + d.Unix[1:])[1:]
+	case d.Unix != "":
+		pattern = "unix:" + literalGlob(ctx.Abstract(d.Unix))
+	case s.Op == NetResolve:
+		pattern = strings.TrimSuffix(strings.ToLower(d.Name), ".")
+	case d.Name != "":
+		pattern = strings.TrimSuffix(strings.ToLower(d.Name), ".") + ":" + strconv.Itoa(int(d.Port))
+	case !d.Addr.IsValid():
+		return "", false
+	case d.Addr.Unmap().IsLoopback() && total == 1 && d.Port != 0:
+		pattern = hostPort(d.Addr, "{port}")
+	default:
+		pattern = hostPort(d.Addr, strconv.Itoa(int(d.Port)))
+	}
+	if _, err := compileNetPattern(pattern, s.Op); err != nil {
+		return "", false
+	}
+	// A "*" or "?" written from a socket's own name would need a reason it
+	// cannot have; such a socket stays a violation.
+	if p, _ := compileNetPattern(pattern, s.Op); p.isGlob() {
+		return "", false
+	}
+	return pattern, true
+}
+
+// recordNetwork fills doc's network section from what o reached, as
+// recordFiles does for files: destinations the bases allow are left out,
+// the old file's entries keep their reasons, and without merge an entry
+// nothing matched goes. An observation without network data leaves the
+// section as it was.
+func recordNetwork(doc, old *Document, base *Profile, o *Observation, merge bool, res *RecordResult) {
+	var kept []NetworkEntry
+	if old != nil {
+		doc.HasNetwork = old.HasNetwork
+		have := map[string]bool{}
+		for _, e := range base.NetworkEntries() {
+			have[e.key()] = true
+		}
+		for _, e := range old.Network {
+			if have[e.key()] {
+				res.RemovedNetwork = append(res.RemovedNetwork, removedNetwork(e))
+				continue
+			}
+			kept = append(kept, e)
+		}
+	}
+	if !o.ObservesNetwork() {
+		doc.Network = kept
+		return
+	}
+	baseM, keptM := base.NetworkMatcher(symbolic), newNetworkMatcher(kept, symbolic)
+	used := make([]bool, len(kept))
+	var fresh []ObservedDestination
+	for _, s := range o.NetworkList() {
+		if baseM.Allows(s.Op, s.Dest, s.Program) {
+			continue
+		}
+		if i := keptM.index(s.Op, s.Dest, s.Program, true); i >= 0 {
+			used[i] = true
+			continue
+		}
+		fresh = append(fresh, s)
+	}
+	doc.Network = nil
+	for i, e := range kept {
+		if used[i] || merge {
+			doc.Network = append(doc.Network, e)
+			continue
+		}
+		res.RemovedNetwork = append(res.RemovedNetwork, removedNetwork(e))
+	}
+	have := map[string]bool{}
+	for _, e := range doc.Network {
+		have[e.key()] = true
+	}
+	for _, e := range GeneraliseNetwork(FileContext{}, fresh) {
+		if have[e.key()] {
+			continue
+		}
+		e.File = doc.Path
+		doc.Network = append(doc.Network, e)
+		r, l, _ := NetworkRisk(e)
+		res.AddedNetwork = append(res.AddedNetwork, NetworkFinding{Op: e.Op, Dest: e.Pattern, Program: e.By, Risk: r, Level: l, File: doc.Path})
+	}
+	doc.HasNetwork = doc.HasNetwork || len(doc.Network) > 0 || !base.NetworkGated()
+}
+
+func removedNetwork(e NetworkEntry) NetworkFinding {
+	return NetworkFinding{Op: e.Op, Dest: e.Pattern, Program: e.By, File: e.File, Line: e.Line}
+}
+
+// lineNetwork gives each added network entry its line in the file as
+// written.
+func (res *RecordResult) lineNetwork(written *Document) {
+	for i := range res.AddedNetwork {
+		a := &res.AddedNetwork[i]
+		if j := slices.IndexFunc(written.Network, func(e NetworkEntry) bool {
+			return e.Pattern == a.Dest && e.Op == a.Op && e.By == a.Program
+		}); j >= 0 {
+			a.Line = written.Network[j].Line
+		}
+	}
+}

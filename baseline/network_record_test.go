@@ -1,0 +1,210 @@
+package baseline
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func netObservation(t *testing.T, calls ...string) *Observation {
+	t.Helper()
+	o := NewObservation("a")
+	o.Runs = 1
+	o.Network = map[string]map[string]map[string]uint64{}
+	// "connect api.openai.com=1.2.3.4:443 /usr/bin/python3 xx": two calls
+	for _, c := range calls {
+		f := strings.Fields(c)
+		op, ok := ParseNetOp(f[0])
+		if !ok {
+			t.Fatalf("op %q", f[0])
+		}
+		prog, n := "", uint64(1)
+		for _, x := range f[2:] {
+			if strings.HasPrefix(x, "x") {
+				n = uint64(len(x))
+			} else {
+				prog = x
+			}
+		}
+		o.AddNetwork(op, dest(t, f[1]), prog, n)
+	}
+	return o
+}
+
+func entryLines(es []NetworkEntry) string {
+	var out []string
+	for _, e := range es {
+		s := e.Op.String() + " " + e.String()
+		if e.Reason != "" {
+			s += " (" + e.Reason + ")"
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestGeneraliseNetwork(t *testing.T) {
+	o := netObservation(t,
+		"connect api.openai.com=104.18.7.192:443 /usr/bin/python3 xx",
+		"connect api.openai.com=104.18.7.193:443 /usr/bin/python3",
+		"connect 127.0.0.1:41234 /usr/bin/python3",    // once: a port the run chose
+		"connect 127.0.0.1:8080 /usr/bin/python3 xxx", // covered by 127.0.0.1:{port}
+		"connect 127.0.0.2:9 /usr/bin/python3 xxx",    // another address stays apart; a port used often stays
+		"connect 140.82.112.6:443 /usr/bin/python3",   // a bare public IP: the direct-IP bypass
+		"connect 169.254.169.254:80 /usr/bin/python3", // metadata
+		"connect example.com=93.184.215.14:443 /usr/bin/curl",
+		"connect example.com=93.184.215.14:443 /usr/bin/python3",
+		"connect unix:/run/docker.sock /usr/bin/docker",
+		"connect unix:/tmp/r1/agent.sock /usr/bin/python3",
+		"connect unix:@hidden*name /usr/bin/python3",
+		"bind 127.0.0.1:0 /usr/bin/python3",
+		"bind 0.0.0.0:8000 /usr/bin/python3",
+		"listen [::1]:45678 /usr/bin/python3",
+		"send 127.0.0.53:53 /usr/bin/python3 xx",
+		"resolve api.openai.com /usr/bin/python3",
+	)
+	got := entryLines(GeneraliseNetwork(FileContext{Tmp: "/tmp/r1"}, o.NetworkList()))
+	want := `connect 127.0.0.1:{port}
+connect 127.0.0.2:9
+connect 140.82.112.6:443
+connect 169.254.169.254:80 (unreviewed: seen in record mode)
+connect api.openai.com:443
+connect example.com:443
+connect example.com:443 by /usr/bin/curl (unreviewed: seen in record mode)
+connect unix:/run/docker.sock (unreviewed: seen in record mode)
+connect unix:{tmp}/agent.sock
+bind 0.0.0.0:8000 (unreviewed: seen in record mode)
+bind 127.0.0.1:0
+listen [::1]:{port}
+send 127.0.0.53:53
+resolve api.openai.com`
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	// The literal port beside {port} on one address adds nothing.
+	o = netObservation(t, "connect 127.0.0.1:41234", "connect 127.0.0.1:41235", "connect 127.0.0.1:8080 xx")
+	if got := entryLines(GeneraliseNetwork(FileContext{}, o.NetworkList())); got != "connect 127.0.0.1:{port}" {
+		t.Errorf("covered literal: %s", got)
+	}
+}
+
+func TestObservationNetworkRoundTrip(t *testing.T) {
+	o := netObservation(t, "connect api.openai.com=104.18.7.192:443 /usr/bin/python3 xx", "resolve api.openai.com")
+	if err := o.Merge(netObservation(t, "connect api.openai.com=104.18.7.192:443 /usr/bin/python3")); err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"network":{"connect":{"api.openai.com=104.18.7.192:443":{"/usr/bin/python3":3}},"resolve":{"api.openai.com":{"":1}}}`) {
+		t.Errorf("json: %s", data)
+	}
+	back, err := DecodeObservation(data)
+	if err != nil || len(back.NetworkList()) != 2 || back.NetworkList()[0].Count != 3 {
+		t.Errorf("back: %v %+v", err, back.NetworkList())
+	}
+	if s := back.String(); !strings.Contains(s, "network connect: api.openai.com=104.18.7.192:443×3 (/usr/bin/python3)") {
+		t.Errorf("String: %s", s)
+	}
+	for _, bad := range []string{
+		`{"network":{"conect":{"1.2.3.4:1":{"":1}}}}`,
+		`{"network":{"connect":{"1.2.3.4":{"":1}}}}`,
+		`{"network":{"connect":{"unix:rel":{"":1}}}}`,
+		`{"network":{"connect":{"1.2.3.4:1":{"python3":1}}}}`,
+	} {
+		if _, err := DecodeObservation([]byte(bad)); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
+
+func TestDiffNetwork(t *testing.T) {
+	p := loadFilesSection(t, "network:\n  connect:\n    - \"127.0.0.1:{port}\"\n    - api.openai.com:443\n    - example.org:443\n")
+	o := netObservation(t,
+		"connect 127.0.0.1:41234 /usr/bin/python3",
+		"connect 127.0.0.2:9 /usr/bin/python3 xx",
+		"connect api.openai.com=104.18.7.192:443 /usr/bin/python3",
+		"connect 169.254.169.254:80 /usr/bin/python3",
+	)
+	r := Diff(p, o)
+	if len(r.NewNetwork) != 2 || len(r.UnusedNetwork) != 1 {
+		t.Fatalf("new %+v unused %+v", r.NewNetwork, r.UnusedNetwork)
+	}
+	if n := r.NewNetwork[0]; n.Dest != "127.0.0.2:9" || n.Count != 2 || n.Program != "/usr/bin/python3" || n.Explain != "not in the baseline; it has 127.0.0.1:{port}" || n.Risk != "" {
+		t.Errorf("second loopback address: %+v", n)
+	}
+	if n := r.NewNetwork[1]; n.Dest != "169.254.169.254:80" || n.Risk != RiskMetadata || n.Level != LevelHigh {
+		t.Errorf("metadata: %+v", n)
+	}
+	if u := r.UnusedNetwork[0]; u.Dest != "example.org:443" || u.Line != 6 {
+		t.Errorf("unused %+v", u)
+	}
+	// A network-blind profile reports no new destinations, and warns.
+	blind := loadFilesSection(t, "syscalls:\n  x86_64: [read]\n")
+	if r := Diff(blind, o); len(r.NewNetwork) != 0 {
+		t.Errorf("blind: %+v", r.NewNetwork)
+	}
+	if w := blind.NetworkBlindWarning(); w == nil || !strings.HasSuffix(w.Error(), "[net-blind]") {
+		t.Errorf("blind warning: %v", w)
+	}
+	if w := p.NetworkBlindWarning(); w != nil {
+		t.Errorf("gated profile warns: %v", w)
+	}
+}
+
+func TestRecordNetwork(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.yaml")
+	old := "version: 1\nnetwork:\n  connect:\n    - path: api.openai.com:443\n      reason: the model\n    - stale.example:443\n"
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := netObservation(t, "connect api.openai.com=104.18.7.192:443", "connect 127.0.0.1:41234")
+	doc, res, err := FromObservation(path, o, RecordOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(doc.Format())
+	if !strings.Contains(got, "network:\n  connect:\n    - 127.0.0.1:{port}\n    - path: api.openai.com:443\n      reason: the model\n") {
+		t.Errorf("without merge:\n%s", got)
+	}
+	if len(res.AddedNetwork) != 1 || len(res.RemovedNetwork) != 1 || res.RemovedNetwork[0].Dest != "stale.example:443" {
+		t.Errorf("added %+v removed %+v", res.AddedNetwork, res.RemovedNetwork)
+	}
+	doc, _, err = FromObservation(path, o, RecordOptions{Merge: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(doc.Format()); !strings.Contains(got, "    - stale.example:443\n") || !strings.Contains(got, "reason: the model") {
+		t.Errorf("merge keeps stale.example and the reason:\n%s", got)
+	}
+	// An observation without network data leaves the section alone.
+	doc, _, err = FromObservation(path, NewObservation("a"), RecordOptions{Merge: true})
+	if err != nil || !doc.HasNetwork || len(doc.Network) != 2 {
+		t.Errorf("no network observed: %v %+v", err, doc)
+	}
+}
+
+func TestWidenNetwork(t *testing.T) {
+	base := map[string]string{"a.yaml": "version: 1\nnetwork:\n  connect:\n    - \"loopback:*\"\n    - api.openai.com:443\n"}
+	cur := map[string]string{"a.yaml": "version: 1\nnetwork:\n  connect:\n    - \"loopback:*\"\n    - api.openai.com:443\n    - 127.0.0.2:9\n" +
+		"    - api.openai.com:80\n    - path: 169.254.169.254:80\n      reason: reads the region\n"}
+	ws := Widen(loadFiles(t, base, "a.yaml"), loadFiles(t, cur, "a.yaml"))
+	got := widenedSubjects(ws)
+	want := "network connect api.openai.com:80; network connect 169.254.169.254:80"
+	if got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if len(ws) == 2 && (ws[1].Risk != RiskMetadata || ws[1].Level != LevelHigh || ws[1].RiskReason == "") {
+		t.Errorf("metadata widening %+v", ws[1])
+	}
+	gone := map[string]string{"a.yaml": "version: 1\nsyscalls:\n  x86_64: [read]\n"}
+	if got := widenedSubjects(Widen(loadFiles(t, base, "a.yaml"), loadFiles(t, gone, "a.yaml"))); !strings.Contains(got, "ungated") {
+		t.Errorf("dropped section: %s", got)
+	}
+	if got := Widen(loadFiles(t, gone, "a.yaml"), loadFiles(t, cur, "a.yaml")); len(got) != 0 {
+		t.Errorf("a blind base allows everything: %+v", got)
+	}
+}
