@@ -84,6 +84,14 @@ func (n *notifier) serveFile(notif *kernel.SeccompNotif, arch scmp.Arch, name st
 		return f.refuse == nil || a.Path == "" || !f.refuse(ownProcOf(a.Path, id.PID), notifyOp(a.Op))
 	})
 	for _, a := range accesses {
+		if a.Denied && f.refuse == nil {
+			// Refused by the proxy's own guards (another process's
+			// ptrace-guarded /proc files, sysgate's own, the file-handle
+			// calls), as the kernel refuses the caller: nothing happened,
+			// and the audit backend, which sees only calls that succeed,
+			// would not see it either.
+			continue
+		}
 		if a.Racy || a.Path == "" {
 			// An O_PATH open reads and writes nothing (a reopen through
 			// it is served by the file it names); a handle call names no

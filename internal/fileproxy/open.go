@@ -1,8 +1,11 @@
 package fileproxy
 
 import (
+	"bytes"
 	"encoding/binary"
+	"os"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -162,6 +165,12 @@ func (h *held) reopen(pre int, req openRequest) (outcome, error) {
 		return fail(unix.ENOENT), nil
 	}
 	cloexec := req.flags&unix.O_CLOEXEC != 0
+	if st.Mode&unix.S_IFMT == unix.S_IFCHR && st.Rdev == unix.Mkdev(5, 0) {
+		// /dev/tty is whoever opens it's controlling terminal: opened
+		// here it would be the supervisor's (the caller's terminal).
+		unix.Close(pre)
+		return h.openCtty(req.flags, cloexec)
+	}
 	switch {
 	case req.flags&unix.O_PATH != 0:
 		unix.Close(pre)
@@ -262,4 +271,40 @@ func errnoOf(err error) unix.Errno {
 		return errno
 	}
 	return unix.EIO
+}
+
+// openCtty opens the caller's controlling terminal, as /dev/tty opened by
+// the caller would: ENXIO when it has none (a run's agent starts in a
+// session of its own), its pseudo-terminal when it has one (--tty).
+func (h *held) openCtty(flags int, cloexec bool) (outcome, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(h.c.tid) + "/stat")
+	if err != nil {
+		return fail(unix.ENXIO), nil
+	}
+	// pid (comm) state ppid pgrp session tty_nr ...: comm may hold spaces.
+	end := bytes.LastIndexByte(b, ')')
+	if end < 0 {
+		return fail(unix.ENXIO), nil
+	}
+	f := strings.Fields(string(b[end+1:]))
+	if len(f) < 5 {
+		return fail(unix.ENXIO), nil
+	}
+	nr, err := strconv.ParseUint(f[4], 10, 32)
+	if err != nil || nr == 0 {
+		return fail(unix.ENXIO), nil
+	}
+	major, minor := unix.Major(nr), unix.Minor(nr)
+	if major < 136 || major > 143 {
+		return fail(unix.ENXIO), nil // not a pseudo-terminal: not served
+	}
+	path := "/dev/pts/" + strconv.FormatUint(uint64((major-136)*256+minor), 10)
+	flags = flags&^(unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW) | unix.O_CLOEXEC | unix.O_NOCTTY
+	return h.asCaller(func() outcome {
+		fd, err := unix.Open(path, flags, 0)
+		if err != nil {
+			return fail(errnoOf(err))
+		}
+		return outcome{fd: fd, cloexec: cloexec}
+	})
 }

@@ -179,6 +179,17 @@ func (h *held) finish(o outcome, err error) {
 		o = fail(unix.EACCES)
 	}
 	h.err = err
+	if o.errno != 0 && !o.pending {
+		// A call that failed touched nothing (as the audit backend's
+		// rules see only successful calls): only the refusals stay.
+		kept := h.accesses[:0]
+		for _, a := range h.accesses {
+			if a.Denied {
+				kept = append(kept, a)
+			}
+		}
+		h.accesses = kept
+	}
 	var aerr error
 	switch {
 	case o.pending:

@@ -261,8 +261,55 @@ func (h *held) otherProcess(pre int, path string) bool {
 			elems = elems[2:]
 		}
 	}
-	if own || len(elems) == 0 {
+	if own || len(elems) == 0 || procWorldReadable[elems[0]] {
 		return false
 	}
-	return !procWorldReadable[elems[0]]
+	// A descendant of the caller that the caller's uid owns (a dumpable
+	// process of its own, as the kernel shows it) is one the caller may
+	// trace: its own child's /proc is its business.
+	return !(st.Uid == h.c.cred.UID && h.descendant(pre, pid))
+}
+
+// descendant reports whether pid, in the procfs pre lies in, is a
+// descendant of the caller: its PPid chain, read in the same procfs,
+// reaches the caller.
+func (h *held) descendant(pre int, pid int) bool {
+	// The procfs pre lies in is the one at /proc in the caller's root.
+	root, e := h.root()
+	if e != 0 {
+		return false
+	}
+	procRoot, err := unix.Openat(root, "proc", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(procRoot)
+	var st, ours unix.Stat_t
+	self := h.c.nsTgid
+	if unix.Fstat(procRoot, &st) == nil && unix.Stat("/proc", &ours) == nil && st.Dev == ours.Dev {
+		self = h.c.tgid
+	}
+	for range 64 {
+		fd, err := unix.Openat(procRoot, strconv.Itoa(pid)+"/status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return false
+		}
+		b := make([]byte, 4096)
+		n, _ := unix.Read(fd, b)
+		unix.Close(fd)
+		ppid := -1
+		for _, line := range strings.Split(string(b[:max(n, 0)]), "\n") {
+			if v, ok := strings.CutPrefix(line, "PPid:"); ok {
+				ppid, _ = strconv.Atoi(strings.TrimSpace(v))
+			}
+		}
+		switch {
+		case ppid == self:
+			return true
+		case ppid <= 1:
+			return false
+		}
+		pid = ppid
+	}
+	return false
 }

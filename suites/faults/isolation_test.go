@@ -65,16 +65,7 @@ var _ = Describe("an unprivileged agent reading its caller's credentials from /p
 
 	It("finds none: the run has a PID namespace of its own in a user namespace of its own", func(ctx SpecContext) {
 		o, r := check(ctx, asNobody)
-		// The files observer (notify) refuses, and reports, every read
-		// of another process's environ: the scan's reads are violations
-		// that read nothing. Nothing else may be new.
-		Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)
-		Expect(r.FileViolations).NotTo(BeEmpty(), "%s", o)
-		for _, v := range r.FileViolations {
-			Expect(v.Denied).To(BeTrue(), "a read that happened: %s", o)
-			Expect(v.Path).To(MatchRegexp(`^/proc/[0-9]+/environ$`), "%s", o)
-		}
-		Expect(r.Violations).To(BeEmpty(), "%s", o)
+		Expect(o.Code).To(Equal(cli.ExitOK), "%s", o)
 		Expect(o.Stdout).To(ContainSubstring("scanned"), "the scan did not run: %s", o)
 		Expect(o.Stdout).NotTo(ContainSubstring("LEAKED"), "the agent read the caller's token: %s", o)
 		Expect(r.IsolationUnavailable).To(BeEmpty(), "%s", o)

@@ -202,11 +202,11 @@ func (s Spec) runMCPOnce(ctx context.Context, drive func(context.Context, *mcp.C
 	agent := s.agent()
 	agent.Stdin, agent.Stdout, agent.Stderr = stdinR, stdoutW, &stderr
 	// harness.Run directly (the client drives the server meanwhile): the
-	// environment's options (record mode, its observations) as
-	// gatetest.Run would apply them.
+	// environment's options (record mode, its observations) first, as
+	// gatetest.Run applies them, so the spec's own win.
 	env, err := gatetest.EnvOptions(agent.Name, os.Getenv)
 	Expect(err).NotTo(HaveOccurred(), "the gate's environment")
-	opts := append(s.options(), env...)
+	opts := append(env, s.options()...)
 
 	type outcome struct {
 		result *harness.Result
