@@ -76,13 +76,21 @@ func realDir(dir string) string {
 }
 
 // touchArches are the arches whose file calls the rules watch: the
-// native one, and the compat one where the kernel runs it (an agent's
-// int $0x80 open must not slip past the rules).
-func touchArches() touch.Arch {
-	if scmp.Native() == scmp.X86_64 || scmp.Native() == scmp.AArch64 {
-		return touch.Native | touch.Compat
+// native one, and the compat one (i386 on x86_64, arm on aarch64) when
+// the baselines allow calls of it. Without such a section every compat
+// call is itself outside the baselines (the filter reports it), so a
+// rule for it would only cost time: each rule takes ~10 ms for the
+// kernel to delete. A record run that learns compat calls learns their
+// files only from the next run, which has the section (and then fails
+// on what the record did not see).
+func touchArches(p *baseline.Profile) touch.Arch {
+	arches := touch.Native
+	for _, a := range p.Arches() {
+		if a == scmp.I386 || a == scmp.ARM {
+			arches |= touch.Compat
+		}
 	}
-	return touch.Native
+	return arches
 }
 
 // installFileRules adds the run's audit syscall rules before its
@@ -93,7 +101,7 @@ func (p *runPlan) installFileRules(s *started) error {
 	if !p.files || p.notify {
 		return nil
 	}
-	inst, err := touch.Install(p.auid, touch.Files, touchArches())
+	inst, err := touch.Install(p.auid, touch.Files, touchArches(p.profile))
 	if err != nil {
 		return fmt.Errorf("observe files: %w", err)
 	}

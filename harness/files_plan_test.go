@@ -1,9 +1,12 @@
 package harness
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/sysgate/sysgate/auditlog/touch"
+	"github.com/sysgate/sysgate/baseline"
 )
 
 func TestProcEntry(t *testing.T) {
@@ -45,5 +48,32 @@ func TestOwnProcOf(t *testing.T) {
 		if got := ownProcOf(in, 42); got != want {
 			t.Errorf("ownProcOf(%s) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+func TestTouchArchesAddsCompatOnlyForACompatSection(t *testing.T) {
+	dir := t.TempDir()
+	native := filepath.Join(dir, "native.yaml")
+	compat := filepath.Join(dir, "compat.yaml")
+	if err := os.WriteFile(native, []byte("version: 1\nsyscalls:\n  x86_64: [read]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(compat, []byte("version: 1\nsyscalls:\n  x86_64: [read]\n  i386: [read]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		want touch.Arch
+	}{{native, touch.Native}, {compat, touch.Native | touch.Compat}} {
+		p, err := baseline.Load(c.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := touchArches(p); got != c.want {
+			t.Errorf("%s: arches %v, want %v", c.path, got, c.want)
+		}
+	}
+	if got := touchArches(nil); got != touch.Native {
+		t.Errorf("no baselines: %v", got)
 	}
 }
