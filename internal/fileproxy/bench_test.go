@@ -9,6 +9,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/internal/notifytest"
+	"github.com/sysgate/sysgate/internal/scmp"
 )
 
 // BenchmarkOpen measures one open+close of a small file: bare, held and
@@ -73,7 +75,7 @@ func benchOpensWith(b *testing.B, path string, lfd *int, prep func() error, serv
 				ready <- err
 				return
 			}
-			fd, err := kernel.InstallKillableListenerFilter(notifyFileCalls())
+			fd, err := kernel.InstallKillableListenerFilter(notifytest.Filter(Syscalls(scmp.Native())))
 			if err != nil {
 				ready <- err
 				return
@@ -98,7 +100,7 @@ func benchOpensWith(b *testing.B, path string, lfd *int, prep func() error, serv
 	served := make(chan error, 1)
 	if serve != nil {
 		defer unix.Close(*lfd)
-		go func() { served <- serveUntilHangUp(*lfd, serve) }()
+		go func() { served <- notifytest.ServeUntilHangUp(*lfd, serve) }()
 	}
 	b.ResetTimer()
 	close(start)

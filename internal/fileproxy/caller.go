@@ -1,11 +1,9 @@
 package fileproxy
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -73,82 +71,21 @@ func sameUserNS(tid int) (bool, error) {
 	return theirs.Dev == ours.Dev && theirs.Ino == ours.Ino, nil
 }
 
-// parseStatus needs every field it reads: a status without one says
-// nothing certain about the caller.
+// parseStatus reads the caller's status with the kernel package's
+// parser, which needs every credential line; a caller needs its thread
+// group too.
 func parseStatus(status []byte) (caller, error) {
-	var c caller
-	const tgid, uid, gid, groups, umask, capEff = 1, 2, 4, 8, 16, 32
-	found := 0
-	for _, line := range bytes.Split(status, []byte("\n")) {
-		key, val, ok := bytes.Cut(line, []byte(":"))
-		if !ok {
-			continue
-		}
-		v := strings.TrimSpace(string(val))
-		var err error
-		switch string(key) {
-		case "Tgid":
-			c.tgid, err = strconv.Atoi(v)
-			found |= tgid
-		case "Uid":
-			c.cred.UID, err = fsField(v)
-			found |= uid
-		case "Gid":
-			c.cred.GID, err = fsField(v)
-			found |= gid
-		case "Groups":
-			c.cred.Groups, err = idList(v)
-			found |= groups
-		case "Umask":
-			var m uint64
-			m, err = strconv.ParseUint(v, 8, 32)
-			c.umask = uint32(m)
-			found |= umask
-		case "NStgid", "NSpid":
-			f := strings.Fields(v)
-			if len(f) > 0 {
-				n, _ := strconv.Atoi(f[len(f)-1])
-				if string(key) == "NStgid" {
-					c.nsTgid = n
-				} else {
-					c.nsTid = n
-				}
-			}
-		case "CapEff":
-			c.cred.CapEff, err = strconv.ParseUint(v, 16, 64)
-			found |= capEff
-		}
-		if err != nil {
-			return caller{}, fmt.Errorf("status %s: %q: %w", key, v, err)
-		}
+	tc, err := kernel.ParseTaskCred(status)
+	if err != nil {
+		return caller{}, err
 	}
-	if found != tgid|uid|gid|groups|umask|capEff {
-		return caller{}, fmt.Errorf("status: a Tgid, Uid, Gid, Groups, Umask or CapEff line is missing")
+	if tc.Tgid == 0 {
+		return caller{}, fmt.Errorf("status: the Tgid line is missing")
 	}
-	return c, nil
-}
-
-// fsField is the fourth id of a Uid/Gid line: real, effective, saved,
-// file system.
-func fsField(v string) (uint32, error) {
-	f := strings.Fields(v)
-	if len(f) != 4 {
-		return 0, fmt.Errorf("want 4 ids")
-	}
-	n, err := strconv.ParseUint(f[3], 10, 32)
-	return uint32(n), err
-}
-
-func idList(v string) ([]uint32, error) {
-	var out []uint32
-	for _, f := range strings.Fields(v) {
-		n, err := strconv.ParseUint(f, 10, 32)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, uint32(n))
-	}
-	return out, nil
+	return caller{
+		tgid: tc.Tgid, nsTgid: tc.NSTgid, nsTid: tc.NSPid, umask: tc.Umask,
+		cred: kernel.FSCred{UID: tc.UID[3], GID: tc.GID[3], Groups: tc.Groups, CapEff: tc.CapEff},
+	}, nil
 }
 
 // readSmall reads a /proc file of a few KiB with raw calls: os.ReadFile

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/internal/notifytest"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -30,29 +31,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// notifyFileCalls makes every call of Syscalls on the native arch
-// notify, and allows everything else.
-func notifyFileCalls() []unix.SockFilter {
-	arch := scmp.Native()
-	var nrs []uint32
-	for _, name := range Syscalls(arch) {
-		nr, _ := scmp.Number(arch, name)
-		nrs = append(nrs, uint32(nr))
-	}
-	n := uint8(len(nrs))
-	prog := []unix.SockFilter{
-		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: 4}, // seccomp_data.arch
-		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: arch.AuditArch(), Jf: n + 1},
-		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: 0}, // seccomp_data.nr
-	}
-	for i, nr := range nrs {
-		prog = append(prog, unix.SockFilter{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, K: nr, Jt: n - uint8(i)})
-	}
-	return append(prog,
-		unix.SockFilter{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
-		unix.SockFilter{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_USER_NOTIF})
-}
-
 // childMain installs the filter on its locked main thread, prints the
 // listener's number, waits for a line on stdin (the parent serves the
 // listener by then), runs each op and prints one line per op.
@@ -62,7 +40,7 @@ func childMain(ops []string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	fd, err := kernel.InstallKillableListenerFilter(notifyFileCalls())
+	fd, err := kernel.InstallKillableListenerFilter(notifytest.Filter(Syscalls(scmp.Native())))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

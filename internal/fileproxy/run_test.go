@@ -3,7 +3,6 @@ package fileproxy
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/internal/notifytest"
 )
 
 // served is what one child run produced: its line per op, and every
@@ -83,7 +83,7 @@ func runChildAttr(t *testing.T, attr *syscall.SysProcAttr, decide func(Access) b
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		serveErr = serveUntilHangUp(lfd, func(notif *kernel.SeccompNotif) (bool, error) {
+		serveErr = notifytest.ServeUntilHangUp(lfd, func(notif *kernel.SeccompNotif) (bool, error) {
 			handled, acc, err := p.Serve(notif, lfd, decide)
 			mu.Lock()
 			res.accesses = append(res.accesses, acc...)
@@ -110,42 +110,6 @@ func runChildAttr(t *testing.T, attr *syscall.SysProcAttr, decide func(Access) b
 		t.Fatalf("child printed %q for ops %q", res.lines, ops)
 	}
 	return res
-}
-
-// serveUntilHangUp receives held calls until every task holding the
-// filter is gone; serve answers or leaves one (false: continued here).
-func serveUntilHangUp(lfd int, serve func(*kernel.SeccompNotif) (bool, error)) error {
-	for {
-		if _, err := kernel.WaitReady([]int{lfd}, -1); err != nil {
-			return err
-		}
-		in, hup, err := kernel.PollListener(lfd)
-		if err != nil {
-			return err
-		}
-		if !in && hup {
-			return nil
-		}
-		if !in {
-			continue
-		}
-		var notif kernel.SeccompNotif
-		if err := kernel.NotifRecv(lfd, &notif); err != nil {
-			if errors.Is(err, unix.ENOENT) {
-				continue
-			}
-			return err
-		}
-		handled, err := serve(&notif)
-		if err != nil {
-			return err
-		}
-		if !handled {
-			if err := kernel.NotifContinue(lfd, notif.ID); err != nil && !errors.Is(err, unix.ENOENT) {
-				return err
-			}
-		}
-	}
 }
 
 // testBinary is this test binary; for a child of another uid, a copy

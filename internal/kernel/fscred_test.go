@@ -65,14 +65,14 @@ func TestSetThreadFSCred(t *testing.T) {
 
 func TestParseTaskCred(t *testing.T) {
 	status := "Name:\tx\nUmask:\t0022\nUid:\t1\t2\t3\t4\nGid:\t5\t6\t7\t8\nGroups:\t9 10 \nCapEff:\t0000000000000400\n"
-	c, err := parseTaskCred([]byte(status))
+	c, err := ParseTaskCred([]byte(status))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.UID != [4]uint32{1, 2, 3, 4} || c.GID != [4]uint32{5, 6, 7, 8} || len(c.Groups) != 2 || c.Groups[1] != 10 || c.CapEff != 0x400 || c.Umask != 0o22 {
 		t.Errorf("parsed %+v", c)
 	}
-	if _, err := parseTaskCred([]byte("Uid:\t1\t2\t3\t4\n")); err == nil {
+	if _, err := ParseTaskCred([]byte("Uid:\t1\t2\t3\t4\n")); err == nil {
 		t.Error("a status without Gid, Groups, Umask, CapEff parsed")
 	}
 }

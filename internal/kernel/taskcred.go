@@ -22,6 +22,10 @@ type TaskCred struct {
 	CapEff   uint64
 	// Umask: a Unix socket bound to a path gets a file made with it.
 	Umask uint32
+	// Tgid is the task's thread group; NSTgid and NSPid its group and
+	// itself as its own PID namespace numbers them (the last NStgid and
+	// NSpid fields; 0 when the status has none).
+	Tgid, NSTgid, NSPid int
 }
 
 // ReadTaskCred reads /proc/tid/status. The capabilities count only when
@@ -33,7 +37,7 @@ func ReadTaskCred(tid int) (TaskCred, error) {
 	if err != nil {
 		return TaskCred{}, err
 	}
-	c, err := parseTaskCred(b)
+	c, err := ParseTaskCred(b)
 	if err != nil {
 		return TaskCred{}, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -53,9 +57,10 @@ func ReadTaskCred(tid int) (TaskCred, error) {
 	return c, nil
 }
 
-// parseTaskCred needs every field it reads: a status without one says
-// nothing certain about the task.
-func parseTaskCred(status []byte) (TaskCred, error) {
+// ParseTaskCred reads a /proc/PID/status. It needs every credential
+// field it reads: a status without one says nothing certain about the
+// task.
+func ParseTaskCred(status []byte) (TaskCred, error) {
 	var c TaskCred
 	const uid, gid, groups, capEff, umask = 1, 2, 4, 8, 16
 	found := 0
@@ -91,6 +96,18 @@ func parseTaskCred(status []byte) (TaskCred, error) {
 		case "CapEff":
 			c.CapEff, err = strconv.ParseUint(v, 16, 64)
 			found |= capEff
+		case "Tgid":
+			c.Tgid, err = strconv.Atoi(v)
+		case "NStgid", "NSpid":
+			if f := strings.Fields(v); len(f) > 0 {
+				n, perr := strconv.Atoi(f[len(f)-1])
+				err = perr
+				if string(key) == "NStgid" {
+					c.NSTgid = n
+				} else {
+					c.NSPid = n
+				}
+			}
 		}
 		if err != nil {
 			return TaskCred{}, fmt.Errorf("status %s: %q: %w", key, v, err)
