@@ -105,6 +105,9 @@ type fileBook struct {
 	// MaxKept, or learnt pairs past maxLearnedFiles.
 	notKept    uint64
 	unverified map[string]bool
+	// matcher is the gated run's, built once for the observer and the
+	// result.
+	matcher *baseline.FileMatcher
 	// listOnly: a check run of baselines without a files section, which
 	// lists what the agent touched and gates none of it: a name that
 	// could not be verified decides nothing there.
@@ -194,7 +197,7 @@ func (p *runPlan) newFileBook() *fileBook {
 		return b
 	}
 	m, ctx, profile := p.profile.FileMatcher(p.fileCtx), p.fileCtx, p.profile
-	return newFileBook(false, func(path string, op baseline.FileOp) bool {
+	b := newFileBook(false, func(path string, op baseline.FileOp) bool {
 		if op == baseline.FileExec && profile.GatesPrograms() && profile.AllowsProgram(path) {
 			// An exec of a listed program: the programs gate has judged
 			// it (by path, and content where pinned); the files section
@@ -204,6 +207,8 @@ func (p *runPlan) newFileBook() *fileBook {
 		e, ok := m.Lookup(path, op)
 		return !ok || !reaches(ctx, e, path, op)
 	})
+	b.matcher = m
+	return b
 }
 
 // reaches reports whether entry e, which matches op on path, allows it.
@@ -229,10 +234,7 @@ func reaches(ctx baseline.FileContext, e baseline.FileEntry, path string, op bas
 func (r *Result) addFiles(b *fileBook, p *runPlan) {
 	r.FilesObserved = true
 	ctx := p.fileCtx
-	var m *baseline.FileMatcher
-	if !b.learn {
-		m = p.profile.FileMatcher(ctx)
-	}
+	m := b.matcher // nil when the run learns rather than gates
 	pids := map[string]bool{}
 	for _, proc := range r.Processes {
 		pids[strconv.Itoa(proc.PID)] = true
