@@ -198,9 +198,10 @@ func (f *Forwarder) serve(w dns.ResponseWriter, req *dns.Msg) {
 	if len(req.Question) != 1 || req.Opcode != dns.OpcodeQuery {
 		// Nothing a stub resolver sends; refusing it also keeps the
 		// record one question per query.
-		resp := new(dns.Msg).SetRcode(req, dns.RcodeFormatError)
-		_ = w.WriteMsg(resp)
+		// Recorded before the answer, as every query is: a client that
+		// has its answer finds it in Queries.
 		f.rec.add(Query{Rcode: dns.RcodeToString[dns.RcodeFormatError], Client: client, At: at, Transport: w.LocalAddr().Network()}, nil)
+		_ = w.WriteMsg(new(dns.Msg).SetRcode(req, dns.RcodeFormatError))
 		return
 	}
 	resp, err := f.exchange(req)
