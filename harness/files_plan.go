@@ -134,6 +134,10 @@ type fileEmitter struct {
 	// /proc/self/fd/N reopen after the process is gone) that the kernel
 	// recorded with one of these inodes is that file.
 	inodes map[fileID]string
+	// hidden are the directories the run's mount namespace covers with an
+	// empty read-only tmpfs (sysgate's state): a name under one is that
+	// tmpfs's, whoever resolves it later from outside the namespace.
+	hidden []string
 	// pending are unverified accesses a later event may confirm.
 	pending map[pendingKey][]fileAccess
 }
@@ -154,6 +158,22 @@ func (f *fileEmitter) close() {
 		unix.Close(f.rootFD)
 		f.rootFD = -1
 	}
+}
+
+// inHidden reports an access to a name under one of the run's hidden
+// directories on a virtual file system (the tmpfs over it): the run sees
+// only that empty tmpfs there, which no name from outside can reach
+// again once the run's processes are gone.
+func (f *fileEmitter) inHidden(a touch.Access) bool {
+	if !strings.HasPrefix(a.Item.Dev, "00:") {
+		return false
+	}
+	for _, d := range f.hidden {
+		if a.Path == d || strings.HasPrefix(a.Path, strings.TrimSuffix(d, "/")+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // procEntry accepts the recorded name of a /proc file that the
@@ -278,6 +298,8 @@ func (f *fileEmitter) emit(ev touch.Event) {
 				a.Path, a.Unverified = p, false
 			} else if p, ok := procEntry(a); ok {
 				a.Path, a.Unverified = p, false
+			} else if f.inHidden(a) {
+				a.Unverified = false
 			}
 		}
 		a.Path = ownProcOf(a.Path, ev.PID)

@@ -77,3 +77,21 @@ func TestTouchArchesAddsCompatOnlyForACompatSection(t *testing.T) {
 		t.Errorf("no baselines: %v", got)
 	}
 }
+
+func TestInHidden(t *testing.T) {
+	f := &fileEmitter{hidden: []string{"/run/sysgate"}}
+	for _, c := range []struct {
+		path, dev string
+		ok        bool
+	}{
+		{"/run/sysgate", "00:2f", true},
+		{"/run/sysgate/filters", "00:2f", true},
+		{"/run/sysgatex", "00:2f", false},
+		{"/run/sysgate/x", "fe:00", false}, // a disk file: not the tmpfs
+		{"/home/u/.ssh/id_rsa", "00:2f", false},
+	} {
+		if got := f.inHidden(touch.Access{Path: c.path, Item: touch.Path{Dev: c.dev}}); got != c.ok {
+			t.Errorf("inHidden(%s on %s) = %v, want %v", c.path, c.dev, got, c.ok)
+		}
+	}
+}

@@ -63,6 +63,7 @@ func (p *runPlan) subscribe(o *observer, stream *auditlog.Stream, child *agentPr
 	if p.files {
 		o.files = p.newFileBook()
 		o.emitter = newFileEmitter(o.files)
+		o.emitter.hidden = p.setup.HideDirs
 		o.touch = touch.Observe(stream, p.auid, o.emitter.emit)
 	}
 }
