@@ -38,6 +38,9 @@ type NotKept struct {
 	// inconclusive).
 	FileViolations uint64 `json:"file_violations,omitempty"`
 	LearnedFiles   uint64 `json:"learned_files,omitempty"`
+	// NetworkViolations, LearnedNetwork: the same for destinations.
+	NetworkViolations uint64 `json:"network_violations,omitempty"`
+	LearnedNetwork    uint64 `json:"learned_network,omitempty"`
 }
 
 // Any reports whether anything was not kept.
@@ -62,6 +65,8 @@ func (n *NotKept) Note() string {
 	add(n.Leaks, "killed processes")
 	add(n.FileViolations, "file violations")
 	add(n.LearnedFiles, "file accesses to learn")
+	add(n.NetworkViolations, "network violations")
+	add(n.LearnedNetwork, "destinations to learn")
 	return fmt.Sprintf("%s not kept (a run keeps at most %d of each; they count in the verdict all the same)", strings.Join(parts, ", "), MaxKept)
 }
 
@@ -80,4 +85,6 @@ func (r *Result) addNotKept(n NotKept) {
 	r.NotKept.Leaks += n.Leaks
 	r.NotKept.FileViolations += n.FileViolations
 	r.NotKept.LearnedFiles += n.LearnedFiles
+	r.NotKept.NetworkViolations += n.NetworkViolations
+	r.NotKept.LearnedNetwork += n.LearnedNetwork
 }

@@ -68,6 +68,7 @@ type runConfig struct {
 	noPrograms        bool
 	filterCache       bool // WithFilterCache
 	noFiles           bool
+	noNetwork         bool
 	incremental       bool     // WithIncremental
 	readOnly          []string // more files the agent's mount namespace binds read-only
 	filterEnv         bool
@@ -182,6 +183,14 @@ func WithoutPrograms() Option { return func(c *runConfig) { c.noPrograms = true 
 // measuring what observing files costs, and for showing what the files
 // gate catches; every report of such a run lists it under WEAKENED GATE.
 func WithoutFiles() Option { return func(c *runConfig) { c.noFiles = true } }
+
+// WithoutNetwork switches network observation off: no audit rules for
+// socket calls (audit backend), no socket calls held (notify), no
+// recording forwarder, Result.NetworkViolations stays empty and a
+// baseline's network section gates nothing. For measuring what
+// observing the network costs, and for showing what the network gate
+// catches; every report of such a run lists it under WEAKENED GATE.
+func WithoutNetwork() Option { return func(c *runConfig) { c.noNetwork = true } }
 
 // WithEnvFilter drops DroppedEnv from the agent's environment, an explicit
 // Agent.Env too, except the variables whose names match one of pass

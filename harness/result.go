@@ -174,6 +174,20 @@ type Result struct {
 	FilesObserved   bool            `json:"files_observed,omitempty"`
 	FileViolations  []FileViolation `json:"file_violations,omitempty"`
 	UnverifiedFiles []string        `json:"unverified_files,omitempty"`
+	// NetworkObserved: the run watched where its processes' socket calls
+	// went (see WithoutNetwork); the destinations are in Observed.Network,
+	// by name where a lookup of the run gave one. NetworkViolations are
+	// the calls outside the baselines' network section (check and
+	// enforce, when the baselines have one), and the names looked up in a
+	// pattern of DNS tunnelling. UnverifiedNetwork says why a destination
+	// could not be vouched for: each makes the run inconclusive. Names are
+	// what the run's processes looked up through its recording forwarder;
+	// NamesUnrecorded says why there was none ("" when there was).
+	NetworkObserved   bool               `json:"network_observed,omitempty"`
+	NetworkViolations []NetworkViolation `json:"network_violations,omitempty"`
+	UnverifiedNetwork []string           `json:"unverified_network,omitempty"`
+	Names             []ResolvedName     `json:"names,omitempty"`
+	NamesUnrecorded   string             `json:"names_unrecorded,omitempty"`
 	// UnverifiedExecs counts execs whose program sysgate could not confirm
 	// after the fact (the process was gone before /proc showed its new
 	// executable); see the README's "What is and is not seen".

@@ -115,13 +115,15 @@ func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool
 		}
 	}
 	reasons = append(reasons, r.fileReasons()...)
+	reasons = append(reasons, r.networkReasons()...)
 	if len(reasons) > 0 {
 		r.Inconclusive = errors.Join(reasons...).Error()
 	}
 	switch {
 	case len(r.Violations) > 0 || len(r.ProgramViolations) > 0 || r.UnknownABI > 0 || len(r.ModifiedBaselines) > 0 ||
 		len(r.ChangedBaselines) > 0 || (r.NotKept != nil && r.NotKept.ProgramViolations > 0) ||
-		len(r.FileViolations) > 0 || (r.NotKept != nil && r.NotKept.FileViolations > 0):
+		len(r.FileViolations) > 0 || (r.NotKept != nil && r.NotKept.FileViolations > 0) ||
+		len(r.NetworkViolations) > 0 || (r.NotKept != nil && r.NotKept.NetworkViolations > 0):
 		// A call of an ABI sysgate cannot name is outside every baseline;
 		// a baseline the agent wrote to says nothing about the next run,
 		// nor does one changed since the gate began.

@@ -58,12 +58,18 @@ func (e *RunError) FormattedGomegaError() string {
 func (r *Result) ViolationReport(vs Violations, pvs []ProgramViolation, files string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Expected %s to stay within %s\n", r.Agent, files)
-	if len(vs) > 0 || (len(pvs) == 0 && len(r.FileViolations) == 0) {
+	if len(vs) > 0 || (len(pvs) == 0 && len(r.FileViolations) == 0 && len(r.NetworkViolations) == 0) {
 		fmt.Fprintf(&b, "but it made %d syscalls outside it (%s mode):\n%s\n", len(vs), r.Mode, vs)
 	}
 	if fvs := r.FileViolations; len(fvs) > 0 {
 		fmt.Fprintf(&b, "but it touched %d %s outside it (%s mode):\n", len(fvs), plural(len(fvs), "file", "files"), r.Mode)
 		for _, v := range fvs {
+			fmt.Fprintf(&b, "  %s\n", v)
+		}
+	}
+	if nvs := r.NetworkViolations; len(nvs) > 0 {
+		fmt.Fprintf(&b, "but it reached %d %s outside it (%s mode):\n", len(nvs), plural(len(nvs), "destination", "destinations"), r.Mode)
+		for _, v := range nvs {
 			fmt.Fprintf(&b, "  %s\n", v)
 		}
 	}
