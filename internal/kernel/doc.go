@@ -8,7 +8,8 @@
 //     go-ahead), spawn_fence.c (mounts), spawn_agent.c (the agent's own
 //     steps and the listener handoff), spawn_init.c (the run's init) and
 //     spawn_report.c (status records); spawn_memory.go holds the C
-//     memory the child reads;
+//     memory the child reads; spawn_bind.go checks BindFiles and names
+//     a failed one;
 //   - seccomp.go: LoadSeccompFilter, the one seccomp(2) load of the Go
 //     side (audit barrier sentinel, benchmark loader, ExecWithFilter), and
 //     the barrier's getppid marker;

@@ -90,6 +90,14 @@ type AgentSetup struct {
 	// namespace; ReadOnlyPaths are bound read-only there. Missing ones are
 	// skipped. Absolute paths.
 	HideDirs, ReadOnlyPaths []string
+	// BindFiles are files bound read-only over others in the agent's mount
+	// namespace: Target (absolute; a symlink is followed, as mount(2)
+	// does) shows Source's content, and no process of the run can write
+	// it there; the file outside stays as it is. They are bound before
+	// HideDirs are covered, so a Source may lie in one. A missing Source
+	// or Target fails the launch (a BindFileError). They need the mount
+	// namespace: with NoFence, Spawn refuses them.
+	BindFiles []BindFile
 }
 
 // CandidatePaths lists where an exec of file looks, like execvp: file
@@ -142,6 +150,16 @@ type SpawnStatus struct {
 	Step  int32 // which step failed
 	Errno int32 // StatusExit: the agent's wait status
 	Ses   uint32
+	// Paths are the files the failed step worked on, for a step that
+	// names them (BindFiles: source and target).
+	Paths []string
+}
+
+// statusRecord is a status record as the child writes it; an error
+// record's paths follow it in the same message.
+type statusRecord struct {
+	Kind, Step, Errno int32
+	Ses               uint32
 }
 
 // Status kinds.
@@ -170,10 +188,23 @@ var spawnSteps = map[int32]string{
 	C.SYSGATE_STEP_PROC: "mount the PID namespace's /proc", C.SYSGATE_STEP_AGENT: "start the agent under init",
 	C.SYSGATE_STEP_USERNS:   "map the caller's uid and gid in the run's user namespace",
 	C.SYSGATE_STEP_LANDLOCK: "landlock_restrict_self",
+
+	// BindFiles: the steps of a BindFileError.
+	C.SYSGATE_STEP_BIND_SOURCE: "open the source", C.SYSGATE_STEP_BIND_TARGET: "open the target",
+	C.SYSGATE_STEP_BIND_FILE: "bind read-only",
 }
 
-// Err turns an error record into an error naming the step.
+// Err turns an error record into an error naming the step (and, for
+// BindFiles, a BindFileError naming the files).
 func (s SpawnStatus) Err() error {
+	switch s.Step {
+	case C.SYSGATE_STEP_BIND_SOURCE, C.SYSGATE_STEP_BIND_TARGET, C.SYSGATE_STEP_BIND_FILE:
+		e := &BindFileError{Step: spawnSteps[s.Step], Err: syscall.Errno(s.Errno)}
+		if len(s.Paths) == 2 {
+			e.Source, e.Target = s.Paths[0], s.Paths[1]
+		}
+		return e
+	}
 	return os.NewSyscallError(spawnSteps[s.Step], syscall.Errno(s.Errno))
 }
 
@@ -182,7 +213,9 @@ func (s SpawnStatus) Err() error {
 // a child spawned with a listener carries the listener fd (close-on-exec),
 // which the caller then owns; -1 otherwise.
 func ReadSpawnStatus(status int) (st SpawnStatus, listenerFd int, err error) {
-	buf := make([]byte, binary.Size(st))
+	var rec statusRecord
+	size := binary.Size(rec)
+	buf := make([]byte, size+C.SYSGATE_STATUS_PATHS_MAX)
 	oob := make([]byte, unix.CmsgSpace(4))
 	var n, oobn int
 	for {
@@ -212,14 +245,18 @@ func ReadSpawnStatus(status int) (st SpawnStatus, listenerFd int, err error) {
 			err = os.NewSyscallError("recvmsg", perr)
 		}
 	}
-	if n < len(buf) {
+	if n < size {
 		if listenerFd >= 0 {
 			unix.Close(listenerFd)
 		}
 		return st, -1, io.EOF
 	}
-	if _, derr := binary.Decode(buf, binary.NativeEndian, &st); derr != nil {
+	if _, derr := binary.Decode(buf[:size], binary.NativeEndian, &rec); derr != nil {
 		err = derr
+	}
+	st = SpawnStatus{Kind: rec.Kind, Step: rec.Step, Errno: rec.Errno, Ses: rec.Ses}
+	if rest := buf[size:n]; len(rest) > 0 {
+		st.Paths = strings.Split(strings.TrimSuffix(string(rest), "\x00"), "\x00")
 	}
 	return st, listenerFd, err
 }
@@ -241,7 +278,7 @@ func StatusSocket() (parent, child int, err error) {
 // when asked (setsid), writes cfg.LoginUID to its loginuid, reports its
 // session id on cfg.Status, waits for the go-ahead on cfg.Control, enters
 // a mount namespace of its own in which /proc/sys, /proc/sysrq-trigger and
-// /sys are read-only, drops cfg.DropCaps, switches user, chdirs, sets
+// /sys are read-only and cfg.BindFiles are bound (refused with NoFence), drops cfg.DropCaps, switches user, chdirs, sets
 // no_new_privs, finds the executable, and loads the filter as its last
 // step before execve. Only raw syscalls run in the child; it never runs Go
 // code.
@@ -261,6 +298,9 @@ func StatusSocket() (parent, child int, err error) {
 func Spawn(cfg *SpawnConfig) (pid, pidfd int, free func(), err error) {
 	if len(cfg.Program) == 0 || len(cfg.Args) == 0 {
 		return -1, -1, nil, os.NewSyscallError("spawn", unix.EINVAL)
+	}
+	if err := checkBindFiles(&cfg.AgentSetup); err != nil {
+		return -1, -1, nil, err
 	}
 	var mem cMemory
 	kept := false
@@ -319,6 +359,13 @@ func fillSpawn(s *C.struct_sysgate_spawn, mem *cMemory, cfg *SpawnConfig) {
 	}
 	if len(cfg.ReadOnlyPaths) > 0 {
 		s.ro_paths = (**C.char)(mem.strings(cfg.ReadOnlyPaths))
+	}
+	if len(cfg.BindFiles) > 0 {
+		pairs := make([]string, 0, 2*len(cfg.BindFiles))
+		for _, b := range cfg.BindFiles {
+			pairs = append(pairs, b.Source, b.Target)
+		}
+		s.binds = (**C.char)(mem.strings(pairs))
 	}
 	if cfg.Dir != "" {
 		s.dir = mem.cstring(cfg.Dir)

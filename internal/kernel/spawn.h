@@ -26,6 +26,7 @@ struct sysgate_spawn {
 	int set_ctty;             // then make fd 0 (a pty's terminal end) its controlling terminal
 	const char *const *hide_dirs; // covered by an empty read-only tmpfs in the agent's mount namespace
 	const char *const *ro_paths;  // bound read-only there (missing ones skipped)
+	const char *const *binds;     // source, target pairs (NULL-terminated): each target shows its source, read-only
 	int pidns;                // a PID namespace of the run's own, with a minimal init (see sysgate_spawn_run)
 	int userns;               // with pidns: in a user namespace of its own mapping map_uid/map_gid to themselves (no privilege needed)
 	uint32_t map_uid, map_gid;
@@ -38,7 +39,10 @@ struct sysgate_spawn {
 	uint32_t landlock_flags;  // landlock_restrict_self's flags (audit logging, ABI 7)
 };
 
-// A report from the child on status_fd.
+// A report from the child on status_fd. An error record of a step that
+// works on files may carry their paths after it, in the same message, each
+// ending in a NUL (at most SYSGATE_STATUS_PATHS_MAX bytes in all).
+#define SYSGATE_STATUS_PATHS_MAX 8192
 struct sysgate_status {
 	int32_t kind;  // SYSGATE_STATUS_*
 	int32_t step;  // SYSGATE_STEP_* that failed
@@ -81,6 +85,9 @@ enum {
 	SYSGATE_STEP_AGENT,        // init: start the agent
 	SYSGATE_STEP_USERNS,       // init: map its own uid and gid in the run's user namespace
 	SYSGATE_STEP_LANDLOCK,     // landlock_restrict_self (enforce's files section)
+	SYSGATE_STEP_BIND_SOURCE,  // open a bound file's source (the record carries source and target)
+	SYSGATE_STEP_BIND_TARGET,  // open its target (idem)
+	SYSGATE_STEP_BIND_FILE,    // bind the source over the target, read-only (idem)
 };
 
 // sysgate_spawn_run starts the child. Without pidns it is the agent

@@ -103,8 +103,17 @@ static inline long child_syscall(long n, long a, long b, long c, long d, long e,
 #define CLONE_PIDFD 0x00001000
 #endif
 
+// cstrlen is strlen, without glibc.
+static inline size_t cstrlen(const char *p) {
+	size_t n = 0;
+	while (p[n])
+		n++;
+	return n;
+}
+
 // Reports to the parent on the status socket (spawn_report.c).
 void child_report(int fd, int kind, int step, int err, uint32_t ses);
+__attribute__((noreturn)) void child_fail_paths(const struct sysgate_spawn *s, int step, int err, const char *const *paths, int n);
 long child_send_record(int fd, struct sysgate_status st, int passfd);
 long child_report_fd(int fd, int kind, uint32_t ses, int passfd);
 __attribute__((noreturn)) void child_fail(const struct sysgate_spawn *s, int step, int err);

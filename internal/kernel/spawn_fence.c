@@ -29,14 +29,37 @@ static int readonly(const char *path, int optional) {
 	return syscall(SYS_mount_setattr, AT_FDCWD, path, AT_RECURSIVE, &attr, sizeof attr);
 }
 
+// bind_file shows source's content at target, read-only, in this mount
+// namespace: a bind mount (mount(2) follows a symlink at target to the
+// file it names) made read-only on its own (MOUNT_ATTR_RDONLY; MS_RDONLY
+// is ignored by a bind). Both are opened first, so a failure says which
+// one is missing; on failure (a missing target too: the run asked for
+// it) it reports the step and exits.
+static void bind_file(const struct sysgate_spawn *s, const char *const *pair) {
+	const char *source = pair[0], *target = pair[1];
+	int fd = syscall(SYS_openat, AT_FDCWD, source, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		child_fail_paths(s, SYSGATE_STEP_BIND_SOURCE, errno, pair, 2);
+	syscall(SYS_close, fd);
+	if ((fd = syscall(SYS_openat, AT_FDCWD, target, O_PATH | O_CLOEXEC)) < 0)
+		child_fail_paths(s, SYSGATE_STEP_BIND_TARGET, errno, pair, 2);
+	syscall(SYS_close, fd);
+	if (syscall(SYS_mount, source, target, NULL, MS_BIND, NULL) != 0)
+		child_fail_paths(s, SYSGATE_STEP_BIND_FILE, errno, pair, 2);
+	struct sysgate_mount_attr attr = {.attr_set = SYSGATE_MOUNT_ATTR_RDONLY};
+	if (syscall(SYS_mount_setattr, AT_FDCWD, target, 0, &attr, sizeof attr) != 0)
+		child_fail_paths(s, SYSGATE_STEP_BIND_FILE, errno, pair, 2);
+}
+
 // fence_knobs gives the child a mount namespace of its own in which the
 // kernel's knobs are read-only: /proc/sys (core_pattern and modprobe are
 // checked by uid, not by capability, so only a read-only mount stops a
 // root agent), /proc/sysrq-trigger and /sys. / becomes a slave first, so
 // nothing done here propagates back, while mounts made outside later still
-// appear inside. Besides, sysgate's own directories are hidden and the
-// run's files read-only; nothing else about the file system changes. Needs
-// CAP_SYS_ADMIN, so it runs before the capabilities are dropped.
+// appear inside. Besides, the run's own files are bound over others,
+// sysgate's own directories are hidden and the run's files read-only;
+// nothing else about the file system changes. Needs CAP_SYS_ADMIN, so it
+// runs before the capabilities are dropped.
 void fence_knobs(const struct sysgate_spawn *s) {
 	if (syscall(SYS_unshare, CLONE_NEWNS) != 0)
 		child_fail(s, SYSGATE_STEP_MOUNT_NS, errno);
@@ -53,6 +76,11 @@ void fence_knobs(const struct sysgate_spawn *s) {
 		child_fail(s, SYSGATE_STEP_RO_SYSRQ, errno);
 	if (readonly("/sys", 0) != 0)
 		child_fail(s, SYSGATE_STEP_RO_SYS, errno);
+	// The run's own files over the host's (a resolv.conf naming the run's
+	// DNS recorder), before anything is hidden: a source may lie in a
+	// directory hidden below.
+	for (const char *const *p = s->binds; p && *p; p += 2)
+		bind_file(s, p);
 	// sysgate's own state (audit tuning, claims on runs) is out of sight
 	// under an empty tmpfs, and the run's files (baselines, observation)
 	// cannot be written through this namespace.

@@ -42,6 +42,27 @@ long child_report_fd(int fd, int kind, uint32_t ses, int passfd) {
 	return r;
 }
 
+// child_fail_paths is child_fail for a step on files: the n (at most 4)
+// paths follow the record in the same message, each with its NUL (cut
+// short past SYSGATE_STATUS_PATHS_MAX bytes), so the error names them.
+__attribute__((noreturn)) void child_fail_paths(const struct sysgate_spawn *s, int step, int err, const char *const *paths, int n) {
+	struct sysgate_status st = {SYSGATE_STATUS_ERROR, step, err, 0};
+	struct iovec iov[1 + 4] = {{&st, sizeof st}};
+	size_t room = SYSGATE_STATUS_PATHS_MAX;
+	int k = 1;
+	for (int i = 0; i < n && k < 5; i++, k++) {
+		size_t len = cstrlen(paths[i]) + 1;
+		if (len > room)
+			len = room;
+		iov[k].iov_base = (void *)paths[i];
+		iov[k].iov_len = len;
+		room -= len;
+	}
+	syscall(SYS_writev, s->status_fd, iov, k);
+	syscall(SYS_exit_group, 127);
+	__builtin_unreachable();
+}
+
 __attribute__((noreturn)) void child_fail(const struct sysgate_spawn *s, int step, int err) {
 	child_report(s->status_fd, SYSGATE_STATUS_ERROR, step, err, 0);
 	syscall(SYS_exit_group, 127);

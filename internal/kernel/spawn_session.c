@@ -3,13 +3,6 @@
 #define _GNU_SOURCE
 #include "spawn_child.h"
 
-static size_t cstrlen(const char *p) {
-	size_t n = 0;
-	while (p[n])
-		n++;
-	return n;
-}
-
 // cloexec_from marks every descriptor from first up close-on-exec:
 // close_range(CLOSE_RANGE_CLOEXEC) (Linux 5.11+) in one call, else one
 // fcntl per descriptor up to the soft RLIMIT_NOFILE. Close-on-exec rather
