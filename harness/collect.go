@@ -122,6 +122,11 @@ func (p *runPlan) judge(r *Result, o *observer, tree treeOutcome) {
 	if o.notes != nil && o.notes.book != nil {
 		r.addPrograms(o.notes.book, profile, mode)
 	}
+	if o.net != nil {
+		r.addNetwork(o.net, p)
+	} else if p.network {
+		r.NamesUnrecorded = p.resolverNote
+	}
 	if o.files != nil {
 		r.addFiles(o.files, p)
 	}

@@ -15,7 +15,7 @@ import (
 )
 
 // notifyFiles is the notify backend's file observer: the filter hands
-// every file call to the listener (compile.Options.FileCalls), and the
+// every file call to the listener (compile.Options.ProxiedCalls), and the
 // proxy performs it for the caller on the path it read once, so what
 // the book records is the file the call reached, never a path a second
 // thread could change between a read and the kernel's own (see

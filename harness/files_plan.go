@@ -93,17 +93,18 @@ func touchArches(p *baseline.Profile) touch.Arch {
 	return arches
 }
 
-// installFileRules adds the run's audit syscall rules before its
-// launcher is forked (a task gets its audit context at fork) and undoes
-// them, on every exit path, after the run's last record is in; a
-// watchdog removes them if this process dies.
+// installFileRules adds the run's audit syscall rules (files, network)
+// before its launcher is forked (a task gets its audit context at fork)
+// and undoes them, on every exit path, after the run's last record is
+// in; a watchdog removes them if this process dies.
 func (p *runPlan) installFileRules(s *started) error {
-	if !p.files || p.notify {
+	set := p.touchSet()
+	if set == 0 || p.notify {
 		return nil
 	}
-	inst, err := touch.Install(p.auid, touch.Files, touchArches(p.profile))
+	inst, err := touch.Install(p.auid, set, touchArches(p.profile))
 	if err != nil {
-		return fmt.Errorf("observe files: %w", err)
+		return fmt.Errorf("observe files and the network: %w", err)
 	}
 	s.undo = append(s.undo, func() {
 		if err := inst.Remove(); err != nil {

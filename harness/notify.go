@@ -54,6 +54,8 @@ type notifier struct {
 	pin func(path string) bool
 	// files serves the file calls (notify backend, files observed).
 	files *notifyFiles
+	// net serves the socket calls (notify backend, network observed).
+	net *notifyNet
 }
 
 // newNotifier serves the run's listener. Under the notify backend
@@ -101,6 +103,9 @@ func (n *notifier) decide(notif *kernel.SeccompNotif) listener.Answer {
 		delete(n.cache, notif.PID)
 	}
 	if answer, done := n.serveFile(notif, arch, name, ev, id); done {
+		return answer
+	}
+	if answer, done := n.serveNet(notif, arch, name, ev, id); done {
 		return answer
 	}
 	if n.book != nil && ok && (name == "execve" || name == "execveat") {

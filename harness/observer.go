@@ -28,6 +28,10 @@ type observer struct {
 	files   *fileBook
 	touch   *touch.Observation
 	emitter *fileEmitter
+	// net collects the run's socket calls (nil when the network is not
+	// observed): from the same audit rules, or the notify proxy.
+	net        *netBook
+	netEmitter *netEmitter
 }
 
 // observe sets up what sees the run's calls before the agent starts (the
@@ -43,6 +47,13 @@ func (p *runPlan) observe(child *agentProcess) (*observer, error) {
 				return nil, err
 			}
 			o.notes.files, o.files = nf, nf.book
+		}
+		if p.notify && p.network {
+			nn, err := p.newNotifyNet()
+			if err != nil {
+				return nil, err
+			}
+			o.notes.net, o.net = nn, nn.book
 		}
 	} else {
 		var err error
@@ -60,12 +71,19 @@ func (p *runPlan) subscribe(o *observer, stream *auditlog.Stream, child *agentPr
 		return
 	}
 	o.sub = stream.Subscribe(child.ses, p.auditEvents(o.events))
+	if p.touchSet() == 0 {
+		return
+	}
 	if p.files {
 		o.files = p.newFileBook()
 		o.emitter = newFileEmitter(o.files)
 		o.emitter.hidden = p.setup.HideDirs
-		o.touch = touch.Observe(stream, p.auid, o.emitter.emit)
 	}
+	if p.network {
+		o.net = p.newNetBook()
+		o.netEmitter = newNetEmitter(o.net)
+	}
+	o.touch = touch.Observe(stream, p.auid, o.emitTouch)
 }
 
 // notifier answers the held calls of a run whose filter notifies.
@@ -140,7 +158,9 @@ func (o *observer) closeSub(ctx context.Context) (auditlog.Loss, error) {
 	go func() {
 		defer close(done)
 		touchLoss, touchErr = o.touch.Close(ctx)
-		o.emitter.close() // emit is not called after Close
+		if o.emitter != nil {
+			o.emitter.close() // emit is not called after Close
+		}
 	}()
 	loss, err := o.sub.Close(ctx)
 	<-done
@@ -165,6 +185,24 @@ func (o *observer) finish(ctx context.Context) (auditlog.Loss, error) {
 		if o.notes.files != nil {
 			err = errors.Join(err, o.notes.files.close())
 		}
+		if o.notes.net != nil {
+			err = errors.Join(err, o.notes.net.close())
+		}
 	}
 	return loss, err
+}
+
+// emitTouch hands an audit event of the run's rules to the files or the
+// network emitter (a failed socket call goes to the network's, which
+// reports refusals; the files emitter takes failures for Landlock's).
+func (o *observer) emitTouch(ev touch.Event) {
+	if isNetCall(ev.Syscall) {
+		if o.netEmitter != nil {
+			o.netEmitter.emit(ev)
+		}
+		return
+	}
+	if o.emitter != nil {
+		o.emitter.emit(ev)
+	}
 }

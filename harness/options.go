@@ -69,6 +69,7 @@ type runConfig struct {
 	filterCache       bool // WithFilterCache
 	noFiles           bool
 	noNetwork         bool
+	upstreams         []string
 	incremental       bool     // WithIncremental
 	readOnly          []string // more files the agent's mount namespace binds read-only
 	filterEnv         bool
@@ -191,6 +192,14 @@ func WithoutFiles() Option { return func(c *runConfig) { c.noFiles = true } }
 // observing the network costs, and for showing what the network gate
 // catches; every report of such a run lists it under WEAKENED GATE.
 func WithoutNetwork() Option { return func(c *runConfig) { c.noNetwork = true } }
+
+// WithResolvers names the resolvers the run's recording DNS forwarder
+// passes the agent's lookups to ("addr", "addr:port" or "[v6]:port"),
+// instead of the machine's /etc/resolv.conf: a test's own DNS server on
+// loopback, or a CI job's internal resolver.
+func WithResolvers(addrs ...string) Option {
+	return func(c *runConfig) { c.upstreams = append(c.upstreams, addrs...) }
+}
 
 // WithEnvFilter drops DroppedEnv from the agent's environment, an explicit
 // Agent.Env too, except the variables whose names match one of pass

@@ -41,6 +41,12 @@ type runPlan struct {
 	files   bool
 	auid    uint32
 	fileCtx baseline.FileContext
+	// network: the run observes socket calls (same rules and auid on
+	// audit); resolver is its recording DNS forwarder (nil without one:
+	// resolverNote says why).
+	network      bool
+	resolver     *runResolver
+	resolverNote string
 
 	kept       []string // --keep-cap, as named
 	droppedEnv []string
@@ -150,6 +156,7 @@ func (p *runPlan) prepareSetup(keep []int) error {
 		p.weakened = append(p.weakened, "the baselines have no programs section: the executables the agent ran are listed, not gated (record with --merge to add one)")
 	}
 	p.planFiles()
+	p.planNetwork()
 	if hasCap(capSetpcap) {
 		var err error
 		if p.setup.DropCaps, err = fencedMask(keep); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/sysgate/sysgate/baseline/compile"
 	"github.com/sysgate/sysgate/internal/fileproxy"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/internal/netproxy"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -142,7 +143,10 @@ func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool
 func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *compile.Filter, error) {
 	opts := compile.Options{Action: c.action, Notify: c.notify, ArgBlind: c.argBlind, Programs: !c.noPrograms}
 	if c.notify && !c.noFiles {
-		opts.FileCalls = fileproxy.Syscalls(scmp.Native())
+		opts.ProxiedCalls = fileproxy.Syscalls(scmp.Native())
+	}
+	if c.notify && !c.noNetwork {
+		opts.ProxiedCalls = append(opts.ProxiedCalls, netproxy.Syscalls(scmp.Native())...)
 	}
 	if len(c.baselines) > 0 {
 		return loadCompiled(c.baselines, c.selector, c.resolveMode, opts, c.diskFilterCache())

@@ -59,6 +59,9 @@ func (p *runPlan) launch(ctx context.Context) (_ *started, err error) {
 	if err := p.installFileRules(s); err != nil {
 		return nil, err
 	}
+	if err := p.startResolver(s); err != nil {
+		return nil, err
+	}
 	if err := p.prepareLandlock(s); err != nil {
 		return nil, err
 	}

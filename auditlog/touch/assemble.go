@@ -128,7 +128,7 @@ func buildEvent(parts []part) (Event, error) {
 		case typeSyscall:
 			s := &p.sys
 			ev.Serial, ev.Session, ev.AUID, ev.PID, ev.PPID, ev.UID = uint64(s.serial), s.ses, s.auid, s.pid, s.ppid, s.uid
-			ev.Args, ev.Exit, ev.Failed = s.args, s.exit, ev.Failed || s.failed
+			ev.Args, ev.Exit, ev.Errno, ev.Failed = s.args, s.exit, s.errno, ev.Failed || s.failed
 			ev.Comm, ev.Exe, ev.Arch, ev.Syscall = s.comm, s.exe, s.arch, s.sys
 		case typeCWD:
 			ev.CWD = p.cwd

@@ -145,6 +145,10 @@ func (d *decoder) syscall(s *syscallPart) error {
 	}
 	s.failed = d.failed()
 	exit, err := parseInt(fs.get(fExit).val, 10, 64)
+	s.errno = 0
+	if err == nil && exit < 0 && s.failed && -exit < 4096 {
+		s.errno = int(-exit)
+	}
 	if err == nil && exit < 0 && errnoNamed(-exit) {
 		err = errors.New("exit named") // auparse printed it as EACCES, ...
 	}

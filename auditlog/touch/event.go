@@ -24,7 +24,10 @@ type Event struct {
 	// for, such as the SYSCALL record of a Landlock denial. It touched
 	// nothing; its paths are what it was refused.
 	Failed bool
-	Args   [4]uint64 // a0..a3 as recorded (registers, truncated by the kernel to the arch's width)
+	// Errno is a failed call's error number (ENOENT: 2), 0 otherwise.
+	// Exit follows auparse, which names the errno, and reads -1 then.
+	Errno int
+	Args  [4]uint64 // a0..a3 as recorded (registers, truncated by the kernel to the arch's width)
 	// Flags are the open flags: a1 of open, a2 of openat and
 	// open_by_handle_at, O_CREAT|O_WRONLY|O_TRUNC for creat, the OPENAT2
 	// record's oflag for openat2; 0 for other calls.

@@ -169,6 +169,7 @@ type syscallPart struct {
 	pid, ppid            int
 	args                 [4]uint64
 	exit                 int64
+	errno                int
 	failed               bool
 	comm, exe, arch, sys string
 }

@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
+
+	"golang.org/x/sys/unix"
 
 	libaudit "github.com/elastic/go-libaudit/v2"
 	"github.com/elastic/go-libaudit/v2/auparse"
@@ -178,6 +181,9 @@ func (ev *Event) refFillSyscall(d map[string]string) error {
 		ev.Failed = true
 		if err != nil {
 			exit = -1
+			ev.Errno = errnoByName(d["exit"])
+		} else if exit < 0 {
+			ev.Errno = int(-exit)
 		}
 	case err != nil:
 		errs = append(errs, "exit")
@@ -221,4 +227,14 @@ func refSockaddrOf(d map[string]string) *Sockaddr {
 		s.Port = uint16(port)
 	}
 	return s
+}
+
+// errnoByName is the number auparse's errno name stands for.
+func errnoByName(name string) int {
+	for i := 1; i < 4096; i++ {
+		if unix.ErrnoName(syscall.Errno(i)) == name {
+			return i
+		}
+	}
+	return 0
 }

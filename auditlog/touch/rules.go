@@ -39,17 +39,22 @@ var fileCalls = []string{
 }
 
 // sendto without an address carries no SOCKADDR; it is kept because one
-// with an address is how UDP leaves.
-var networkCalls = []string{"connect", "bind", "listen", "sendto", "sendmsg", "sendmmsg"}
+// with an address is how UDP leaves. socketcall is the 32-bit
+// multiplexer of them all (i386 and arm have the direct calls too).
+var networkCalls = []string{"connect", "bind", "listen", "sendto", "sendmsg", "sendmmsg", "socketcall"}
 
 // Key is the audit rule key of a run's rules: its records carry it, and
 // it names the rules in `auditctl -l`.
 func Key(auid uint32) string { return fmt.Sprintf("sysgate-%d", auid) }
 
 // Rules returns the wire format of the exit rules that record the calls
-// of set made by processes with login uid auid, one rule per arch. Only
-// successful calls are recorded: failed lookups are noise (an interpreter
-// probes hundreds of missing paths) and touched nothing.
+// of set made by processes with login uid auid: per arch, one rule for
+// the file calls and one for the network calls. Only successful file
+// calls are recorded: failed lookups are noise (an interpreter probes
+// hundreds of missing paths) and touched nothing. Network calls are
+// recorded whatever they returned: a non-blocking connect fails with
+// EINPROGRESS on its way out, a refused one has sent its SYN, and a
+// refusal (EACCES) is enforce's to report.
 func Rules(auid uint32, set Set, arches Arch) ([][]byte, error) {
 	if auid == 0 || auid == ^uint32(0) {
 		return nil, fmt.Errorf("audit rules: auid %d does not name a run", auid)
@@ -65,21 +70,29 @@ func Rules(auid uint32, set Set, arches Arch) ([][]byte, error) {
 		if arches&a.bit == 0 {
 			continue
 		}
-		calls, err := callsFor(set, a.flag)
-		if err != nil {
-			return nil, err
+		for _, part := range []struct {
+			set     Set
+			success string
+		}{{Files, " -F success=1"}, {Network, ""}} {
+			if set&part.set == 0 {
+				continue
+			}
+			calls, err := callsFor(part.set, a.flag)
+			if err != nil {
+				return nil, err
+			}
+			text := fmt.Sprintf("-a always,exit -F arch=%s -S %s -F auid=%d%s -k %s",
+				a.flag, strings.Join(calls, ","), auid, part.success, Key(auid))
+			r, err := flags.Parse(text)
+			if err != nil {
+				return nil, fmt.Errorf("audit rule %q: %w", text, err)
+			}
+			wire, err := rule.Build(r)
+			if err != nil {
+				return nil, fmt.Errorf("audit rule %q: %w", text, err)
+			}
+			out = append(out, wire)
 		}
-		text := fmt.Sprintf("-a always,exit -F arch=%s -S %s -F auid=%d -F success=1 -k %s",
-			a.flag, strings.Join(calls, ","), auid, Key(auid))
-		r, err := flags.Parse(text)
-		if err != nil {
-			return nil, fmt.Errorf("audit rule %q: %w", text, err)
-		}
-		wire, err := rule.Build(r)
-		if err != nil {
-			return nil, fmt.Errorf("audit rule %q: %w", text, err)
-		}
-		out = append(out, wire)
 	}
 	return out, nil
 }

@@ -7,13 +7,13 @@ import (
 	"github.com/elastic/go-libaudit/v2/rule"
 )
 
-func TestRulesOnePerArchScopedToAUID(t *testing.T) {
+func TestRulesPerArchAndSetScopedToAUID(t *testing.T) {
 	wires, err := Rules(0x7f001234, Files|Network, Native|Compat)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(wires) != 2 {
-		t.Fatalf("got %d rules, want one per arch", len(wires))
+	if len(wires) != 4 {
+		t.Fatalf("got %d rules, want one per arch and set", len(wires))
 	}
 	for i, w := range wires {
 		text, err := rule.ToCommandLine(rule.WireFormat(w), true)
@@ -21,9 +21,23 @@ func TestRulesOnePerArchScopedToAUID(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Log(text)
-		for _, want := range []string{"-F auid=2130711092", "-F success=1", "-F key=sysgate-2130711092", "openat", "connect", "rename"} {
-			if !strings.Contains(text, want) {
-				t.Errorf("rule %d %q lacks %q", i, text, want)
+		want := []string{"-F auid=2130711092", "-F key=sysgate-2130711092"}
+		if i%2 == 0 {
+			// Files: successful calls only.
+			want = append(want, "-F success=1", "openat", "rename")
+			if strings.Contains(text, "connect") {
+				t.Errorf("file rule %q records connect", text)
+			}
+		} else {
+			// Network: every outcome (EINPROGRESS, ECONNREFUSED, EACCES).
+			want = append(want, "connect", "sendto", "bind")
+			if strings.Contains(text, "success") || strings.Contains(text, "openat") {
+				t.Errorf("network rule %q filters on success or records file calls", text)
+			}
+		}
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("rule %d %q lacks %q", i, text, w)
 			}
 		}
 	}

@@ -40,12 +40,13 @@ type Options struct {
 	// program it names and answers. An exec that enforce refuses stays
 	// refused in the kernel.
 	Programs bool
-	// FileCalls, under Notify, are syscalls (by name) the filter hands to
-	// the listener even where the profile allows them: the notify
-	// backend's file observer performs each for the caller and sees the
-	// path it reached (see internal/fileproxy). The listener then judges
-	// the call's class itself.
-	FileCalls []string
+	// ProxiedCalls, under Notify, are syscalls (by name) the filter hands
+	// to the listener even where the profile allows them: the notify
+	// backend's file and network observers perform each for the caller
+	// and see the path or address it reached (see internal/fileproxy and
+	// internal/netproxy). The listener then judges the call's class
+	// itself.
+	ProxiedCalls []string
 }
 
 // Filter is a compiled seccomp filter.
@@ -126,9 +127,9 @@ func Compile(p *baseline.Profile, mode baseline.Mode, opts Options) (*Filter, er
 		return nil, err
 	}
 	l := layout{other: other, def: other, notifyBackend: opts.Notify, argBlind: opts.ArgBlind, programs: opts.Programs}
-	if opts.Notify && len(opts.FileCalls) > 0 {
+	if opts.Notify && len(opts.ProxiedCalls) > 0 {
 		l.fileCalls = map[string]bool{}
-		for _, name := range opts.FileCalls {
+		for _, name := range opts.ProxiedCalls {
 			l.fileCalls[name] = true
 		}
 	}
@@ -177,7 +178,7 @@ type layout struct {
 	notifyBackend bool
 	argBlind      bool
 	programs      bool // execs go to the listener (Options.Programs)
-	// fileCalls always go to the listener (Options.FileCalls, notify).
+	// fileCalls always go to the listener (Options.ProxiedCalls, notify).
 	fileCalls map[string]bool
 }
 

@@ -1,0 +1,282 @@
+package harness
+
+import (
+	"fmt"
+	"net/netip"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/auditlog/touch"
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/kernel"
+)
+
+// planNetwork decides whether the run observes the network: on the
+// audit backend by audit rules for the socket calls, scoped to the run's
+// login uid as the files rules are (the kernel's SOCKADDR record is its
+// own copy of the address); on notify by the proxy, which performs each
+// call with the address it read once (internal/netproxy).
+func (p *runPlan) planNetwork() {
+	cfg := p.cfg
+	switch {
+	case cfg.noNetwork:
+		p.weakened = append(p.weakened, "network not observed (--no-network): where the agent connected and what it looked up were neither listed nor gated")
+		return
+	case p.mode != baseline.ModeRecord && !p.profile.NetworkGated():
+		p.weakened = append(p.weakened, "the baselines have no network section [net-blind]: where the agent connected is listed, not gated (record with --merge to add one)")
+	}
+	p.network = true
+	if !p.notify && p.auid == 0 {
+		p.auid = touch.NewAUID()
+		p.setup.LoginUID = p.auid
+	}
+}
+
+// touchSet is what the run's audit rules record.
+func (p *runPlan) touchSet() touch.Set {
+	var set touch.Set
+	if p.files {
+		set |= touch.Files
+	}
+	if p.network {
+		set |= touch.Network
+	}
+	return set
+}
+
+// newNetBook is the run's book of socket calls: gated by the baselines'
+// network section in check and enforce, learning everything in record.
+func (p *runPlan) newNetBook() *netBook {
+	var b *netBook
+	if p.mode == baseline.ModeRecord || !p.profile.NetworkGated() {
+		b = newNetBook(true, nil)
+	} else {
+		b = newNetBook(false, p.profile.NetworkMatcher(fileContext(p.agent, p.envBefore)))
+	}
+	if r := p.resolver; r != nil {
+		b.name, b.own = r.nameFor, r.own
+	}
+	return b
+}
+
+// netEmitter turns the run's audit events of socket calls into
+// destinations for its book. The address is the SOCKADDR record: the
+// kernel's copy, made once, of what the call used.
+type netEmitter struct {
+	book *netBook
+	// bound are the addresses the run's processes bound, by process and
+	// descriptor: a listen says only which socket.
+	bound map[sockRef]baseline.Destination
+}
+
+type sockRef struct {
+	pid int
+	fd  uint64
+}
+
+func newNetEmitter(book *netBook) *netEmitter {
+	return &netEmitter{book: book, bound: map[sockRef]baseline.Destination{}}
+}
+
+// isNetCall reports a call the network rules record (socketcall: the
+// 32-bit multiplexer, whose first argument says which call).
+func isNetCall(name string) bool {
+	switch name {
+	case "connect", "bind", "listen", "sendto", "sendmsg", "sendmmsg", "socketcall":
+		return true
+	}
+	return false
+}
+
+// socketcall numbers (linux/net.h).
+var socketcalls = map[uint64]string{2: "bind", 3: "connect", 4: "listen", 11: "sendto", 16: "sendmsg", 20: "sendmmsg"}
+
+func (e *netEmitter) emit(ev touch.Event) {
+	name := ev.Syscall
+	fd, vlen := ev.Args[0], ev.Args[2]
+	if name == "socketcall" {
+		// The arguments are behind a1: only the address (SOCKADDR) is
+		// the kernel's. A listen's descriptor is not known.
+		name, fd, vlen = socketcalls[ev.Args[0]], ^uint64(0), 2
+		if name == "" {
+			return
+		}
+	}
+	a := netAccess{Syscall: ev.Syscall, PID: ev.PID, Exe: ev.Exe}
+	// EACCES and EPERM: refused (enforce's Landlock domain, an LSM).
+	a.Denied = ev.Failed && (ev.Errno == int(unix.EACCES) || ev.Errno == int(unix.EPERM))
+	if ev.Failed && !a.Denied && !mayHaveLeft(name, ev) {
+		return
+	}
+	if name == "listen" {
+		a.Op = baseline.NetListen
+		d, ok := e.bound[sockRef{ev.PID, fd}]
+		if !ok {
+			// Bound where this run did not see it (by another process,
+			// or never: listen binds an unbound socket to every address
+			// on a port the kernel picks). The widest is assumed.
+			d = baseline.Destination{Addr: netip.IPv4Unspecified()}
+		}
+		a.Dest = d
+		e.book.add(a)
+		return
+	}
+	if ev.Addr == nil {
+		// No address of its own: a send to the connected peer (decided at
+		// connect).
+		return
+	}
+	d, ok, why := destinationOf(ev)
+	if why != "" {
+		e.book.unverify(why)
+		return
+	}
+	if !ok {
+		return
+	}
+	a.Dest = d
+	switch name {
+	case "connect":
+		a.Op = baseline.NetConnect
+	case "bind":
+		a.Op = baseline.NetBind
+		if !a.Denied && ev.Exit == 0 && len(e.bound) < maxLearnedNetwork {
+			e.bound[sockRef{ev.PID, fd}] = d
+		}
+	case "sendmmsg":
+		if vlen > 1 {
+			// The kernel keeps one address per call: the others of a
+			// sendmmsg that named several are not recorded.
+			e.book.unverify(fmt.Sprintf("%s by %s (pid %d) sent %d messages with addresses of their own; the kernel records one", ev.Syscall, ev.Exe, ev.PID, vlen))
+		}
+		a.Op = baseline.NetSend
+	default:
+		a.Op = baseline.NetSend
+	}
+	e.book.add(a)
+}
+
+// mayHaveLeft reports whether a failed call may still have reached its
+// destination: an IP connect or send that failed on the way
+// (EINPROGRESS is how a non-blocking connect starts, ECONNREFUSED had
+// its SYN sent, a timeout its retries), not one the kernel refused
+// before anything left (a bad argument, a socket in the wrong state). A
+// failed bind or listen bound nothing, and a failed Unix call reached no
+// socket.
+func mayHaveLeft(name string, ev touch.Event) bool {
+	if name == "bind" || name == "listen" || ev.Addr == nil || (ev.Addr.Family != "inet" && ev.Addr.Family != "inet6") {
+		return false
+	}
+	switch unix.Errno(ev.Errno) {
+	case unix.EINVAL, unix.EBADF, unix.ENOTSOCK, unix.EFAULT, unix.EAFNOSUPPORT, unix.EISCONN, unix.EALREADY, unix.EADDRNOTAVAIL, unix.EPROTOTYPE, unix.EOPNOTSUPP:
+		return false
+	}
+	return true
+}
+
+// destinationOf reads an event's SOCKADDR as a destination. ok=false: a
+// family that leaves nothing (netlink talks to the kernel, AF_UNSPEC
+// disconnects); why: one sysgate cannot gate.
+func destinationOf(ev touch.Event) (d baseline.Destination, ok bool, why string) {
+	sa := ev.Addr
+	switch sa.Family {
+	case "inet", "inet6":
+		if !sa.Addr.IsValid() {
+			return d, false, fmt.Sprintf("%s by %s (pid %d): an address the kernel recorded unreadably", ev.Syscall, ev.Exe, ev.PID)
+		}
+		return baseline.Destination{Addr: sa.Addr.Unmap(), Port: sa.Port}, true, ""
+	case "unix", "local":
+		p := sa.Path
+		if p == "" {
+			return d, false, ""
+		}
+		if !strings.HasPrefix(p, "@") && !filepath.IsAbs(p) {
+			if ev.CWD == "" {
+				return d, false, fmt.Sprintf("%s by %s (pid %d) to the Unix socket %q, relative to a directory the kernel did not record", ev.Syscall, ev.Exe, ev.PID, p)
+			}
+			p = filepath.Join(ev.CWD, p)
+		}
+		if !strings.HasPrefix(p, "@") {
+			p = filepath.Clean(p)
+		}
+		return baseline.Destination{Unix: p}, true, ""
+	case "netlink", "unspec", "":
+		return d, false, ""
+	}
+	return d, false, fmt.Sprintf("%s by %s (pid %d) to a %s address: sysgate gates IP and Unix destinations only", ev.Syscall, ev.Exe, ev.PID, sa.Family)
+}
+
+// addNetwork fills the network part of a result from the run's book and
+// its forwarder: where the calls went into the observation (by name
+// where a lookup gave one), the calls outside the baselines, what was
+// looked up.
+func (r *Result) addNetwork(b *netBook, p *runPlan) {
+	r.NetworkObserved = true
+	if res := p.resolver; res != nil {
+		res.addLookups(b)
+		r.Names = res.names()
+		r.NamesUnrecorded = res.unrecorded
+		for _, t := range res.tunnelling() {
+			switch {
+			case b.matcher != nil:
+				r.NetworkViolations = append(r.NetworkViolations, NetworkViolation{
+					NetworkTouch: NetworkTouch{Op: baseline.NetResolve, Dest: t, Syscall: "dns", Risk: riskDNSTunnel, Level: baseline.LevelHigh},
+					Has:          fmt.Sprintf("more than %d distinct names under one domain in one run: data leaves in the names themselves", tunnelNames)})
+			case p.mode == baseline.ModeRecord:
+				b.unverify("names looked up in a pattern of DNS tunnelling (" + t + "): a record run does not learn them")
+			default:
+				r.Warnings = append(r.Warnings, "names looked up in a pattern of DNS tunnelling: "+t)
+			}
+		}
+	} else {
+		r.NamesUnrecorded = p.resolverNote
+	}
+	if r.Observed.Network == nil {
+		r.Observed.Network = map[string]map[string]map[string]uint64{}
+	}
+	ts, ds := b.touches()
+	var file string
+	if files := p.profile.Files(); len(files) > 0 {
+		file = files[0]
+	}
+	for i, t := range ts {
+		d := ds[i]
+		if !t.Denied {
+			r.Observed.AddNetwork(t.Op, d, t.Program, t.Count)
+		}
+		if b.matcher == nil {
+			continue
+		}
+		if entries := baseline.GeneraliseNetwork(p.fileCtxOrNew(), []baseline.ObservedDestination{{Op: t.Op, Dest: d, Program: t.Program, Count: t.Count}}); len(entries) > 0 {
+			if c, l, _ := baseline.NetworkRisk(entries[0]); c != "" {
+				t.Risk, t.Level = c, l
+			}
+		}
+		r.NetworkViolations = append(r.NetworkViolations, NetworkViolation{NetworkTouch: t, Has: b.matcher.Explain(t.Op, d, t.Program), File: file})
+	}
+	r.UnverifiedNetwork = append(r.UnverifiedNetwork, b.unverifiedReasons()...)
+	b.mu.Lock()
+	notKept := b.notKept
+	b.mu.Unlock()
+	if b.learn {
+		r.addNotKept(NotKept{LearnedNetwork: notKept})
+	} else {
+		r.addNotKept(NotKept{NetworkViolations: notKept})
+	}
+}
+
+// riskDNSTunnel marks lookups in a pattern of DNS tunnelling.
+const riskDNSTunnel baseline.RiskClass = "dns-tunnel"
+
+// fileCtxOrNew is the run's placeholder values.
+func (p *runPlan) fileCtxOrNew() baseline.FileContext {
+	if p.fileCtx.Workspace == "" {
+		p.fileCtx = fileContext(p.agent, p.envBefore)
+	}
+	return p.fileCtx
+}
+
+// netExe names a notify caller's executable as audit does.
+func netExe(id kernel.TaskIdent) string { return kernel.ProgramPath(id.Exe) }
