@@ -89,6 +89,14 @@ func childOp(f []string) error {
 		return unix.Mkdir(f[1], 0o700)
 	case "connect", "bind", "udp":
 		return netOp(f[0], f[1])
+	case "exec-net":
+		// The op after an execve, where a domain's denials are logged:
+		// the test binary again, in the domain it inherits.
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), childEnv+"="+strings.Join(f[1:], " "),
+			childFlagsEnv+"="+strconv.FormatUint(uint64(noRestrict), 10))
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		return cmd.Run()
 	}
 	return fmt.Errorf("unknown op %q", f[0])
 }
