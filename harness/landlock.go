@@ -4,30 +4,68 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/landlock"
 )
 
-// prepareLandlock gives an enforce run whose baselines have a files
-// section a Landlock ruleset built from it (with the programs list's
-// executables and their interpreters): the kernel then refuses, with
-// EACCES, every file access outside it, on either backend and without
-// privilege. A glob Landlock cannot express exactly is granted on its
-// nearest directory (enforce is then wider than check, which stays the
-// gate); a kernel without Landlock leaves the files ungated in enforce,
+// prepareLandlock gives an enforce run a Landlock ruleset for the
+// sections its baselines gate: files (landlockPaths) and the network's
+// TCP ports (landlockNet). The kernel then refuses, with EACCES, what the
+// ruleset handles and does not allow, on either backend and without
+// privilege. A kernel without Landlock leaves them unrefused in enforce,
 // and the report says so. The ruleset is closed once the agent holds its
 // domain (s.undo).
 func (p *runPlan) prepareLandlock(s *started) error {
-	if p.mode != baseline.ModeEnforce || p.cfg.noFiles || !p.profile.FilesGated() {
+	if p.mode != baseline.ModeEnforce {
+		return nil
+	}
+	files := !p.cfg.noFiles && p.profile.FilesGated()
+	network := !p.cfg.noNetwork && p.profile.NetworkGated()
+	if !files && !network {
 		return nil
 	}
 	abi, err := landlock.ABI()
 	if err != nil {
-		p.weakened = append(p.weakened, fmt.Sprintf("enforce does not refuse files outside the baselines: %v", err))
+		if files {
+			p.weakened = append(p.weakened, fmt.Sprintf("enforce does not refuse files outside the baselines: %v", err))
+		}
+		if network {
+			p.weakenNetwork(err.Error())
+		}
 		return nil
 	}
+	var spec landlock.Spec
+	var sections []string
+	if files {
+		spec.Files, spec.Paths = true, p.landlockPaths()
+		sections = append(sections, "files")
+	}
+	if network {
+		spec.Net = p.landlockNet(abi)
+		if spec.Net.Handled != 0 {
+			sections = append(sections, "network")
+		}
+	}
+	if len(sections) == 0 {
+		return nil
+	}
+	rs, _, err := landlock.Build(abi, spec)
+	if err != nil {
+		return fmt.Errorf("enforce the %s %s with Landlock: %w", strings.Join(sections, " and "), plural(len(sections), "section", "sections"), err)
+	}
+	s.undo = append(s.undo, func() { _ = rs.Close() })
+	p.setup.Landlock = &kernel.LandlockSetup{FD: rs.FD(), Flags: uint32(landlock.LogFlags(abi))}
+	return nil
+}
+
+// landlockPaths turns the files section (with the programs list's
+// executables and their interpreters) into path rules. A glob Landlock
+// cannot express exactly is granted on its nearest directory: enforce is
+// then wider than check, which stays the gate, and the report says so.
+func (p *runPlan) landlockPaths() []landlock.PathRule {
 	// The placeholders' values ({runtime}) are the environment's.
 	p.awaitEnvironment()
 	ctx := fileContext(p.agent, p.envBefore)
@@ -64,16 +102,9 @@ func (p *runPlan) prepareLandlock(s *started) error {
 			break
 		}
 	}
-	rules = append(rules, landlock.ProgramRules(programs)...)
-	rs, _, err := landlock.NewRuleset(abi, rules)
-	if err != nil {
-		return fmt.Errorf("enforce the files section with Landlock: %w", err)
-	}
-	s.undo = append(s.undo, func() { _ = rs.Close() })
-	p.setup.Landlock = &kernel.LandlockSetup{FD: rs.FD(), Flags: uint32(landlock.LogFlags(abi))}
 	if len(widened) > 0 {
 		p.weakened = append(p.weakened, fmt.Sprintf("enforce grants %d files %s on a whole directory (Landlock cannot express it exactly; check gates them exactly)",
 			len(widened), plural(len(widened), "glob", "globs")))
 	}
-	return nil
+	return append(rules, landlock.ProgramRules(programs)...)
 }

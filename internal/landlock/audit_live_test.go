@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"testing"
@@ -116,6 +117,47 @@ func receive(t *testing.T, fd int) (uint16, []byte) {
 		if n > unix.NLMSG_HDRLEN {
 			typ := binary.NativeEndian.Uint16(buf[4:6])
 			return typ, bytes.TrimRight(append([]byte(nil), buf[unix.NLMSG_HDRLEN:n]...), "\x00\n")
+		}
+	}
+}
+
+// A refused TCP connect or bind after execve reaches audit with the
+// address and port the agent asked for, and ParseAccess reads them.
+func TestNetDenialAuditLive(t *testing.T) {
+	testutil.RequireAudit(t)
+	abi := requireABI(t, 7)
+	other := listenLoopback(t)
+	auditctltest.HoldExclusive(t)
+	if err := auditctltest.SetEnabled(true); err != nil {
+		t.Fatal(err)
+	}
+	sock := multicast(t)
+	rs, _, err := Build(abi, Spec{Net: NetRules{Handled: ConnectTCP | BindTCP}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rs.Close() })
+	connect, bind := "connect "+loopback(other), "bind "+loopback(other)
+	got := inChild(t, rs, LogFlags(abi), "exec-net "+connect, "exec-net "+bind)
+	expect(t, got, map[string]string{connect: "EACCES", bind: "EACCES"})
+	var denials []Denial
+	for len(denials) < 2 {
+		typ, data := receive(t, sock)
+		if typ != AuditAccess {
+			continue
+		}
+		t.Logf("%d %s", typ, data)
+		dn, err := ParseAccess(data)
+		if err != nil {
+			t.Fatalf("%v: %s", err, data)
+		}
+		denials = append(denials, dn)
+	}
+	addr := netip.MustParseAddr("127.0.0.1")
+	for i, blocker := range []string{"net.connect_tcp", "net.bind_tcp"} {
+		d := denials[i]
+		if len(d.Blockers) != 1 || d.Blockers[0] != blocker || d.Addr != addr || d.Port != other {
+			t.Errorf("denial %d: %+v, want %s of %s:%d", i, d, blocker, addr, other)
 		}
 	}
 }

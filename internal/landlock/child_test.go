@@ -3,6 +3,7 @@ package landlock
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"os/exec"
 	"runtime"
@@ -86,8 +87,41 @@ func childOp(f []string) error {
 		return unix.Unlink(f[1])
 	case "mkdir":
 		return unix.Mkdir(f[1], 0o700)
+	case "connect", "bind", "udp":
+		return netOp(f[0], f[1])
+	case "exec-net":
+		// The op after an execve, where a domain's denials are logged:
+		// the test binary again, in the domain it inherits.
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), childEnv+"="+strings.Join(f[1:], " "),
+			childFlagsEnv+"="+strconv.FormatUint(uint64(noRestrict), 10))
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		return cmd.Run()
 	}
 	return fmt.Errorf("unknown op %q", f[0])
+}
+
+// netOp connects or binds a TCP socket, or connects a UDP one, to an
+// IPv4 "addr:port".
+func netOp(op, hostPort string) error {
+	ap, err := netip.ParseAddrPort(hostPort)
+	if err != nil {
+		return err
+	}
+	typ := unix.SOCK_STREAM
+	if op == "udp" {
+		typ = unix.SOCK_DGRAM
+	}
+	fd, err := unix.Socket(unix.AF_INET, typ|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	sa := &unix.SockaddrInet4{Port: int(ap.Port()), Addr: ap.Addr().As4()}
+	if op == "bind" {
+		return unix.Bind(fd, sa)
+	}
+	return unix.Connect(fd, sa)
 }
 
 func errnoName(err error) string {

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 )
@@ -25,13 +26,19 @@ var ErrMalformed = errors.New("malformed landlock audit record")
 // restricted itself (the agent's first process). Path is the kernel's
 // resolved path (path=) or, for a removal or a new entry, the entry's
 // name (name=); it is data the agent chose: escape it before printing.
+// A TCP denial (net.connect_tcp, net.bind_tcp) has Addr and Port instead:
+// the destination of a connect (daddr=, dest=), the local address of a
+// bind (saddr=, src=); the kernel leaves out an unspecified address and
+// port 0.
 type Denial struct {
 	Serial   uint64
 	Domain   string   // hex id, shared with the DomainRecord
-	Blockers []string // e.g. fs.read_file, fs.make_reg, fs.refer
+	Blockers []string // e.g. fs.read_file, fs.make_reg, fs.refer, net.connect_tcp
 	Path     string
 	Dev      string
 	Ino      uint64
+	Addr     netip.Addr
+	Port     uint16
 }
 
 // DomainRecord is an AUDIT_LANDLOCK_DOMAIN record. Status "allocated"
@@ -71,6 +78,12 @@ func ParseAccess(data []byte) (Denial, error) {
 			d.Dev, err = untrusted(val, quoted)
 		case "ino":
 			d.Ino, err = strconv.ParseUint(string(val), 10, 64)
+		case "daddr", "saddr":
+			d.Addr, err = netip.ParseAddr(string(val))
+		case "dest", "src":
+			var n uint64
+			n, err = strconv.ParseUint(string(val), 10, 16)
+			d.Port = uint16(n)
 		}
 		return err
 	})

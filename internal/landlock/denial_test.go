@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"net/netip"
 	"os"
 	"reflect"
 	"strconv"
@@ -61,9 +62,16 @@ func TestParseAccessForms(t *testing.T) {
 		// A name with a space is hex; a removal names the entry.
 		`audit(1.2:8): domain=1 blockers=fs.remove_file name=6120622E747874 dev="vda" ino=3`: {Serial: 8,
 			Domain: "1", Blockers: []string{"fs.remove_file"}, Path: "a b.txt", Dev: "vda", Ino: 3},
-		// Fields of newer kernels are ignored.
+		// TCP: a connect's destination, a bind's local address.
 		`audit(1.2:9): domain=ff blockers=net.connect_tcp daddr=127.0.0.1 dest=443`: {Serial: 9,
-			Domain: "ff", Blockers: []string{"net.connect_tcp"}},
+			Domain: "ff", Blockers: []string{"net.connect_tcp"}, Addr: netip.MustParseAddr("127.0.0.1"), Port: 443},
+		`audit(1.2:10): domain=ff blockers=net.bind_tcp saddr=::1 src=8080`: {Serial: 10,
+			Domain: "ff", Blockers: []string{"net.bind_tcp"}, Addr: netip.MustParseAddr("::1"), Port: 8080},
+		`audit(1.2:11): domain=ff blockers=net.bind_tcp src=8080`: {Serial: 11,
+			Domain: "ff", Blockers: []string{"net.bind_tcp"}, Port: 8080},
+		// Fields of newer kernels are ignored.
+		`audit(1.2:12): domain=ff blockers=fs.read_file path="/x" quiet=1`: {Serial: 12,
+			Domain: "ff", Blockers: []string{"fs.read_file"}, Path: "/x"},
 	}
 	for line, want := range cases {
 		got, err := ParseAccess([]byte(line))
@@ -88,6 +96,8 @@ func TestParseMalformed(t *testing.T) {
 		`audit(1.2:3): domain=1 blockers=fs.read_file path=4`,
 		`audit(1.2:3): domain=1 blockers=fs.read_file ino=-1`,
 		`audit(1.2:3): domain=1 blockers`,
+		`audit(1.2:3): domain=1 blockers=net.connect_tcp daddr=1.2.3 dest=80`,
+		`audit(1.2:3): domain=1 blockers=net.connect_tcp daddr=1.2.3.4 dest=65536`,
 	} {
 		if _, err := ParseAccess([]byte(line)); !errors.Is(err, ErrMalformed) {
 			t.Errorf("ParseAccess(%q) = %v, want ErrMalformed", line, err)
@@ -102,6 +112,7 @@ func FuzzParseRecords(f *testing.F) {
 	f.Add([]byte(`audit(1795779504.999:23451809): domain=10e0620fc blockers=fs.read_file path="/tmp/x" dev="vda" ino=10232905`))
 	f.Add([]byte(`audit(1795779504.999:23451808): domain=10e0620fc status=allocated mode=enforcing pid=26412 uid=0 exe="/x" comm="c"`))
 	f.Add([]byte(`audit(1.2:8): domain=1 blockers=fs.remove_file name=6120622E747874 dev="vda" ino=3`))
+	f.Add([]byte(`audit(1795788642.991:42060411): domain=10e06316d blockers=net.connect_tcp daddr=127.0.0.1 dest=34227`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if d, err := ParseAccess(data); err == nil && (d.Domain == "" || len(d.Blockers) == 0) {
 			t.Fatalf("accepted without domain or blockers: %+v", d)

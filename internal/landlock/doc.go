@@ -1,13 +1,21 @@
 // Package landlock builds the Landlock ruleset that `sysgate enforce`
 // puts around an agent: the file-system half of a baseline's `files:`
-// and `programs:` sections, turned into path-beneath rules the kernel
-// enforces without root.
+// and `programs:` sections, turned into path-beneath rules, and the TCP
+// ports of its `network:` section, turned into port rules, both of which
+// the kernel enforces without root.
 //
 //   - abi.go: ABI, the kernel's Landlock ABI version, probed once;
 //   - access.go: which access rights sysgate handles per ABI and how a
 //     rule's read/write/exec/delete map onto them;
 //   - ruleset.go: NewRuleset, a ruleset descriptor built from PathRules,
 //     and RestrictSelf, the thread-scoped landlock_restrict_self;
+//   - net.go: Build, a ruleset from a Spec of path rules and TCP port
+//     rules (ABI 4), either part optional;
+//   - netrules.go: NetRulesFromEntries, the pure translation of the
+//     network section's connect and bind entries into port rules, with
+//     the places where enforce is wider than check and the rights it
+//     cannot handle (port "*" or "{port}"). UDP and Unix sockets are
+//     beyond Landlock's network rules;
 //   - globs.go: RulesFromGlobs, the pure translation of `files:` globs
 //     (placeholders already expanded) into PathRules, with the places
 //     where enforce is wider than check;
@@ -42,5 +50,6 @@
 //
 // Errors: ErrNotSupported (matched by *UnsupportedError) when the kernel
 // has no Landlock or it is disabled at boot: conclusive, enforce cannot
-// restrict files on this machine. Errors of single rules name the path.
+// restrict files on this machine; Build returns one too for port rules
+// on a kernel below ABI 4. Errors of single rules name the path or port.
 package landlock

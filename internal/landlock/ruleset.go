@@ -66,28 +66,13 @@ func (r *Ruleset) Close() error {
 // Adjustment. Pass a lower abi than ABI() to build what an older kernel
 // would enforce.
 func NewRuleset(abi int, rules []PathRule) (*Ruleset, []Adjustment, error) {
-	handled := HandledAccess(abi)
-	if handled == 0 {
-		return nil, nil, fmt.Errorf("landlock ruleset: ABI %d: %w", abi, unix.EINVAL)
-	}
-	attr := unix.LandlockRulesetAttr{Handled_access_fs: uint64(handled)}
-	// Only the first field: an ABI 1-3 kernel rejects a larger struct
-	// with non-zero tails, and sysgate handles no network rights here.
-	fd, _, errno := unix.Syscall(unix.SYS_LANDLOCK_CREATE_RULESET,
-		uintptr(unsafe.Pointer(&attr)), unsafe.Sizeof(attr.Handled_access_fs), 0)
-	if errno != 0 {
-		return nil, nil, os.NewSyscallError("landlock_create_ruleset", errno)
-	}
-	rs := &Ruleset{fd: int(fd), abi: abi}
-	var adjusted []Adjustment
-	for _, r := range rules {
-		adj, err := rs.add(handled, r)
-		if err != nil {
-			return nil, nil, errors.Join(fmt.Errorf("landlock rule %s: %w", r.Path, err), rs.Close())
-		}
-		adjusted = append(adjusted, adj...)
-	}
-	return rs, adjusted, nil
+	return Build(abi, Spec{Files: true, Paths: rules})
+}
+
+// closeWith closes a ruleset that failed half-way and returns err with
+// the close's error, if any.
+func closeWith(rs *Ruleset, err error) error {
+	return errors.Join(err, rs.Close())
 }
 
 func (rs *Ruleset) add(handled Access, r PathRule) ([]Adjustment, error) {
