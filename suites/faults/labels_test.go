@@ -19,6 +19,11 @@ var (
 	// the records of the suite's sysgate binary. Serial: every other spec
 	// of the suite runs that binary.
 	GlobalAuditRule = []any{Label("global-audit-rule"), Serial}
+	// MachineAddress: the spec puts an address on the machine's lo for
+	// its duration (network_test.go: the metadata service's, so a connect
+	// to it stays on the machine). Serial: while it is there, every
+	// process of the machine that asks that address reaches the spec.
+	MachineAddress = []any{Label("machine-address"), Serial}
 	// Loss: audit records go missing on the way to sysgate.
 	Loss = Label("loss")
 	// Escape: the agent tries to get a syscall past the gate.

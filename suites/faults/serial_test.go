@@ -13,8 +13,9 @@ import (
 
 // TestKernelSpecsAreSerial loads the suite's spec tree (this test binary,
 // again, under --dry-run: no node runs, no root needed) and checks that
-// every spec labelled as taking the whole kernel is Serial, and that there
-// are such specs, so ginkgo -p never runs one beside another spec.
+// every spec labelled as taking the whole kernel (or an address of the
+// machine's) is Serial, and that there are such specs, so ginkgo -p never
+// runs one beside another spec.
 func TestKernelSpecsAreSerial(t *testing.T) {
 	if os.Getenv("SYSGATE_FAULTS_DRY_RUN") != "" {
 		t.Skip("inside the dry run")
@@ -40,7 +41,7 @@ func TestKernelSpecsAreSerial(t *testing.T) {
 			if spec.LeafNodeType != types.NodeTypeIt {
 				continue
 			}
-			for _, label := range []string{"exclusive-kernel", "global-audit-rule"} {
+			for _, label := range []string{"exclusive-kernel", "global-audit-rule", "machine-address"} {
 				if slices.Contains(spec.Labels(), label) {
 					serial[label] = true
 					if !spec.IsSerial {
@@ -50,7 +51,7 @@ func TestKernelSpecsAreSerial(t *testing.T) {
 			}
 		}
 	}
-	for _, label := range []string{"exclusive-kernel", "global-audit-rule"} {
+	for _, label := range []string{"exclusive-kernel", "global-audit-rule", "machine-address"} {
 		if !serial[label] {
 			t.Errorf("no spec labelled %s in the dry run", label)
 		}

@@ -33,6 +33,7 @@ type paths struct {
 	MagicLink  string
 	StopParent string // testdata/stopparent.c, static
 	FileTouch  string // testdata/filetouch.c, static (files_test.go)
+	NetConnect string // testdata/netconnect.c, static (network_test.go)
 }
 
 var bin paths
@@ -63,6 +64,9 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	p.FileTouch = filepath.Join(dir, "filetouch")
 	out, err = exec.Command("gcc", "-static", "-O1", "-pthread", "-o", p.FileTouch, "testdata/filetouch.c").CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "gcc -static filetouch.c: %s", out)
+	p.NetConnect = filepath.Join(dir, "netconnect")
+	out, err = exec.Command("gcc", "-static", "-O1", "-pthread", "-o", p.NetConnect, "testdata/netconnect.c").CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "gcc -static netconnect.c: %s", out)
 	data, err := json.Marshal(p)
 	Expect(err).NotTo(HaveOccurred())
 	return data
