@@ -208,3 +208,26 @@ func TestWidenNetwork(t *testing.T) {
 		t.Errorf("a blind base allows everything: %+v", got)
 	}
 }
+
+// An observation that watched the network and saw nothing says so
+// through JSON: a record run then writes an empty section, which gates.
+func TestObservationKeepsEmptyNetwork(t *testing.T) {
+	o := NewObservation("a")
+	o.Network = map[string]map[string]map[string]uint64{}
+	o.Files = map[string]map[string]uint64{}
+	b, err := json.Marshal(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeObservation(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.ObservesNetwork() || !back.ObservesFiles() {
+		t.Errorf("%s: an empty network or files observation was lost", b)
+	}
+	b, _ = json.Marshal(NewObservation("a"))
+	if strings.Contains(string(b), "network") || strings.Contains(string(b), "files") {
+		t.Errorf("%s: an observation that watched neither claims one", b)
+	}
+}

@@ -197,12 +197,24 @@ func mergeAgents(a, b string, allowMixed bool) (string, error) {
 }
 
 // MarshalJSON writes "syscalls" as {} rather than null for an empty
-// observation, so readers in other languages need no special case.
+// observation, so readers in other languages need no special case, and
+// keeps an empty "files" or "network": a run that watched them and saw
+// nothing says so (a record writes an empty section, which gates).
 func (o *Observation) MarshalJSON() ([]byte, error) {
 	type plain Observation
-	c := plain(*o)
+	c := struct {
+		plain
+		Files   *map[string]map[string]uint64            `json:"files,omitempty"`
+		Network *map[string]map[string]map[string]uint64 `json:"network,omitempty"`
+	}{plain: plain(*o)}
 	if c.Syscalls == nil {
 		c.Syscalls = map[scmp.Arch]map[string]uint64{}
+	}
+	if o.Files != nil {
+		c.Files = &o.Files
+	}
+	if o.Network != nil {
+		c.Network = &o.Network
 	}
 	return json.Marshal(c)
 }

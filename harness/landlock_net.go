@@ -32,6 +32,12 @@ func (p *runPlan) landlockNet(abi int) landlock.NetRules {
 		return landlock.NetRules{}
 	}
 	nr := landlock.NetRulesFromEntries(landlockNetEntries(p.profile.NetworkEntries()))
+	if p.resolver != nil && nr.Handled&landlock.ConnectTCP != 0 {
+		// The run's forwarder, which a resolver reaches over TCP when an
+		// answer is truncated: port 53 to every address, as Landlock has
+		// it (a lookup elsewhere is still reported).
+		nr.Ports = append(nr.Ports, landlock.PortRule{Port: 53, Access: landlock.ConnectTCP})
+	}
 	if !p.notify {
 		p.weakened = append(p.weakened, netEnforceNote(nr))
 	}

@@ -244,7 +244,12 @@ func (r *Result) addNetwork(b *netBook, p *runPlan) {
 	for i, t := range ts {
 		d := ds[i]
 		if !t.Denied {
-			r.Observed.AddNetwork(t.Op, d, t.Program, t.Count)
+			// A Unix socket's path by placeholder, as files are kept.
+			kept := d
+			if kept.Unix != "" && !strings.HasPrefix(kept.Unix, "@") {
+				kept.Unix = p.fileCtxOrNew().Abstract(kept.Unix)
+			}
+			r.Observed.AddNetwork(t.Op, kept, t.Program, t.Count)
 		}
 		if b.matcher == nil {
 			continue

@@ -67,7 +67,7 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 	})
 
 	It("stays within its baseline asking a local service over a Unix socket", func(ctx SpecContext) {
-		result := gate.Run(ctx, scenario(workspace, "ipc", "--connect", gate.UnixLoopback(page)))
+		result := gate.Run(ctx, scenario(workspace, "ipc", "--connect", gate.UnixLoopback(workspace, page)))
 		Expect(result).To(gatetest.StayWithinBaseline())
 	})
 

@@ -30,11 +30,12 @@ func Loopback(body string) string {
 	return srv.Listener.Addr().String()
 }
 
-// UnixLoopback serves body over HTTP on a Unix socket in the spec's
-// temporary directory and returns the socket's path.
-func UnixLoopback(body string) string {
+// UnixLoopback serves body over HTTP on a Unix socket in dir (the
+// agent's workspace: a baseline names it {workspace}/service.sock) and
+// returns the socket's path.
+func UnixLoopback(dir, body string) string {
 	GinkgoHelper()
-	path := filepath.Join(AgentTempDir(), "service.sock")
+	path := filepath.Join(dir, "service.sock")
 	l, err := net.Listen("unix", path)
 	Expect(err).NotTo(HaveOccurred())
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
