@@ -250,3 +250,23 @@ func TestPRBodyNetworkChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestWideningNamesFilesAndNetwork: a pull request that adds a files or
+// network entry, or drops the network section, says which.
+func TestWideningNamesFilesAndNetwork(t *testing.T) {
+	w := &Widening{Base: "abc123", Entries: []baseline.Widened{
+		{Kind: baseline.WidenFile, Path: "{home}/.ssh/id_rsa: read", File: "b.yaml", Line: 4},
+		{Kind: baseline.WidenNetwork, Path: "connect 169.254.169.254:80", Risk: baseline.RiskMetadata, Level: baseline.LevelHigh,
+			RiskReason: "the cloud's instance-metadata service hands out the machine's credentials", File: "b.yaml", Line: 9},
+		{Kind: baseline.WidenUngated, Reason: "the network section is gone: every destination is allowed", File: "base.yaml"},
+	}}
+	var b bytes.Buffer
+	w.WriteText(&b)
+	for _, want := range []string{"  b.yaml:4: file {home}/.ssh/id_rsa: read\n",
+		"  b.yaml:9: network connect 169.254.169.254:80 [risky: cloud-metadata, high: the cloud's instance-metadata service hands out the machine's credentials]\n",
+		"  base.yaml: network no longer gated; reason: the network section is gone: every destination is allowed\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("want %q in\n%s", want, b.String())
+		}
+	}
+}
