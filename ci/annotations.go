@@ -76,6 +76,7 @@ func (r *Report) Annotations() []Annotation {
 	gate, learned := r.splitRecorded()
 	out := capped(programAnnotations(gate.programRows()), "error", "programs outside the baselines")
 	out = append(out, capped(gate.fileAnnotations(), "error", "file accesses outside the baselines")...)
+	out = append(out, capped(gate.networkAnnotations(), "error", "destinations outside the baselines")...)
 	out = append(out, newSyscallAnnotations(gate.newRows(), max(1, MaxAnnotations-len(out)))...)
 	out = append(out, capped(learned, "notice", "recorded runs")...)
 	for _, w := range r.weakenedRuns() {

@@ -41,11 +41,13 @@ syscalls:
 `
 
 // prObservation is a shard's observation of demo: getpid is gone, write
-// and (risky) mount are new.
+// and (risky) mount are new; its files and destinations give the file
+// the files and network sections that validate --strict asks for.
 const prObservation = `{"agent": "demo", "runs": 1,
  "syscalls": {"x86_64": {"close": 1, "execve": 1, "exit_group": 1, "read": 2, "write": 1, "mount": 1}},
  "programs": {"/usr/bin/true": 1},
- "files": {"read": {"/etc/ld.so.cache": 1}, "exec": {"/usr/bin/true": 1}}}`
+ "files": {"read": {"/etc/ld.so.cache": 1}, "exec": {"/usr/bin/true": 1}},
+ "network": {"connect": {"127.0.0.1:8080": {"/usr/bin/true": 1}}}}`
 
 const fakeGH = `#!/usr/bin/env bash
 # gh for tests: log the call, keep the body, answer pr list from $GH_STATE/open.

@@ -7,7 +7,8 @@ import (
 
 // WriteGitHubOutput appends the gate's step outputs in the format of
 // GitHub's $GITHUB_OUTPUT file (--github-output): verdict=<verdict> and
-// violations=<n> and drift=true|false (Drifted), the syscalls and programs outside the baselines in the runs that
+// violations=<n> and drift=true|false (Drifted), the syscalls, programs,
+// file accesses and destinations outside the baselines in the runs that
 // failed on them (a record run's new syscalls, and a bite a passing spec
 // expected, are not violations). The caller opens the file; values never
 // hold a newline, so no delimiter syntax is needed.
@@ -15,7 +16,7 @@ func (r *Report) WriteGitHubOutput(w io.Writer) error {
 	n := 0
 	for _, run := range r.gateRuns() {
 		if run.Outcome() == VerdictViolation {
-			n += len(run.Violations) + len(run.ProgramViolations) + len(run.FileViolations)
+			n += len(run.Violations) + len(run.ProgramViolations) + len(run.FileViolations) + len(run.NetworkViolations)
 		}
 	}
 	_, err := fmt.Fprintf(w, "verdict=%s\nviolations=%d\ndrift=%t\n", r.Verdict(), n, r.Drifted())

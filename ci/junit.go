@@ -90,7 +90,7 @@ func junitMessage(run Run) string {
 	switch run.Outcome() {
 	case VerdictViolation:
 		var found []string
-		if len(run.Violations) > 0 || (len(run.ProgramViolations) == 0 && len(run.FileViolations) == 0) {
+		if len(run.Violations) > 0 || len(run.ProgramViolations)+len(run.FileViolations)+len(run.NetworkViolations) == 0 {
 			found = append(found, Count(len(run.Violations), "syscall", "syscalls"))
 		}
 		if len(run.ProgramViolations) > 0 {
@@ -98,6 +98,9 @@ func junitMessage(run Run) string {
 		}
 		if len(run.FileViolations) > 0 {
 			found = append(found, Count(len(run.FileViolations), "file access", "file accesses"))
+		}
+		if len(run.NetworkViolations) > 0 {
+			found = append(found, Count(len(run.NetworkViolations), "destination", "destinations"))
 		}
 		msg := fmt.Sprintf("%s: %s outside the baseline", run.Agent, strings.Join(found, " and "))
 		if n := mismatches(run.ProgramViolations); n > 0 {

@@ -32,6 +32,7 @@ func (u *Update) WritePRBody(w io.Writer, opts PRBodyOptions) error {
 	b.WriteString("## sysgate baseline update\n\n")
 	u.writePRSummary(&b, opts.RunURL)
 	u.writeRiskyAdditions(&b)
+	u.writeRiskyNetwork(&b)
 	u.writeFileChanges(&b)
 	u.writeSkipped(&b)
 	u.writeReproduce(&b, opts)
@@ -126,6 +127,7 @@ func (u *Update) writeFileChanges(b *strings.Builder) {
 			writeNewClasses(b, f)
 			writeProgramChanges(b, f)
 			writeFilesChanges(b, f)
+			writeNetworkChanges(b, f)
 		}
 	}
 }

@@ -14,12 +14,15 @@ import (
 // sarifInformationURI is where code scanning links the tool's name.
 const sarifInformationURI = "https://github.com/sysgate/sysgate"
 
-// WriteSARIF renders the report's new syscalls and programs as a SARIF
-// 2.1.0 log for GitHub code scanning (check --format sarif, report
-// sarif): a rule per syscall, with its risk class, and one per program
-// risk class (program/shell, program/unlisted, program/mismatch, ...); a
-// result per new syscall of each agent and arch and per program of each
-// agent, located at the baseline line where it would be added.
+// WriteSARIF renders the report's new syscalls, programs, files and
+// destinations as a SARIF 2.1.0 log for GitHub code scanning (check
+// --format sarif, report sarif): a rule per syscall, with its risk class,
+// one per program risk class (program/shell, program/unlisted,
+// program/mismatch, ...), per file access (file/read,
+// file/sensitive-read, ...) and per network call (network/connect,
+// network/connect-cloud-metadata, ...); a result per new syscall of each
+// agent and arch and per program, file access and destination of each
+// agent, located at the baseline (line) where it would be added.
 // Inconclusive runs and failed specs are not findings in a file: the
 // annotations and the summary report them.
 func (r *Report) WriteSARIF(w io.Writer) error {
@@ -66,6 +69,7 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 			addSARIFResult(run, id, fmt.Sprintf("%s: %s. %s", gr.Agent, fileViolationLine(v), fileFix(v)), r.baselinePath(gr, v.File), v.Line)
 		}
 	}
+	r.addSARIFNetwork(run)
 	if backends := r.backends(); len(backends) > 0 {
 		// Which backend saw the syscalls, for whoever reads the log.
 		run.PropertyBag = *sarif.NewPropertyBag()

@@ -221,6 +221,7 @@ func (r *Report) WriteSummary(w io.Writer) error {
 	r.writeNewSyscalls(&b)
 	r.writeProgramSummary(&b)
 	r.writeFileSummary(&b)
+	r.writeNetworkSummary(&b)
 	r.writeInconclusiveRuns(&b)
 	r.writeStaleSections(&b)
 	r.writeLeaks(&b)

@@ -129,7 +129,7 @@ func (r *Report) writeLeaks(b *strings.Builder) {
 // what they do on purpose.
 func (r *Report) writeCaughtOnPurpose(b *strings.Builder) {
 	if expected := r.expectedRuns(); len(expected) > 0 {
-		b.WriteString("### Caught on purpose\n\nSpecs that make a syscall or run a program outside the baseline on purpose and pass because the gate caught it.\n\n")
+		b.WriteString("### Caught on purpose\n\nSpecs that make a syscall, run a program, touch a file or reach a destination outside the baseline on purpose and pass because the gate caught it.\n\n")
 		b.WriteString("| Agent | Arch | Spec | Caught |\n|---|---|---|---|\n")
 		for _, run := range expected {
 			var names []string
@@ -141,6 +141,9 @@ func (r *Report) writeCaughtOnPurpose(b *strings.Builder) {
 			}
 			for _, v := range run.FileViolations {
 				names = append(names, v.Op.String()+" "+code(v.Path))
+			}
+			for _, v := range run.NetworkViolations {
+				names = append(names, v.Op.String()+" "+code(v.Dest))
 			}
 			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(run.Agent), cell(orDash(run.arch())), cell(orDash(run.Spec)), orDash(strings.Join(names, ", ")))
 		}

@@ -15,8 +15,8 @@ import (
 
 // WriteText renders one run for a terminal (sysgate check, enforce and
 // record): the verdict, a table of the syscalls outside the baseline, the
-// programs outside it, the leaked processes and how the agent ended,
-// coloured by p.
+// programs, files and destinations outside it, the names the run looked
+// up, the leaked processes and how the agent ended, coloured by p.
 func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	var b strings.Builder
 	verdict := strings.ToUpper(string(r.Verdict))
@@ -67,17 +67,7 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	if r.Incremental {
 		b.WriteString("  incremental: the baselines ran allowed in the kernel and only what they lack was logged; stale entries not checked (a full record finds them)\n")
 	}
-	if r.Mode == baseline.ModeRecord && r.Observed != nil {
-		for _, arch := range r.Observed.Arches() {
-			fmt.Fprintf(&b, "  observed %s: %s\n", arch, Count(len(r.Observed.Names(arch)), "distinct syscall", "distinct syscalls"))
-		}
-		if len(r.Programs) > 0 {
-			fmt.Fprintf(&b, "  observed %s\n", Count(len(r.Programs), "program", "programs"))
-		}
-		if n := len(r.Observed.FileList()); n > 0 {
-			fmt.Fprintf(&b, "  observed %s\n", Count(n, "file access", "file accesses"))
-		}
-	}
+	writeObserved(&b, r)
 	// A record run's syscalls beyond its bases are what it writes: the
 	// record summary (WriteRecorded) lists them.
 	if note := r.DriftNote(); note != "" && r.ArchHint() == "" {
@@ -94,6 +84,10 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	if len(r.FileViolations) > 0 {
 		writeFileViolations(&b, r.FileViolations, p)
 	}
+	if len(r.NetworkViolations) > 0 {
+		writeNetworkViolations(&b, r.NetworkViolations, p)
+	}
+	writeNames(&b, r.Names)
 	writeRefused(&b, r)
 	if r.UnknownABI > 0 {
 		fmt.Fprintf(&b, "  %s of an ABI sysgate cannot name\n", Count(r.UnknownABI, "syscall", "syscalls"))
@@ -109,6 +103,26 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeObserved counts what a record run learnt: syscalls per arch,
+// programs, file accesses and destinations.
+func writeObserved(b *strings.Builder, r *harness.Result) {
+	if r.Mode != baseline.ModeRecord || r.Observed == nil {
+		return
+	}
+	for _, arch := range r.Observed.Arches() {
+		fmt.Fprintf(b, "  observed %s: %s\n", arch, Count(len(r.Observed.Names(arch)), "distinct syscall", "distinct syscalls"))
+	}
+	if len(r.Programs) > 0 {
+		fmt.Fprintf(b, "  observed %s\n", Count(len(r.Programs), "program", "programs"))
+	}
+	if n := len(r.Observed.FileList()); n > 0 {
+		fmt.Fprintf(b, "  observed %s\n", Count(n, "file access", "file accesses"))
+	}
+	if n := len(r.Observed.NetworkList()); n > 0 {
+		fmt.Fprintf(b, "  observed %s\n", Count(n, "destination", "destinations"))
+	}
 }
 
 // shownPrograms are the program violations the text shows, mismatches

@@ -64,11 +64,16 @@ type FileUpdate struct {
 	// AddedFiles are the files entries the update writes (generalised
 	// globs, sensitive paths literally); RemovedFiles the entries it drops.
 	AddedFiles, RemovedFiles []baseline.FileFinding
+	// AddedNetwork are the network entries the update writes (Dest the
+	// pattern, Program its by:; risky ones with the placeholder reason);
+	// RemovedNetwork the entries it drops.
+	AddedNetwork, RemovedNetwork []baseline.NetworkFinding
 }
 
 // Changed reports whether the file changes.
 func (u *FileUpdate) Changed() bool {
-	return len(u.Added)+len(u.Removed)+len(u.AddedPrograms)+len(u.RemovedPrograms)+len(u.AddedFiles)+len(u.RemovedFiles) > 0
+	return len(u.Added)+len(u.Removed)+len(u.AddedPrograms)+len(u.RemovedPrograms)+len(u.AddedFiles)+len(u.RemovedFiles)+
+		len(u.AddedNetwork)+len(u.RemovedNetwork) > 0
 }
 
 // Update is a baseline update: every file's change, runtime bases first.
@@ -160,13 +165,19 @@ func PlanUpdate(obs map[string]*baseline.Observation, opts UpdateOptions) (*Upda
 		}
 		fu := FileUpdate{Agent: agent, File: repoPath(opts.Root, "", f.path), RuntimeBase: f.base, Runs: o.Runs,
 			Added: res.Added, Removed: res.Removed, Skipped: res.Skipped, HadClasses: hadClasses(before[agent], res.Added),
-			AddedPrograms: addedPrograms, RemovedPrograms: removedPrograms, AddedFiles: res.AddedFiles, RemovedFiles: res.RemovedFiles}
+			AddedPrograms: addedPrograms, RemovedPrograms: removedPrograms, AddedFiles: res.AddedFiles, RemovedFiles: res.RemovedFiles,
+			AddedNetwork: res.AddedNetwork, RemovedNetwork: res.RemovedNetwork}
 		for _, list := range [][]baseline.Finding{fu.Added, fu.Removed, fu.Skipped} {
 			for i := range list {
 				list[i].File = fu.File
 			}
 		}
 		for _, list := range [][]baseline.ProgramFinding{fu.AddedPrograms, fu.RemovedPrograms} {
+			for i := range list {
+				list[i].File = fu.File
+			}
+		}
+		for _, list := range [][]baseline.NetworkFinding{fu.AddedNetwork, fu.RemovedNetwork} {
 			for i := range list {
 				list[i].File = fu.File
 			}

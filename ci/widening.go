@@ -53,10 +53,25 @@ func (w *Widening) entryText(e baseline.Widened) string {
 		}
 	case baseline.WidenPin:
 		b.WriteString("program " + term(e.Program) + ": its content pins allow more")
+	case baseline.WidenFile:
+		b.WriteString("file " + term(e.Path))
+	case baseline.WidenNetwork:
+		b.WriteString("network " + term(e.Path))
 	case baseline.WidenUngated:
-		b.WriteString("programs no longer gated")
+		b.WriteString(ungatedSection(e) + " no longer gated")
 	}
 	return b.String()
+}
+
+// ungatedSection names the section a dropped gate was: baseline.Widen
+// says which only in its reason ("the files section is gone: ...").
+func ungatedSection(e baseline.Widened) string {
+	for _, s := range []string{"files", "network"} {
+		if strings.HasPrefix(e.Reason, "the "+s+" section") {
+			return s
+		}
+	}
+	return "programs"
 }
 
 func (w *Widening) riskText(e baseline.Widened) string {

@@ -335,8 +335,9 @@ func (r *Result) Summary() string {
 
 // WeakenedBanner says how this run's gate was weaker than sysgate's
 // default, for every report; "" when it was not: capabilities the agent
-// kept (--keep-cap), no PID namespace of its own, or fences a run without
-// root went without (Weakened).
+// kept (--keep-cap), no PID namespace of its own, fences a run without
+// root went without (Weakened), or no record of the names it looked up
+// (NamesUnrecorded).
 func (r *Result) WeakenedBanner() string {
 	var parts []string
 	if len(r.KeptCapabilities) > 0 {
@@ -348,6 +349,10 @@ func (r *Result) WeakenedBanner() string {
 			"; the agent could see and signal processes outside its run, read the environment and memory of those of its uid (its caller's among them, with any credentials in it), and one that left its process group could outrun the kill at the end")
 	}
 	parts = append(parts, r.Weakened...)
+	if r.NamesUnrecorded != "" {
+		parts = append(parts, "names not recorded: "+r.NamesUnrecorded+
+			"; destinations read as addresses, so an entry by name does not match them")
+	}
 	if note := r.NotKept.Note(); note != "" {
 		parts = append(parts, note)
 	}

@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register("baseline diff", "show syscalls (per arch) and programs added and removed between two baselines or observations", (*Command).runBaselineDiff)
+	register("baseline diff", "show syscalls (per arch), programs, files and destinations added and removed between two baselines or observations", (*Command).runBaselineDiff)
 }
 
 // syscallSet is one side of a diff: a baseline's effective allow-list or
@@ -38,6 +38,10 @@ type syscallSet struct {
 	// something about files.
 	files    []fileChange
 	hasFiles bool
+	// network: a baseline's network entries or an observation's
+	// destinations; hasNetwork: the side says something about them.
+	network    []netChange
+	hasNetwork bool
 }
 
 type setChange struct {
@@ -83,6 +87,7 @@ func (c *Command) runBaselineDiff(args []string) int {
 	changes := diffSets(sides[0], sides[1])
 	programs, showPrograms := diffPrograms(sides[0], sides[1])
 	files, showFiles := diffFiles(sides[0], sides[1])
+	network, showNetwork := diffNetwork(sides[0], sides[1])
 	if *format == "markdown" {
 		writeDiffMarkdown(c.Stdout, sides[0].name, sides[1].name, changes)
 		if showPrograms {
@@ -91,11 +96,15 @@ func (c *Command) runBaselineDiff(args []string) int {
 		if showFiles {
 			writeFilesMarkdown(c.Stdout, files)
 		}
+		if showNetwork {
+			writeNetworkMarkdown(c.Stdout, network)
+		}
 		return ExitOK
 	}
 	writeDiffText(c.Stdout, changes)
 	writeProgramsText(c.Stdout, programs)
 	writeFilesText(c.Stdout, files)
+	writeNetworkText(c.Stdout, network)
 	added, removed := countChanges(changes)
 	summary := fmt.Sprintf("%d new, %d removed", added, removed)
 	if showPrograms {
@@ -105,6 +114,10 @@ func (c *Command) runBaselineDiff(args []string) int {
 	if showFiles {
 		added, removed = countChanges(files)
 		summary += fmt.Sprintf("; files: %d new, %d removed", added, removed)
+	}
+	if showNetwork {
+		added, removed = countChanges(network)
+		summary += fmt.Sprintf("; network: %d new, %d removed", added, removed)
 	}
 	fmt.Fprintln(c.Stdout, summary)
 	return ExitOK
@@ -130,6 +143,7 @@ func loadSyscallSet(path string) (*syscallSet, error) {
 			s.files = append(s.files, fileChange{op: f.Op, path: f.Path})
 		}
 		s.hasFiles = o.ObservesFiles()
+		s.network, s.hasNetwork = networkOfObservation(o), o.ObservesNetwork()
 		return s, nil
 	}
 	p, err := baseline.LoadStackFor(harness.HostSelector(os.Environ()), path)
@@ -148,6 +162,7 @@ func loadSyscallSet(path string) (*syscallSet, error) {
 		s.files = append(s.files, fileChange{op: e.Op, path: e.Pattern})
 	}
 	s.hasFiles = p.FilesGated()
+	s.network, s.hasNetwork = networkOfProfile(p), p.NetworkGated()
 	return s, nil
 }
 

@@ -24,6 +24,7 @@ func TestBaselineValidate(t *testing.T) {
 	// Entries without a sha256 match by path, as before pins: a warning
 	// that --strict lets pass.
 	unpinned := td + "programs.yaml: warning: files are not gated: no file of this stack has a files section; record with --merge to add one [file-blind]\n" +
+		td + "programs.yaml: warning: destinations are not gated: no file of this stack has a network section; record with --merge to add one [net-blind]\n" +
 		td + "programs.yaml:8: warning: 3 program entries have no sha256 and match by path alone (the first here); record again to pin them [unpinned]\n"
 	if code, out, errOut := run(t, "baseline", "validate", td+"programs.yaml"); code != ExitOK || out != unpinned || errOut != "" {
 		t.Errorf("good file: code %d out %q err %q", code, out, errOut)
@@ -60,10 +61,11 @@ func TestBaselineValidate(t *testing.T) {
 func TestBaselineValidateProgramBlind(t *testing.T) {
 	code, out, errOut := run(t, "baseline", "validate", td+"agent.yaml", td+"base.yaml")
 	fileBlind := ": warning: files are not gated: no file of this stack has a files section; record with --merge to add one [file-blind]\n"
+	netBlind := ": warning: destinations are not gated: no file of this stack has a network section; record with --merge to add one [net-blind]\n"
 	want := td + "agent.yaml: warning: programs are not gated: no file of this stack has a programs section; record with --merge to add one [program-blind]\n" +
-		td + "agent.yaml" + fileBlind +
+		td + "agent.yaml" + fileBlind + td + "agent.yaml" + netBlind +
 		td + "base.yaml: warning: programs are not gated: no file of this stack has a programs section; record with --merge to add one [program-blind]\n" +
-		td + "base.yaml" + fileBlind
+		td + "base.yaml" + fileBlind + td + "base.yaml" + netBlind
 	if code != ExitOK || out != want || errOut != "" {
 		t.Errorf("program-blind stacks: code %d out\n%s\nerr %q", code, out, errOut)
 	}
@@ -75,13 +77,23 @@ func TestBaselineValidateProgramBlind(t *testing.T) {
 	if code, out, _ := run(t, "baseline", "validate", "--strict", td+"programs.yaml"); code != ExitUsage || strings.Contains(out, "[program-blind]") || !strings.Contains(out, "[file-blind]") {
 		t.Errorf("--strict, programs gated, files not: code %d\n%s", code, out)
 	}
-	// A programs (files) section in a base gates the agent's stack too,
-	// even an empty one.
+	// A programs (files, network) section in a base gates the agent's
+	// stack too, even an empty one.
 	dir := t.TempDir()
-	writeTestFile(t, filepath.Join(dir, "base.yaml"), "version: 1\nprograms: []\nfiles: {}\n")
+	writeTestFile(t, filepath.Join(dir, "base.yaml"), "version: 1\nprograms: []\nfiles: {}\nnetwork: {}\n")
 	writeTestFile(t, filepath.Join(dir, "a.yaml"), "version: 1\nagent: a\nextends: [base.yaml]\nsyscalls:\n  x86_64: [read]\n")
 	if code, out, _ := run(t, "baseline", "validate", "--strict", filepath.Join(dir, "a.yaml")); code != ExitOK || out != "" {
-		t.Errorf("programs and files gated by the base: code %d out %q", code, out)
+		t.Errorf("programs, files and network gated by the base: code %d out %q", code, out)
+	}
+	// Gated for programs and files, blind for destinations: --strict
+	// fails on the network alone, as on files.
+	writeTestFile(t, filepath.Join(dir, "nonet.yaml"), "version: 1\nagent: a\nprograms: []\nfiles: {}\nsyscalls:\n  x86_64: [read]\n")
+	code, out, _ = run(t, "baseline", "validate", "--strict", filepath.Join(dir, "nonet.yaml"))
+	if code != ExitUsage || out != filepath.Join(dir, "nonet.yaml")+netBlind {
+		t.Errorf("--strict, network not gated: code %d out %q", code, out)
+	}
+	if code, _, _ := run(t, "baseline", "validate", filepath.Join(dir, "nonet.yaml")); code != ExitOK {
+		t.Errorf("net-blind without --strict: code %d, want a warning only", code)
 	}
 }
 
@@ -96,7 +108,7 @@ func TestBaselineValidateProgramWritable(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := strings.Repeat("a", 64)
-	writeTestFile(t, filepath.Join(dir, "a.yaml"), "version: 1\nagent: a\nprograms:\n  - path: ./tool.sh\n    sha256: "+sum+"\nfiles: {}\nsyscalls:\n  x86_64: [read]\n")
+	writeTestFile(t, filepath.Join(dir, "a.yaml"), "version: 1\nagent: a\nprograms:\n  - path: ./tool.sh\n    sha256: "+sum+"\nfiles: {}\nnetwork: {}\nsyscalls:\n  x86_64: [read]\n")
 	code, out, _ := run(t, "baseline", "validate", filepath.Join(dir, "a.yaml"))
 	// Who can write it depends on who runs the test (root or not).
 	want := filepath.Join(dir, "a.yaml") + ":4: warning: program ./tool.sh (" + tool + ") can be replaced by the agent: the file is writable by "
@@ -109,7 +121,7 @@ func TestBaselineValidateProgramWritable(t *testing.T) {
 		t.Errorf("--strict, pinned: code %d, want %d", code, ExitOK)
 	}
 	// Unpinned, nothing stops the agent replacing it: --strict fails.
-	writeTestFile(t, filepath.Join(dir, "b.yaml"), "version: 1\nagent: b\nprograms:\n  - ./tool.sh\nfiles: {}\nsyscalls:\n  x86_64: [read]\n")
+	writeTestFile(t, filepath.Join(dir, "b.yaml"), "version: 1\nagent: b\nprograms:\n  - ./tool.sh\nfiles: {}\nnetwork: {}\nsyscalls:\n  x86_64: [read]\n")
 	if code, out, _ := run(t, "baseline", "validate", "--strict", filepath.Join(dir, "b.yaml")); code != ExitUsage || !strings.Contains(out, "nothing pins its content") {
 		t.Errorf("--strict, unpinned: code %d, want %d\n%s", code, ExitUsage, out)
 	}

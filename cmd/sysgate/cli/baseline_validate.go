@@ -14,7 +14,7 @@ func init() {
 
 func (c *Command) runBaselineValidate(args []string) int {
 	fs := c.flagSet("baseline validate", "FILE...")
-	strict := fs.Bool("strict", false, "treat warnings (unreviewed reasons, comments fmt drops, argument-blind entries, no programs section) as errors")
+	strict := fs.Bool("strict", false, "treat warnings (unreviewed reasons, comments fmt drops, argument-blind entries, no programs, files or network section) as errors")
 	format := fs.String("format", "text", "text, or github (workflow commands that annotate the lines in a pull request)")
 	if code, ok := c.parseFileArgs(fs, args); !ok {
 		return code
@@ -37,6 +37,9 @@ func (c *Command) runBaselineValidate(args []string) int {
 				findings = append(findings, w)
 			}
 			if w := p.FileBlindWarning(); w != nil {
+				findings = append(findings, w)
+			}
+			if w := p.NetworkBlindWarning(); w != nil {
 				findings = append(findings, w)
 			}
 			findings = append(findings, p.ProgramPinWarnings()...)

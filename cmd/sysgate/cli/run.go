@@ -44,6 +44,7 @@ type runFlags struct {
 	noArgClasses      bool           // --no-arg-classes
 	noPrograms        bool           // --no-programs
 	noFiles           bool           // --no-files
+	noNetwork         bool           // --no-network
 	readOnly          listFlag       // --read-only: more paths the agent cannot write
 }
 
@@ -62,6 +63,7 @@ func (f *runFlags) register(fs *flag.FlagSet, agentDefault string) {
 	fs.BoolVar(&f.noArgClasses, "no-arg-classes", false, "switch argument classes off: a baseline entry such as socket(AF_UNIX) allows its syscall with any arguments, and record learns names only (for measuring; every report lists it as a weakening)")
 	fs.BoolVar(&f.noPrograms, "no-programs", false, "do not observe execs: the programs the agent runs are neither listed nor gated, and record learns no programs (for measuring; every report lists it as a weakening)")
 	fs.BoolVar(&f.noFiles, "no-files", false, "do not observe files: the files the agent reads and writes are neither listed nor gated, and record learns no files (for measuring; every report lists it as a weakening)")
+	fs.BoolVar(&f.noNetwork, "no-network", false, "do not observe the network: where the agent connects, binds, listens and sends, and the names it looks up, are neither listed nor gated, and record learns no destinations (for measuring; every report lists it as a weakening)")
 	fs.StringVar(&f.color, "color", "auto", "colour the text result: auto (on a terminal, unless NO_COLOR is set), always or never")
 	fs.Var(&f.readOnly, "read-only", "bind `PATH` (a file or a directory and everything below it) read-only for the agent, as its baselines are; "+
 		"repeatable; the text result names every such path (a CI job's action, tool cache and file-command directory)")
@@ -100,6 +102,9 @@ func (c *Command) runOptions(f *runFlags) ([]harness.Option, error) {
 	}
 	if f.noFiles {
 		opts = append(opts, harness.WithoutFiles())
+	}
+	if f.noNetwork {
+		opts = append(opts, harness.WithoutNetwork())
 	}
 	if f.noPrograms {
 		opts = append(opts, harness.WithoutPrograms())

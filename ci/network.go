@@ -1,0 +1,208 @@
+package ci
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/owenrumney/go-sarif/v2/sarif"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
+)
+
+// maxNamesShown is how many looked-up names the text report lists; the
+// JSON result keeps them all (a run that tunnels through DNS looks up
+// hundreds).
+const maxNamesShown = 20
+
+// networkViolationLine is one network violation for a terminal or a log:
+// "connect 127.0.0.2:9 x1 (not in the baseline; it has 127.0.0.1:{port})
+// by /usr/bin/python3.11 pid 41 (connect)". Where the entry would go is
+// left to the caller (an annotation stands on that file).
+func networkViolationLine(v harness.NetworkViolation) string {
+	v.File = ""
+	return v.String()
+}
+
+// netVerb is what an agent does to a destination, for a sentence: "connect
+// to", "listen on".
+func netVerb(op baseline.NetOp) string {
+	switch op {
+	case baseline.NetConnect:
+		return "connect to"
+	case baseline.NetListen:
+		return "listen on"
+	case baseline.NetSend:
+		return "send to"
+	case baseline.NetResolve:
+		return "look up"
+	}
+	return op.String()
+}
+
+// networkFix is what to do about a network violation: list the
+// destination (with a reason when it is risky) if the agent should reach
+// it.
+func networkFix(v harness.NetworkViolation) string {
+	entry := fmt.Sprintf("`%s` under `network: %s:`", term(v.Dest), v.Op)
+	scope := "`by: PROGRAM` allows it for that program only"
+	if v.Risk.Risky() {
+		return fmt.Sprintf("If the agent should %s it, add %s with a `reason:` (a %s destination needs one; %s); otherwise fix the agent.",
+			netVerb(v.Op), entry, v.Risk, scope)
+	}
+	return fmt.Sprintf("If the agent should %s it, add %s (%s); otherwise fix the agent.", netVerb(v.Op), entry, scope)
+}
+
+// writeNetworkViolations is the text report's list of destinations
+// outside the baselines, risky ones first.
+func writeNetworkViolations(b *strings.Builder, vs []harness.NetworkViolation, p Palette) {
+	fmt.Fprintf(b, "\n%s outside the baseline:\n", Count(len(vs), "destination", "destinations"))
+	for _, risky := range []bool{true, false} {
+		for _, v := range vs {
+			if v.Risk.Risky() == risky {
+				fmt.Fprintf(b, "  %s\n", p.risk(networkViolationLine(v), risky))
+			}
+		}
+	}
+}
+
+// writeNames is the text report's list of the names the run looked up
+// and what the answers gave, so that an address in a violation can be
+// read against them.
+func writeNames(b *strings.Builder, names []harness.ResolvedName) {
+	if len(names) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%s looked up:\n", Count(len(names), "name", "names"))
+	for i, n := range names {
+		if i == maxNamesShown {
+			fmt.Fprintf(b, "  and %d more (--format json lists them all)\n", len(names)-i)
+			break
+		}
+		line := term(n.Name)
+		if len(n.Addrs) > 0 {
+			line += " -> " + term(strings.Join(n.Addrs, ", "))
+		}
+		if n.Rcode != "" {
+			line += " (" + term(n.Rcode) + ")"
+		}
+		fmt.Fprintf(b, "  %s\n", line)
+	}
+}
+
+// networkAnnotations are an error per network violation of the report's
+// gate runs, on the baseline that would list it.
+func (r *Report) networkAnnotations() []Annotation {
+	var out []Annotation
+	for _, run := range r.gateRuns() {
+		for _, v := range run.NetworkViolations {
+			title := fmt.Sprintf("sysgate: %s %s by %s", v.Op, term(v.Dest), run.Agent)
+			if v.Risk.Risky() {
+				title = fmt.Sprintf("sysgate: risky %s %s (%s) by %s", v.Op, term(v.Dest), v.Risk.Label(v.Level), run.Agent)
+			}
+			msg := fmt.Sprintf("%s: %s.\n%s", run.Agent, networkViolationLine(v), networkFix(v))
+			out = append(out, Annotation{Level: "error", File: r.baselinePath(run, v.File), Title: title, Message: msg})
+		}
+	}
+	return out
+}
+
+// addSARIFNetwork adds a result per network violation of the gate runs:
+// rule network/<call>, or network/<call>-<risk> for a risky destination.
+func (r *Report) addSARIFNetwork(run *sarif.Run) {
+	for _, gr := range r.gateRuns() {
+		for _, v := range gr.NetworkViolations {
+			op := v.Op.String()
+			id, text := "network/"+op, fmt.Sprintf("%s outside the baseline's network section", op)
+			props := sarif.Properties{"tags": []string{"security", "network"}, "security-severity": "5.0", "risk": "none", "risk-level": "none"}
+			if v.Risk.Risky() {
+				id = "network/" + op + "-" + string(v.Risk)
+				text = fmt.Sprintf("%s outside the baseline's network section (%s risk)", op, v.Risk.Label(v.Level))
+				props = sarifRuleProperties("network", v.Risk, v.Level)
+			}
+			run.AddRule(id).WithName(strings.TrimPrefix(id, "network/")).WithDescription(text).
+				WithDefaultConfiguration(sarif.NewReportingConfiguration().WithLevel("error")).WithProperties(props)
+			addSARIFResult(run, id, fmt.Sprintf("%s: %s. %s", gr.Agent, networkViolationLine(v), networkFix(v)), r.baselinePath(gr, v.File), 0)
+		}
+	}
+}
+
+// writeNetworkSummary is the step summary's table of destinations outside
+// the baselines, by the gate's runs.
+func (r *Report) writeNetworkSummary(b *strings.Builder) {
+	var rows []string
+	for _, run := range r.gateRuns() {
+		for _, v := range run.NetworkViolations {
+			risk, dest, by, has := "-", code(v.Dest), "-", "-"
+			if v.Risk.Risky() {
+				risk = "**" + cell(v.Risk.Label(v.Level)) + "**"
+			}
+			if v.Addr != "" {
+				dest += " (" + code(v.Addr) + ")"
+			}
+			if v.Program != "" {
+				by = cell(term(v.Program))
+			}
+			if v.Has != "" {
+				has = cell(v.Has)
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %d | %s | %s |\n", cell(run.Agent), cell(v.Op.String()), dest, risk, v.Count, by, has))
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("### Destinations outside the baseline\n\nNot in the baseline's network section: list each one (a risky one with a reason), or fix the agent.\n\n")
+	b.WriteString("| Agent | Call | Destination | Risk | Count | By | Why |\n|---|---|---|---|--:|---|---|\n")
+	for _, row := range rows {
+		b.WriteString(row)
+	}
+	b.WriteString("\n")
+}
+
+// networkEntryText is a network finding as its entry reads: "connect
+// api.github.com:443 by /usr/bin/git".
+func networkEntryText(f baseline.NetworkFinding) string {
+	s := f.Op.String() + " " + inlineCode(f.Dest)
+	if f.Program != "" {
+		s += " by " + inlineCode(f.Program)
+	}
+	return s
+}
+
+// writeNetworkChanges lists a file's added and removed network entries,
+// risky ones marked: each widens where the agent may send.
+func writeNetworkChanges(b *strings.Builder, f FileUpdate) {
+	if len(f.AddedNetwork)+len(f.RemovedNetwork) == 0 {
+		return
+	}
+	b.WriteString("Network:\n\n")
+	for _, e := range f.AddedNetwork {
+		s := "new " + networkEntryText(e)
+		if e.Risk.Risky() {
+			s += " **(" + cell(e.Risk.Label(e.Level)) + "; give it a reason)**"
+		}
+		fmt.Fprintf(b, "- %s\n", s)
+	}
+	for _, e := range f.RemovedNetwork {
+		fmt.Fprintf(b, "- removed %s: no run needed it\n", networkEntryText(e))
+	}
+	b.WriteString("\n")
+}
+
+// writeRiskyNetwork lists the risky network entries an update adds, at
+// the top of the pull request: each was written with the placeholder
+// reason, which validate --strict refuses.
+func (u *Update) writeRiskyNetwork(b *strings.Builder) {
+	risky := riskyAdded(u, func(f FileUpdate) []baseline.NetworkFinding { return f.AddedNetwork },
+		func(f baseline.NetworkFinding) baseline.RiskClass { return f.Risk })
+	if len(risky) == 0 {
+		return
+	}
+	b.WriteString("### ⚠️ Risky destinations: a reason is required\n\n")
+	fmt.Fprintf(b, "Cloud metadata, container sockets, listeners beyond loopback, mail, shell and DNS ports: each was written with the placeholder reason `%s`. Replace it with why the agent needs the destination, or fix the agent and drop the line.\n\n", baseline.UnreviewedReason)
+	for _, r := range risky {
+		fmt.Fprintf(b, "- %s: %s **(%s)** at %s\n", cell(r.agent), networkEntryText(r.item), cell(r.item.Risk.Label(r.item.Level)), location(r.item.File, r.item.Line))
+	}
+	b.WriteString("\n")
+}
