@@ -83,8 +83,8 @@ func (p *runPlan) startResolver(s *started) error {
 
 // noNames notes why the run's lookups are not recorded.
 func (p *runPlan) noNames(why string) {
-	p.resolverNote = "names not recorded: " + why + "; destinations are reported as bare addresses"
-	p.weakened = append(p.weakened, p.resolverNote)
+	// Every report lists it with the weakenings (Result.NamesUnrecorded).
+	p.resolverNote = why
 }
 
 // writeFiles writes the run's resolv.conf and nsswitch.conf into a
