@@ -114,6 +114,16 @@ func runOp(f []string) string {
 		return passFD(f[1])
 	case "bigsend":
 		return bigSend()
+	case "mmsg": // mmsg,<addr or ->,...: one sendmmsg, a message to each
+		return sendmmsgTo(f[1:])
+	case "mmsgconn":
+		n, _ := strconv.Atoi(f[2])
+		return sendmmsgConnected(f[1], n)
+	case "mmsgmap": // mmsgmap,<ro|cut>,<addr>,...
+		return sendmmsgMapped(f[1], f[2:])
+	case "mmsgflip":
+		n, _ := strconv.Atoi(f[3])
+		return flipMmsg(inet(f[1]), inet(f[2]), n)
 	case "connectn":
 		n, _ := strconv.Atoi(f[2])
 		return connectN(inet(f[1]), n)
