@@ -2,10 +2,13 @@ package netproxy
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -184,4 +187,75 @@ func flipMmsg(a, b *unix.SockaddrInet4, n int) string {
 	stop.Store(true)
 	<-done
 	return fmt.Sprintf("ok:%d %d %d %d", both, one, refused, other)
+}
+
+// senderArg, as the test binary's first argument, makes it send
+// maxPayload bytes on descriptor 3 in one sendmsg and exit: started
+// by a held child, it holds the same filter.
+const senderArg = "netproxy-sender"
+
+func senderMain() int {
+	if _, err := unix.SendmsgN(3, make([]byte, maxPayload), nil, nil, 0); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// stalledSend has a process of its own (forked from this filtered
+// thread: the same listener) block in a sendmsg to a connected Unix
+// stream nobody reads yet, then connects to addr: the connect is
+// served only if the blocked send does not hold up the listener. The
+// peer is drained after the connect, or after 10 s if it never comes:
+// "ok:<connect result> <in time>".
+func stalledSend(addr string) string {
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return res(err)
+	}
+	defer unix.Close(pair[1])
+	// A send buffer far below the payload: the send must block.
+	if err := unix.SetsockoptInt(pair[0], unix.SOL_SOCKET, unix.SO_SNDBUF, 4096); err != nil {
+		return res(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return res(err)
+	}
+	sender := exec.Command(exe, senderArg)
+	sender.ExtraFiles = []*os.File{os.NewFile(uintptr(pair[0]), "pair")}
+	sender.Stderr = os.Stderr
+	err = sender.Start()
+	unix.Close(pair[0])
+	if err != nil {
+		return res(err)
+	}
+	// The send has begun once data arrives, and cannot end before the
+	// peer is drained.
+	if _, err := unix.Poll([]unix.PollFd{{Fd: int32(pair[1]), Events: unix.POLLIN}}, -1); err != nil {
+		return res(err)
+	}
+	drained := make(chan struct{})
+	var late atomic.Bool
+	drain := func() {
+		defer close(drained)
+		buf := make([]byte, 64<<10)
+		for {
+			if n, err := unix.Read(pair[1], buf); n <= 0 || err != nil {
+				return
+			}
+		}
+	}
+	timer := time.AfterFunc(10*time.Second, func() { late.Store(true); drain() })
+	fd, _ := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	defer unix.Close(fd)
+	connected := res(unix.Connect(fd, inet(addr)))
+	if timer.Stop() {
+		go drain()
+	}
+	if err := sender.Wait(); err != nil {
+		return res(err)
+	}
+	<-drained
+	return fmt.Sprintf("ok:%s %t", connected, !late.Load())
 }

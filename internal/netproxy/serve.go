@@ -112,7 +112,9 @@ func (c *call) perform(req request, dirs *callerDirs) (outcome, error) {
 		return outcome{}, nil
 	case "send":
 		// No address: the connected peer, decided at connect.
-		if req.sa != nil && !c.allow(Access{Op: "send", Dest: dest, Syscall: c.name}) {
+		if req.sa == nil {
+			c.release()
+		} else if !c.allow(Access{Op: "send", Dest: dest, Syscall: c.name}) {
 			return fail(unix.EACCES), nil
 		}
 		return c.send(req, raw)
