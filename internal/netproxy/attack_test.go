@@ -6,8 +6,6 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/sysgate/sysgate/internal/testutil"
 )
 
 // TestFlipAttackNeverReachesTheDeniedHost: a second thread rewrites the
@@ -15,11 +13,7 @@ import (
 // thread connects 2000 times. The denied listener never gets a
 // connection, and every refusal is reported as the denied address.
 func TestFlipAttackNeverReachesTheDeniedHost(t *testing.T) {
-	t.Run("same uid", func(t *testing.T) { flipAttack(t, nil) })
-	t.Run("uid 65534", func(t *testing.T) {
-		testutil.RequireRoot(t)
-		flipAttack(t, &syscall.Credential{Uid: 65534, Gid: 65534})
-	})
+	asBothCallers(t, flipAttack)
 }
 
 func flipAttack(t *testing.T, cred *syscall.Credential) {

@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == childArg {
 		os.Exit(childMain(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == senderArg {
+		os.Exit(senderMain())
+	}
 	os.Exit(m.Run())
 }
 
@@ -114,6 +117,18 @@ func runOp(f []string) string {
 		return passFD(f[1])
 	case "bigsend":
 		return bigSend()
+	case "mmsg": // mmsg,<addr or ->,...: one sendmmsg, a message to each
+		return sendmmsgTo(f[1:])
+	case "mmsgconn":
+		n, _ := strconv.Atoi(f[2])
+		return sendmmsgConnected(f[1], n)
+	case "mmsgmap": // mmsgmap,<ro|cut>,<addr>,...
+		return sendmmsgMapped(f[1], f[2:])
+	case "mmsgflip":
+		n, _ := strconv.Atoi(f[3])
+		return flipMmsg(inet(f[1]), inet(f[2]), n)
+	case "stall":
+		return stalledSend(f[1])
 	case "connectn":
 		n, _ := strconv.Atoi(f[2])
 		return connectN(inet(f[1]), n)

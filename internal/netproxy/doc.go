@@ -7,7 +7,7 @@
 // memory once, asks decide about that copy, takes the caller's socket
 // over with pidfd_getfd (a duplicate of the same open file: connecting
 // it connects the caller's socket) and performs connect, bind, listen
-// or the send there, then answers with the result (0, a byte count, or
+// or the send(s) there, then answers with the result (0, a byte count, or
 // -errno: EINPROGRESS for a non-blocking connect, whose end the caller
 // polls on its own descriptor). A second thread that rewrites the
 // sockaddr after the read changes nothing: the caller's memory is
@@ -36,14 +36,29 @@
 // Abstract names and IP addresses need nothing: they are looked up in
 // the socket's own network namespace, the caller's.
 //
-// Sends: sendto with an address and every sendmsg (its address is in
-// memory) are performed; a send to the connected peer is not asked
+// Sends: sendto with an address and every sendmsg and sendmmsg (their
+// addresses are in memory) are performed; a send to the connected peer is not asked
 // about (decided at connect) and not reported. At most 256 KiB of
 // payload is read per call: a stream send returns a short count beyond
 // it, a larger datagram fails with EMSGSIZE. Control data passes;
 // SCM_RIGHTS descriptors are the caller's, taken over one by one, so
 // the receiver gets the caller's files. The send never raises SIGPIPE
 // here; the caller gets it on EPIPE unless it passed MSG_NOSIGNAL.
+//
+// sendmmsg is served as the kernel serves it: message by message, as
+// sendmsgs on the same socket (vlen capped at UIO_MAXIOV, 1024; a
+// message's own MSG_EOR honoured). Each msghdr is read once; each
+// message with an address is asked about (one Access each, in order,
+// up to the first refusal); the batch ends at the first message that
+// fails (refused: EACCES) or is sent short, and the answer is the
+// number sent, or that failure's errno if none was. Each sent
+// message's byte count is written to its msg_len (process_vm_writev);
+// a message whose msg_len cannot be written is sent but not counted
+// and ends the batch, as in the kernel. The 256 KiB of payload is for
+// the whole call: the first message is capped as a sendmsg is, and
+// the batch ends before a later one that does not fit whole (a short
+// count, which callers handle as after any partial batch: glibc's
+// resolver then sends its second query on its own).
 //
 // Not exact:
 //   - SO_PEERCRED's pid is the supervisor's (the kernel takes the
@@ -53,8 +68,14 @@
 //     the last component only;
 //   - outside the supervisor's root, a relative Unix path is looked
 //     up beneath the caller's cwd only (".." out of it fails, EXDEV);
-//   - sendmmsg is not served (handled=false): the filter must refuse
-//     it or the run is racy; only the native arch is served.
+//   - a sendmmsg's messages are asked about before the first is sent
+//     (decide runs on Serve's goroutine, which no send may hold up):
+//     a message allowed after one that then fails to send is reported
+//     but not sent;
+//   - msg_len is written to the caller's pid after checking that its
+//     call still waits: were the caller killed in between and its pid
+//     reused at once, the 4 bytes would go to the new process;
+//   - only the native arch is served (not the 32-bit compat one).
 //
 // Needs: the filter loaded with SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV
 // (kernel.InstallKillableListenerFilter; Linux 5.19+): otherwise a

@@ -22,13 +22,14 @@ var ErrClosed = errors.New("netproxy: closed")
 const maxInFlight = 64
 
 // handledCalls are the calls Serve performs.
-var handledCalls = []string{"bind", "connect", "listen", "sendmsg", "sendto"}
+var handledCalls = []string{"bind", "connect", "listen", "sendmmsg", "sendmsg", "sendto"}
 
 // Syscalls are the calls a filter makes notify for the proxy to serve,
 // for arch (nothing for another arch than the native one, which Serve
 // does not serve). A sendto whose address argument (arg 4) is 0 goes
 // to the connected peer and may be allowed in the filter instead;
-// sendmsg's address is in memory, so every sendmsg must notify.
+// sendmsg's and sendmmsg's addresses are in memory, so every one of
+// them must notify.
 func Syscalls(arch scmp.Arch) []string {
 	if arch != scmp.Native() {
 		return nil
@@ -80,7 +81,9 @@ func (p *Proxy) fail(err error) {
 // the call may still be running (Close waits for it).
 // handled=false: not such a call, nothing was answered. err: a failure
 // of the proxy; the call was refused (EACCES) if it could be answered.
-// decide runs on Serve's goroutine.
+// decide runs on Serve's goroutine; for a sendmmsg it is asked about
+// each message with an address, in order, up to the first it refuses
+// (one Access each).
 func (p *Proxy) Serve(notif *kernel.SeccompNotif, listenerFD int, decide func(Access) bool) (handled bool, accesses []Access, err error) {
 	arch, nr, ok := scmp.FromAudit(notif.Data.Arch, int(notif.Data.Nr))
 	if !ok || arch != scmp.Native() {
@@ -100,7 +103,7 @@ func (p *Proxy) Serve(notif *kernel.SeccompNotif, listenerFD int, decide func(Ac
 	p.mu.Unlock()
 	p.slots <- struct{}{}
 	c := &call{notif: notif, listener: listenerFD, name: name, pidfd: -1, sock: -1,
-		asked: make(chan []Access), verdict: make(chan bool)}
+		asked: make(chan []Access), verdict: make(chan int)}
 	go func() {
 		defer func() { <-p.slots; p.wg.Done() }()
 		if err := c.run(); err != nil {
@@ -113,10 +116,16 @@ func (p *Proxy) Serve(notif *kernel.SeccompNotif, listenerFD int, decide func(Ac
 	if accesses == nil {
 		return true, nil, nil
 	}
-	allowed := true
+	// In order, up to the first refusal: a sendmmsg's messages after it
+	// are not sent, so they are not asked about.
+	allowed := 0
 	for i := range accesses {
 		accesses[i].Denied = !decide(accesses[i])
-		allowed = allowed && !accesses[i].Denied
+		if accesses[i].Denied {
+			accesses = accesses[:i+1]
+			break
+		}
+		allowed++
 	}
 	c.verdict <- allowed
 	return true, accesses, nil
@@ -133,7 +142,7 @@ type call struct {
 	// closers: descriptors taken over for the call (SCM_RIGHTS).
 	closers []int
 	asked   chan []Access
-	verdict chan bool
+	verdict chan int
 	// askedOnce: asked has been sent to (Serve waits for exactly one).
 	askedOnce bool
 }
@@ -144,9 +153,7 @@ type call struct {
 func (c *call) run() error {
 	runtime.LockOSThread()
 	defer func() {
-		if !c.askedOnce {
-			c.asked <- nil
-		}
+		c.release()
 		for _, fd := range c.closers {
 			unix.Close(fd)
 		}
@@ -192,10 +199,22 @@ func (c *call) answer(o outcome) error {
 	return nil
 }
 
-// ask hands the accesses to Serve, which asks decide, and reports the
-// verdict.
-func (c *call) ask(accesses ...Access) bool {
+// ask hands the accesses to Serve, which asks decide about them in
+// order, and returns how many were allowed before the first refusal.
+func (c *call) ask(accesses ...Access) int {
 	c.askedOnce = true
 	c.asked <- accesses
 	return <-c.verdict
+}
+
+// allow asks about one access.
+func (c *call) allow(a Access) bool { return c.ask(a) == 1 }
+
+// release lets Serve return without asking: what follows (a send to the
+// connected peer) may block, and must not hold up the listener.
+func (c *call) release() {
+	if !c.askedOnce {
+		c.askedOnce = true
+		c.asked <- nil
+	}
 }

@@ -40,6 +40,57 @@ func errnoOf(err error) unix.Errno {
 	return unix.EACCES
 }
 
+// readRequests reads the call's memory arguments once: one request,
+// or a sendmmsg's messages (see readBatch). stop is the errno of the
+// first one that could not be read (what the kernel would give the
+// caller for it); the requests before it are sent first.
+func readRequests(pid int, name string, args [6]uint64) (reqs []request, stop unix.Errno) {
+	if name == "sendmmsg" {
+		return readBatch(pid, args[1], uint32(args[2]), int(int32(args[3])))
+	}
+	req, errno := readRequest(pid, name, args)
+	if errno != 0 {
+		return nil, errno
+	}
+	return []request{req}, 0
+}
+
+// maxBatch is UIO_MAXIOV: the kernel sends at most that many messages
+// of one sendmmsg.
+const maxBatch = 1024
+
+// msgCmsgCompat is MSG_CMSG_COMPAT (not in x/sys/unix).
+const msgCmsgCompat = 0x80000000
+
+// readBatch reads a sendmmsg's messages in order, each read once as
+// sendmsg's msghdr is, until one fails (its errno is stop) or vlen
+// (at most maxBatch) are read. The payload read for the whole call is
+// at most maxPayload: the first message is capped as a sendmsg is, and
+// the batch ends before a later one that does not fit whole (the
+// caller gets a short count and sends it in its next call, as after
+// any partial batch).
+func readBatch(pid int, addr uint64, vlen uint32, flags int) ([]request, unix.Errno) {
+	if uint32(flags)&msgCmsgCompat != 0 {
+		return nil, unix.EINVAL // the kernel's own flag, refused from user space
+	}
+	vlen = min(vlen, maxBatch)
+	var reqs []request
+	room := maxPayload
+	for i := range uint64(vlen) {
+		r, errno := readMsghdr(pid, addr+i*unix.SizeofMmsghdr, flags, unix.MSG_EOR, room)
+		if errno != 0 {
+			return reqs, errno
+		}
+		got := readLen(r.bufs)
+		if len(reqs) > 0 && got < r.total {
+			break
+		}
+		reqs = append(reqs, r)
+		room -= got
+	}
+	return reqs, 0
+}
+
 // readRequest reads the call's memory arguments. An error is the errno
 // the kernel would give the caller for them.
 func readRequest(pid int, name string, args [6]uint64) (request, unix.Errno) {
@@ -67,7 +118,7 @@ func readRequest(pid int, name string, args [6]uint64) (request, unix.Errno) {
 		}
 		return r, 0
 	case "sendmsg":
-		return readMsghdr(pid, args[1], int(int32(args[2])))
+		return readMsghdr(pid, args[1], int(int32(args[2])), 0, maxPayload)
 	}
 	return request{}, unix.ENOSYS
 }
@@ -88,8 +139,10 @@ func readSockaddr(pid int, addr, n uint64) (*sockaddr, unix.Errno) {
 }
 
 // readMsghdr reads struct msghdr (64-bit layout), its address, its
-// iovecs up to maxPayload and its control data.
-func readMsghdr(pid int, addr uint64, flags int) (request, unix.Errno) {
+// iovecs up to room bytes and its control data. ownFlags are the bits
+// of the msghdr's own msg_flags the call honours: none for sendmsg,
+// MSG_EOR for each message of a sendmmsg, as the kernel does.
+func readMsghdr(pid int, addr uint64, flags, ownFlags, room int) (request, unix.Errno) {
 	r := request{op: "send", flags: flags}
 	h, err := kernel.ReadMemBytes(pid, addr, unix.SizeofMsghdr)
 	if err != nil {
@@ -99,6 +152,7 @@ func readMsghdr(pid int, addr uint64, flags int) (request, unix.Errno) {
 	name, namelen := le.Uint64(h[0:]), uint64(le.Uint32(h[8:]))
 	iov, iovlen := le.Uint64(h[16:]), le.Uint64(h[24:])
 	ctl, ctllen := le.Uint64(h[32:]), le.Uint64(h[40:])
+	r.flags |= int(int32(le.Uint32(h[48:]))) & ownFlags
 	if name != 0 && namelen > 0 {
 		sa, errno := readSockaddr(pid, name, namelen)
 		if errno != 0 {
@@ -120,11 +174,11 @@ func readMsghdr(pid int, addr uint64, flags int) (request, unix.Errno) {
 				return r, unix.EINVAL
 			}
 			r.total += int(n)
-			room := maxPayload - readLen(r.bufs)
-			if n == 0 || room <= 0 {
+			left := room - readLen(r.bufs)
+			if n == 0 || left <= 0 {
 				continue
 			}
-			b, err := kernel.ReadMemBytes(pid, base, int(min(n, uint64(room))))
+			b, err := kernel.ReadMemBytes(pid, base, int(min(n, uint64(left))))
 			if err != nil {
 				return r, unix.EFAULT
 			}

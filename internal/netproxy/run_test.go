@@ -17,6 +17,7 @@ import (
 
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/notifytest"
+	"github.com/sysgate/sysgate/internal/testutil"
 )
 
 // served is what one child run produced: its line per op, and every
@@ -105,6 +106,16 @@ func runChild(t testing.TB, cred *syscall.Credential, decide func(Access) bool, 
 		t.Fatalf("child printed %q for ops %q", res.lines, ops)
 	}
 	return res
+}
+
+// asBothCallers runs f with a caller of the test's own uid and, as
+// root, with one of uid 65534 (cred as runChild takes it).
+func asBothCallers(t *testing.T, f func(*testing.T, *syscall.Credential)) {
+	t.Run("same uid", func(t *testing.T) { f(t, nil) })
+	t.Run("uid 65534", func(t *testing.T) {
+		testutil.RequireRoot(t)
+		f(t, &syscall.Credential{Uid: 65534, Gid: 65534})
+	})
 }
 
 // testBinary is this test binary; for a child of another uid, a copy

@@ -61,3 +61,14 @@ func TestLargeStreamSendIsShort(t *testing.T) {
 		t.Errorf("a send to the connected peer was reported: %+v", r.accesses)
 	}
 }
+
+// TestBlockedSendDoesNotHoldUpTheListener: a send to the connected peer
+// that blocks (a full Unix stream) leaves Serve free for the caller's
+// other calls: another thread's connect is served while it waits.
+func TestBlockedSendDoesNotHoldUpTheListener(t *testing.T) {
+	addr, _ := tcpEcho(t, "127.0.0.1:0")
+	r := runChild(t, nil, allowAll, "stall,"+addr)
+	if want := "ok:ok: true"; r.lines[0] != want {
+		t.Errorf("child: %q, want %q (false: the connect waited for the blocked send)", r.lines[0], want)
+	}
+}

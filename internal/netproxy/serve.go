@@ -21,23 +21,33 @@ func (c *call) serve() (outcome, error) {
 	if c.cred, err = kernel.ReadTaskCred(pid); err != nil {
 		return fail(unix.EACCES), err
 	}
-	req, errno := readRequest(pid, c.name, c.notif.Data.Args)
+	reqs, stop := readRequests(pid, c.name, c.notif.Data.Args)
 	// What was read of pid was read of the caller only if the call
 	// still waits: the pid cannot have been reused while it does.
 	if !kernel.NotifIDValid(c.listener, c.notif.ID) {
 		return fail(unix.EACCES), nil
 	}
-	if errno != 0 {
-		return fail(errno), nil
+	if len(reqs) == 0 && stop != 0 {
+		return fail(stop), nil
 	}
 	if c.sock, err = kernel.PidfdGetfd(c.pidfd, int(int32(c.notif.Data.Args[0]))); err != nil {
 		return fail(errnoOf(err)), nil // EBADF as the caller would get
 	}
-	if req.control, errno = c.translateRights(req.control); errno != 0 {
-		return fail(errno), nil
+	needDirs := false
+	for i := range reqs {
+		var errno unix.Errno
+		if reqs[i].control, errno = c.translateRights(reqs[i].control); errno != 0 {
+			// A sendmmsg sends the messages before this one.
+			reqs, stop = reqs[:i], errno
+			break
+		}
+		needDirs = needDirs || reqs[i].sa != nil && reqs[i].sa.path != ""
+	}
+	if len(reqs) == 0 && stop != 0 {
+		return fail(stop), nil
 	}
 	var dirs *callerDirs
-	if req.sa != nil && req.sa.path != "" {
+	if needDirs {
 		// Opened before the thread turns into the caller, who may not
 		// open its own /proc entries (a non-dumpable one).
 		if dirs, err = openCallerDirs(pid); err != nil {
@@ -51,30 +61,41 @@ func (c *call) serve() (outcome, error) {
 	if err := kernel.AssumeThreadCred(c.cred); err != nil {
 		return fail(unix.EACCES), fmt.Errorf("take the credentials of %d: %w", pid, err)
 	}
-	return c.perform(req, dirs)
+	if c.name == "sendmmsg" {
+		return c.sendBatch(reqs, stop, dirs)
+	}
+	return c.perform(reqs[0], dirs)
+}
+
+// destination is where req goes: the raw address to use (for a path
+// Unix socket, one that leads to what its name led to, or for a bind
+// the last component in the directory entered) and what to decide on.
+// Nothing for a request without an address.
+func (c *call) destination(req request, dirs *callerDirs) (raw []byte, dest Dest, errno unix.Errno) {
+	if req.sa == nil {
+		return nil, Dest{}, 0
+	}
+	raw, dest = req.sa.raw, req.sa.dest
+	if req.sa.path == "" {
+		return raw, dest, 0
+	}
+	if req.op == "bind" {
+		raw, dest.Unix, errno = dirs.enter(req.sa.path)
+		return raw, dest, errno
+	}
+	var fd int
+	fd, raw, dest.Unix, errno = dirs.reach(req.sa.path)
+	if fd >= 0 {
+		c.closers = append(c.closers, fd)
+	}
+	return raw, dest, errno
 }
 
 // perform asks about req's destination and does it on the socket.
 func (c *call) perform(req request, dirs *callerDirs) (outcome, error) {
-	var raw []byte
-	var dest Dest
-	if req.sa != nil {
-		raw, dest = req.sa.raw, req.sa.dest
-		if req.sa.path != "" {
-			var errno unix.Errno
-			if req.op == "bind" {
-				raw, dest.Unix, errno = dirs.enter(req.sa.path)
-			} else {
-				var fd int
-				fd, raw, dest.Unix, errno = dirs.reach(req.sa.path)
-				if fd >= 0 {
-					c.closers = append(c.closers, fd)
-				}
-			}
-			if errno != 0 {
-				return fail(errno), nil
-			}
-		}
+	raw, dest, errno := c.destination(req, dirs)
+	if errno != 0 {
+		return fail(errno), nil
 	}
 	switch req.op {
 	case "listen":
@@ -82,7 +103,7 @@ func (c *call) perform(req request, dirs *callerDirs) (outcome, error) {
 		if err != nil {
 			return fail(errnoOf(err)), nil
 		}
-		if !c.ask(Access{Op: "listen", Dest: d, Syscall: c.name}) {
+		if !c.allow(Access{Op: "listen", Dest: d, Syscall: c.name}) {
 			return fail(unix.EACCES), nil
 		}
 		if err := unix.Listen(c.sock, req.backlog); err != nil {
@@ -91,12 +112,14 @@ func (c *call) perform(req request, dirs *callerDirs) (outcome, error) {
 		return outcome{}, nil
 	case "send":
 		// No address: the connected peer, decided at connect.
-		if req.sa != nil && !c.ask(Access{Op: "send", Dest: dest, Syscall: c.name}) {
+		if req.sa == nil {
+			c.release()
+		} else if !c.allow(Access{Op: "send", Dest: dest, Syscall: c.name}) {
 			return fail(unix.EACCES), nil
 		}
 		return c.send(req, raw)
 	}
-	if !c.ask(Access{Op: req.op, Dest: dest, Syscall: c.name}) {
+	if !c.allow(Access{Op: req.op, Dest: dest, Syscall: c.name}) {
 		return fail(unix.EACCES), nil
 	}
 	if req.op == "bind" {
