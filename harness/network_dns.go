@@ -30,8 +30,12 @@ type runResolver struct {
 // resolv.conf it is bound over names the forwarder's address. Without
 // one (no port 53, no mount namespace, no upstream) the run still sees
 // every destination, as a bare address, and says why it has no names.
+//
+// A run that does not observe the network gets the forwarder only when
+// the caller named resolvers (WithResolvers): its lookups are answered
+// there, and nothing is recorded.
 func (p *runPlan) startResolver(s *started) error {
-	if !p.network {
+	if !p.network && len(p.cfg.upstreams) == 0 {
 		return nil
 	}
 	hosts, err := dnsrec.HostsNames("/etc/hosts")

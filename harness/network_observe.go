@@ -237,8 +237,11 @@ func (r *Result) addNetwork(b *netBook, p *runPlan) {
 		r.Observed.Network = map[string]map[string]map[string]uint64{}
 	}
 	ts, ds := b.touches()
+	// The entry goes into the run's own baseline (the last named).
 	var file string
-	if files := p.profile.Files(); len(files) > 0 {
+	if len(p.cfg.baselines) > 0 {
+		file = p.cfg.baselines[len(p.cfg.baselines)-1]
+	} else if files := p.profile.Files(); len(files) > 0 {
 		file = files[0]
 	}
 	for i, t := range ts {

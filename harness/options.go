@@ -196,7 +196,8 @@ func WithoutNetwork() Option { return func(c *runConfig) { c.noNetwork = true } 
 // WithResolvers names the resolvers the run's recording DNS forwarder
 // passes the agent's lookups to ("addr", "addr:port" or "[v6]:port"),
 // instead of the machine's /etc/resolv.conf: a test's own DNS server on
-// loopback, or a CI job's internal resolver.
+// loopback, or a CI job's internal resolver. Under WithoutNetwork the
+// forwarder still answers the run's lookups there, and records nothing.
 func WithResolvers(addrs ...string) Option {
 	return func(c *runConfig) { c.upstreams = append(c.upstreams, addrs...) }
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -25,6 +26,18 @@ func agentInterpreter() string {
 	p, err := filepath.EvalSymlinks(agent[0])
 	Expect(err).NotTo(HaveOccurred())
 	return p
+}
+
+// networkScenario is the network scenario fetching from server
+// (host:port, a loopback address) by name: the spec's own DNS server
+// gives name that address (the run's forwarder asks it), so the agent
+// resolves a name as a real one does, and nothing leaves the machine.
+func networkScenario(workspace, name, server string) gate.Spec {
+	GinkgoHelper()
+	host, port, _ := strings.Cut(server, ":")
+	spec := scenario(workspace, "network", "--url", "http://"+name+":"+port+"/page")
+	spec.Options = append(spec.Options, harness.WithResolvers(gate.Resolver(map[string]string{name: host})))
+	return spec
 }
 
 // scenario is the spec of one agent scenario, gated by its own baseline.
@@ -60,9 +73,10 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 		Expect(filepath.Join(workspace, "out", "report.md")).To(BeARegularFile())
 	})
 
-	It("stays within its baseline fetching a URL from a loopback server", labels.Network, func(ctx SpecContext) {
-		result := gate.Run(ctx, scenario(workspace, "network", "--url", "http://"+gate.Loopback(page)+"/page"))
+	It("stays within its baseline fetching a URL from a loopback server by name", labels.Network, func(ctx SpecContext) {
+		result := gate.Run(ctx, networkScenario(workspace, "api.sysgate.test", gate.Loopback(page)))
 		Expect(result).To(gatetest.StayWithinBaseline())
+		Expect(result.Names).To(ContainElement(HaveField("Name", "api.sysgate.test")))
 		Expect(os.ReadFile(filepath.Join(workspace, "fetched.txt"))).To(BeEquivalentTo(page))
 	})
 
@@ -93,6 +107,43 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 			result := gate.Run(ctx, spec)
 			Expect(result).NotTo(gatetest.StayWithinBaseline())
 			Expect(gate.ViolationSyscalls(result)).To(ContainElements("socket", "connect"))
+		})
+
+		// Network: the network scenario's own fetch, from a second
+		// loopback address. The same calls and classes (socket(AF_INET),
+		// connect) as the well-behaved run, to a host its baseline does
+		// not list (127.0.0.1:{port}): only the network gate sees it, and
+		// without it (WithoutNetwork) the run passes.
+		It("fails a network agent that fetches from a second host", labels.Network, func(ctx SpecContext) {
+			spec := networkScenario(workspace, "api.sysgate.test", gate.LoopbackAt("127.0.0.2", page))
+			spec.Agent = "python-bite-second-host"
+			result := gate.Run(ctx, spec)
+			Expect(result.NetworkViolations).To(ConsistOf(And(
+				HaveField("Op", baseline.NetConnect), HaveField("Dest", HavePrefix("api.sysgate.test:")), HaveField("Addr", "127.0.0.2"),
+				HaveField("Has", ContainSubstring("127.0.0.1:{port}")))), "only the second host: %s", result)
+			Expect(gate.ViolationNames(result)).To(BeEmpty(), "the calls are the network task's")
+			Expect(result.ProgramViolations).To(BeEmpty())
+			Expect(result.FileViolations).To(BeEmpty())
+
+			spec.Options = append(spec.Options, harness.WithoutNetwork())
+			Expect(gate.Run(ctx, spec)).To(gatetest.StayWithinBaseline(), "without the network gate the second host is the hole")
+		})
+
+		// Names: the same fetch from the same loopback server, by a name
+		// the spec's own DNS server gives it. The connect is allowed (by
+		// its address); the lookup is a destination of its own.
+		It("fails a network agent that looks up a name its baseline does not list", labels.Network, func(ctx SpecContext) {
+			spec := networkScenario(workspace, "page.sysgate.test", gate.Loopback(page))
+			spec.Agent = "python-bite-name"
+			result := gate.Run(ctx, spec)
+			Expect(result.NetworkViolations).To(ConsistOf(And(
+				HaveField("Op", baseline.NetResolve), HaveField("Dest", "page.sysgate.test"))), "only the lookup: %s", result)
+			Expect(result.Names).To(ContainElement(And(HaveField("Name", "page.sysgate.test"), HaveField("Addrs", ContainElement("127.0.0.1")))))
+			Expect(gate.ViolationNames(result)).To(BeEmpty())
+			Expect(os.ReadFile(filepath.Join(workspace, "fetched.txt"))).To(BeEquivalentTo(page))
+
+			spec.Options = append(spec.Options, harness.WithoutNetwork())
+			Expect(gate.Run(ctx, spec)).To(gatetest.StayWithinBaseline(), "without the network gate the lookup is unseen")
 		})
 
 		// Files: the read_file tool on the user's SSH key instead of the
