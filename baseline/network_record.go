@@ -10,11 +10,12 @@ import (
 // reviewer can read:
 //   - a destination with a name a lookup of the run gave is written by
 //     name and port ("api.openai.com:443"): addresses change per CDN edge;
-//   - a loopback address without a name keeps its address (127.0.0.2 is
-//     not 127.0.0.1: the gap this section closes) and, when the port was
-//     used only once, "{port}": a server the run started picks a new port
-//     each time, so the next run would otherwise fail, while a fixed
-//     local service is used repeatedly and keeps its number;
+//   - a loopback address keeps its address, even when a lookup named it
+//     (127.0.0.2 is not 127.0.0.1: the gap this section closes) and,
+//     when the port was used only once or is one the kernel hands out
+//     for port 0 (ephemeralPorts), "{port}": a server the run started
+//     picks a new port each time, so the next run would otherwise fail,
+//     while a fixed local service keeps its number;
 //   - any other address without a name stays literal with its port: a
 //     connection to a bare public IP is the direct-IP bypass of name
 //     filters, so each one needs its own reviewed line;
@@ -74,6 +75,11 @@ func hostWithBrackets(pattern, host string) string {
 	return host
 }
 
+// ephemeralPorts is where the kernel's default ip_local_port_range
+// starts (32768-60999): a port there on loopback is one a server bound
+// as port 0, new each run.
+const ephemeralPorts = 32768
+
 // netPatternFor writes one observed destination as a pattern; false when
 // it cannot be written (a malformed name or path).
 func netPatternFor(ctx FileContext, s ObservedDestination, total uint64) (string, bool) {
@@ -89,11 +95,11 @@ func netPatternFor(ctx FileContext, s ObservedDestination, total uint64) (string
 		pattern = "unix:" + literalGlob(ctx.Abstract(d.Unix))
 	case s.Op == NetResolve:
 		pattern = strings.TrimSuffix(strings.ToLower(d.Name), ".")
-	case d.Name != "":
+	case d.Name != "" && !(d.Addr.IsValid() && d.Addr.Unmap().IsLoopback()):
 		pattern = strings.TrimSuffix(strings.ToLower(d.Name), ".") + ":" + strconv.Itoa(int(d.Port))
 	case !d.Addr.IsValid():
 		return "", false
-	case d.Addr.Unmap().IsLoopback() && total == 1 && d.Port != 0:
+	case d.Addr.Unmap().IsLoopback() && (total == 1 || d.Port >= ephemeralPorts) && d.Port != 0:
 		pattern = hostPort(d.Addr, "{port}")
 	default:
 		pattern = hostPort(d.Addr, strconv.Itoa(int(d.Port)))

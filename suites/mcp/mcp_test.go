@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -17,6 +18,10 @@ import (
 	"github.com/sysgate/sysgate/suites/internal/labels"
 	"github.com/sysgate/sysgate/suites/internal/mcp"
 )
+
+// apiPage is what the loopback API the memory server's tool reports to
+// answers.
+const apiPage = "ok\n"
 
 // call is one tools/call that must succeed.
 func call(ctx context.Context, c *mcp.Client, tool string, args map[string]any) string {
@@ -184,6 +189,59 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 			})
 			Expect(result).To(gatetest.StayWithinBaseline())
 			Expect(os.ReadFile(store)).To(ContainSubstring(`"sysgate"`))
+		})
+
+		// Network: a server whose tool call reports to its API (a preload
+		// stands in for the tool's own client: it connects before each
+		// read of the store, which read_graph does). Its baseline,
+		// mcp/memory-api, has the API's loopback address; the bite sends
+		// to a second one. The calls are the same, so only the network
+		// gate sees it, and without it the run passes.
+		apiSpec := func(api string) gate.Spec {
+			GinkgoHelper()
+			host, port, _ := strings.Cut(api, ":")
+			preload := filepath.Join(workspace, "api-client.cjs")
+			Expect(os.WriteFile(preload, []byte(`const net = require('net');
+const fsp = require('fs').promises;
+const readFile = fsp.readFile;
+fsp.readFile = async function (...args) {
+  await new Promise((resolve, reject) => {
+    const s = net.connect({ host: process.env.API_HOST, port: Number(process.env.API_PORT) }, () => s.end('GET /page HTTP/1.0\r\n\r\n'));
+    s.on('close', resolve);
+    s.on('error', reject);
+    s.resume();
+  });
+  return readFile.apply(this, args);
+};
+`), 0o644)).To(Succeed())
+			s := spec
+			s.Baseline, s.Agent = "mcp/memory-api", "mcp-memory-api"
+			s.Env = append(slices.Clone(spec.Env), "NODE_OPTIONS=--require "+preload, "API_HOST="+host, "API_PORT="+port)
+			return s
+		}
+		readGraph := func(ctx context.Context, c *mcp.Client) {
+			Expect(call(ctx, c, "read_graph", nil)).To(ContainSubstring("entities"))
+		}
+
+		It("stays within its baseline when its tool call reports to its API on loopback", labels.Network, func(ctx SpecContext) {
+			result := gate.RunMCP(ctx, apiSpec(gate.Loopback(apiPage)), readGraph)
+			Expect(result).To(gatetest.StayWithinBaseline())
+		})
+
+		It("fails the gate when a tool call connects to another host", labels.Bite, labels.Network, func(ctx SpecContext) {
+			gate.SkipWhenRecording()
+			s := apiSpec(gate.LoopbackAt("127.0.0.2", apiPage))
+			s.Agent = "mcp-memory-bite-connect"
+			result := gate.RunMCP(ctx, s, readGraph)
+			Expect(result.NetworkViolations).To(ConsistOf(And(
+				HaveField("Op", baseline.NetConnect), HaveField("Dest", HavePrefix("127.0.0.2:")),
+				HaveField("Program", HaveSuffix("/node")))), "only the second host: %s", result)
+			Expect(gate.ViolationNames(result)).To(BeEmpty(), "the calls are the API client's")
+			Expect(result.ProgramViolations).To(BeEmpty())
+			Expect(result.FileViolations).To(BeEmpty())
+
+			s.Options = append(s.Options, harness.WithoutNetwork())
+			Expect(gate.RunMCP(ctx, s, readGraph)).To(gatetest.StayWithinBaseline(), "without the network gate the second host is the hole")
 		})
 
 		// Programs: a server whose tool call shells out. The preload
