@@ -124,8 +124,13 @@ func (e *netEmitter) emit(ev touch.Event) {
 		return
 	}
 	if ev.Addr == nil {
-		// No address of its own: a send to the connected peer (decided at
-		// connect).
+		if (name == "connect" || name == "bind") && !ev.Failed {
+			// The kernel copies every address it takes: a connect or
+			// bind that worked without a record of one is a record
+			// missing, not a call without a destination.
+			e.book.unverify(fmt.Sprintf("%s by %s (pid %d) worked, and the kernel's record of its address is missing", ev.Syscall, ev.Exe, ev.PID))
+		}
+		// Otherwise a send to the connected peer (decided at connect).
 		return
 	}
 	d, ok, why := destinationOf(ev)
@@ -198,8 +203,23 @@ func destinationOf(ev touch.Event) (d baseline.Destination, ok bool, why string)
 			}
 			p = filepath.Join(ev.CWD, p)
 		}
-		if !strings.HasPrefix(p, "@") {
-			p = filepath.Clean(p)
+		if strings.HasPrefix(p, "@") {
+			return baseline.Destination{Unix: p}, true, ""
+		}
+		p = filepath.Clean(p)
+		// The socket the kernel reached, through any symlink: the name
+		// is the caller's, the inode the kernel's.
+		for _, root := range []string{touch.RootOf(ev.PID), "/"} {
+			real, found, ok := ev.SocketPath(root)
+			if !found {
+				break
+			}
+			if ok {
+				return baseline.Destination{Unix: real}, true, ""
+			}
+			if root == "/" {
+				return d, false, fmt.Sprintf("%s by %s (pid %d) to the Unix socket %q, which no longer leads to the socket the kernel reached", ev.Syscall, ev.Exe, ev.PID, p)
+			}
 		}
 		return baseline.Destination{Unix: p}, true, ""
 	case "netlink", "unspec", "":

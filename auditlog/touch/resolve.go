@@ -233,3 +233,20 @@ func walk(root, name string) (string, error) {
 	}
 	return resolved, nil
 }
+
+// SocketPath ties the Unix socket a connect or send reached to a path:
+// the PATH item the kernel recorded for the socket (its inode), its name
+// resolved again under root as ResolvedAccesses does, kept only when it
+// still leads to that inode. found=false: the event recorded no socket
+// (an abstract name, a bind, which creates one); ok=false: it did, and
+// the name leads elsewhere now (a symlink swapped since).
+func (e Event) SocketPath(root string) (p string, found, ok bool) {
+	for _, item := range e.Paths {
+		if item.Mode&unix.S_IFMT != unix.S_IFSOCK || item.Inode == 0 || item.Abs == "" {
+			continue
+		}
+		p, ok = e.resolve(root, item.Abs, item)
+		return p, true, ok
+	}
+	return "", false, false
+}

@@ -180,3 +180,42 @@ func TestResolveDirfdRelativeNames(t *testing.T) {
 		t.Errorf("descriptor of another inode: %+v, want unverified", acc)
 	}
 }
+
+// A connect through a symlink names the socket the kernel reached; once
+// the link leads elsewhere the name is no longer tied to it.
+func TestSocketPathThroughSymlink(t *testing.T) {
+	dir := t.TempDir()
+	real, link, other := filepath.Join(dir, "real.sock"), filepath.Join(dir, "link.sock"), filepath.Join(dir, "other.sock")
+	for _, p := range []string{real, other} {
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer unix.Close(fd)
+		if err := unix.Bind(fd, &unix.SockaddrUnix{Name: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	item := itemOf(t, real, link, "NORMAL")
+	item.Mode = unix.S_IFSOCK | 0o755
+	ev := Event{Syscall: "connect", Addr: &Sockaddr{Family: "unix", Path: link}, Paths: []Path{item}}
+	ev.makeAbs()
+	if p, found, ok := ev.SocketPath("/"); !found || !ok || p != real {
+		t.Errorf("SocketPath = %q, %v, %v; want %q", p, found, ok, real)
+	}
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, link); err != nil {
+		t.Fatal(err)
+	}
+	if p, found, ok := ev.SocketPath("/"); !found || ok {
+		t.Errorf("after the swap SocketPath = %q, %v, %v; want found and not ok", p, found, ok)
+	}
+	if _, found, _ := (Event{Syscall: "connect"}).SocketPath("/"); found {
+		t.Error("an event without a socket item found one")
+	}
+}
