@@ -103,7 +103,8 @@ for p in sys.argv[1:]:
 		return Agent{Name: "connect", Command: []string{py, "-I", "-c", script, allowed, other}, Stdout: out}
 	}
 	var recorded bytes.Buffer
-	r := mustRun(t, agent(&recorded))
+	// Recorded without the network, so the file gets the section below.
+	r := mustRun(t, agent(&recorded), WithoutNetwork())
 	if r.Verdict != VerdictClean || recorded.String() != allowed+" ok\n"+other+" ok\n" {
 		t.Fatalf("record: %s\n%s", r.Summary(), recorded.String())
 	}

@@ -65,6 +65,8 @@ func TestSIGKILLedRunLeavesNoRule(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// A failed check below must not leave the child holding its rules.
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		cmd.Process.Kill()
@@ -78,8 +80,8 @@ func TestSIGKILLedRunLeavesNoRule(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer syscall.Close(wd)
-	if got := keyedRules(t, Key(auid)); len(got) != 1 {
-		t.Fatalf("while the run lives: %d rules with its key, want 1: %q", len(got), got)
+	if got := keyedRules(t, Key(auid)); len(got) != 2 {
+		t.Fatalf("while the run lives: %d rules with its key, want 2 (files, network): %q", len(got), got)
 	}
 	if st, _ := auditctl.ReadStatus(); st.Enabled != 1 {
 		t.Errorf("while the run lives: enabled=%d", st.Enabled)
@@ -160,8 +162,8 @@ func TestInstallBothArches(t *testing.T) {
 	if err := in.Remove(); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || !strings.Contains(strings.Join(got, "\n"), "arch=b32") {
-		t.Errorf("installed %q, want a b64 and a b32 rule", got)
+	if len(got) != 4 || !strings.Contains(strings.Join(got, "\n"), "arch=b32") {
+		t.Errorf("installed %q, want a files and a network rule for b64 and b32", got)
 	}
 	if left := keyedRules(t, Key(auid)); len(left) != 0 {
 		t.Errorf("after Remove: %q", left)
