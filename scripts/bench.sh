@@ -6,7 +6,7 @@
 # (strace, node servers). Numbers are reported, never judged: nothing here
 # fails on a timing.
 #   BENCH_REPS (5)  BENCH_LAUNCHES (200)  BENCH_STRESS (1: run the stress)
-#   BENCH_SECTIONS (all: check,record,programs,files,startup,cli,rss; e.g. cli
+#   BENCH_SECTIONS (all: check,record,programs,files,network,startup,cli,rss; e.g. cli
 #   for the CLI's whole-process start-up alone)
 set -euo pipefail
 cd "$(dirname "$0")/.."

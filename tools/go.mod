@@ -13,6 +13,7 @@ replace github.com/sysgate/sysgate => ../
 tool honnef.co/go/tools/cmd/staticcheck
 
 require (
+	github.com/miekg/dns v1.1.73
 	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/sys v0.49.0
 )

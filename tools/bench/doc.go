@@ -57,6 +57,15 @@
 //     a process that is no part of it: the getppid and openat loops with
 //     no run active, during `sysgate check --no-files` and during `sysgate
 //     check` of an agent that waits on its input;
+//   - the cost of observing the network (issue 36), against servers the
+//     bench starts on 127.0.0.1: the Python agent's network scenario (it
+//     fetches a page from the bench's HTTP server) and the MCP server in
+//     check and record mode on each backend, the network observed and
+//     not (WithoutNetwork) back to back in alternating order, as for
+//     files; a loop of TCP connects to the bench's listener in check mode
+//     both ways, the difference per connect; and what the run's recording
+//     DNS forwarder (internal/dnsrec) adds to a lookup answered by the
+//     bench's DNS server;
 //   - start-up: harness.Run of /bin/true against a bare fork+exec of it
 //     (median over -launches), and the end-of-run barrier alone;
 //   - the CLI's start-up, the whole process timed from outside (fork to
@@ -68,7 +77,7 @@
 //     <= 4 ms over bare) with whether they are met;
 //   - the CLI's peak RSS recording 1M logged syscalls.
 //
-// -sections picks tables (check, record, programs, files, startup, cli, rss; all by
+// -sections picks tables (check, record, programs, files, network, startup, cli, rss; all by
 // default); make bench passes BENCH_SECTIONS.
 //
 // Timings never decide pass/fail anywhere: this only reports. Needs root,

@@ -10,9 +10,10 @@ import (
 	"github.com/sysgate/sysgate/harness"
 )
 
-// filesTarget is what observing files may cost a realistic session over
-// the same run without (issue 35): reported, never judged.
-const filesTarget ratioTarget = 1.10
+// onOffTarget is what observing files (issue 35) or the network (issue
+// 36) may cost a realistic session over the same run without: reported,
+// never judged.
+const onOffTarget ratioTarget = 1.10
 
 // filesRow is one workload's line on one backend in one mode: its runs
 // with files observed and without (WithoutFiles), back to back in each
@@ -38,7 +39,7 @@ const filesHeader = "workload\tbackend\tmode\tbare ms\tfiles ms\tno files ms\tfi
 // paired. The target is printed beside the ratio, never judged.
 func (r filesRow) cells() string {
 	return fmt.Sprintf("%s\t%s\t%s\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t%.1f\t%.1f\t%.1f\t%.0f\t%s\t", r.workload, r.backend, r.mode,
-		r.bare.median(), r.on.median(), r.off.median(), pairedRatio(r.on, r.off), filesTarget,
+		r.bare.median(), r.on.median(), r.off.median(), pairedRatio(r.on, r.off), onOffTarget,
 		pairedRatio(r.on, r.bare), pairedRatio(r.off, r.bare), pairedDiff(r.on, r.off),
 		r.onCPU.median(), r.offCPU.median(), r.listed.median(), countList(r.findings))
 }
@@ -73,7 +74,7 @@ func (r filesMicroRow) cells() string {
 // ns per iteration is the fastest of its 20 chunks already.
 const filesMicroOnce = 10_000
 
-// microReps is how many times filesMicro runs w each way.
+// microReps is how many times microOnOff runs w each way.
 func microReps(cfg config, w workload) int {
 	if w.per == "pair" && iterations(w) >= filesMicroOnce {
 		return 1
@@ -124,18 +125,39 @@ func filesCost(ctx context.Context, cfg config, w workloads, bases *baselines) e
 		}
 	}
 	fmt.Printf("\n== files: the cost of observing them (issue 35; median of %d; files/no files, files/bare, no files/bare and files - no files: paired, the median of each repeat's own; the files and no-files runs of a repeat back to back in alternating order; sysgate CPU: this process's user+sys during the run; files listed: (path, access) pairs in the files run's observation, all of them in record, those outside the baseline in check)\n", cfg.reps)
-	if err := filesSessions(ctx, cfg, sessions, bases); err != nil {
+	if err := sessionsOnOff(ctx, cfg, filesOnOff, sessions, bases); err != nil {
 		return err
 	}
-	if err := filesMicro(ctx, cfg, micro, bases); err != nil {
+	fmt.Printf("\nthe loops in check mode with files observed and without (median of the runs each way; a loop of %d file calls or more runs once each way; ratios and differences paired; loop: the fastest chunk's ns per iteration; whole run: harness.Run's wall time per iteration; sysgate CPU: this process's user+sys during the run per iteration)\n", filesMicroOnce)
+	if err := microOnOff(ctx, cfg, filesOnOff, micro, bases); err != nil {
 		return err
 	}
 	return ruleCost(ctx, cfg, w, holder, bases)
 }
 
-// filesSessions: the realistic sessions, each mode and backend, files on
-// and off.
-func filesSessions(ctx context.Context, cfg config, ws []workload, bases *baselines) error {
+// onOff is an observation a section measures switched on and off: files
+// (WithoutFiles) or the network (WithoutNetwork).
+type onOff struct {
+	name string // "files", "network"
+	// header and microHeader head the tables of filesRow and
+	// filesMicroRow cells.
+	header, microHeader string
+	// without is the option that switches the observation off; observed
+	// says whether a run's result had it on.
+	without  func() harness.Option
+	observed func(r *harness.Result) bool
+	// findings adds what r found outside its baseline to into; listed is
+	// how many entries of the observation's kind r's observation has.
+	findings func(into map[string]uint64, r *harness.Result)
+	listed   func(r *harness.Result) int
+}
+
+var filesOnOff = onOff{name: "files", header: filesHeader, microHeader: filesMicroHeader, without: harness.WithoutFiles,
+	observed: func(r *harness.Result) bool { return r.FilesObserved }, findings: addFileFindings, listed: filesListed}
+
+// sessionsOnOff: the realistic sessions, each mode and backend, the
+// observation on and off.
+func sessionsOnOff(ctx context.Context, cfg config, obs onOff, ws []workload, bases *baselines) error {
 	var rows []*filesRow
 	for _, w := range ws {
 		base, err := bases.of(ctx, w)
@@ -156,17 +178,17 @@ func filesSessions(ctx context.Context, cfg config, ws []workload, bases *baseli
 			for _, row := range mine {
 				row.bare = append(row.bare, ms(m.wall))
 				err := backToBack(i, func(on bool) error {
-					g, r, cpu, err := runFiles(ctx, w, row.backend, row.mode, base, on)
+					g, r, cpu, err := obs.run(ctx, w, row.backend, row.mode, base, on)
 					if err != nil {
 						return err
 					}
-					addFileFindings(row.findings, r)
+					obs.findings(row.findings, r)
 					if !on {
 						row.off, row.offCPU = append(row.off, ms(g.wall)), append(row.offCPU, ms(cpu))
 						return nil
 					}
 					row.on, row.onCPU = append(row.on, ms(g.wall)), append(row.onCPU, ms(cpu))
-					row.listed = append(row.listed, float64(filesListed(r)))
+					row.listed = append(row.listed, float64(obs.listed(r)))
 					return nil
 				})
 				if err != nil {
@@ -177,22 +199,21 @@ func filesSessions(ctx context.Context, cfg config, ws []workload, bases *baseli
 		rows = append(rows, mine...)
 	}
 	tw := table()
-	fmt.Fprintln(tw, filesHeader)
+	fmt.Fprintln(tw, obs.header)
 	for _, r := range rows {
 		fmt.Fprintln(tw, r.cells())
 	}
 	return tw.Flush()
 }
 
-// filesMicro: the loops in check mode, files on and off, paired with the
-// bare run of the same repeat. The openat loop's calls are each a file
-// access (an audit record to reassemble, or a call the proxy performs);
-// getppid is no file call, so its difference is what the run's audit
-// context costs every syscall of the agent.
-func filesMicro(ctx context.Context, cfg config, ws []workload, bases *baselines) error {
-	fmt.Printf("\nthe loops in check mode with files observed and without (median of the runs each way; a loop of %d file calls or more runs once each way; ratios and differences paired; loop: the fastest chunk's ns per iteration; whole run: harness.Run's wall time per iteration; sysgate CPU: this process's user+sys during the run per iteration)\n", filesMicroOnce)
+// microOnOff: the loops in check mode, the observation on and off,
+// paired with the bare run of the same repeat. The openat loop's calls
+// are each a file access (an audit record to reassemble, or a call the
+// proxy performs); getppid is no file call, so its difference is what the
+// run's audit context costs every syscall of the agent.
+func microOnOff(ctx context.Context, cfg config, obs onOff, ws []workload, bases *baselines) error {
 	tw := table()
-	fmt.Fprintln(tw, filesMicroHeader)
+	fmt.Fprintln(tw, obs.microHeader)
 	for _, w := range ws {
 		base, err := bases.of(ctx, w)
 		if err != nil {
@@ -211,11 +232,11 @@ func filesMicro(ctx context.Context, cfg config, ws []workload, bases *baselines
 				row := &rows[j]
 				row.bare = append(row.bare, m.perCall)
 				err := backToBack(i, func(on bool) error {
-					g, r, cpu, err := runFiles(ctx, w, row.backend, baseline.ModeCheck, base, on)
+					g, r, cpu, err := obs.run(ctx, w, row.backend, baseline.ModeCheck, base, on)
 					if err != nil {
 						return err
 					}
-					addFileFindings(row.findings, r)
+					obs.findings(row.findings, r)
 					if on {
 						row.on, row.onWall, row.onCPU = append(row.on, g.perCall), append(row.onWall, ms(g.wall)), append(row.onCPU, ms(cpu))
 					} else {
@@ -235,18 +256,18 @@ func filesMicro(ctx context.Context, cfg config, ws []workload, bases *baselines
 	return tw.Flush()
 }
 
-// runFiles runs w on backend b in mode (check: against base) with files
-// observed or not (WithoutFiles), as runMeasured does. A run whose files
-// observation is not what it is labelled with is an error: the row would
-// not measure what it says.
-func runFiles(ctx context.Context, w workload, b harness.Backend, mode baseline.Mode, base string, on bool) (m measurement, r *harness.Result, cpu time.Duration, err error) {
+// run runs w on backend b in mode (check: against base) with the
+// observation on or off, as runMeasured does. A run whose observation is
+// not what it is labelled with is an error: the row would not measure
+// what it says.
+func (obs onOff) run(ctx context.Context, w workload, b harness.Backend, mode baseline.Mode, base string, on bool) (m measurement, r *harness.Result, cpu time.Duration, err error) {
 	var opts []harness.Option
 	if !on {
-		opts = append(opts, harness.WithoutFiles())
+		opts = append(opts, obs.without())
 	}
-	m, r, cpu, err = runMeasured(ctx, w, b, mode, base, fmt.Sprintf("files: %v", on), opts...)
-	if err == nil && r.FilesObserved != on {
-		err = fmt.Errorf("%s %s on %s: files observed %v, want %v", mode, w.name, b, r.FilesObserved, on)
+	m, r, cpu, err = runMeasured(ctx, w, b, mode, base, fmt.Sprintf("%s: %v", obs.name, on), opts...)
+	if err == nil && obs.observed(r) != on {
+		err = fmt.Errorf("%s %s on %s: %s observed %v, want %v", mode, w.name, b, obs.name, obs.observed(r), on)
 	}
 	return m, r, cpu, err
 }

@@ -47,7 +47,7 @@ func main() {
 }
 
 // allSections are the tables, in the order they run.
-var allSections = []string{"check", "record", "programs", "files", "startup", "cli", "rss"}
+var allSections = []string{"check", "record", "programs", "files", "network", "startup", "cli", "rss"}
 
 func parseSections(list string) (map[string]bool, error) {
 	want := map[string]bool{}
@@ -80,7 +80,7 @@ func run(ctx context.Context, cfg config) error {
 	// The agents and tools behind the first three sections and the RSS
 	// run (gcc; node for the MCP server) are built only when one of them
 	// is wanted.
-	mcp := cfg.sections["check"] || cfg.sections["record"] || cfg.sections["rss"] || cfg.sections["files"]
+	mcp := cfg.sections["check"] || cfg.sections["record"] || cfg.sections["rss"] || cfg.sections["files"] || cfg.sections["network"]
 	w, err := setup(dir, cfg, mcp || cfg.sections["programs"], mcp)
 	if err != nil {
 		return err
@@ -121,6 +121,11 @@ func run(ctx context.Context, cfg config) error {
 	}
 	if cfg.sections["files"] {
 		if err := filesCost(ctx, cfg, w, &bases); err != nil {
+			return err
+		}
+	}
+	if cfg.sections["network"] {
+		if err := networkCost(ctx, cfg, w, &bases); err != nil {
 			return err
 		}
 	}

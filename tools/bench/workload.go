@@ -29,6 +29,9 @@ type workload struct {
 	// per is what one iteration of a perCall loop is: "call" unless set
 	// ("pair" for openat+close, "exec" for the exec loop).
 	per string
+	// opts go to every harness.Run of the workload, before the caller's
+	// (the network section's loopback resolver).
+	opts []harness.Option
 }
 
 // measurement is one run: wall time, and the in-loop ns/call if printed.
@@ -117,6 +120,7 @@ func (w workload) parse(m *measurement, stdout string) error {
 // runGated runs the workload under harness.Run with opts; the wall time
 // includes the harness's launch and barrier.
 func (w workload) runGated(ctx context.Context, opts ...harness.Option) (measurement, *harness.Result, error) {
+	opts = append(append([]harness.Option{}, w.opts...), opts...)
 	var stdout, stderr bytes.Buffer
 	agent := harness.Agent{Name: w.name, Command: w.command, Dir: w.dir, Env: w.env, Stdout: &stdout, Stderr: &stderr}
 	if w.mcpCalls == 0 {
