@@ -9,7 +9,8 @@
 //     steps and the listener handoff), spawn_init.c (the run's init) and
 //     spawn_report.c (status records); spawn_memory.go holds the C
 //     memory the child reads; spawn_bind.go checks BindFiles and names
-//     a failed one;
+//     a failed one; spawn_probe.go asks the kernel, once, for the PID and
+//     user namespaces a run can have;
 //   - seccomp.go: LoadSeccompFilter, the one seccomp(2) load of the Go
 //     side (audit barrier sentinel, benchmark loader, ExecWithFilter), and
 //     the barrier's getppid marker;
