@@ -45,6 +45,9 @@ type NetworkTouch struct {
 	// Addr is the address when Dest is a name ("" otherwise).
 	Addr    string `json:"addr,omitempty"`
 	Program string `json:"program"` // the caller's executable ("" when unknown)
+	// Script is the script the process was started on (an interpreter's
+	// "#!" file or argument), when the run saw that exec.
+	Script  string `json:"script,omitempty"`
 	Syscall string `json:"syscall"` // the first call that did it
 	PID     int    `json:"pid"`
 	Count   uint64 `json:"count"`
@@ -85,7 +88,11 @@ func (v NetworkViolation) String() string {
 		fmt.Fprintf(&b, " [%s, %s]", v.Risk, v.Level)
 	}
 	if v.Program != "" || v.PID != 0 {
-		fmt.Fprintf(&b, " by %s pid %d (%s)", programOrUnknown(v.Program), v.PID, v.Syscall)
+		fmt.Fprintf(&b, " by %s", programOrUnknown(v.Program))
+		if v.Script != "" {
+			fmt.Fprintf(&b, " running %s", v.Script)
+		}
+		fmt.Fprintf(&b, " pid %d (%s)", v.PID, v.Syscall)
 	}
 	if v.Denied {
 		b.WriteString(", refused")

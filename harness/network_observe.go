@@ -264,8 +264,15 @@ func (r *Result) addNetwork(b *netBook, p *runPlan) {
 	} else if files := p.profile.Files(); len(files) > 0 {
 		file = files[0]
 	}
+	scripts := map[int]string{}
+	for _, pr := range r.Programs {
+		if pr.Role == RoleScript {
+			scripts[pr.PID] = pr.Path
+		}
+	}
 	for i, t := range ts {
 		d := ds[i]
+		t.Script = scripts[t.PID]
 		if !t.Denied {
 			// A Unix socket's path by placeholder, as files are kept.
 			kept := d
