@@ -99,7 +99,10 @@ func netPatternFor(ctx FileContext, s ObservedDestination, total uint64) (string
 		pattern = strings.TrimSuffix(strings.ToLower(d.Name), ".") + ":" + strconv.Itoa(int(d.Port))
 	case !d.Addr.IsValid():
 		return "", false
-	case d.Addr.Unmap().IsLoopback() && (total == 1 || d.Port >= ephemeralPorts) && d.Port != 0:
+	case d.Addr.Unmap().IsLoopback() && (total == 1 || d.Port >= ephemeralPorts) && d.Port != 0,
+		d.Addr.Unmap().IsLoopback() && s.Op == NetListen && d.Port == 0:
+		// A listen on port 0 is one whose port the kernel picked (the
+		// audit backend sees the bind's 0, notify the port itself).
 		pattern = hostPort(d.Addr, "{port}")
 	default:
 		pattern = hostPort(d.Addr, strconv.Itoa(int(d.Port)))

@@ -91,8 +91,8 @@ resolve api.openai.com`
 	// A port the kernel hands out for port 0 is the run's, however often
 	// it was used; a loopback address keeps its address even by name; a
 	// fixed port used often stays.
-	o = netObservation(t, "connect 127.0.0.2:41234 xxx", "connect api.test=127.0.0.3:45000 xx", "connect 127.0.0.4:8080 xx")
-	want = "connect 127.0.0.2:{port}\nconnect 127.0.0.3:{port}\nconnect 127.0.0.4:8080"
+	o = netObservation(t, "connect 127.0.0.2:41234 xxx", "connect api.test=127.0.0.3:45000 xx", "connect 127.0.0.4:8080 xx", "listen 127.0.0.5:0 xx")
+	want = "connect 127.0.0.2:{port}\nconnect 127.0.0.3:{port}\nconnect 127.0.0.4:8080\nlisten 127.0.0.5:{port}"
 	if got := entryLines(GeneraliseNetwork(FileContext{}, o.NetworkList())); got != want {
 		t.Errorf("run-time ports:\n%s\nwant:\n%s", got, want)
 	}

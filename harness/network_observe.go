@@ -95,11 +95,11 @@ var socketcalls = map[uint64]string{2: "bind", 3: "connect", 4: "listen", 11: "s
 
 func (e *netEmitter) emit(ev touch.Event) {
 	name := ev.Syscall
-	fd, vlen := ev.Args[0], ev.Args[2]
+	fd, vlen, fdKnown := ev.Args[0], ev.Args[2], true
 	if name == "socketcall" {
 		// The arguments are behind a1: only the address (SOCKADDR) is
-		// the kernel's. A listen's descriptor is not known.
-		name, fd, vlen = socketcalls[ev.Args[0]], ^uint64(0), 2
+		// the kernel's. Neither descriptor nor message count is known.
+		name, vlen, fdKnown = socketcalls[ev.Args[0]], 2, false
 		if name == "" {
 			return
 		}
@@ -113,7 +113,7 @@ func (e *netEmitter) emit(ev touch.Event) {
 	if name == "listen" {
 		a.Op = baseline.NetListen
 		d, ok := e.bound[sockRef{ev.PID, fd}]
-		if !ok {
+		if !ok || !fdKnown {
 			// Bound where this run did not see it (by another process,
 			// or never: listen binds an unbound socket to every address
 			// on a port the kernel picks). The widest is assumed.
@@ -147,7 +147,7 @@ func (e *netEmitter) emit(ev touch.Event) {
 		a.Op = baseline.NetConnect
 	case "bind":
 		a.Op = baseline.NetBind
-		if !a.Denied && ev.Exit == 0 && len(e.bound) < maxLearnedNetwork {
+		if !a.Denied && fdKnown && ev.Exit == 0 && len(e.bound) < maxLearnedNetwork {
 			e.bound[sockRef{ev.PID, fd}] = d
 		}
 	case "sendmmsg":

@@ -321,7 +321,7 @@ reports_dir() {
 # only flags that change how the agent runs, never where outputs go
 # (--result, --junit, --force, -b are the action's), each as --name or
 # --name=value.
-allowed_args=(grace keep-cap tty no-programs no-arg-classes allow-unisolated user dir keep-fd)
+allowed_args=(grace keep-cap tty no-programs no-files no-network no-arg-classes allow-unisolated user dir keep-fd)
 extra_args=()
 parse_args_input() {
 	[ -n "${INPUT_ARGS:-}" ] || return 0

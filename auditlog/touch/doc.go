@@ -15,16 +15,17 @@
 //     filter: Install reports the collision (auditctl.ErrRuleExists) and
 //     attribution is by session anyway.
 //   - Rules builds the exit rules (go-libaudit rule/flags.Parse and
-//     rule.Build), one per arch, only successful calls (-F success=1:
-//     failed lookups are noise, an interpreter probes hundreds of missing
-//     paths), key sysgate-AUID. Files: open, openat, openat2, creat,
-//     truncate, rename*, link*, symlink*, unlink*, mkdir*, rmdir, chmod,
-//     fchmodat, chown, fchownat, lchown, execve*, name_to_handle_at,
-//     open_by_handle_at (calls an arch lacks are left out: aarch64 has
-//     only the *at forms). Network: connect, bind, listen, sendto,
-//     sendmsg, sendmmsg (a SOCKADDR record when the call carries an
-//     address). On i386, glibc may reach sockets through socketcall(2),
-//     which the Network set does not name.
+//     rule.Build), per arch one for each set, key sysgate-AUID. Files:
+//     open, openat, openat2, creat, truncate, rename*, link*, symlink*,
+//     unlink*, mkdir*, rmdir, chmod, fchmodat, chown, fchownat, lchown,
+//     execve*, name_to_handle_at, open_by_handle_at (calls an arch lacks
+//     are left out: aarch64 has only the *at forms), successful calls
+//     only (-F success=1: failed lookups are noise, an interpreter probes
+//     hundreds of missing paths). Network: connect, bind, listen, sendto,
+//     sendmsg, sendmmsg and the 32-bit socketcall(2) (a SOCKADDR record
+//     when the call carries an address), whatever they returned: a
+//     non-blocking connect fails with EINPROGRESS on its way out, and a
+//     refusal is enforce's to report (Event.Errno says which).
 //   - Install adds them (auditctl.AddRules: a state file first, audit
 //     enabled=1 held like the backlog tuning, only these rules deleted
 //     by Remove) and starts a watchdog: this binary re-executed with
