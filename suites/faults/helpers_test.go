@@ -97,7 +97,20 @@ func sysgateOnce(ctx context.Context, setup func(*exec.Cmd), args ...string) out
 	if err != nil && !errors.As(err, &exit) {
 		Fail(fmt.Sprintf("run sysgate %v: %v", args, err))
 	}
-	return outcome{Code: cmd.ProcessState.ExitCode(), Stdout: stdout.String(), Stderr: stderr.String()}
+	o := outcome{Code: cmd.ProcessState.ExitCode(), Stdout: stdout.String(), Stderr: stderr.String()}
+	if i := slices.Index(args, "--result"); i >= 0 && i+1 < len(args) && cmd.Stderr != &stderr {
+		// The report went to the spec's terminal: the result file says
+		// why a run was inconclusive (lostToTheMachine reads it).
+		if b, err := os.ReadFile(args[i+1]); err == nil {
+			var r struct {
+				Inconclusive string `json:"inconclusive"`
+			}
+			if json.Unmarshal(b, &r) == nil && r.Inconclusive != "" {
+				o.Stderr += "inconclusive (from --result): " + r.Inconclusive + "\n"
+			}
+		}
+	}
+	return o
 }
 
 // sysgateCommand is the built CLI under the spec's context. When the

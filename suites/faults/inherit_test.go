@@ -20,7 +20,9 @@ import (
 // prints what it was handed; record needs no baseline.
 func recordShell(ctx context.Context, setup func(*exec.Cmd), flags []string, script string) outcome {
 	GinkgoHelper()
-	args := append([]string{"record", "-o", filepath.Join(GinkgoT().TempDir(), "shell.yaml")}, flags...)
+	dir := GinkgoT().TempDir()
+	// --result: the report may go to the spec's terminal.
+	args := append([]string{"record", "-o", filepath.Join(dir, "shell.yaml"), "--result", filepath.Join(dir, "result.json")}, flags...)
 	return sysgateWith(ctx, setup, append(args, "--", "/bin/sh", "-c", script)...)
 }
 

@@ -32,8 +32,15 @@ func agentInterpreter() string {
 // (host:port, a loopback address) by name: the spec's own DNS server
 // gives name that address (the run's forwarder asks it), so the agent
 // resolves a name as a real one does, and nothing leaves the machine.
+//
+// Where runs cannot record names (the notify backend without root) the
+// agent fetches by address: its lookup would go to the machine's
+// resolver, which does not know the spec's name.
 func networkScenario(workspace, name, server string) gate.Spec {
 	GinkgoHelper()
+	if !gate.NamesRecorded() {
+		return scenario(workspace, "network", "--url", "http://"+server+"/page")
+	}
 	host, port, _ := strings.Cut(server, ":")
 	spec := scenario(workspace, "network", "--url", "http://"+name+":"+port+"/page")
 	spec.Options = append(spec.Options, harness.WithResolvers(gate.Resolver(map[string]string{name: host})))
@@ -76,7 +83,11 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 	It("stays within its baseline fetching a URL from a loopback server by name", labels.Network, func(ctx SpecContext) {
 		result := gate.Run(ctx, networkScenario(workspace, "api.sysgate.test", gate.Loopback(page)))
 		Expect(result).To(gatetest.StayWithinBaseline())
-		Expect(result.Names).To(ContainElement(HaveField("Name", "api.sysgate.test")))
+		if gate.NamesRecorded() {
+			Expect(result.Names).To(ContainElement(HaveField("Name", "api.sysgate.test")))
+		} else {
+			Expect(result.NamesUnrecorded).To(ContainSubstring("port 53"))
+		}
 		Expect(os.ReadFile(filepath.Join(workspace, "fetched.txt"))).To(BeEquivalentTo(page))
 	})
 
@@ -119,7 +130,7 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 			spec.Agent = "python-bite-second-host"
 			result := gate.Run(ctx, spec)
 			Expect(result.NetworkViolations).To(ConsistOf(And(
-				HaveField("Op", baseline.NetConnect), HaveField("Dest", HavePrefix("api.sysgate.test:")), HaveField("Addr", "127.0.0.2"),
+				HaveField("Op", baseline.NetConnect), Or(And(HaveField("Dest", HavePrefix("api.sysgate.test:")), HaveField("Addr", "127.0.0.2")), HaveField("Dest", HavePrefix("127.0.0.2:"))),
 				HaveField("Has", ContainSubstring("127.0.0.1:{port}")))), "only the second host: %s", result)
 			Expect(gate.ViolationNames(result)).To(BeEmpty(), "the calls are the network task's")
 			Expect(result.ProgramViolations).To(BeEmpty())
@@ -133,6 +144,7 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 		// the spec's own DNS server gives it. The connect is allowed (by
 		// its address); the lookup is a destination of its own.
 		It("fails a network agent that looks up a name its baseline does not list", labels.Network, func(ctx SpecContext) {
+			gate.RequireNames()
 			spec := networkScenario(workspace, "page.sysgate.test", gate.Loopback(page))
 			spec.Agent = "python-bite-name"
 			result := gate.Run(ctx, spec)
