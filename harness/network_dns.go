@@ -3,11 +3,13 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/dnsrec"
@@ -213,4 +215,20 @@ func (r *runResolver) tunnelling() []string {
 		out = append(out, fmt.Sprintf("*.%s (%d names)", d, len(distinct)))
 	}
 	return out
+}
+
+// NamesUnavailable says why a run here would not record the names its
+// agent looks up ("" when it would): the run's forwarder needs port 53
+// on a loopback address. For sysgate doctor; it binds 127.53.0.255:53, an
+// address no run's forwarder takes, and lets it go.
+func NamesUnavailable() string {
+	pc, err := net.ListenPacket("udp", "127.53.0.255:53")
+	if err != nil {
+		if errors.Is(err, syscall.EACCES) {
+			return "sysgate may not listen on port 53 of a loopback address: run as root, give the binary CAP_NET_BIND_SERVICE (setcap cap_net_bind_service+ep), or set net.ipv4.ip_unprivileged_port_start=53"
+		}
+		return fmt.Sprintf("port 53 on loopback: %v", err)
+	}
+	_ = pc.Close()
+	return ""
 }

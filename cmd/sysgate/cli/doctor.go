@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/sysgate/sysgate/auditlog/preflight"
@@ -21,7 +22,21 @@ var (
 	runPreflight      = preflight.Run
 	auditUnavailable  = harness.AuditUnavailable
 	notifyUnavailable = harness.NotifyUnavailable
+	namesUnavailable  = harness.NamesUnavailable
 )
+
+// namesCheck says whether a run here records the names its agent looks
+// up (the network gate's names): a warning, not a failure, since every
+// destination is still seen, as an address.
+func namesCheck(why string) preflight.Check {
+	c := preflight.Check{Name: "names (network)", OK: true,
+		Detail: "a run's recording DNS forwarder can listen on port 53 of a loopback address"}
+	if why != "" {
+		c.Warn = true
+		c.Detail = "runs here record no names, so destinations read as addresses and entries by name do not match them: " + why
+	}
+	return c
+}
 
 // doctorExitCodes closes doctor's help: what its exit code promises.
 const doctorExitCodes = `
@@ -53,6 +68,9 @@ func (c *Command) runDoctor(args []string) int {
 		return c.errorf(ExitUsage, "--format %q: want text or json", *format)
 	}
 	checks, _ := runPreflight() // its error joins the failed checks' errors, which the report holds
+	withNames := *checks
+	withNames.Checks = append(slices.Clone(checks.Checks), namesCheck(namesUnavailable()))
+	checks = &withNames
 	report := diagnose(checks, asked, auditUnavailable(), notifyUnavailable())
 	if *format == "text" {
 		writeDoctorText(c.Stdout, report)

@@ -43,7 +43,7 @@ func TestDoctorPrintsTheFix(t *testing.T) {
 	if code != ExitInconclusive {
 		t.Errorf("exit %d, want %d", code, ExitInconclusive)
 	}
-	want := "FAIL  actions_logged     actions_logged lacks log\n                         fix: " + fix + "\nbackends:\n"
+	want := "FAIL  actions_logged     actions_logged lacks log\n                         fix: " + fix + "\nok    names (network)"
 	if !strings.Contains(out.String(), want) {
 		t.Errorf("output:\n%s\nwant it to contain:\n%s", out.String(), want)
 	}
@@ -53,8 +53,11 @@ func TestDoctorPrintsTheFix(t *testing.T) {
 // and notifyWhy, for this test.
 func fakeDoctor(t *testing.T, report *preflight.Report, auditWhy, notifyWhy string) {
 	t.Helper()
-	oldRun, oldAudit, oldNotify := runPreflight, auditUnavailable, notifyUnavailable
-	t.Cleanup(func() { runPreflight, auditUnavailable, notifyUnavailable = oldRun, oldAudit, oldNotify })
+	oldRun, oldAudit, oldNotify, oldNames := runPreflight, auditUnavailable, notifyUnavailable, namesUnavailable
+	t.Cleanup(func() {
+		runPreflight, auditUnavailable, notifyUnavailable, namesUnavailable = oldRun, oldAudit, oldNotify, oldNames
+	})
+	namesUnavailable = func() string { return "" }
 	runPreflight = func() (*preflight.Report, error) {
 		var errs []error
 		for _, c := range report.Failed() {
@@ -77,7 +80,7 @@ func TestDoctorJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("%s: %v", out.String(), err)
 	}
-	if len(got.Checks) != 1 || !got.Checks[0].OK || got.Status == nil || got.Status.BacklogWaitTime != 15000 {
+	if len(got.Checks) != 2 || !got.Checks[0].OK || got.Checks[1].Name != "names (network)" || got.Status == nil || got.Status.BacklogWaitTime != 15000 {
 		t.Errorf("round trip: %+v", got)
 	}
 }
@@ -145,6 +148,9 @@ func TestDoctorUnprivileged(t *testing.T) {
 		if !strings.Contains(out, line) {
 			t.Errorf("doctor as uid 65534 lacks %q:\n%s", line, out)
 		}
+	}
+	if !strings.Contains(out, "warn  names (network)    runs here record no names") {
+		t.Errorf("doctor as uid 65534 does not warn that runs record no names:\n%s", out)
 	}
 	if notifyWorks && !strings.Contains(out, "  notify  usable: ") {
 		t.Errorf("doctor as uid 65534 does not find notify usable:\n%s", out)
