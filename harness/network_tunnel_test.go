@@ -82,7 +82,7 @@ func TestDNSTunnellingIsAViolation(t *testing.T) {
 	if r.Verdict != VerdictClean || strings.Count(recorded.String(), " 127.0.0.1\n") != 5 {
 		t.Fatalf("record: %s\n%s", r.Summary(), recorded.String())
 	}
-	path := tunnelBaseline(t, r.Observed)
+	path := netBaseline(t, r.Observed, true, baseline.NetworkEntry{Op: baseline.NetResolve, Pattern: "*." + tunnelZone, Reason: "the test's own zone"})
 	const many = 40
 	for _, backend := range []Backend{BackendAudit, BackendNotify} {
 		var out bytes.Buffer
@@ -126,13 +126,13 @@ for i in range(int(sys.argv[1])):
         print(name, "failed:", e)
 `
 
-// tunnelBaseline writes the recorded baseline with a network section
-// that allows every name under tunnelZone, and whatever else the record
-// run reached.
-func tunnelBaseline(t *testing.T, o *baseline.Observation) string {
+// netBaseline writes the baseline recorded from o with a network
+// section of entries: after what the record run reached when keep says
+// so, else alone.
+func netBaseline(t *testing.T, o *baseline.Observation, keep bool, entries ...baseline.NetworkEntry) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "lookups.yaml")
-	if _, err := baseline.WriteRecorded(path, o, baseline.RecordOptions{Agent: "lookups"}); err != nil {
+	path := filepath.Join(t.TempDir(), o.Agent+".yaml")
+	if _, err := baseline.WriteRecorded(path, o, baseline.RecordOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
@@ -143,8 +143,11 @@ func tunnelBaseline(t *testing.T, o *baseline.Observation) string {
 	if err != nil {
 		t.Fatalf("the recorded baseline: %v", err)
 	}
+	if !keep {
+		doc.Network = nil
+	}
 	doc.HasNetwork = true
-	doc.Network = append(doc.Network, baseline.NetworkEntry{Op: baseline.NetResolve, Pattern: "*." + tunnelZone, Reason: "the test's own zone"})
+	doc.Network = append(doc.Network, entries...)
 	out := doc.Format()
 	if _, err := baseline.ParseDocument(path, out); err != nil {
 		t.Fatalf("the gated baseline: %v\n%s", err, out)
