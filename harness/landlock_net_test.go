@@ -2,11 +2,7 @@ package harness
 
 import (
 	"bytes"
-	"errors"
 	"net"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -70,33 +66,43 @@ func TestLandlockNetEntriesKeepsConnectAndBind(t *testing.T) {
 	}
 }
 
-// Enforce refuses a TCP connect to a port outside the network section
-// with EACCES, on both backends (Landlock is applied on both): both
-// listeners are up, and the record run connected to both.
+// Enforce refuses a TCP connect to a destination outside the network
+// section with EACCES, on both backends (Landlock is applied on both),
+// and reports the refusal: both listeners are up, and the record run
+// connected to both. The refused one is on another address and another
+// port, since Landlock's rules are per port: on the audit backend the
+// port is what refuses it.
 func TestEnforceRefusesConnectOutsideTheNetworkSection(t *testing.T) {
 	t.Parallel()
 	if abi, err := landlock.ABI(); err != nil || landlock.HandledNet(abi) == 0 {
 		testutil.RequireFile(t, "/sys/kernel/security/landlock", "Landlock disabled or missing")
 		t.Fatalf("Landlock ABI %d (err %v): TCP port rules need ABI 4", abi, err)
 	}
-	port := func() string {
-		l, err := net.Listen("tcp4", "127.0.0.1:0")
+	listen := func(addr string) string {
+		l, err := net.Listen("tcp4", addr+":0")
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { l.Close() })
-		return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+		return l.Addr().String()
 	}
-	allowed, other := port(), port()
+	allowed := listen("127.0.0.1")
+	other := listen("127.0.0.2")
+	port := func(dest string) string { _, p, _ := net.SplitHostPort(dest); return p }
+	for port(other) == port(allowed) {
+		// The same port would pass Landlock: another one.
+		other = listen("127.0.0.2")
+	}
 	py := testutil.Python(t)
 	script := `import errno, socket, sys
-for p in sys.argv[1:]:
+for d in sys.argv[1:]:
+    host, port = d.rsplit(":", 1)
     s = socket.socket()
     try:
-        s.connect(("127.0.0.1", int(p)))
-        print(p, "ok")
+        s.connect((host, int(port)))
+        print(d, "ok")
     except OSError as e:
-        print(p, errno.errorcode.get(e.errno, e.errno))
+        print(d, errno.errorcode.get(e.errno, e.errno))
     s.close()
 `
 	agent := func(out *bytes.Buffer) Agent {
@@ -108,24 +114,19 @@ for p in sys.argv[1:]:
 	if r.Verdict != VerdictClean || recorded.String() != allowed+" ok\n"+other+" ok\n" {
 		t.Fatalf("record: %s\n%s", r.Summary(), recorded.String())
 	}
-	path := filepath.Join(t.TempDir(), "connect.yaml")
-	if _, err := baseline.WriteRecorded(path, r.Observed, baseline.RecordOptions{Agent: "connect"}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = f.WriteString("network:\n  connect:\n    - 127.0.0.1:" + allowed + "\n")
-	if err := errors.Join(err, f.Close()); err != nil {
-		t.Fatal(err)
-	}
+	path := netBaseline(t, r.Observed, false, baseline.NetworkEntry{Op: baseline.NetConnect, Pattern: allowed})
 	const line = "enforce refuses TCP connects and binds outside the network section's ports"
 	for _, backend := range []Backend{BackendAudit, BackendNotify} {
 		var enforced bytes.Buffer
 		r = mustRun(t, agent(&enforced), WithBaselines(path), WithMode(baseline.ModeEnforce), WithBackend(backend))
 		if want := allowed + " ok\n" + other + " EACCES\n"; enforced.String() != want {
 			t.Errorf("%s: enforce: agent printed %q, want %q (%s)", backend, enforced.String(), want, r.Summary())
+		}
+		if len(r.NetworkViolations) != 1 || r.NetworkViolations[0].Op != baseline.NetConnect || r.NetworkViolations[0].Dest != other || !r.NetworkViolations[0].Denied {
+			t.Errorf("%s: enforce: network violations %v, want the refused connect %s alone, denied", backend, r.NetworkViolations, other)
+		}
+		if r.Verdict != VerdictViolation {
+			t.Errorf("%s: enforce: %s, want a violation: a refused connect is reported", backend, r.Summary())
 		}
 		// The notify backend's listener refuses what Landlock does not:
 		// nothing weakened there.

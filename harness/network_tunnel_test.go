@@ -1,0 +1,159 @@
+package harness
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/miekg/dns"
+
+	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/testutil"
+)
+
+// tunnelZone is the domain the tunnelling agent looks its names up
+// under; the baseline allows every name in it.
+const tunnelZone = "t.sysgate.test"
+
+// serveTunnelZone answers an A query for any name under tunnelZone with
+// 127.0.0.1 (NXDOMAIN for the rest), over UDP and TCP on one loopback
+// port, and returns its "addr:port" for WithResolvers.
+func serveTunnelZone(t *testing.T) string {
+	t.Helper()
+	handler := dns.HandlerFunc(func(w dns.ResponseWriter, q *dns.Msg) {
+		m := new(dns.Msg)
+		m.SetReply(q)
+		for _, question := range q.Question {
+			if !strings.HasSuffix(strings.ToLower(question.Name), "."+tunnelZone+".") {
+				m.Rcode = dns.RcodeNameError
+				continue
+			}
+			if question.Qtype == dns.TypeA {
+				m.Answer = append(m.Answer, &dns.A{Hdr: dns.RR_Header{Name: question.Name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 60},
+					A: net.IPv4(127, 0, 0, 1)})
+			}
+		}
+		_ = w.WriteMsg(m)
+	})
+	// One port for both: another process may hold the UDP port's TCP twin.
+	var pc net.PacketConn
+	var l net.Listener
+	for try := 0; l == nil; try++ {
+		var err error
+		if pc, err = net.ListenPacket("udp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		l, err = net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(pc.LocalAddr().(*net.UDPAddr).Port)))
+		if err != nil {
+			pc.Close()
+			if try == 10 {
+				t.Fatalf("no port free for both UDP and TCP on 127.0.0.1 in 10 tries: %v", err)
+			}
+		}
+	}
+	for _, s := range []*dns.Server{{PacketConn: pc, Handler: handler}, {Listener: l, Handler: handler}} {
+		started := make(chan struct{})
+		s.NotifyStartedFunc = func() { close(started) }
+		go func() { _ = s.ActivateAndServe() }()
+		<-started
+		t.Cleanup(func() { _ = s.Shutdown() })
+	}
+	return pc.LocalAddr().String()
+}
+
+// More than tunnelNames distinct names under one domain in a run is a
+// violation of its own (risk dns-tunnel), even when the baseline allows
+// every one of the names; five such names are clean. On both backends:
+// the run's recording forwarder is the same on each.
+func TestDNSTunnellingIsAViolation(t *testing.T) {
+	t.Parallel()
+	zone := serveTunnelZone(t)
+	py := testutil.Python(t)
+	agent := func(names int, out *bytes.Buffer) Agent {
+		return Agent{Name: "lookups", Command: []string{py, "-I", "-c", tunnelScript, strconv.Itoa(names)}, Stdout: out}
+	}
+	var recorded bytes.Buffer
+	r := mustRun(t, agent(5, &recorded), WithResolvers(zone))
+	if r.Verdict != VerdictClean || strings.Count(recorded.String(), " 127.0.0.1\n") != 5 {
+		t.Fatalf("record: %s\n%s", r.Summary(), recorded.String())
+	}
+	path := netBaseline(t, r.Observed, true, baseline.NetworkEntry{Op: baseline.NetResolve, Pattern: "*." + tunnelZone, Reason: "the test's own zone"})
+	const many = 40
+	for _, backend := range []Backend{BackendAudit, BackendNotify} {
+		var out bytes.Buffer
+		r := mustRun(t, agent(5, &out), WithBaselines(path), WithMode(baseline.ModeCheck), WithBackend(backend), WithResolvers(zone))
+		if r.Verdict != VerdictClean || len(r.NetworkViolations) != 0 {
+			t.Errorf("%s: five names: %s, network violations %v, want clean\n%s", backend, r.Verdict, r.NetworkViolations, r.Summary())
+		}
+		if len(r.Names) != 5 {
+			t.Errorf("%s: five names: names recorded %+v, want the five", backend, r.Names)
+		}
+
+		out.Reset()
+		r = mustRun(t, agent(many, &out), WithBaselines(path), WithMode(baseline.ModeCheck), WithBackend(backend), WithResolvers(zone))
+		if got := strings.Count(out.String(), " 127.0.0.1\n"); got != many {
+			t.Fatalf("%s: %d names: the agent resolved %d: the test proves nothing\n%s", backend, many, got, out.String())
+		}
+		want := fmt.Sprintf("*.sysgate.test (%d names)", many)
+		var tunnel []NetworkViolation
+		for _, v := range r.NetworkViolations {
+			if v.Op == baseline.NetResolve && v.Risk == riskDNSTunnel {
+				tunnel = append(tunnel, v)
+			}
+		}
+		if r.Verdict != VerdictViolation || len(tunnel) != 1 || tunnel[0].Dest != want || tunnel[0].Level != baseline.LevelHigh {
+			t.Errorf("%s: %d names: %s, network violations %v, want exactly one resolve %s [dns-tunnel, high]\n%s", backend, many, r.Verdict, r.NetworkViolations, want, r.Summary())
+		}
+		if len(r.NetworkViolations) != 1 {
+			t.Errorf("%s: %d names: network violations %v, want the tunnelling alone (the baseline allows every name)", backend, many, r.NetworkViolations)
+		}
+	}
+}
+
+// tunnelScript looks up c0 to cN-1 under tunnelZone through the C
+// library, and prints each name with its address.
+const tunnelScript = `import socket, sys
+for i in range(int(sys.argv[1])):
+    name = "c%d.` + tunnelZone + `" % i
+    try:
+        print(name, socket.gethostbyname(name))
+    except OSError as e:
+        print(name, "failed:", e)
+`
+
+// netBaseline writes the baseline recorded from o with a network
+// section of entries: after what the record run reached when keep says
+// so, else alone.
+func netBaseline(t *testing.T, o *baseline.Observation, keep bool, entries ...baseline.NetworkEntry) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), o.Agent+".yaml")
+	if _, err := baseline.WriteRecorded(path, o, baseline.RecordOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := baseline.ParseDocument(path, data)
+	if err != nil {
+		t.Fatalf("the recorded baseline: %v", err)
+	}
+	if !keep {
+		doc.Network = nil
+	}
+	doc.HasNetwork = true
+	doc.Network = append(doc.Network, entries...)
+	out := doc.Format()
+	if _, err := baseline.ParseDocument(path, out); err != nil {
+		t.Fatalf("the gated baseline: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
