@@ -10,6 +10,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog/touch"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -141,6 +142,11 @@ type fileEmitter struct {
 	hidden []string
 	// pending are unverified accesses a later event may confirm.
 	pending map[pendingKey][]fileAccess
+	// binds are the files bound over others in the run's mount namespace
+	// (its resolv.conf), by target, with the identity of the file sysgate
+	// wrote: a name the kernel recorded with that inode is the target,
+	// even once the namespace, and with it the bind, is gone.
+	binds map[string]fileID
 }
 
 type fileID struct {
@@ -175,6 +181,31 @@ func (f *fileEmitter) inHidden(a touch.Access) bool {
 		}
 	}
 	return false
+}
+
+// bound reports an access to one of the run's bound files: the kernel
+// recorded the target's name with the inode of the file sysgate bound
+// there.
+func (f *fileEmitter) bound(a touch.Access) (string, bool) {
+	for target, id := range f.binds {
+		if (a.Item.Abs == target || a.Path == target) && a.Item.Inode == id.inode && a.Item.Dev == id.dev {
+			return target, true
+		}
+	}
+	return "", false
+}
+
+// bindIdentities are binds' sources by target, as the audit records name
+// a file (device as hex major:minor, inode).
+func bindIdentities(binds []kernel.BindFile) map[string]fileID {
+	out := map[string]fileID{}
+	for _, b := range binds {
+		var st unix.Stat_t
+		if unix.Stat(b.Source, &st) == nil {
+			out[b.Target] = fileID{fmt.Sprintf("%02x:%02x", unix.Major(st.Dev), unix.Minor(st.Dev)), st.Ino}
+		}
+	}
+	return out
 }
 
 // procEntry accepts the recorded name of a /proc file that the
@@ -301,6 +332,8 @@ func (f *fileEmitter) emit(ev touch.Event) {
 				a.Path, a.Unverified = p, false
 			} else if f.inHidden(a) {
 				a.Unverified = false
+			} else if p, ok := f.bound(a); ok {
+				a.Path, a.Unverified = p, false
 			}
 		}
 		a.Path = ownProcOf(a.Path, ev.PID)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog/touch"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/kernel"
 )
 
 func TestProcEntry(t *testing.T) {
@@ -93,5 +94,33 @@ func TestInHidden(t *testing.T) {
 		if got := f.inHidden(touch.Access{Path: c.path, Item: touch.Path{Dev: c.dev}}); got != c.ok {
 			t.Errorf("inHidden(%s on %s) = %v, want %v", c.path, c.dev, got, c.ok)
 		}
+	}
+}
+
+// A name of one of the run's bound files, recorded with the inode of the
+// file sysgate bound there, is that file once the namespace is gone; the
+// same name with another inode (the machine's own file) is not.
+func TestBoundFileVerified(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "resolv.conf")
+	if err := os.WriteFile(src, []byte("nameserver 127.53.0.1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := newFileEmitter(newFileBook(true, nil))
+	f.binds = bindIdentities([]kernel.BindFile{{Source: src, Target: "/etc/resolv.conf"}})
+	id := f.binds["/etc/resolv.conf"]
+	if id.inode == 0 {
+		t.Fatal("no identity for the bound file")
+	}
+	a := touch.Access{Path: "/etc/resolv.conf", Item: touch.Path{Abs: "/etc/resolv.conf", Inode: id.inode, Dev: id.dev}}
+	if p, ok := f.bound(a); !ok || p != "/etc/resolv.conf" {
+		t.Errorf("bound = %q, %v; want the target", p, ok)
+	}
+	a.Item.Inode++
+	if _, ok := f.bound(a); ok {
+		t.Error("another inode under the target's name was taken for the bound file")
+	}
+	a.Item.Inode, a.Path, a.Item.Abs = id.inode, "/etc/hosts", "/etc/hosts"
+	if _, ok := f.bound(a); ok {
+		t.Error("the bound file's inode under another name was taken for the target")
 	}
 }

@@ -78,6 +78,7 @@ func (p *runPlan) subscribe(o *observer, stream *auditlog.Stream, child *agentPr
 		o.files = p.newFileBook()
 		o.emitter = newFileEmitter(o.files)
 		o.emitter.hidden = p.setup.HideDirs
+		o.emitter.binds = bindIdentities(p.setup.BindFiles)
 	}
 	if p.network {
 		o.net = p.newNetBook()
