@@ -76,6 +76,9 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	if note := r.DriftNote(); note != "" && r.ArchHint() == "" {
 		fmt.Fprintf(&b, "  %s\n", note)
 	}
+	if line := r.DriftLine(); line != "" {
+		fmt.Fprintf(&b, "  %s\n", term(line))
+	}
 	// An unrecorded environment's new syscalls are its whole runtime: the
 	// hint above stands for them (--format json lists them).
 	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord && r.ArchHint() == "" {
