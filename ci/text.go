@@ -32,6 +32,9 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	fmt.Fprintf(&b, "\n  %s from %s in %v; agent (uid %d) %s\n",
 		Count(r.Events, one, many), Count(len(r.Processes), "process", "processes"), r.Duration.Round(time.Millisecond), r.UID, r.ExitText())
 	fmt.Fprintf(&b, "  backend: %s\n", r.BackendText())
+	if note := r.Shim.Note(); note != "" {
+		fmt.Fprintf(&b, "  %s\n", note)
+	}
 	if r.Unnamed > 0 {
 		fmt.Fprintf(&b, "  %s from callers sysgate could not name (pid not visible here, or gone before it was read)\n", Count(r.Unnamed, "call", "calls"))
 	}
@@ -72,6 +75,9 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	// record summary (WriteRecorded) lists them.
 	if note := r.DriftNote(); note != "" && r.ArchHint() == "" {
 		fmt.Fprintf(&b, "  %s\n", note)
+	}
+	if line := r.DriftLine(); line != "" {
+		fmt.Fprintf(&b, "  %s\n", term(line))
 	}
 	// An unrecorded environment's new syscalls are its whole runtime: the
 	// hint above stands for them (--format json lists them).

@@ -42,6 +42,17 @@ func (r *Result) DriftNote() string {
 		" most likely environment drift; re-record the baselines in this environment (sysgate record, or the baseline-update workflow) and review the diff"
 }
 
+// DriftLine is what the text report says of a check or enforce run whose
+// environment differs from the recorded one when DriftNote has nothing
+// to say (no new syscalls): a version change stays visible even when
+// only programs differ, or nothing does. "" otherwise.
+func (r *Result) DriftLine() string {
+	if r.DriftNote() != "" || r.Drift == nil || len(r.Drift.Changes) == 0 || r.Mode == baseline.ModeRecord {
+		return ""
+	}
+	return "environment drift: " + baseline.DescribeChanges(r.Drift.Changes) + " since the baselines were recorded"
+}
+
 // hostEnvironment is what the machine says about itself; the parts it
 // cannot read stay empty (and compare as unknown, never as a change).
 func hostEnvironment() baseline.Environment {

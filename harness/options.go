@@ -59,6 +59,7 @@ type runConfig struct {
 	keepCaps          []string
 	tty               bool
 	noPidns           bool
+	keepShims         bool // WithoutShimResolution
 	phases            func(string, time.Duration)
 	acceptCommand     string
 	unisolatedOK      bool

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,6 +19,10 @@ type runPlan struct {
 	cfg   *runConfig
 	agent Agent
 	clock *phaseClock
+	// command is the agent's command as the caller gave it; agent's may
+	// name the interpreter its shim stands for (shim).
+	command []string
+	shim    *ShimResolution
 
 	backend     Backend
 	backendNote string
@@ -104,6 +109,10 @@ func plan(agent Agent, cfg *runConfig) (*runPlan, error) {
 		return nil, err
 	}
 	p.agent.Env, p.droppedEnv = env, dropped
+	p.command = p.agent.Command
+	if !cfg.keepShims {
+		p.agent, p.shim = cfg.resolveShim(context.Background(), p.agent)
+	}
 	if err := p.prepareSetup(keep); err != nil {
 		return nil, err
 	}

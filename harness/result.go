@@ -139,6 +139,9 @@ type Result struct {
 	// (a claim on an abandoned run that cannot be verified), or did (the
 	// processes of an abandoned run it killed).
 	Warnings []string `json:"warnings,omitempty"`
+	// Shim says that the command was a version manager's shim and what
+	// ran in its place (nil when it was none); Command stays as given.
+	Shim *ShimResolution `json:"shim,omitempty"`
 	// IsolationUnavailable says why the run had no PID namespace of its
 	// own ("" when it had one): its agent then saw every process of the
 	// machine, and one that left its process group could outrun the kill

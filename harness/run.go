@@ -33,6 +33,10 @@ const barrierTimeout = 10 * time.Second
 // Run does what its options say and nothing else: it reads no environment,
 // writes no file but WithObservationFile's and reports nowhere
 // (gatetest.Run also reports the Result into the running Ginkgo spec).
+// It runs one program besides the agent: for a command that is a version
+// manager's shim, the manager's own "which", as the agent's user, to start
+// the interpreter it names instead (ShimResolution; WithoutShimResolution
+// keeps the shim).
 // It changes one thing about the calling process, for good: the process
 // becomes non-dumpable (PR_SET_DUMPABLE 0) on its first run, so no agent
 // of the same uid can ptrace it or open its memory (see protectSelf).
