@@ -47,6 +47,7 @@ trap 'rm -rf "$tmp"' EXIT
 log="$tmp.log"
 echo "rootfs.sh: building $root (mmdebstrap $suite, $variant + $packages; log $log)" >&2
 start=$(date +%s)
+# shellcheck disable=SC2016 # "$1" is the hook's argument, expanded by mmdebstrap's shell
 if ! mmdebstrap --mode=root --variant="$variant" --include="$packages" \
 	--aptopt='Acquire::Retries "3"' \
 	--customize-hook='rm -rf "$1"/var/cache/apt/archives/*.deb "$1"/var/lib/apt/lists/*' \
