@@ -57,9 +57,12 @@ type Result struct {
 	Command []string `json:"command"`
 	// Root is the run's own root file system (WithRoot), RootBinds what
 	// was bound into it ("SOURCE:TARGET"); "" and none: the host's.
-	Root      string        `json:"root,omitempty"`
-	RootBinds []string      `json:"root_binds,omitempty"`
-	Mode      baseline.Mode `json:"mode"`
+	Root      string   `json:"root,omitempty"`
+	RootBinds []string `json:"root_binds,omitempty"`
+	// RootDir is the agent's directory in Root (the host's working
+	// directory seldom exists there).
+	RootDir string        `json:"root_dir,omitempty"`
+	Mode    baseline.Mode `json:"mode"`
 	// Incremental: a record run whose filter allowed its baselines
 	// (WithIncremental), so Observed holds only what they lack and Unused
 	// is not known.

@@ -46,7 +46,7 @@ func ParseRootBind(s string) (kernel.BindFile, error) {
 	return kernel.BindFile{Source: filepath.Clean(source), Target: filepath.Clean(target)}, nil
 }
 
-// RootFlags are the --root and --bind flags (each with a leading space)
+// RootFlags are the --root, --bind and --dir flags (each with a leading space)
 // that run a command again in the run's root, for the commands reports
 // print; "" for a run on the host's.
 func (r *Result) RootFlags() string {
@@ -57,5 +57,16 @@ func (r *Result) RootFlags() string {
 	for _, b := range r.RootBinds {
 		flags += " --bind " + ShellQuote(b)
 	}
+	if r.RootDir != "" {
+		flags += " --dir " + ShellQuote(r.RootDir)
+	}
 	return flags
+}
+
+// rootDir is the agent's directory in a run with a root ("" without).
+func rootDir(root, dir string) string {
+	if root == "" || !filepath.IsAbs(dir) {
+		return ""
+	}
+	return filepath.Clean(dir)
 }

@@ -33,7 +33,7 @@ if [ -x "$root/usr/bin/python3" ]; then
 fi
 if [ "$(id -u)" -ne 0 ]; then
 	echo "rootfs.sh: building $root needs root (mmdebstrap --mode=root): run sudo make rootfs" >&2
-	exit 3
+	exit 4
 fi
 if ! command -v mmdebstrap >/dev/null; then
 	echo "rootfs.sh: installing mmdebstrap" >&2
