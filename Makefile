@@ -36,7 +36,7 @@ ifeq ($(GO_BUILD_CACHE),)
 export GOCACHE := $(if $(wildcard /root/.cache/go-build),/root/.cache/go-build,$(CURDIR)/.cache/go-build)
 endif
 
-.PHONY: all deps deps-suites deps-test deps-bench build release release-arm64 test race unit security-test baseline-update bench stress lint fuzz clean
+.PHONY: all deps deps-suites deps-test deps-bench rootfs build release release-arm64 test race unit security-test baseline-update bench stress lint fuzz clean
 
 all: build
 
@@ -51,6 +51,12 @@ deps-test:
 
 deps-bench:
 	@scripts/deps.sh --suites --bench
+
+# The Debian 13 (trixie) root file system suites/distro runs the agents in,
+# built with mmdebstrap into /var/cache/sysgate/rootfs once per machine
+# (SYSGATE_ROOTFS_CACHE moves it); prints its path. See docs/distributions.md.
+rootfs:
+	@scripts/rootfs.sh trixie
 
 # Position-independent: no address in sysgate is the same from run to run
 # (no filter rule depends on one anyway; see docs/threat-model.md).
@@ -108,6 +114,10 @@ lint: deps
 # The project's tests: unit tests everywhere, the privileged kernel tests
 # when run as root (under CI=true a skipped privileged test is a failure).
 test: deps-test lint
+	@# The distribution suite's Debian 13 root, built once per machine
+	@# (about 20 s) and reused; exit 3 (Debian's archive unreachable) is
+	@# left to suites/distro, which skips, or fails under CI=true.
+	@if [ "$$(id -u)" -eq 0 ]; then scripts/rootfs.sh trixie >/dev/null || [ $$? -eq 3 ]; fi
 	$(GO) test -count=1 -timeout 20m $(PKGS)
 	@# The development tooling's own module (tools/go.mod): the action's
 	@# dry run, which runs action.yml end to end, and the benchmarks.

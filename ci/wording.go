@@ -31,7 +31,7 @@ func recordCommand(r *harness.Result, file string, fromSpec bool) string {
 		}
 		cmd = strings.Join(quoted, " ")
 	}
-	return "`sysgate record --merge -o " + term(shellQuote(file)) + " -- " + cmd + "` as root"
+	return "`sysgate record --merge -o " + term(shellQuote(file)) + term(r.RootFlags()) + " -- " + cmd + "` as root"
 }
 
 // updateHint tells the reader of a CLI run how to accept its new

@@ -65,7 +65,8 @@ func (p *runPlan) collect(ctx context.Context, s *started) (*Result, error) {
 func (p *runPlan) newResult(s *started, tree treeOutcome, loss auditlog.Loss, duration time.Duration) *Result {
 	cfg := p.cfg
 	r := &Result{
-		Agent: p.agent.Name, Command: p.command, Shim: p.shim, Mode: p.mode, Incremental: p.incremental, Arch: scmp.Native(), Baselines: cfg.baselines,
+		Agent: p.agent.Name, Command: p.command, Shim: p.shim, Root: cfg.root, RootBinds: rootBindArgs(cfg.rootBinds), RootDir: rootDir(cfg.root, p.agent.Dir),
+		Mode: p.mode, Incremental: p.incremental, Arch: scmp.Native(), Baselines: cfg.baselines,
 		Session: s.child.ses, Loss: loss, Leaked: tree.Leaked, TimedOut: tree.TimedOut,
 		Started: s.at, Duration: duration, ExitStatus: -1, KeptCapabilities: p.kept, DroppedEnv: p.droppedEnv,
 		UID: uint32(os.Getuid()), GID: uint32(os.Getgid()),
@@ -133,7 +134,7 @@ func (p *runPlan) judge(r *Result, o *observer, tree treeOutcome) {
 	r.Refused = events.refusedFindings()
 	r.Unmonitored = profile.Unmonitored()
 	r.MissingArch = profile != nil && mode != baseline.ModeRecord && !slices.Contains(profile.Arches(), r.Arch)
-	r.noteEnvironment(runEnvironment(r.Programs, p.envBefore), profile, mode)
+	r.noteEnvironment(runEnvironment(r.Programs, p.envBefore, p.cfg.root), profile, mode)
 	r.Selector = p.cfg.selector
 }
 

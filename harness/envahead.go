@@ -17,11 +17,11 @@ type envProbe struct {
 	env  baseline.Environment
 }
 
-func startEnvironmentProbe(agent Agent) *envProbe {
+func startEnvironmentProbe(agent Agent, root string) *envProbe {
 	e := &envProbe{done: make(chan struct{})}
 	go func() {
 		defer close(e.done)
-		e.env = commandEnvironment(agent)
+		e.env = commandEnvironment(agent, root)
 	}()
 	return e
 }

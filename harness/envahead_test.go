@@ -20,7 +20,7 @@ func TestUnlayeredRunStillReportsItsEnvironment(t *testing.T) {
 		if r.Verdict != VerdictClean {
 			t.Fatalf("%s: %s", backend, r.Summary())
 		}
-		want := baseline.SelectorFor(scmp.Native(), commandEnvironment(agent))
+		want := baseline.SelectorFor(scmp.Native(), commandEnvironment(agent, ""))
 		if !maps.Equal(r.Selector, want) {
 			t.Errorf("%s: selector %v, want %v", backend, r.Selector, want)
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/envprobe"
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -53,10 +54,14 @@ func (r *Result) DriftLine() string {
 	return "environment drift: " + baseline.DescribeChanges(r.Drift.Changes) + " since the baselines were recorded"
 }
 
-// hostEnvironment is what the machine says about itself; the parts it
-// cannot read stay empty (and compare as unknown, never as a change).
-func hostEnvironment() baseline.Environment {
+// hostEnvironment is what the machine says about itself, or with root
+// (WithRoot) what the run's root says about itself; the parts it cannot
+// read stay empty (and compare as unknown, never as a change).
+func hostEnvironment(root string) baseline.Environment {
 	h, _ := envprobe.ProbeHost()
+	if root != "" {
+		h, _ = envprobe.ProbeRoot(root)
+	}
 	var env baseline.Environment
 	add := func(list *[]string, v string) {
 		if v != "" {
@@ -73,8 +78,11 @@ func hostEnvironment() baseline.Environment {
 // before it starts (nothing is run to learn it): the host, and the
 // runtimes the command will most likely start. It picks the layers of
 // layered extends entries.
-func commandEnvironment(agent Agent) baseline.Environment {
-	env := hostEnvironment()
+func commandEnvironment(agent Agent, root string) baseline.Environment {
+	env := hostEnvironment(root)
+	if root != "" {
+		return rootCommandEnvironment(env, agent, root)
+	}
 	for _, r := range envprobe.CommandRuntimes(agent.Command, agent.Env, agent.Dir) {
 		env.Merge(baseline.Environment{Runtimes: []baseline.Runtime{runtimeOf(r)}})
 	}
@@ -109,17 +117,17 @@ func hasRuntime(env baseline.Environment, name string) bool {
 // runEnvironment is the environment a run had: the host, the runtimes
 // among the programs its processes ran, and the libc the first of them
 // used. Without program observation it falls back to the command's.
-func runEnvironment(programs []ProgramRun, before baseline.Environment) baseline.Environment {
-	env := hostEnvironment()
+func runEnvironment(programs []ProgramRun, before baseline.Environment, root string) baseline.Environment {
+	env := hostEnvironment(root)
 	libc := ""
 	for _, p := range programs {
-		r, ok := envprobe.Identify(p.Path)
+		r, ok := identifyIn(root, p.Path)
 		if !ok {
 			continue
 		}
 		env.Merge(baseline.Environment{Runtimes: []baseline.Runtime{runtimeOf(r)}})
 		if libc == "" {
-			libc = envprobe.Libc(r.Path)
+			libc = libcIn(root, r.Path)
 		}
 	}
 	if len(programs) == 0 {
@@ -162,7 +170,7 @@ func (r *Result) noteEnvironment(env baseline.Environment, profile *baseline.Pro
 // export, compare): this machine, with the python3 and node its PATH
 // (taken from env) would start.
 func HostSelector(env []string) baseline.Selector {
-	e := hostEnvironment()
+	e := hostEnvironment("")
 	for _, cmd := range []string{"python3", "node"} {
 		for _, r := range envprobe.CommandRuntimes([]string{cmd}, env, "") {
 			e.Merge(baseline.Environment{Runtimes: []baseline.Runtime{runtimeOf(r)}})
@@ -180,4 +188,43 @@ func runtimeOf(r envprobe.Runtime) baseline.Runtime {
 		out.Path = ""
 	}
 	return out
+}
+
+// rootCommandEnvironment is commandEnvironment in the run's own root
+// (WithRoot): the command and python3 and node are looked up along the
+// agent's $PATH inside root and identified there. Shebangs and version
+// managers are not followed: a root is a distribution's own tree.
+func rootCommandEnvironment(env baseline.Environment, agent Agent, root string) baseline.Environment {
+	if len(agent.Command) == 0 {
+		return env
+	}
+	for _, cmd := range []string{agent.Command[0], "python3", "node"} {
+		for _, p := range kernel.CandidatePaths(cmd, agent.Env) {
+			if r, ok := envprobe.IdentifyIn(root, p); ok && !hasRuntime(env, r.Name) {
+				env.Merge(baseline.Environment{Runtimes: []baseline.Runtime{runtimeOf(r)}})
+				break
+			}
+		}
+	}
+	for _, r := range env.Runtimes {
+		if libc := envprobe.LibcIn(root, r.Path); r.Path != "" && libc != "" {
+			env.Libc = []string{libc}
+			break
+		}
+	}
+	return env
+}
+
+func identifyIn(root, path string) (envprobe.Runtime, bool) {
+	if root == "" {
+		return envprobe.Identify(path)
+	}
+	return envprobe.IdentifyIn(root, path)
+}
+
+func libcIn(root, path string) string {
+	if root == "" {
+		return envprobe.Libc(path)
+	}
+	return envprobe.LibcIn(root, path)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/kernel"
 )
 
 // Defaults for a run.
@@ -77,6 +78,8 @@ type runConfig struct {
 	passEnv           []string
 	snapshots         []*baseline.Snapshot // files compared after the run besides the baselines
 	guards            []*BaselineGuard     // WithBaselineGuard: the gate's baselines
+	root              string               // WithRoot: the run's / ("" the host's)
+	rootBinds         []kernel.BindFile
 }
 
 // WithBaselines checks (or, in record mode, diffs) against these baseline

@@ -78,7 +78,7 @@ func plan(agent Agent, cfg *runConfig) (*runPlan, error) {
 	// from the machine and the command, without running anything. It is
 	// read meanwhile (envahead.go) and awaited before the go-ahead; only
 	// a layered stack, which does not load without it, waits here.
-	p.envProbe = startEnvironmentProbe(agent)
+	p.envProbe = startEnvironmentProbe(agent, cfg.root)
 	probeNamespacesAhead(cfg.noPidns)
 	p.profile, p.filterMode, p.filter, err = cfg.loadCompiled()
 	if err != nil && p.layered() {

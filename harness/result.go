@@ -53,8 +53,15 @@ const ReportEntryName = "sysgate result"
 // In check and enforce mode the kernel logs only syscalls outside the
 // baseline, so observed holds just those; in record mode it holds all.
 type Result struct {
-	Agent   string        `json:"agent"`
-	Command []string      `json:"command"`
+	Agent   string   `json:"agent"`
+	Command []string `json:"command"`
+	// Root is the run's own root file system (WithRoot), RootBinds what
+	// was bound into it ("SOURCE:TARGET"); "" and none: the host's.
+	Root      string   `json:"root,omitempty"`
+	RootBinds []string `json:"root_binds,omitempty"`
+	// RootDir is the agent's directory in Root (the host's working
+	// directory seldom exists there).
+	RootDir string        `json:"root_dir,omitempty"`
 	Mode    baseline.Mode `json:"mode"`
 	// Incremental: a record run whose filter allowed its baselines
 	// (WithIncremental), so Observed holds only what they lack and Unused
@@ -211,13 +218,16 @@ type Result struct {
 // MissingArch run, or one whose baselines pick a layer that does not
 // exist (Unrecorded). "" otherwise. Every report shows it in place of
 // the run's new syscalls, which are the whole runtime's.
+//
+// An unrecorded layer is named first: recording it also gives the arch
+// its list where the stack's only list lives in its layers.
 func (r *Result) ArchHint() string {
-	if r.MissingArch {
-		return fmt.Sprintf("The baselines have no %s list yet, so every syscall of this run counts as new. Record one on an %s machine "+
-			"(sysgate record --merge), or let the baseline-update workflow's %s shard write it.",
-			r.Arch, r.Arch, r.Arch)
-	}
 	if len(r.Unrecorded) == 0 {
+		if r.MissingArch {
+			return fmt.Sprintf("The baselines have no %s list yet, so every syscall of this run counts as new. Record one on an %s machine "+
+				"(sysgate record --merge), or let the baseline-update workflow's %s shard write it.",
+				r.Arch, r.Arch, r.Arch)
+		}
 		return ""
 	}
 	u := r.Unrecorded[0]
@@ -225,7 +235,7 @@ func (r *Result) ArchHint() string {
 	if len(r.Baselines) > 0 {
 		cmd = "sysgate record --merge -o " + ShellQuote(r.Baselines[len(r.Baselines)-1])
 	}
-	cmd += " --"
+	cmd += r.RootFlags() + " --"
 	for _, a := range r.Command {
 		cmd += " " + ShellQuote(a)
 	}

@@ -197,6 +197,7 @@ func (c *runConfig) agentSetup(agent Agent, filter *compile.Filter) *kernel.Agen
 	// so the result names what was refused. ALLOW is never logged, and
 	// LOG is logged anyway.
 	setup.SeccompFlags = unix.SECCOMP_FILTER_FLAG_LOG
+	setup.Root, setup.RootBinds = c.root, c.rootBinds
 	return setup
 }
 

@@ -30,6 +30,11 @@ func ProbeHost() (Host, error) { return hostOnce() }
 
 var hostOnce = sync.OnceValues(func() (Host, error) { return probeHost("/") })
 
+// ProbeRoot is ProbeHost of the tree at root (a run's own root file
+// system): its os-release and the libc of its programs (see LibcIn), and
+// the running kernel. Not cached: a root may be rebuilt.
+func ProbeRoot(root string) (Host, error) { return probeHost(root) }
+
 // hostPrograms are dynamic executables every distribution has; the first
 // one with an ELF interpreter names the host's libc.
 var hostPrograms = []string{"/bin/sh", "/usr/bin/env", "/bin/ls"}
@@ -57,7 +62,7 @@ func probeHost(root string) (Host, error) {
 		break
 	}
 	for _, p := range hostPrograms {
-		if h.Libc = Libc(filepath.Join(root, p)); h.Libc != "" {
+		if h.Libc = LibcIn(root, p); h.Libc != "" {
 			break
 		}
 	}

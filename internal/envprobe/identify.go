@@ -51,6 +51,22 @@ func Identify(path string) (Runtime, bool) {
 	return rt, ok
 }
 
+// IdentifyIn is Identify of path inside the tree at root (a run's own
+// root file system): the runtime's Path is the one inside root. Symlinks
+// are followed as the host sees them (see LibcIn).
+func IdentifyIn(root, path string) (Runtime, bool) {
+	rt, ok := Identify(filepath.Join(root, path))
+	if !ok {
+		return rt, false
+	}
+	rel, err := filepath.Rel(root, rt.Path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return Runtime{}, false // led out of root
+	}
+	rt.Path = "/" + rel
+	return rt, true
+}
+
 // resolvePath is path absolute with symlinks resolved.
 func resolvePath(path string) (string, error) {
 	resolved, err := filepath.EvalSymlinks(path)

@@ -9,6 +9,7 @@ import "C"
 
 import (
 	"encoding/binary"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -97,6 +98,20 @@ type AgentSetup struct {
 	// or Target fails the launch (a BindFileError). They need the mount
 	// namespace: with NoFence, Spawn refuses them.
 	BindFiles []BindFile
+	// Root, when set, is the run's / (another distribution's tree, say):
+	// after the mounts above, the child binds it onto itself read-only
+	// (every run shares it), puts a fresh tmpfs on its /tmp, binds /proc,
+	// /dev and /sys (with their read-only knobs) and then RootBinds into
+	// it, and pivots into it, detaching the host's /. BindFiles' targets
+	// are taken inside Root. Dir, Path and the agent's $PATH are the
+	// agent's view, inside Root. Needs the mount namespace (not NoFence)
+	// and PidNamespace (a /proc of the host's processes would lead out
+	// through /proc/<pid>/root).
+	Root string
+	// RootBinds are directories of the host bound read-write into Root:
+	// Target is the path inside Root (a missing one is created where Root
+	// is writable, that is under /tmp).
+	RootBinds []BindFile
 }
 
 // CandidatePaths lists where an exec of file looks, like execvp: file
@@ -191,6 +206,9 @@ var spawnSteps = map[int32]string{
 	// BindFiles: the steps of a BindFileError.
 	C.SYSGATE_STEP_BIND_SOURCE: "open the source", C.SYSGATE_STEP_BIND_TARGET: "open the target",
 	C.SYSGATE_STEP_BIND_FILE: "bind read-only",
+
+	C.SYSGATE_STEP_ROOT: "bind the run's root read-only with a fresh /tmp", C.SYSGATE_STEP_ROOT_BIND: "bind a directory into the run's root",
+	C.SYSGATE_STEP_PIVOT_ROOT: "pivot_root into the run's root",
 }
 
 // Err turns an error record into an error naming the step (and, for
@@ -203,6 +221,10 @@ func (s SpawnStatus) Err() error {
 			e.Source, e.Target = s.Paths[0], s.Paths[1]
 		}
 		return e
+	case C.SYSGATE_STEP_ROOT_BIND:
+		if len(s.Paths) == 2 {
+			return fmt.Errorf("bind %s into the run's root at %s: %w", s.Paths[0], s.Paths[1], syscall.Errno(s.Errno))
+		}
 	}
 	return os.NewSyscallError(spawnSteps[s.Step], syscall.Errno(s.Errno))
 }
@@ -298,6 +320,9 @@ func Spawn(cfg *SpawnConfig) (pid, pidfd int, free func(), err error) {
 	if len(cfg.Program) == 0 || len(cfg.Args) == 0 {
 		return -1, -1, nil, os.NewSyscallError("spawn", unix.EINVAL)
 	}
+	if err := checkRoot(&cfg.AgentSetup); err != nil {
+		return -1, -1, nil, err
+	}
 	if err := checkBindFiles(&cfg.AgentSetup); err != nil {
 		return -1, -1, nil, err
 	}
@@ -362,9 +387,14 @@ func fillSpawn(s *C.struct_sysgate_spawn, mem *cMemory, cfg *SpawnConfig) {
 	if len(cfg.BindFiles) > 0 {
 		pairs := make([]string, 0, 2*len(cfg.BindFiles))
 		for _, b := range cfg.BindFiles {
-			pairs = append(pairs, b.Source, b.Target)
+			pairs = append(pairs, b.Source, inRoot(cfg.Root, b.Target))
 		}
 		s.binds = (**C.char)(mem.strings(pairs))
+	}
+	if cfg.Root != "" {
+		s.root = mem.cstring(cfg.Root)
+		s.root_tmp = mem.cstring(inRoot(cfg.Root, "/tmp"))
+		s.root_binds = (**C.char)(mem.strings(rootBindPairs(cfg.Root, cfg.RootBinds)))
 	}
 	if cfg.Dir != "" {
 		s.dir = mem.cstring(cfg.Dir)

@@ -37,6 +37,9 @@ struct sysgate_spawn {
 	int cloexec_loop;         // tests: skip close_range, use the fallback loop
 	int landlock_fd;          // a Landlock ruleset the agent restricts itself to, after no_new_privs (-1: none)
 	uint32_t landlock_flags;  // landlock_restrict_self's flags (audit logging, ABI 7)
+	const char *root;         // with fence: the run's / (pivot_root), read-only; NULL: the host's
+	const char *root_tmp;     // root's /tmp, a fresh tmpfs
+	const char *const *root_binds; // source, target pairs (targets inside root): bound read-write, recursively
 };
 
 // A report from the child on status_fd. An error record of a step that
@@ -88,6 +91,9 @@ enum {
 	SYSGATE_STEP_BIND_SOURCE,  // open a bound file's source (the record carries source and target)
 	SYSGATE_STEP_BIND_TARGET,  // open its target (idem)
 	SYSGATE_STEP_BIND_FILE,    // bind the source over the target, read-only (idem)
+	SYSGATE_STEP_ROOT,         // make root a read-only mount of its own with a fresh /tmp
+	SYSGATE_STEP_ROOT_BIND,    // bind a directory into root (the record carries source and target)
+	SYSGATE_STEP_PIVOT_ROOT,   // pivot_root into root and detach the host's /
 };
 
 // sysgate_spawn_run starts the child. Without pidns it is the agent

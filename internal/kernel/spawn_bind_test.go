@@ -24,6 +24,7 @@ import (
 const (
 	bindProbeArg         = "kernel-bind-probe"
 	unprivilegedBindsArg = "kernel-bind-unprivileged"
+	rootProbeArg         = "kernel-root-probe"
 )
 
 func TestMain(m *testing.M) {
@@ -33,6 +34,8 @@ func TestMain(m *testing.M) {
 			os.Exit(bindProbe(os.Args[2:]))
 		case unprivilegedBindsArg:
 			os.Exit(unprivilegedBinds(os.Args[2:]))
+		case rootProbeArg:
+			os.Exit(rootProbe(os.Args[2:]))
 		}
 	}
 	os.Exit(m.Run())

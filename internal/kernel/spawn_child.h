@@ -119,6 +119,7 @@ long child_report_fd(int fd, int kind, uint32_t ses, int passfd);
 __attribute__((noreturn)) void child_fail(const struct sysgate_spawn *s, int step, int err);
 
 void fence_knobs(const struct sysgate_spawn *s);    // spawn_fence.c
+void enter_root(const struct sysgate_spawn *s);     // spawn_root.c
 void session_setup(const struct sysgate_spawn *s);  // spawn_session.c
 void reap_helper(struct child_arg *a);              // spawn_agent.c
 int map_self(uint32_t uid, uint32_t gid);           // spawn_init.c

@@ -93,4 +93,7 @@ void fence_knobs(const struct sysgate_spawn *s) {
 		if (readonly(*p, 1) != 0)
 			child_fail(s, SYSGATE_STEP_RO_PATH, errno);
 	}
+	// Last: what was made read-only above goes into the root with it.
+	if (s->root)
+		enter_root(s);
 }

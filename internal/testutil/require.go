@@ -75,3 +75,11 @@ func Unavailable(t TB, tag, reason string) {
 	t.Helper()
 	skipOrFail(t, tag, reason)
 }
+
+// SkipOrFail skips with a tagged reason ("[tag]: reason"), or fails under
+// CI, for a test whose precondition is missing on this machine (Debian's
+// archive for the distribution suite, say).
+func SkipOrFail(t TB, tag, reason string) {
+	t.Helper()
+	skipOrFail(t, tag, reason)
+}

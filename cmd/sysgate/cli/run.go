@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"os/user"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/kernel"
 )
 
 func init() {
@@ -46,6 +48,8 @@ type runFlags struct {
 	noFiles           bool           // --no-files
 	noNetwork         bool           // --no-network
 	readOnly          listFlag       // --read-only: more paths the agent cannot write
+	root              string         // --root: the run's own root file system
+	binds             listFlag       // --bind: directories bound into it
 }
 
 // register adds the shared flags; agentDefault says where the agent's
@@ -67,6 +71,9 @@ func (f *runFlags) register(fs *flag.FlagSet, agentDefault string) {
 	fs.StringVar(&f.color, "color", "auto", "colour the text result: auto (on a terminal, unless NO_COLOR is set), always or never")
 	fs.Var(&f.readOnly, "read-only", "bind `PATH` (a file or a directory and everything below it) read-only for the agent, as its baselines are; "+
 		"repeatable; the text result names every such path (a CI job's action, tool cache and file-command directory)")
+	fs.StringVar(&f.root, "root", "", "run the agent in `DIR`, another distribution's tree (scripts/rootfs.sh builds one), as its /: read-only, with a fresh /tmp; "+
+		"the command, --dir and the environment fingerprint are taken inside it (needs root or the notify backend's user namespace)")
+	fs.Var(&f.binds, "bind", "with --root: bind the host's directory `SOURCE[:TARGET]` read-write into the root at TARGET (default: the same path); repeatable")
 	fs.BoolVar(&f.force, "force", false, "write outputs into a directory the agent's user can write (refused by default when the agent runs as another user)")
 }
 
@@ -119,6 +126,23 @@ func (c *Command) runOptions(f *runFlags) ([]harness.Option, error) {
 	}
 	if len(f.readOnly) > 0 {
 		opts = append(opts, harness.WithReadOnly(f.readOnly...))
+	}
+	if len(f.binds) > 0 && f.root == "" {
+		return nil, fmt.Errorf("--bind needs --root")
+	}
+	if f.root != "" {
+		if !filepath.IsAbs(f.root) {
+			return nil, fmt.Errorf("--root %q: want an absolute path", f.root)
+		}
+		var binds []kernel.BindFile
+		for _, b := range f.binds {
+			bind, err := harness.ParseRootBind(b)
+			if err != nil {
+				return nil, err
+			}
+			binds = append(binds, bind)
+		}
+		opts = append(opts, harness.WithRoot(filepath.Clean(f.root), binds...))
 	}
 	inherit, err := f.inherit.options()
 	if err != nil {
