@@ -10,9 +10,9 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/harness/mcptest"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/gate"
-	"github.com/sysgate/sysgate/suites/internal/mcp"
 )
 
 // The two backends are two ways of seeing the same calls: recorded through
@@ -72,7 +72,7 @@ var _ = Describe("the audit and notify backends", RequiresAudit, func() {
 		agree("mcp filesystem server", func(b harness.Backend) *harness.Result {
 			ws := gate.NewWorkspace()
 			spec := gate.Spec{Baseline: "mcp/filesystem", Command: append(slices.Clone(server), ws), Dir: ws, Options: recordOpts(b)}
-			return gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcp.Client) {
+			return gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcptest.Client) {
 				_, err := c.ListTools(ctx)
 				Expect(err).NotTo(HaveOccurred())
 			})

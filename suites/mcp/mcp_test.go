@@ -13,10 +13,10 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/harness/gatetest"
+	"github.com/sysgate/sysgate/harness/mcptest"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/gate"
 	"github.com/sysgate/sysgate/suites/internal/labels"
-	"github.com/sysgate/sysgate/suites/internal/mcp"
 )
 
 // apiPage is what the loopback API the memory server's tool reports to
@@ -24,14 +24,14 @@ import (
 const apiPage = "ok\n"
 
 // call is one tools/call that must succeed.
-func call(ctx context.Context, c *mcp.Client, tool string, args map[string]any) string {
+func call(ctx context.Context, c *mcptest.Client, tool string, args map[string]any) string {
 	GinkgoHelper()
-	res, err := c.CallTool(ctx, tool, args)
+	text, err := c.CallText(ctx, tool, args)
 	Expect(err).NotTo(HaveOccurred())
-	return res.Text()
+	return text
 }
 
-func toolNames(ctx context.Context, c *mcp.Client) []string {
+func toolNames(ctx context.Context, c *mcptest.Client) []string {
 	GinkgoHelper()
 	tools, err := c.ListTools(ctx)
 	Expect(err).NotTo(HaveOccurred())
@@ -44,7 +44,7 @@ func toolNames(ctx context.Context, c *mcp.Client) []string {
 
 // readOnlySession reads, lists and searches the workspace through the
 // filesystem server.
-func readOnlySession(ctx context.Context, c *mcp.Client, workspace string) {
+func readOnlySession(ctx context.Context, c *mcptest.Client, workspace string) {
 	GinkgoHelper()
 	Expect(call(ctx, c, "read_text_file", map[string]any{"path": filepath.Join(workspace, "README.md")})).To(HavePrefix("# demo"))
 	Expect(call(ctx, c, "list_directory", map[string]any{"path": workspace})).To(ContainSubstring("[DIR] src"))
@@ -80,7 +80,7 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 		})
 
 		It("stays within its baseline reading, listing, searching and writing in its allowed directory", func(ctx SpecContext) {
-			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcp.Client) {
+			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcptest.Client) {
 				Expect(toolNames(ctx, c)).To(ContainElements("read_text_file", "write_file", "list_directory", "search_files"))
 				Expect(call(ctx, c, "read_text_file", map[string]any{"path": filepath.Join(workspace, "README.md")})).To(HavePrefix("# demo"))
 				Expect(call(ctx, c, "list_directory", map[string]any{"path": workspace})).To(ContainSubstring("[DIR] src"))
@@ -93,7 +93,7 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 
 		It("stays within its read-only baseline reading, listing and searching", func(ctx SpecContext) {
 			spec.Agent, spec.Baseline = "mcp-filesystem-read", "mcp/filesystem-read"
-			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcp.Client) {
+			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcptest.Client) {
 				readOnlySession(ctx, c, workspace)
 			})
 			Expect(result).To(gatetest.StayWithinBaseline())
@@ -105,7 +105,7 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 		It("fails the gate when a read-only session writes a file", labels.Bite, func(ctx SpecContext) {
 			gate.SkipWhenRecording()
 			spec.Agent, spec.Baseline = "mcp-filesystem-bite-write", "mcp/filesystem-read"
-			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcp.Client) {
+			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcptest.Client) {
 				readOnlySession(ctx, c, workspace)
 				call(ctx, c, "write_file", map[string]any{"path": filepath.Join(workspace, "exfil.md"), "content": "# taken\n"})
 			})
@@ -130,7 +130,7 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 			spec.Agent, spec.Baseline = "mcp-filesystem-bite-symlink", "mcp/filesystem-read"
 			spec.Command = append(slices.Clone(servers[fixture.ServerFilesystem]), workspace, home)
 			spec.Env = gate.WithHome(fixture.AgentEnv(workspace), home)
-			session := func(ctx context.Context, c *mcp.Client) {
+			session := func(ctx context.Context, c *mcptest.Client) {
 				readOnlySession(ctx, c, workspace)
 				Expect(call(ctx, c, "read_text_file", map[string]any{"path": link})).To(ContainSubstring("OPENSSH PRIVATE KEY"))
 			}
@@ -147,7 +147,7 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 		It("fails the gate when asked to move a file", labels.Bite, func(ctx SpecContext) {
 			gate.SkipWhenRecording()
 			spec.Agent = "mcp-filesystem-bite-move"
-			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcp.Client) {
+			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcptest.Client) {
 				call(ctx, c, "read_text_file", map[string]any{"path": filepath.Join(workspace, "notes.txt")})
 				call(ctx, c, "move_file", map[string]any{
 					"source":      filepath.Join(workspace, "notes.txt"),
@@ -175,7 +175,7 @@ var _ = Describe("MCP servers driven over stdio", labels.RequiresAudit, func() {
 		})
 
 		It("stays within its baseline building and reading a knowledge graph", func(ctx SpecContext) {
-			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcp.Client) {
+			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcptest.Client) {
 				Expect(toolNames(ctx, c)).To(ContainElements("create_entities", "read_graph"))
 				call(ctx, c, "create_entities", map[string]any{"entities": []map[string]any{
 					{"name": "sysgate", "entityType": "project", "observations": []string{"gates syscalls"}},
@@ -219,7 +219,7 @@ fsp.readFile = async function (...args) {
 			s.Env = append(slices.Clone(spec.Env), "NODE_OPTIONS=--require "+preload, "API_HOST="+host, "API_PORT="+port)
 			return s
 		}
-		readGraph := func(ctx context.Context, c *mcp.Client) {
+		readGraph := func(ctx context.Context, c *mcptest.Client) {
 			Expect(call(ctx, c, "read_graph", nil)).To(ContainSubstring("entities"))
 		}
 
@@ -260,7 +260,7 @@ fsp.readFile = function (...args) {
 `), 0o644)).To(Succeed())
 			spec.Agent = "mcp-memory-bite-shell"
 			spec.Env = append(spec.Env, "NODE_OPTIONS=--require "+preload)
-			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcp.Client) {
+			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcptest.Client) {
 				Expect(call(ctx, c, "read_graph", nil)).To(ContainSubstring("entities"))
 			})
 			Expect(result.ProgramViolations).To(ContainElement(And(
@@ -283,7 +283,7 @@ fsp.readFile = function (...args) {
 			Expect(os.WriteFile(preload, []byte("require('child_process').execFileSync('/bin/sh', ['-c', 'id > /dev/null']);\n"), 0o644)).To(Succeed())
 			spec.Agent = "mcp-memory-bite-spawn"
 			spec.Env = append(spec.Env, "NODE_OPTIONS=--require "+preload)
-			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcp.Client) {
+			result := gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcptest.Client) {
 				Expect(call(ctx, c, "read_graph", nil)).To(ContainSubstring("entities"))
 			})
 			Expect(result).NotTo(gatetest.StayWithinBaseline())

@@ -3,7 +3,6 @@ package gate
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"sync"
@@ -15,9 +14,9 @@ import (
 	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/harness/gatetest"
+	"github.com/sysgate/sysgate/harness/mcptest"
 	"github.com/sysgate/sysgate/internal/testutil"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
-	"github.com/sysgate/sysgate/suites/internal/mcp"
 )
 
 // RunTimeout bounds one agent run; the slowest (an MCP server) takes about
@@ -141,7 +140,7 @@ func agentUser() (uid, gid uint32, ok bool) {
 func Run(ctx context.Context, s Spec) *harness.Result {
 	GinkgoHelper()
 	return s.attempt(func() (*harness.Result, string) {
-		var stdout, stderr mcp.Buffer
+		var stdout, stderr syncBuffer
 		agent := s.agent()
 		agent.Stdout, agent.Stderr = &stdout, &stderr
 		result, err := gatetest.Run(ctx, agent, s.options()...)
@@ -186,59 +185,42 @@ func (s Spec) expectCompleted(r *harness.Result, output string) {
 	Expect(r.Leaked).To(BeEmpty(), "processes outlived %s", s.Baseline)
 }
 
-// RunMCP starts the spec's command as a stdio MCP server under the gate,
-// lets drive talk to it through an initialized client, then closes the
-// client (the server exits on end of stdin) and returns the result.
-func RunMCP(ctx context.Context, s Spec, drive func(context.Context, *mcp.Client)) *harness.Result {
+// RunMCP starts the spec's command as a stdio MCP server under the gate
+// and lets drive talk to it through an initialized client (mcptest.Run:
+// the environment's options, then the spec's), then closes it (the server
+// exits on the end of its stdin) and returns the result, checked as Run's.
+func RunMCP(ctx context.Context, s Spec, drive func(context.Context, *mcptest.Client)) *harness.Result {
 	GinkgoHelper()
-	return s.attempt(func() (*harness.Result, string) { return s.runMCPOnce(ctx, drive) })
+	return s.attempt(func() (*harness.Result, string) {
+		var stderr syncBuffer
+		agent := s.agent()
+		agent.Stderr = &stderr
+		result, err := mcptest.Run(ctx, agent, func(ctx context.Context, c *mcptest.Client) error {
+			drive(ctx, c)
+			return nil
+		}, s.options()...)
+		Expect(err).NotTo(HaveOccurred(), "the MCP session with %s", s.Baseline)
+		return result, stderr.String()
+	})
 }
 
-func (s Spec) runMCPOnce(ctx context.Context, drive func(context.Context, *mcp.Client)) (*harness.Result, string) {
-	GinkgoHelper()
-	stdinR, stdinW := io.Pipe()
-	stdoutR, stdoutW := io.Pipe()
-	var stderr mcp.Buffer
-	agent := s.agent()
-	agent.Stdin, agent.Stdout, agent.Stderr = stdinR, stdoutW, &stderr
-	// harness.Run directly (the client drives the server meanwhile): the
-	// environment's options (record mode, its observations) first, as
-	// gatetest.Run applies them, so the spec's own win.
-	env, err := gatetest.EnvOptions(agent.Name, os.Getenv)
-	Expect(err).NotTo(HaveOccurred(), "the gate's environment")
-	opts := append(env, s.options()...)
+// syncBuffer is an agent's output, written by the run's copies while a
+// spec may read it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
 
-	type outcome struct {
-		result *harness.Result
-		err    error
-	}
-	done := make(chan outcome, 1)
-	go func() {
-		defer GinkgoRecover()
-		r, err := harness.Run(ctx, agent, opts...)
-		// The server is gone: end the client's stdout and unblock any write.
-		_ = stdoutW.Close()
-		_ = stdinR.Close()
-		done <- outcome{r, err}
-	}()
-	client := mcp.NewClient(stdinW, stdoutR)
-	var out outcome
-	func() {
-		// However drive ends (a failed assertion panics through here), the
-		// server is told to exit and the run is waited for.
-		defer func() {
-			closeCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			_ = client.Close(closeCtx)
-			out = <-done
-			gatetest.ReportResult(out.result)
-		}()
-		_, err := client.Initialize(ctx, mcp.Implementation{Name: "sysgate-suites", Version: "1"})
-		Expect(err).NotTo(HaveOccurred(), "initialize %s; server stderr:\n%s", s.Baseline, stderr.String())
-		drive(ctx, client)
-	}()
-	Expect(out.err).NotTo(HaveOccurred())
-	return out.result, stderr.String()
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // ViolationNames lists the syscalls of a result's violations, for bite

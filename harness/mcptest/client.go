@@ -1,4 +1,4 @@
-package mcp
+package mcptest
 
 import (
 	"bufio"
@@ -32,11 +32,17 @@ type Client struct {
 	err     error         // why the connection broke; set once
 	broken  chan struct{} // closed when err is set
 	done    chan struct{} // closed when the reader has seen the end of r
+
+	// annotate adds what the process owner knows to a failed call (the
+	// server's stderr, how its run ended); nil for a bare NewClient.
+	annotate func(error) error
 }
 
 // NewClient starts a client that writes requests to w (the server's stdin)
 // and reads messages from r (the server's stdout) until r ends. If w is an
 // io.Closer, Close closes it: that is how a stdio server is told to exit.
+// Close may close w while a write to it is blocked, as an *os.File and an
+// *io.PipeWriter allow.
 func NewClient(w io.Writer, r io.Reader) *Client {
 	c := &Client{
 		w:       w,
@@ -49,8 +55,13 @@ func NewClient(w io.Writer, r io.Reader) *Client {
 }
 
 // Call sends one request and decodes its result into result (unless nil).
-// A JSON-RPC error from the server comes back as *RPCError.
+// A JSON-RPC error from the server comes back as *RPCError. A client of
+// Start or Exec adds the end of the server's stderr to the error.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
+	return c.explain(c.call(ctx, method, params, result))
+}
+
+func (c *Client) call(ctx context.Context, method string, params, result any) error {
 	ctx, cancel := c.bound(ctx)
 	defer cancel()
 
@@ -100,9 +111,17 @@ func (c *Client) Notify(method string, params any) error {
 		return fmt.Errorf("mcp: %s: encode params: %w", method, err)
 	}
 	if err := c.send(&message{Method: method, Params: raw}); err != nil {
-		return fmt.Errorf("mcp: %s: %w", method, err)
+		return c.explain(fmt.Errorf("mcp: %s: %w", method, err))
 	}
 	return nil
+}
+
+// explain runs a failed call's error through annotate.
+func (c *Client) explain(err error) error {
+	if err == nil || c.annotate == nil {
+		return err
+	}
+	return c.annotate(err)
 }
 
 // Notifications returns the notifications the server sent so far.
@@ -129,9 +148,9 @@ func (c *Client) Close(ctx context.Context) error {
 	defer cancel()
 	var closeErr error
 	if wc, ok := c.w.(io.Closer); ok {
-		c.wmu.Lock()
+		// Not under wmu: a write blocked on a server that stopped reading
+		// must not keep Close from ending it.
 		closeErr = wc.Close()
-		c.wmu.Unlock()
 	}
 	select {
 	case <-c.done:

@@ -1,6 +1,7 @@
-package mcp
+package mcptest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -70,10 +71,23 @@ type ToolError struct {
 
 func (e *ToolError) Error() string { return fmt.Sprintf("mcp: tool %s failed: %s", e.Tool, e.Text) }
 
-// Initialize runs the handshake: initialize with this client's info and no
-// capabilities, a check of the negotiated revision, then
-// notifications/initialized. Call it once, before anything else.
+// DefaultClientInfo is the clientInfo Initialize sends when given none.
+var DefaultClientInfo = Implementation{Name: "sysgate-mcptest", Version: "1"}
+
+// Initialize runs the handshake: initialize with this client's info
+// (DefaultClientInfo when client is zero) and no capabilities, a check of
+// the revision the server chose, then notifications/initialized. Call it
+// once, before anything else.
+//
+// The client asks for ProtocolVersion; a server may answer with another
+// revision it prefers, and the handshake succeeds when that one is among
+// the revisions whose initialize and tools messages the client reads
+// (an older server's 2024-11-05, for one). Any other answer is an error
+// wrapping ErrProtocol that names both sides' revisions.
 func (c *Client) Initialize(ctx context.Context, client Implementation) (*InitializeResult, error) {
+	if client == (Implementation{}) {
+		client = DefaultClientInfo
+	}
 	params := map[string]any{
 		"protocolVersion": ProtocolVersion,
 		"capabilities":    map[string]any{},
@@ -84,8 +98,8 @@ func (c *Client) Initialize(ctx context.Context, client Implementation) (*Initia
 		return nil, err
 	}
 	if !slices.Contains(supportedVersions, res.ProtocolVersion) {
-		return nil, fmt.Errorf("mcp: initialize: server %s speaks protocol %q, client supports %v: %w",
-			res.ServerInfo.Name, res.ProtocolVersion, supportedVersions, ErrProtocol)
+		return nil, c.explain(fmt.Errorf("mcp: initialize: server %s speaks protocol %q, client supports %v: %w",
+			res.ServerInfo.Name, res.ProtocolVersion, supportedVersions, ErrProtocol))
 	}
 	if err := c.Notify("notifications/initialized", nil); err != nil {
 		return nil, err
@@ -117,18 +131,48 @@ func (c *Client) ListTools(ctx context.Context) ([]Tool, error) {
 	}
 }
 
-// CallTool calls one tool. A tool that reports isError returns the result
-// and a *ToolError, so a caller expecting failure can still read the text.
-func (c *Client) CallTool(ctx context.Context, name string, args map[string]any) (*CallToolResult, error) {
-	if args == nil {
-		args = map[string]any{}
+// CallTool calls one tool with args as its arguments: anything that
+// encodes to a JSON object (a map, a struct, a json.RawMessage); nil sends
+// {}. A tool that reports isError returns the result and a *ToolError, so a
+// caller expecting failure can still read the text.
+func (c *Client) CallTool(ctx context.Context, name string, args any) (*CallToolResult, error) {
+	raw, err := toolArguments(args)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: tools/call %s: %w", name, err)
 	}
 	var res CallToolResult
-	if err := c.Call(ctx, "tools/call", map[string]any{"name": name, "arguments": args}, &res); err != nil {
+	if err := c.Call(ctx, "tools/call", map[string]any{"name": name, "arguments": raw}, &res); err != nil {
 		return nil, err
 	}
 	if res.IsError {
 		return &res, &ToolError{Tool: name, Text: res.Text()}
 	}
 	return &res, nil
+}
+
+// CallText calls one tool and returns the text of its result (Text): for
+// the common case of a tool that must succeed.
+func (c *Client) CallText(ctx context.Context, name string, args any) (string, error) {
+	res, err := c.CallTool(ctx, name, args)
+	if err != nil {
+		return "", err
+	}
+	return res.Text(), nil
+}
+
+// toolArguments encodes a tool's arguments, which MCP requires to be one
+// JSON object; nil (or anything that encodes to null) is the empty one.
+func toolArguments(args any) (json.RawMessage, error) {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return nil, fmt.Errorf("encode arguments: %w", err)
+	}
+	raw = bytes.TrimSpace(raw)
+	if string(raw) == "null" {
+		return json.RawMessage("{}"), nil
+	}
+	if raw[0] != '{' {
+		return nil, fmt.Errorf("arguments %s: want a JSON object (a map or a struct)", truncate(raw))
+	}
+	return raw, nil
 }
