@@ -5,7 +5,8 @@
 #   install  download and verify the release binary (SHA256SUMS, and its attestation where gh is), or build from the action's source (once per key)
 #   doctor   sysgate doctor for the chosen backend: stop early, with the fixes, if it cannot run here
 #   gate     validate the baselines, run the command or the Go packages, write the reports and outputs,
-#            and fail with sysgate's own exit code: no later step reads anything to decide the verdict
+#            and fail with sysgate's own exit code: no later step reads anything to decide the verdict;
+#            in record mode also the changed baseline files and a patch (scripts/action-record.sh)
 #   widening on a pull request: what its baselines allow that its base commit's did not
 #   widening-verdict  fail the job for a widening (on-widening: fail)
 # Inputs arrive as INPUT_* variables (action.yml maps them); GitHub's files
@@ -14,6 +15,8 @@
 set -euo pipefail
 
 action_dir=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/action-record.sh
+. "$action_dir/scripts/action-record.sh"
 
 die() {
 	local code=$1
@@ -457,6 +460,8 @@ step_gate() {
 			die 2 "baselines: not in the canonical layout: $(echo "$unformatted" | tr '\n' ' ')(sysgate baseline fmt -w FILE rewrites them)"
 	fi
 
+	# Before the agent runs: the patch record leaves is against these.
+	if [ "$mode" = record ]; then snapshot_baselines "${baselines[@]}"; fi
 	local code=0
 	if [ -n "${INPUT_COMMAND:-}" ]; then
 		gate_command "$mode" "$out" || code=$?
@@ -500,6 +505,7 @@ step_gate() {
 		[ -n "$(find "$reports/observations" -name '*.json' -type f -print -quit 2>/dev/null)" ]; then
 		record_packages_baselines "$reports" "${baselines[@]}"
 	fi
+	if [ "$mode" = record ]; then write_baseline_update "$reports" "$code" "${baselines[@]}"; fi
 	output code "$code"
 	echo "sysgate: exit $code"
 	verdict_message "$code"
