@@ -15,7 +15,7 @@
 set -euo pipefail
 
 action_dir=$(cd "$(dirname "$0")/.." && pwd)
-# shellcheck source=scripts/action-record.sh
+# shellcheck source=SCRIPTDIR/action-record.sh
 . "$action_dir/scripts/action-record.sh"
 
 die() {
