@@ -321,6 +321,7 @@ func TestDryRun(t *testing.T) {
 		if v, n := clean.res.Output("verdict"), clean.res.Output("violations"); v != "clean" || n != "0" {
 			t.Errorf("outputs verdict=%q violations=%q, want clean and 0", v, n)
 		}
+		checkUnverifiedCounted(t, clean)
 		reports := clean.res.Output("reports")
 		if reports != filepath.Join(ws, "sysgate-reports") {
 			t.Errorf("output reports=%q, want the workspace's sysgate-reports", reports)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -64,5 +66,33 @@ func checkBaselineUpdate(t *testing.T, j job, ws string, files ...string) {
 		if err != nil || string(got) != string(want) {
 			t.Errorf("the patch applied to the last commit does not give the recorded %s (%v):\n%s", f, err, got)
 		}
+	}
+}
+
+// checkUnverifiedCounted: a clean run's execs that were gone before /proc
+// showed them (the sample agent's shell) are a count in the step summary,
+// never a warning annotation.
+func checkUnverifiedCounted(t *testing.T, j job) {
+	t.Helper()
+	for _, a := range j.res.Annotations {
+		if a.Level == "warning" && strings.Contains(a.Title+a.Message, "unverified") {
+			t.Errorf("a clean run warned about unverified execs: %+v", a)
+		}
+	}
+	var result struct {
+		Unverified uint64 `json:"unverified_execs"`
+	}
+	b, err := os.ReadFile(filepath.Join(j.res.Output("reports"), "result.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &result)
+	}
+	if err != nil {
+		t.Fatalf("result.json: %v", err)
+	}
+	summary, _ := os.ReadFile(j.res.Summary)
+	t.Logf("the clean run had %d unverified execs", result.Unverified)
+	if want := fmt.Sprintf("Execs unverified (gone before /proc showed the program): sample %d.", result.Unverified); result.Unverified > 0 &&
+		!strings.Contains(string(summary), want) {
+		t.Errorf("the step summary does not say %q:\n%s", want, summary)
 	}
 }
