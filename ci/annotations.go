@@ -109,9 +109,12 @@ func (r *Report) Annotations() []Annotation {
 			failures = append(failures, Annotation{Level: "error", Title: "sysgate: baseline changed during the gate (" + run.Agent + ")", Message: harness.GuardChangedMessage(f)})
 		}
 	}
-	for _, u := range r.unverifiedRows() {
-		out = append(out, Annotation{Level: "warning", Title: fmt.Sprintf("sysgate: %s in %s", Count(u.Execs, "unverified exec", "unverified execs"), u.Agent),
-			Message: fmt.Sprintf("%s: %s.", u.Agent, unverifiedNote(u.Execs))})
+	// Unverified execs of programs the baseline allows are counted in the
+	// summary: short-lived children of every run, not a warning each.
+	for _, u := range r.unverifiedOutsideRows() {
+		out = append(out, Annotation{Level: "warning",
+			Title:   fmt.Sprintf("sysgate: %s of %s in %s", Count(u.Count, "unverified exec", "unverified execs"), term(u.Path), u.Agent),
+			Message: fmt.Sprintf("%s: %s.", u.Agent, unverifiedOutsideNote(u.UnverifiedExec))})
 	}
 	for _, rw := range r.missingArchRows() {
 		out = append(out, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: unrecorded environment for %s (%s)", rw.Agent, orDash(rw.Arch)), Message: rw.ArchHint})

@@ -82,6 +82,32 @@ func (r *Report) unverifiedRows() []unverifiedRow {
 	return out
 }
 
+// unverifiedOutsideRow is an agent's unverified execs of one program
+// outside its baselines, over its runs.
+type unverifiedOutsideRow struct {
+	Agent string
+	harness.UnverifiedExec
+}
+
+// unverifiedOutsideRows sums the unverified execs of programs outside the
+// baselines per agent and program, in the order the runs name them.
+func (r *Report) unverifiedOutsideRows() []unverifiedOutsideRow {
+	var out []unverifiedOutsideRow
+	index := map[[2]string]int{}
+	for _, run := range r.gateRuns() {
+		for _, u := range run.UnverifiedOutside {
+			key := [2]string{run.Agent, u.Path}
+			if i, ok := index[key]; ok {
+				out[i].Count += u.Count
+				continue
+			}
+			index[key] = len(out)
+			out = append(out, unverifiedOutsideRow{Agent: run.Agent, UnverifiedExec: u})
+		}
+	}
+	return out
+}
+
 // programAnnotations are an error annotation per program outside the
 // baselines, at the line where its entry would go.
 func programAnnotations(rows []programRow) []Annotation {

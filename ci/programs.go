@@ -88,10 +88,17 @@ func writeProgramViolations(b *strings.Builder, vs []harness.ProgramViolation, p
 	}
 }
 
-// unverifiedNote is the one line about execs sysgate could not confirm.
-func unverifiedNote(n uint64) string {
-	return fmt.Sprintf("sysgate could not verify the program of %s: the process was gone before /proc showed what it ran",
-		Count(n, "exec", "execs"))
+// unverifiedCount is how a report counts the execs sysgate could not
+// confirm: ordinary short-lived children, so a count, not a warning.
+func unverifiedCount(n uint64) string {
+	return fmt.Sprintf("%s unverified (gone before /proc showed the program)", Count(n, "exec", "execs"))
+}
+
+// unverifiedOutsideNote is the warning for unverified execs that named a
+// program outside the baseline.
+func unverifiedOutsideNote(u harness.UnverifiedExec) string {
+	return fmt.Sprintf("sysgate could not verify the program of %s of %s, outside the baseline: the process was gone before /proc showed what it ran",
+		Count(u.Count, "exec", "execs"), term(u.Path))
 }
 
 // mismatches counts the exec mismatches among vs.

@@ -50,6 +50,7 @@ func programResult() *harness.Result {
 		{Program: "/usr/bin/git", File: "baselines/python-agent.yaml", Line: 22},
 	}
 	r.UnverifiedExecs = 3
+	r.UnverifiedOutside = []harness.UnverifiedExec{{Path: "/usr/bin/x86_64-linux-gnu-gcc-12", Count: 1}}
 	return r
 }
 
@@ -65,6 +66,7 @@ func TestProgramsGolden(t *testing.T) {
 	// A record run learns its programs: only a mismatch is shown.
 	rec := programResult()
 	rec.Mode = baseline.ModeRecord
+	rec.UnverifiedOutside = nil // record gates no programs: none is outside
 	resultGolden(t, "programs.record", rec, "text")
 
 	var b bytes.Buffer
@@ -122,8 +124,9 @@ func TestProgramsSurviveJSON(t *testing.T) {
 		got := r.Runs[0].Result
 		if !reflect.DeepEqual(got.Programs, want.Programs) || !reflect.DeepEqual(got.ProgramViolations, want.ProgramViolations) ||
 			!reflect.DeepEqual(got.UnusedPrograms, []baseline.ProgramFinding{want.UnusedPrograms[1], want.UnusedPrograms[0]}) ||
-			got.UnverifiedExecs != want.UnverifiedExecs {
-			t.Errorf("%s: programs %+v\nviolations %+v\nunused %+v\nunverified %d", name, got.Programs, got.ProgramViolations, got.UnusedPrograms, got.UnverifiedExecs)
+			got.UnverifiedExecs != want.UnverifiedExecs || !reflect.DeepEqual(got.UnverifiedOutside, want.UnverifiedOutside) {
+			t.Errorf("%s: programs %+v\nviolations %+v\nunused %+v\nunverified %d, outside %+v", name, got.Programs, got.ProgramViolations, got.UnusedPrograms,
+				got.UnverifiedExecs, got.UnverifiedOutside)
 		}
 	}
 }
@@ -146,6 +149,7 @@ func TestProgramsInTheGomegaSummary(t *testing.T) {
 func TestRecordRunWithAMismatchIsAViolation(t *testing.T) {
 	rec := programResult()
 	rec.Mode = baseline.ModeRecord
+	rec.UnverifiedOutside = nil // record gates no programs: none is outside
 	if o := (Run{Result: rec}).Outcome(); o != VerdictViolation {
 		t.Errorf("record run with a mismatch: %s, want violation", o)
 	}

@@ -302,6 +302,7 @@ func TestRenderPrograms(t *testing.T) {
 		spec{text: "python agent fetches a page", failed: "python-agent ran 4 programs outside its baseline", result: &harness.Result{
 			Agent: "python-agent", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
 			ProgramViolations: programViolations(file), UnverifiedExecs: 2,
+			UnverifiedOutside: []harness.UnverifiedExec{{Path: "/usr/bin/x86_64-linux-gnu-gcc-12", Count: 1}},
 			UnusedPrograms: []baseline.ProgramFinding{{Program: "/usr/bin/git", File: file, Line: 22},
 				{Program: "/usr/bin/ssh", Risk: baseline.RiskDownloader, Level: baseline.LevelHigh, File: file, Line: 23}}}},
 		spec{text: "python agent fetches again", failed: "python-agent ran 1 program outside its baseline", result: &harness.Result{
@@ -338,7 +339,7 @@ func TestRenderPrograms(t *testing.T) {
 // syscalls get the room GitHub has left, so no error is dropped unsaid.
 func TestProgramAnnotationsShareTheCap(t *testing.T) {
 	res := programResult()
-	res.UnverifiedExecs, res.UnusedPrograms = 0, nil
+	res.UnverifiedExecs, res.UnverifiedOutside, res.UnusedPrograms = 0, nil, nil
 	res.Violations = nil
 	for i := range 12 {
 		res.Violations = append(res.Violations, harness.Violation{Arch: scmp.X86_64, Syscall: fmt.Sprintf("name%02d", i), Count: 1,

@@ -21,8 +21,9 @@ func (r *Report) writeSummaryNotes(b *strings.Builder) {
 	}
 }
 
-// writeRunTable is one row per agent and arch, then a note per agent whose
-// programs could not be verified.
+// writeRunTable is one row per agent and arch, then the count of execs
+// whose program could not be verified and a warning for those that named
+// a program outside the baseline.
 func (r *Report) writeRunTable(b *strings.Builder) {
 	if len(r.Runs) > 0 {
 		b.WriteString("| Agent | Arch | Verdict | Runs | New | Risky | Programs | Stale | Lost events | Duration |\n")
@@ -33,8 +34,15 @@ func (r *Report) writeRunTable(b *strings.Builder) {
 		}
 		b.WriteString("\n")
 	}
-	for _, u := range r.unverifiedRows() {
-		fmt.Fprintf(b, "> **%s**: %s.\n\n", cell(u.Agent), cell(unverifiedNote(u.Execs)))
+	if rows := r.unverifiedRows(); len(rows) > 0 {
+		counts := make([]string, len(rows))
+		for i, u := range rows {
+			counts[i] = fmt.Sprintf("%s %d", cell(u.Agent), u.Execs)
+		}
+		fmt.Fprintf(b, "Execs unverified (gone before /proc showed the program): %s.\n\n", strings.Join(counts, ", "))
+	}
+	for _, u := range r.unverifiedOutsideRows() {
+		fmt.Fprintf(b, "> **%s**: %s.\n\n", cell(u.Agent), cell(unverifiedOutsideNote(u.UnverifiedExec)))
 	}
 }
 

@@ -29,8 +29,12 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 		fmt.Fprintf(&b, " (%s)", term(r.Inconclusive))
 	}
 	one, many := r.EventWord()
-	fmt.Fprintf(&b, "\n  %s from %s in %v; agent (uid %d) %s\n",
+	fmt.Fprintf(&b, "\n  %s from %s in %v; agent (uid %d) %s",
 		Count(r.Events, one, many), Count(len(r.Processes), "process", "processes"), r.Duration.Round(time.Millisecond), r.UID, r.ExitText())
+	if r.UnverifiedExecs > 0 {
+		fmt.Fprintf(&b, "; %s", unverifiedCount(r.UnverifiedExecs))
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "  backend: %s\n", r.BackendText())
 	if note := r.Shim.Note(); note != "" {
 		fmt.Fprintf(&b, "  %s\n", note)
@@ -38,8 +42,8 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	if r.Unnamed > 0 {
 		fmt.Fprintf(&b, "  %s from callers sysgate could not name (pid not visible here, or gone before it was read)\n", Count(r.Unnamed, "call", "calls"))
 	}
-	if r.UnverifiedExecs > 0 {
-		fmt.Fprintf(&b, "  %s\n", unverifiedNote(r.UnverifiedExecs))
+	for _, u := range r.UnverifiedOutside {
+		fmt.Fprintf(&b, "  %s %s\n", p.alarm("WARNING:"), unverifiedOutsideNote(u))
 	}
 	for _, f := range r.ModifiedBaselines {
 		fmt.Fprintf(&b, "  %s\n", term(harness.ModifiedMessage(f)))

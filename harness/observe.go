@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
@@ -11,10 +13,17 @@ import (
 )
 
 // MergeObservationFile merges obs into the observation file at path,
-// creating it if needed. An exclusive flock on path+".lock" serialises
-// parallel Ginkgo workers and go test packages writing the same file.
+// creating the file and its directory (0755) if needed. An exclusive
+// flock on that directory serialises parallel Ginkgo workers and go test
+// packages writing the same file: the file itself is replaced by a
+// rename, so it cannot hold the lock, and a lock file beside it would be
+// left in the directory (removing one races with the next holder).
 func MergeObservationFile(path string, obs *baseline.Observation) error {
-	lock, err := safefile.OpenLock(path + ".lock")
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("merge observation: %w", err)
+	}
+	lock, err := safefile.OpenDirLock(dir)
 	if err != nil {
 		return fmt.Errorf("merge observation: %w", err)
 	}

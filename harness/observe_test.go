@@ -37,3 +37,28 @@ func TestMergeObservationFile(t *testing.T) {
 		t.Errorf("file mentions read %d times after the refused merge:\n%s", n, b)
 	}
 }
+
+// TestMergeObservationFileMakesItsDirectory: spec record mode names a
+// directory ($SYSGATE_OBSERVATIONS) that need not exist yet, and the
+// merge leaves nothing in it but the observation (no lock file).
+func TestMergeObservationFileMakesItsDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "obs-spec", "nested")
+	path := filepath.Join(dir, "my-agent.json")
+	o := baseline.NewObservation("my-agent")
+	o.Runs = 1
+	o.Add(scmp.X86_64, "read", 1)
+	if err := MergeObservationFile(path, o); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 1 || names[0] != "my-agent.json" {
+		t.Errorf("the observation directory holds %q; want only my-agent.json", names)
+	}
+}

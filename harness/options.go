@@ -126,7 +126,7 @@ func WithProgress(fn func(ev *record.SeccompEvent)) Option {
 }
 
 // WithObservationFile makes a conclusive record-mode run merge its
-// observation into path (created if missing; safe across parallel
+// observation into path (the file and its directory created if missing; safe across parallel
 // processes) and name it in Result.ObservationFile: the run learns, as
 // make baseline-update does, and StayWithinBaseline passes it. Other modes
 // write nothing.

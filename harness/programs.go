@@ -2,6 +2,8 @@ package harness
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
@@ -101,6 +103,7 @@ func (r *Result) addPrograms(b *programBook, p *baseline.Profile, mode baseline.
 	b.mu.Lock()
 	mismatches := append([]ProgramViolation(nil), b.mismatches...)
 	r.UnverifiedExecs = b.unverified
+	unverified := maps.Clone(b.unverifiedPaths)
 	r.unseenExecs = append([]string(nil), b.unseen...)
 	r.addNotKept(b.notKept)
 	b.mu.Unlock()
@@ -128,12 +131,35 @@ func (r *Result) addPrograms(b *programBook, p *baseline.Profile, mode baseline.
 		}
 		r.ProgramViolations = append(r.ProgramViolations, m)
 	}
+	if gated {
+		r.UnverifiedOutside = unverifiedOutside(unverified, p)
+	}
 	if p != nil && mode == baseline.ModeRecord {
 		return
 	}
 	if gated {
 		r.UnusedPrograms = baseline.Diff(p, r.Observed).UnusedPrograms
 	}
+}
+
+// UnverifiedExec counts the unverified execs (Result.UnverifiedExecs)
+// that named one program.
+type UnverifiedExec struct {
+	Path  string `json:"path"`
+	Count uint64 `json:"count"`
+}
+
+// unverifiedOutside are the unverified execs that named a program outside
+// the profile's programs, by path.
+func unverifiedOutside(byPath map[string]uint64, p *baseline.Profile) []UnverifiedExec {
+	var out []UnverifiedExec
+	for path, n := range byPath {
+		if !p.AllowsProgram(path) {
+			out = append(out, UnverifiedExec{Path: path, Count: n})
+		}
+	}
+	slices.SortFunc(out, func(a, b UnverifiedExec) int { return strings.Compare(a.Path, b.Path) })
+	return out
 }
 
 // quotedArgv joins argv for String, single-quoting the arguments a

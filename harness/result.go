@@ -202,6 +202,11 @@ type Result struct {
 	// after the fact (the process was gone before /proc showed its new
 	// executable); see the README's "What is and is not seen".
 	UnverifiedExecs uint64 `json:"unverified_execs,omitempty"`
+	// UnverifiedOutside are those of UnverifiedExecs that named a program
+	// outside the baselines' programs (check and enforce, when the
+	// baselines gate programs), by program: reports warn about these and
+	// only count the rest, which named a program the baseline allows.
+	UnverifiedOutside []UnverifiedExec `json:"unverified_outside,omitempty"`
 	// NotKept counts what the run saw past MaxKept entries of a kind
 	// (nil when nothing): the lists above are then incomplete, and every
 	// report says so (WeakenedBanner).

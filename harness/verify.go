@@ -29,8 +29,10 @@ type programBook struct {
 	runs       map[string]*ProgramRun
 	mismatches []ProgramViolation
 	// unverified: execs of another program whose process was gone
-	// before /proc showed its new executable.
-	unverified uint64
+	// before /proc showed its new executable; unverifiedPaths counts
+	// them by the program each named (up to MaxKept programs).
+	unverified      uint64
+	unverifiedPaths map[string]uint64
 	// unseen: execs whose path could not be read and whose program /proc
 	// never showed: a program ran that the run cannot name.
 	unseen []string
@@ -66,7 +68,7 @@ type pendingExec struct {
 }
 
 func newProgramBook() *programBook {
-	return &programBook{runs: map[string]*ProgramRun{}, pending: map[int]*pendingExec{}, stop: make(chan struct{}), readExe: kernel.ReadExe, readStat: kernel.ReadStat, openPidfd: kernel.PidfdOpen, sumExe: sumExe}
+	return &programBook{runs: map[string]*ProgramRun{}, unverifiedPaths: map[string]uint64{}, pending: map[int]*pendingExec{}, stop: make(chan struct{}), readExe: kernel.ReadExe, readStat: kernel.ReadStat, openPidfd: kernel.PidfdOpen, sumExe: sumExe}
 }
 
 // add counts a program run. Past MaxKept programs a new one is only
@@ -326,6 +328,10 @@ func (b *programBook) goneLocked(p *pendingExec) {
 		b.unseen = append(b.unseen, fmt.Sprintf("pid %d: exec of %s: the path reached no file sysgate could open, yet the exec ran", e.tgid, quoteOrUnreadable(e.requested)))
 	case e.claimed() && e.expect != e.pre:
 		b.unverified++
+		path := claimedPath(e)
+		if _, ok := b.unverifiedPaths[path]; ok || len(b.unverifiedPaths) < MaxKept {
+			b.unverifiedPaths[path]++
+		}
 	}
 }
 

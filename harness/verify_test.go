@@ -2,12 +2,14 @@ package harness
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
 )
 
@@ -182,3 +184,35 @@ func TestProgramBookRefusesUnresolved(t *testing.T) {
 }
 
 func noPidfd(int) (int, error) { return -1, unix.ESRCH }
+
+// TestUnverifiedOutside: of the execs gone before /proc showed them, the
+// result names those that named a program outside the baseline; the
+// rest are only counted. Record mode learns programs: none is outside.
+func TestUnverifiedOutside(t *testing.T) {
+	doc, err := baseline.ParseDocument("b.yaml", []byte("version: 1\nprograms:\n  - /usr/bin/true\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &baseline.Profile{Docs: []*baseline.Document{doc}}
+	proc := &fakeProc{exes: map[int][]fakeExe{}, stats: map[int]kernel.Stat{}}
+	b := newProgramBook()
+	b.readExe, b.readStat, b.openPidfd = proc.readExe, proc.readStat, noPidfd
+	b.exec(execClaim(7, "/usr/bin/true", idTrue))
+	b.exec(execClaim(8, "/usr/bin/curl", idCurl))
+	b.exec(execClaim(9, "/usr/bin/curl", idCurl))
+	b.close()
+
+	var r Result
+	r.Observed = baseline.NewObservation("a")
+	r.addPrograms(b, p, baseline.ModeCheck)
+	want := []UnverifiedExec{{Path: "/usr/bin/curl", Count: 2}}
+	if r.UnverifiedExecs != 3 || !reflect.DeepEqual(r.UnverifiedOutside, want) {
+		t.Errorf("check: %d unverified, outside %+v; want 3 and %+v", r.UnverifiedExecs, r.UnverifiedOutside, want)
+	}
+	var rec Result
+	rec.Observed = baseline.NewObservation("a")
+	rec.addPrograms(b, p, baseline.ModeRecord)
+	if rec.UnverifiedExecs != 3 || rec.UnverifiedOutside != nil {
+		t.Errorf("record: %d unverified, outside %+v; want 3 and none", rec.UnverifiedExecs, rec.UnverifiedOutside)
+	}
+}

@@ -5,7 +5,8 @@
 #   install  download and verify the release binary (SHA256SUMS, and its attestation where gh is), or build from the action's source (once per key)
 #   doctor   sysgate doctor for the chosen backend: stop early, with the fixes, if it cannot run here
 #   gate     validate the baselines, run the command or the Go packages, write the reports and outputs,
-#            and fail with sysgate's own exit code: no later step reads anything to decide the verdict
+#            and fail with sysgate's own exit code: no later step reads anything to decide the verdict;
+#            in record mode also the changed baseline files and a patch (scripts/action-record.sh)
 #   widening on a pull request: what its baselines allow that its base commit's did not
 #   widening-verdict  fail the job for a widening (on-widening: fail)
 # Inputs arrive as INPUT_* variables (action.yml maps them); GitHub's files
@@ -14,6 +15,8 @@
 set -euo pipefail
 
 action_dir=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=SCRIPTDIR/action-record.sh
+. "$action_dir/scripts/action-record.sh"
 
 die() {
 	local code=$1
@@ -435,28 +438,10 @@ step_gate() {
 	[ -n "${INPUT_ENV_FILE:-}" ] && run_flags+=(--env-file "$(realpath -- "$INPUT_ENV_FILE")")
 	[ "$allow_failure" = true ] && run_flags+=(--allow-agent-failure)
 
-	# Validate what can be validated before anything runs: syntax, unknown
-	# syscalls, and with strict the unreviewed reasons a record left.
-	local files=() b
-	for b in "${baselines[@]}"; do
-		if [ -d "$b" ]; then
-			while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$b" -name '*.yaml' -type f -print0 | LC_ALL=C sort -z)
-		elif [ -e "$b" ]; then
-			files+=("$b")
-		elif [ "$mode" != record ]; then
-			die 2 "baselines: $b does not exist"
-		fi
-	done
-	if [ "${#files[@]}" -gt 0 ] && [ "$mode" != record ]; then
-		local strict_flag=()
-		[ "$strict" = true ] && strict_flag=(--strict)
-		sysgate baseline validate "${strict_flag[@]}" --format github "${files[@]}" ||
-			die 2 "baselines: validate${strict_flag:+ --strict} failed (the annotations name the file and line; record leaves 'unreviewed' reasons a reviewer must replace)"
-		local unformatted
-		unformatted=$(sysgate baseline fmt -l "${files[@]}" 2>&1) ||
-			die 2 "baselines: not in the canonical layout: $(echo "$unformatted" | tr '\n' ' ')(sysgate baseline fmt -w FILE rewrites them)"
-	fi
+	validate_baselines "$mode" "$strict" "${baselines[@]}"
 
+	# Before the agent runs: the patch record leaves is against these.
+	if [ "$mode" = record ]; then snapshot_baselines "${baselines[@]}"; fi
 	local code=0
 	if [ -n "${INPUT_COMMAND:-}" ]; then
 		gate_command "$mode" "$out" || code=$?
@@ -500,9 +485,39 @@ step_gate() {
 		[ -n "$(find "$reports/observations" -name '*.json' -type f -print -quit 2>/dev/null)" ]; then
 		record_packages_baselines "$reports" "${baselines[@]}"
 	fi
+	if [ "$mode" = record ]; then write_baseline_update "$reports" "$code" "${baselines[@]}"; fi
 	output code "$code"
 	echo "sysgate: exit $code"
 	verdict_message "$code"
+}
+
+# validate_baselines MODE STRICT PATH... validates what can be validated
+# before anything runs: syntax, unknown syscalls, the canonical layout, and
+# with strict the unreviewed reasons a record left. Record validates
+# nothing: it writes the files.
+validate_baselines() {
+	local mode=$1 strict=$2 f
+	shift 2
+	local baselines=("$@")
+	local files=() b
+	for b in "${baselines[@]}"; do
+		if [ -d "$b" ]; then
+			while IFS= read -r -d '' f; do files+=("$f"); done < <(find "$b" -name '*.yaml' -type f -print0 | LC_ALL=C sort -z)
+		elif [ -e "$b" ]; then
+			files+=("$b")
+		elif [ "$mode" != record ]; then
+			die 2 "baselines: $b does not exist"
+		fi
+	done
+	if [ "${#files[@]}" -gt 0 ] && [ "$mode" != record ]; then
+		local strict_flag=()
+		[ "$strict" = true ] && strict_flag=(--strict)
+		sysgate baseline validate "${strict_flag[@]}" --format github "${files[@]}" ||
+			die 2 "baselines: validate${strict_flag:+ --strict} failed (the annotations name the file and line; record leaves 'unreviewed' reasons a reviewer must replace)"
+		local unformatted
+		unformatted=$(sysgate baseline fmt -l "${files[@]}" 2>&1) ||
+			die 2 "baselines: not in the canonical layout: $(echo "$unformatted" | tr '\n' ' ')(sysgate baseline fmt -w FILE rewrites them)"
+	fi
 }
 
 # gate_command runs the command input once under sysgate record, check or

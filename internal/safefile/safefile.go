@@ -67,6 +67,17 @@ func OpenLock(path string) (*os.File, error) {
 	return regularFile(fd, err, "open lock", path)
 }
 
+// OpenDirLock opens a directory for flock: a lock on the directory that
+// holds the locked files leaves no lock file behind. O_DIRECTORY refuses
+// anything else planted at dir (a FIFO would block the open).
+func OpenDirLock(dir string) (*os.File, error) {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open lock directory", Path: dir, Err: err}
+	}
+	return os.NewFile(uintptr(fd), dir), nil
+}
+
 // regularFile wraps what an open with O_NOFOLLOW returned: a symlink at
 // path is ErrSymlink, and anything but a regular file (a FIFO, a device)
 // is refused and closed.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
@@ -77,8 +79,11 @@ func (c *Command) runRecord(args []string) int {
 		return c.errorf(ExitUsage, "%v", err)
 	}
 	outputs := []string{out, rf.obsPath, rf.ciOut.junit, rf.resultPath}
-	if rf.merge && rf.obsPath != "" {
-		outputs = append(outputs, rf.obsPath+".lock")
+	if rf.obsPath != "" {
+		// Made before the run, so the check below sees who can write it.
+		if err := os.MkdirAll(filepath.Dir(rf.obsPath), 0o755); err != nil {
+			return c.errorf(ExitUsage, "--observation %s: %v", rf.obsPath, err)
+		}
 	}
 	if code, ok := c.checkOutputs(f, outputs...); !ok {
 		return code

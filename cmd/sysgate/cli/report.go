@@ -113,6 +113,9 @@ func (c *Command) runReportObservations(args []string) int {
 		if err != nil {
 			return err
 		}
+		if len(obs) == 0 {
+			return noObservations(r, *checkRuns)
+		}
 		if err := os.MkdirAll(*dir, 0o755); err != nil {
 			return err
 		}
@@ -124,6 +127,38 @@ func (c *Command) runReportObservations(args []string) int {
 		fmt.Fprintf(c.Stderr, "wrote %s to %s\n", ci.Count(len(obs), "observation file", "observation files"), *dir)
 		return nil
 	})
+}
+
+// exitError is a render error with its own exit code (others exit 3).
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// noObservations says why the inputs gave no observation to write, and
+// what gives one: exit 2 for inputs that hold no record run (a check's
+// result given by mistake), 3 when the runs that count were inconclusive.
+func noObservations(r *ci.Report, checkRuns bool) error {
+	var records, checks int
+	for _, run := range r.Runs {
+		switch {
+		case run.Expected:
+		case run.Mode == baseline.ModeRecord:
+			records++
+		default:
+			checks++
+		}
+	}
+	if records == 0 && !checkRuns {
+		return &exitError{code: ExitUsage, msg: fmt.Sprintf("the inputs hold %s and no record run, so there is no observation to write: "+
+			"give the result of a record run (sysgate record --result FILE, the action's mode: record, or specs under SYSGATE_MODE=record); "+
+			"to update baselines from what check runs found outside them, add --check-runs and then run report pr-body --write --keep-unseen",
+			ci.Count(checks, "check or enforce run", "check or enforce runs"))}
+	}
+	return &exitError{code: ExitInconclusive, msg: "no conclusive run to take observations from: " +
+		"an inconclusive run's observation is never written (sysgate report summary says why each run was inconclusive); run it again"}
 }
 
 // runReport parses the common flags, loads the inputs and renders them.
@@ -151,7 +186,12 @@ func (c *Command) runReport(path string, args []string, flags func(*flag.FlagSet
 		return code
 	}
 	if err := render(r); err != nil {
-		return c.errorf(ExitInconclusive, "%s: %v", path, err)
+		code := ExitInconclusive
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
+		return c.errorf(code, "%s: %v", path, err)
 	}
 	if code, ok := c.writeCIOutputs(&ciOut, r); !ok {
 		return code

@@ -149,3 +149,27 @@ func TestReportObservationsWritesPerAgentFiles(t *testing.T) {
 		t.Errorf("py.json: %+v", got)
 	}
 }
+
+// TestReportObservationsOfACheckRun: a check run's result holds no
+// observation to write; report observations says what to give instead
+// and fails, so the step that needs the files does not fail later.
+func TestReportObservationsOfACheckRun(t *testing.T) {
+	o := baseline.NewObservation("py")
+	o.Runs = 1
+	res := &harness.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean, Arch: scmp.X86_64, Observed: o}
+	dir := filepath.Join(t.TempDir(), "obs")
+	code, _, stderr := run(t, "report", "observations", "-o", dir, "--ginkgo-json", ginkgoReport(t, res))
+	if code != ExitUsage || !strings.Contains(stderr, "1 check or enforce run and no record run") ||
+		!strings.Contains(stderr, "sysgate record --result") || !strings.Contains(stderr, "--check-runs") {
+		t.Errorf("code %d, want %d with what to give instead:\n%s", code, ExitUsage, stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("wrote %d files for a check run", len(entries))
+	}
+
+	res.Mode, res.Inconclusive = baseline.ModeRecord, "events lost"
+	code, _, stderr = run(t, "report", "observations", "-o", dir, "--ginkgo-json", ginkgoReport(t, res))
+	if code != ExitInconclusive || !strings.Contains(stderr, "no conclusive run") {
+		t.Errorf("an inconclusive record run: code %d, want %d:\n%s", code, ExitInconclusive, stderr)
+	}
+}

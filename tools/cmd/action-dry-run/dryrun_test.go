@@ -277,6 +277,7 @@ func TestDryRun(t *testing.T) {
 		if !strings.Contains(string(base), "unreviewed") {
 			t.Fatalf("the recorded baseline has no placeholder reason for /bin/sh:\n%s", base)
 		}
+		checkBaselineUpdate(t, recorded, ws, "agent.yaml")
 
 		// strict (the default) refuses record's placeholder reasons.
 		strictFail = e.run(t, runOpts{dir: ws, inputs: command})
@@ -320,6 +321,7 @@ func TestDryRun(t *testing.T) {
 		if v, n := clean.res.Output("verdict"), clean.res.Output("violations"); v != "clean" || n != "0" {
 			t.Errorf("outputs verdict=%q violations=%q, want clean and 0", v, n)
 		}
+		checkUnverifiedCounted(t, clean)
 		reports := clean.res.Output("reports")
 		if reports != filepath.Join(ws, "sysgate-reports") {
 			t.Errorf("output reports=%q, want the workspace's sysgate-reports", reports)
@@ -420,6 +422,7 @@ func TestDryRun(t *testing.T) {
 				t.Errorf("record reports: %v", err)
 			}
 		}
+		checkBaselineUpdate(t, rec, mod, "baselines/sample.yaml")
 		check := e.run(t, runOpts{dir: mod, inputs: pkgs, env: goEnv})
 		if check.code != 0 || check.res.Output("verdict") != "clean" {
 			t.Errorf("packages check: exit %d verdict %q, want 0 and clean", check.code, check.res.Output("verdict"))
