@@ -227,15 +227,15 @@ func newSyscallAnnotation(g []newRow) Annotation {
 		fmt.Fprintf(&b, "\nRisk: %s (%s). A baseline entry for it needs a reason a reviewer accepts.", n.RiskLabel(), baseline.RiskReason(n.Syscall))
 	}
 	if n.File != "" {
-		list := "`" + strings.Join(names, "`, `") + "`"
-		fmt.Fprintf(&b, "\nIf the agent should make it, add %s to the %s list here", list, n.Arch)
-		if n.Risk.Risky() {
-			b.WriteString(" with its reason")
+		var lines []string
+		for _, m := range g {
+			lines = append(lines, syscallLines(m.Syscall, m.Risk.Risky())...)
 		}
+		fmt.Fprintf(&b, "\nIf the agent should make it (otherwise fix the agent), add to the %s list here", n.Arch)
 		if n.Record != "" {
 			fmt.Fprintf(&b, " (or run %s)", n.Record)
 		}
-		b.WriteString("; otherwise fix the agent.")
+		b.WriteString(":" + hintBlock(lines))
 	}
 	return Annotation{Level: "error", File: n.File, Line: n.Line, Title: title, Message: b.String()}
 }

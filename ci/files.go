@@ -31,11 +31,11 @@ func fileViolationLine(v harness.FileViolation) string {
 // fileFix is what to do about a file violation: list the file (with a
 // reason when it is sensitive) if the agent should touch it.
 func fileFix(v harness.FileViolation) string {
-	entry := fmt.Sprintf("`%s` under `files: %s:`", term(v.Path), v.Op)
+	fix := fmt.Sprintf("If the agent should %s it (otherwise fix the agent), add to `files:` `%s:` in the baseline", v.Op, v.Op)
 	if v.Sensitive != "" {
-		return fmt.Sprintf("If the agent should %s it, add %s with a `reason:` (a sensitive path needs one); otherwise fix the agent.", v.Op, entry)
+		fix += " (a sensitive path needs a reason)"
 	}
-	return fmt.Sprintf("If the agent should %s it, add %s; otherwise fix the agent.", v.Op, entry)
+	return fix + ":" + hintBlock(pathLines(v.Path, v.Sensitive != ""))
 }
 
 // writeFileViolations is the text report's list of files touched

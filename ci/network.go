@@ -44,13 +44,11 @@ func netVerb(op baseline.NetOp) string {
 // destination (with a reason when it is risky) if the agent should reach
 // it.
 func networkFix(v harness.NetworkViolation) string {
-	entry := fmt.Sprintf("`%s` under `network: %s:`", term(v.Dest), v.Op)
-	scope := "`by: PROGRAM` allows it for that program only"
+	fix := fmt.Sprintf("If the agent should %s it (otherwise fix the agent), add to `network:` `%s:` in the baseline", netVerb(v.Op), v.Op)
 	if v.Risk.Risky() {
-		return fmt.Sprintf("If the agent should %s it, add %s with a `reason:` (a %s destination needs one; %s); otherwise fix the agent.",
-			netVerb(v.Op), entry, v.Risk, scope)
+		fix += fmt.Sprintf(" (a %s destination needs a reason)", v.Risk)
 	}
-	return fmt.Sprintf("If the agent should %s it, add %s (%s); otherwise fix the agent.", netVerb(v.Op), entry, scope)
+	return fix + "; a `by: PROGRAM` line under the path allows it for that program only:" + hintBlock(pathLines(v.Dest, v.Risk.Risky()))
 }
 
 // writeNetworkViolations is the text report's list of destinations

@@ -137,7 +137,7 @@ func programAnnotations(rows []programRow) []Annotation {
 		case n.Mismatch != "":
 			b.WriteString("\n" + mismatchFix)
 		case n.File != "":
-			fmt.Fprintf(&b, "\nIf the agent should run it, add %s to programs: here; otherwise fix the agent.", programEntry(n.Path))
+			fmt.Fprintf(&b, "\nIf the agent should run it (otherwise fix the agent), add to programs: here:%s", hintBlock(programLines(n.ProgramViolation)))
 		}
 		out[i] = Annotation{Level: "error", File: n.File, Line: n.Line, Title: title, Message: b.String()}
 	}

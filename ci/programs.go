@@ -38,8 +38,10 @@ func ranBy(p harness.ProgramRun) string {
 	return fmt.Sprintf("run by %s, pid %d", term(p.Parent), p.PID)
 }
 
-// programEntry is the baseline line that allows a program.
-func programEntry(path string) string { return "`- " + term(path) + "`" }
+// programLines are the lines of a programs list that allow v's program,
+// with a reason when it is risky (the parser refuses a risky program
+// without one).
+func programLines(v harness.ProgramViolation) []string { return pathLines(v.Path, v.Risk.Risky()) }
 
 // programNotes are what a report says after a program's path: its role
 // when it is not a plain program, and the path the exec named when that
@@ -83,7 +85,7 @@ func writeProgramViolations(b *strings.Builder, vs []harness.ProgramViolation, p
 		case v.Mismatch != "":
 			fmt.Fprintf(b, "    %s\n", mismatchFix)
 		case v.File != "":
-			fmt.Fprintf(b, "    add %s to programs: at %s\n", programEntry(v.Path), position(v.File, v.Line))
+			fmt.Fprintf(b, "    add to programs: at %s:%s\n", position(v.File, v.Line), hintBlockAt("    ", programLines(v)))
 		}
 	}
 }

@@ -138,7 +138,7 @@ func sarifMessage(n newRow) string {
 		msg += "; " + note
 	}
 	if n.File != "" {
-		msg += fmt.Sprintf(". Review it, then add it at %s:%d", n.File, n.Line)
+		return msg + fmt.Sprintf(". Review it, then add to the %s list at %s:%d:%s", n.Arch, n.File, n.Line, hintBlock(syscallLines(n.Syscall, n.Risk.Risky())))
 	}
 	return msg + "."
 }
@@ -168,7 +168,7 @@ func sarifProgramMessage(n programRow) string {
 	case n.Mismatch != "":
 		return msg + ". Mismatch: " + term(n.Mismatch) + ". " + mismatchFix
 	case n.File != "":
-		msg += fmt.Sprintf(". Review it, then add %s to programs: at %s:%d", programEntry(n.Path), n.File, n.Line)
+		return msg + fmt.Sprintf(". Review it, then add to programs: at %s:%d:%s", n.File, n.Line, hintBlock(programLines(n.ProgramViolation)))
 	}
 	return msg + "."
 }

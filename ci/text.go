@@ -169,6 +169,7 @@ func writeViolationTable(b *strings.Builder, vs harness.Violations, command []st
 			v.Arch, v.Syscall, v.Number, v.Count, p.risk(orDash(v.RiskLabel()), v.Risk.Risky()), term(first.Exe), term(first.Comm), v.PID, others, position(v.File, v.Line))
 	}
 	tw.Flush()
+	writeRiskyEntries(b, vs)
 	writeClassNotes(b, vs)
 	header := false
 	for _, v := range vs {
@@ -188,6 +189,22 @@ func writeViolationTable(b *strings.Builder, vs harness.Violations, command []st
 			more = fmt.Sprintf(" and %d more", v.More)
 		}
 		fmt.Fprintf(b, "  %s %s: %s%s\n", v.Arch, v.Syscall, strings.Join(progs, ", "), more)
+	}
+}
+
+// writeRiskyEntries gives the entry of each risky new syscall as it must
+// be written, with a reason: "- bpf" alone is refused.
+func writeRiskyEntries(b *strings.Builder, vs harness.Violations) {
+	header := false
+	for _, v := range vs {
+		if !v.Risk.Risky() || v.File == "" {
+			continue
+		}
+		if !header {
+			fmt.Fprintf(b, "\nRisky: each entry needs a reason (record's placeholder, or yours):\n")
+			header = true
+		}
+		fmt.Fprintf(b, "  add to the %s list at %s:%s\n", v.Arch, position(v.File, v.Line), hintBlockAt("  ", syscallLines(v.Syscall, true)))
 	}
 }
 

@@ -44,7 +44,7 @@ func updateHint(r *harness.Result) string {
 			break
 		}
 	}
-	return "If the new syscalls are expected, add them to the baseline with a reason, or run " +
+	return "If the new syscalls are expected, add each as `- NAME` to its arch's list at its ADD AT line (a risky one as shown above), or run " +
 		recordCommand(r, file, false) + " and review the baseline diff in the pull request."
 }
 

@@ -53,7 +53,7 @@ func isolationCheck() Check {
 	}
 	uerr := kernel.ProbeUserNamespace()
 	if uerr == nil {
-		return Check{Name: name, OK: true, Detail: "each run gets a PID namespace, /proc and mount fence of its own, in a user namespace of its own (no root needed)"}
+		return Check{Name: name, OK: true, Detail: "each run gets a PID namespace, /proc and mount fence of its own through a user namespace of its own, as unshare -Ur gives one (no root needed)"}
 	}
 	return Check{Name: name, OK: true, Warn: true,
 		Detail: "unavailable: " + err.Error() + "; " + uerr.Error() + "; every run says so, its agent sees and can signal the machine's processes and read the environment of those of its uid, and sysgate refuses to run while runner credentials are in its environment",

@@ -187,12 +187,17 @@ const (
 	StatusListener = C.SYSGATE_STATUS_LISTENER
 )
 
+// StepFindAgent names the step that looks for the agent's command in its
+// $PATH: an *os.SyscallError of that name, ENOENT, is a command that does
+// not exist (a misspelt name), which the CLI reports as bad input.
+const StepFindAgent = "find agent"
+
 var spawnSteps = map[int32]string{
 	C.SYSGATE_STEP_STDIO: "set up stdio", C.SYSGATE_STEP_LOGINUID: "set loginuid",
 	C.SYSGATE_STEP_SESSION: "read session id", C.SYSGATE_STEP_LISTENER: "install the run's listener filter", C.SYSGATE_STEP_GO_AHEAD: "wait for go-ahead",
 	C.SYSGATE_STEP_CAPS: "drop capabilities", C.SYSGATE_STEP_USER: "switch user",
 	C.SYSGATE_STEP_CHDIR: "chdir", C.SYSGATE_STEP_NO_NEW_PRIVS: "set no_new_privs",
-	C.SYSGATE_STEP_FIND: "find agent", C.SYSGATE_STEP_SECCOMP: "seccomp(SECCOMP_SET_MODE_FILTER)",
+	C.SYSGATE_STEP_FIND: StepFindAgent, C.SYSGATE_STEP_SECCOMP: "seccomp(SECCOMP_SET_MODE_FILTER)",
 	C.SYSGATE_STEP_EXEC:     "execve",
 	C.SYSGATE_STEP_MOUNT_NS: "unshare(CLONE_NEWNS)", C.SYSGATE_STEP_MOUNT_SLAVE: "make / rslave",
 	C.SYSGATE_STEP_RO_PROC_SYS: "make /proc/sys read-only", C.SYSGATE_STEP_RO_SYSRQ: "make /proc/sysrq-trigger read-only",

@@ -64,19 +64,23 @@ var _ = Describe("bad input", RequiresAudit, BadInput, func() {
 		Expect(o.Stdout).To(BeEmpty(), "no verdict may be printed")
 	})
 
-	DescribeTable("an agent that cannot be started: exit 3 naming the cause",
-		func(ctx SpecContext, command func() string, want string) {
+	// A command that is not there is a typo on the command line: bad
+	// input (exit 2), naming the command and where it was looked for.
+	// One that is there and cannot run keeps sysgate from a verdict.
+	DescribeTable("an agent that cannot be started: exit 2 or 3 naming the cause",
+		func(ctx SpecContext, command func() string, code int, want string) {
 			base := writeFile(dir, "a.yaml", "version: 1\nagent: a\nsyscalls:\n  x86_64:\n    - read\n", 0o644)
 			o := sysgate(ctx, "check", "-b", base, "--", command())
-			Expect(o.Code).To(Equal(cli.ExitInconclusive), "%s", o)
+			Expect(o.Code).To(Equal(code), "%s", o)
 			Expect(o.Stderr).To(ContainSubstring(want), "%s", o)
 			Expect(o.Stdout).To(BeEmpty(), "no verdict may be printed")
 		},
-		Entry("a missing binary", func() string { return filepath.Join(dir, "no-such-agent") }, "no such file or directory"),
-		Entry("a command not on PATH", func() string { return "sysgate-no-such-command" }, "no such file or directory"),
+		Entry("a missing binary", func() string { return filepath.Join(dir, "no-such-agent") }, cli.ExitUsage, "no-such-agent: no such file"),
+		Entry("a command not on PATH", func() string { return "sysgate-no-such-command" }, cli.ExitUsage,
+			"command not found: sysgate-no-such-command: no executable of that name in the agent's PATH="),
 		Entry("a file that is not executable", func() string {
 			return writeFile(dir, "agent.sh", "#!/bin/sh\nexit 0\n", 0o644)
-		}, "permission denied"),
+		}, cli.ExitInconclusive, "permission denied"),
 	)
 
 	// Issue 12: a reader that stops after one line (record ... | head -1)

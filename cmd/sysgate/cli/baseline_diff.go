@@ -56,11 +56,22 @@ type setChange struct {
 	had []string
 }
 
+// diffExitCodes closes baseline diff's help: it exits as diff(1) does.
+const diffExitCodes = `
+Exit codes: 0 when the two sides list the same, 1 when they differ (as diff and git diff
+--exit-code; with --base: when the working tree widens the base), 2 on bad flags or input.
+`
+
 func (c *Command) runBaselineDiff(args []string) int {
 	fs := c.flagSet("baseline diff", "OLD NEW  (baseline files, YAML or JSON, or observation .json files)")
 	format := fs.String("format", "text", "text or markdown; with --base also github (annotations on the added lines)")
 	base := fs.String("base", "", "a git commit (a pull request's base): list what the working tree's baseline FILES (or directories) allow that the commit's did not, read with git, never checked out; exit 1 when they widen")
 	level := fs.String("level", "warning", "with --base --format github: the annotations' level, error, warning or notice")
+	usage := fs.Usage
+	fs.Usage = func() {
+		usage()
+		fmt.Fprint(c.Stderr, diffExitCodes)
+	}
 	if code, ok := c.parse(fs, args); !ok {
 		return code
 	}
@@ -88,6 +99,10 @@ func (c *Command) runBaselineDiff(args []string) int {
 	programs, showPrograms := diffPrograms(sides[0], sides[1])
 	files, showFiles := diffFiles(sides[0], sides[1])
 	network, showNetwork := diffNetwork(sides[0], sides[1])
+	code := ExitOK
+	if differ(changes, programs, files, network) {
+		code = ExitViolation // as diff(1) and git diff --exit-code
+	}
 	if *format == "markdown" {
 		writeDiffMarkdown(c.Stdout, sides[0].name, sides[1].name, changes)
 		if showPrograms {
@@ -99,7 +114,7 @@ func (c *Command) runBaselineDiff(args []string) int {
 		if showNetwork {
 			writeNetworkMarkdown(c.Stdout, network)
 		}
-		return ExitOK
+		return code
 	}
 	writeDiffText(c.Stdout, changes)
 	writeProgramsText(c.Stdout, programs)
@@ -120,7 +135,7 @@ func (c *Command) runBaselineDiff(args []string) int {
 		summary += fmt.Sprintf("; network: %d new, %d removed", added, removed)
 	}
 	fmt.Fprintln(c.Stdout, summary)
-	return ExitOK
+	return code
 }
 
 // loadSyscallSet reads an observation (JSON) or a baseline, YAML or JSON,
@@ -329,4 +344,10 @@ func isObservation(data []byte) bool {
 	}
 	_, baseline := top["version"]
 	return !baseline
+}
+
+// differ says whether the two sides differ in anything the diff lists:
+// baseline diff then exits 1, as diff(1) does.
+func differ(syscalls []setChange, programs []programChange, files []fileChange, network []netChange) bool {
+	return len(syscalls)+len(programs)+len(files)+len(network) > 0
 }

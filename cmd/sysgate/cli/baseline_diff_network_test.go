@@ -22,11 +22,11 @@ func TestBaselineDiffNetwork(t *testing.T) {
 	code, out, errOut := run(t, "baseline", "diff", old, cur)
 	want := "network:\n  + connect 169.254.169.254:80 [risky: cloud-metadata, high: the cloud's instance-metadata service hands out the machine's credentials]\n" +
 		"  + connect api.github.com:443 by /usr/bin/git\n  - bind loopback:0\n0 new, 0 removed; network: 2 new, 1 removed\n"
-	if code != ExitOK || out != want || errOut != "" {
+	if code != ExitViolation || out != want || errOut != "" {
 		t.Errorf("code %d\n%s\nwant\n%s%s", code, out, want, errOut)
 	}
 	code, out, _ = run(t, "baseline", "diff", "--format", "markdown", old, cur)
-	if code != ExitOK || !strings.Contains(out, "#### Network: 2 new, 1 removed") ||
+	if code != ExitViolation || !strings.Contains(out, "#### Network: 2 new, 1 removed") ||
 		!strings.Contains(out, "| **new** | connect | `api.github.com:443` | `/usr/bin/git` |  |  |") ||
 		!strings.Contains(out, "| **new** | connect | `169.254.169.254:80` |  |  | ⚠️ cloud-metadata, high: ") {
 		t.Errorf("markdown: code %d\n%s", code, out)
@@ -59,11 +59,11 @@ func TestBaselineDiffNetworkObservations(t *testing.T) {
 	old, cur := write("old.json", before), write("new.json", after)
 	code, out, _ := run(t, "baseline", "diff", old, cur)
 	want := "network:\n  + connect 127.0.0.2:9 by /tmp/x|`y\\x1b[2J (3 calls)\n  - connect 127.0.0.1:8080 by /usr/bin/python3\n0 new, 0 removed; network: 1 new, 1 removed\n"
-	if code != ExitOK || out != want {
+	if code != ExitViolation || out != want {
 		t.Errorf("code %d\n%q\nwant\n%q", code, out, want)
 	}
 	code, out, _ = run(t, "baseline", "diff", "--format", "markdown", old, cur)
-	if code != ExitOK || strings.Contains(out, "x|`y") || strings.Contains(out, "\x1b") || !strings.Contains(out, "| **new** | connect | `127.0.0.2:9` |") {
+	if code != ExitViolation || strings.Contains(out, "x|`y") || strings.Contains(out, "\x1b") || !strings.Contains(out, "| **new** | connect | `127.0.0.2:9` |") {
 		t.Errorf("markdown: code %d\n%s", code, out)
 	}
 }

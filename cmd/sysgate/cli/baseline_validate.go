@@ -14,7 +14,7 @@ func init() {
 
 func (c *Command) runBaselineValidate(args []string) int {
 	fs := c.flagSet("baseline validate", "FILE...")
-	strict := fs.Bool("strict", false, "treat warnings (unreviewed reasons, comments fmt drops, argument-blind entries, no programs, files or network section) as errors")
+	strict := fs.Bool("strict", false, "treat warnings (unreviewed reasons, comments fmt drops, argument-blind entries, no programs, files or network section) as errors: printed as errors, exit 2")
 	format := fs.String("format", "text", "text, or github (workflow commands that annotate the lines in a pull request)")
 	if code, ok := c.parseFileArgs(fs, args); !ok {
 		return code
@@ -55,6 +55,12 @@ func (c *Command) runBaselineValidate(args []string) int {
 			if *format == "github" {
 				fmt.Fprintln(c.Stdout, findingAnnotation(f, failed))
 				continue
+			}
+			if failed && f.Warning {
+				// --strict fails on it: it reads as the error it is.
+				strictErr := *f
+				strictErr.Warning = false
+				f = &strictErr
 			}
 			fmt.Fprintln(c.Stdout, f)
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sysgate/sysgate/baseline"
@@ -98,12 +99,18 @@ func (c *Command) Main(args []string) int {
 	if len(args) > 0 {
 		args = args[1:]
 	}
+	if len(args) > 1 && args[0] == "help" {
+		return c.help(args[1:])
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		c.usage(c.Stdout, "")
 		if len(args) == 0 {
 			return ExitUsage
 		}
 		return ExitOK
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return c.runVersion(args[1:])
 	}
 	// Longest match first: "baseline validate" before "baseline".
 	for n := min(len(args), 3); n >= 1; n-- {
@@ -115,6 +122,24 @@ func (c *Command) Main(args []string) int {
 		return c.groupUsage(args[0], group, args[1:])
 	}
 	c.usage(c.Stderr, args[0])
+	return ExitUsage
+}
+
+// help answers "sysgate help VERB...": the verb's help on stdout, as
+// "sysgate VERB -h" prints it on stderr; a command group's verbs; exit 2
+// for a word that names neither.
+func (c *Command) help(words []string) int {
+	for n := min(len(words), 3); n >= 1; n-- {
+		if v, ok := verbs[strings.Join(words[:n], " ")]; ok {
+			onStdout := *c
+			onStdout.Stderr = c.Stdout
+			return v.run(&onStdout, []string{"-h"})
+		}
+	}
+	if group := groupVerbs(words[0]); len(group) > 0 {
+		return c.groupUsage(words[0], group, []string{"-h"})
+	}
+	c.usage(c.Stderr, strings.Join(words, " "))
 	return ExitUsage
 }
 
@@ -164,7 +189,7 @@ func (c *Command) usage(w io.Writer, unknown string) {
 		fmt.Fprintf(w, "  %-20s %s\n", p, verbs[p].summary)
 	}
 	fmt.Fprintln(w, "\nExit codes: 0 clean, 1 violation found, 2 usage or bad input, 3 inconclusive or environment error, 4 the agent itself failed (a clean run).")
-	fmt.Fprintln(w, "Run 'sysgate COMMAND -h' for a command's flags.")
+	fmt.Fprintln(w, "Run 'sysgate help COMMAND' (or 'sysgate COMMAND -h') for a command's flags, 'sysgate --version' for the version.")
 }
 
 // flagSet returns a FlagSet for a verb that reports errors to c.Stderr and
@@ -191,11 +216,23 @@ func (c *Command) parse(fs *flag.FlagSet, args []string) (code int, ok bool) {
 	return ExitOK, true
 }
 
-// errorf prints "sysgate: ..." to stderr and returns code.
+// errorf prints "sysgate: ..." to stderr and returns code. An error
+// among args that is a write to a closed pipe (sysgate report annotations
+// | head) prints nothing: the reader has what it wanted, and the message
+// would only land in the middle of the pipeline's output.
 func (c *Command) errorf(code int, format string, args ...any) int {
+	for _, a := range args {
+		if err, ok := a.(error); ok && closedPipe(err) {
+			return code
+		}
+	}
 	fmt.Fprintf(c.Stderr, "sysgate: %s\n", terminalLines(fmt.Sprintf(format, args...)))
 	return code
 }
+
+// closedPipe says whether err is a write to a pipe whose reader is gone
+// (EPIPE: main ignores SIGPIPE, so writes fail instead of killing sysgate).
+func closedPipe(err error) bool { return errors.Is(err, syscall.EPIPE) }
 
 // terminalLines escapes each line of a message for a terminal: errors
 // and warnings quote paths and mismatches an agent named.

@@ -43,6 +43,8 @@ const doctorExitCodes = `
 Exit codes: 0 when the backend --backend names can run here (auto: the one record, check and
 enforce pick with --backend auto, so a user without root gets 0 where notify works), 3 when it
 cannot (the FAIL lines and the backends section say why and how to fix it), 2 on bad flags.
+A failed check only the audit backend needs reads "skip ... audit only" when the backend the
+exit code is about is notify.
 `
 
 func (c *Command) runDoctor(args []string) int {
@@ -161,18 +163,28 @@ func (r *doctorReport) status(b harness.Backend) backendStatus {
 	return backendStatus{Backend: b}
 }
 
+// notifyChecks are the checks the notify backend rests on too; every
+// other check of preflight is the audit backend's alone.
+var notifyChecks = map[string]bool{"seccomp listener": true, "process isolation": true, "names (network)": true}
+
+// writeDoctorText prints the checks, the backends and the verdict. A
+// failed audit check reads as a skip when the backend the exit code is
+// about is not audit: it is why audit cannot run here, not a failure of
+// the runs this machine gives.
 func writeDoctorText(w io.Writer, r *doctorReport) {
 	for _, ch := range r.Checks {
-		mark := "ok  "
+		mark, detail, fix := "ok  ", ch.Detail, "fix: "+ch.Fix
 		switch {
+		case !ch.OK && !notifyChecks[ch.Name] && r.Backend != harness.BackendAudit:
+			mark, detail, fix = "skip", "audit only: "+ch.Detail, "for audit: "+ch.Fix
 		case !ch.OK:
 			mark = "FAIL"
 		case ch.Warn:
 			mark = "warn"
 		}
-		fmt.Fprintf(w, "%s  %-18s %s\n", mark, ch.Name, ch.Detail)
+		fmt.Fprintf(w, "%s  %-18s %s\n", mark, ch.Name, detail)
 		if ch.Fix != "" {
-			fmt.Fprintf(w, "      %-18s fix: %s\n", "", ch.Fix)
+			fmt.Fprintf(w, "      %-18s %s\n", "", fix)
 		}
 	}
 	fmt.Fprintln(w, "backends:")

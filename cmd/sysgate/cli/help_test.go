@@ -92,3 +92,32 @@ func TestGateAgentName(t *testing.T) {
 		}
 	}
 }
+
+// "sysgate help VERB" prints what "sysgate VERB -h" does, on stdout (it
+// was asked for), for every verb and command group; an unknown word is a
+// usage error.
+func TestHelpVerb(t *testing.T) {
+	for path := range verbs {
+		words := strings.Fields(path)
+		_, _, want := run(t, append(words, "-h")...)
+		code, stdout, stderr := run(t, append([]string{"help"}, words...)...)
+		if code != ExitOK || stdout != want || stderr != "" || !strings.Contains(stdout, "Usage: sysgate "+path+" ") {
+			t.Errorf("help %s: code %d stdout %q stderr %q, want %q", path, code, stdout, stderr, want)
+		}
+	}
+	code, stdout, _ := run(t, "help", "baseline")
+	if code != ExitOK || !strings.Contains(stdout, "Usage: sysgate baseline COMMAND") {
+		t.Errorf("help baseline: code %d stdout %q", code, stdout)
+	}
+	if code, _, stderr := run(t, "help", "chek"); code != ExitUsage || !strings.Contains(stderr, `unknown command "chek"`) {
+		t.Errorf("help chek: code %d stderr %q", code, stderr)
+	}
+}
+
+// "sysgate --version" is "sysgate version".
+func TestVersionFlag(t *testing.T) {
+	_, want, _ := run(t, "version")
+	if code, stdout, _ := run(t, "--version"); code != ExitOK || stdout != want || !strings.HasPrefix(stdout, "sysgate ") {
+		t.Errorf("--version: code %d stdout %q, want %q", code, stdout, want)
+	}
+}

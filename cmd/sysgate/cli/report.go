@@ -185,7 +185,9 @@ func (c *Command) runReport(path string, args []string, flags func(*flag.FlagSet
 	if r == nil {
 		return code
 	}
-	if err := render(r); err != nil {
+	// A reader that stopped reading (| head) is no failure of the
+	// report: the CI outputs and the exit code stay as if it had read all.
+	if err := render(r); err != nil && !closedPipe(err) {
 		code := ExitInconclusive
 		var ee *exitError
 		if errors.As(err, &ee) {

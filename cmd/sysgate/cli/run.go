@@ -273,12 +273,48 @@ func (c *Command) runAgent(a harness.Agent, opts []harness.Option) (*harness.Res
 	}
 	r, err := runHarness(ctx, a, opts...)
 	if err != nil {
+		if notFound(err) {
+			return nil, c.errorf(ExitUsage, "%s", commandNotFound(a))
+		}
 		return nil, c.runError(err)
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(c.Stderr, "sysgate: warning: %s\n", terminalLines(w))
 	}
 	return r, ExitOK
+}
+
+// notFound says whether err is an agent command that does not exist: the
+// launcher found no file of its name (in $PATH, for a bare name). A typo
+// in the command line is bad input, not an environment that keeps
+// sysgate from a verdict.
+func notFound(err error) bool {
+	var se *os.SyscallError
+	return errors.Is(err, harness.ErrAgentStart) && errors.As(err, &se) && se.Syscall == kernel.StepFindAgent &&
+		(errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR))
+}
+
+// commandNotFound says which command was not found and where the
+// launcher looked: the agent's $PATH (after --dir), as execvp would.
+func commandNotFound(a harness.Agent) string {
+	name := ""
+	if len(a.Command) > 0 {
+		name = a.Command[0]
+	}
+	if strings.Contains(name, "/") {
+		where := "the working directory"
+		if a.Dir != "" {
+			where = "--dir " + a.Dir
+		}
+		return fmt.Sprintf("command not found: %s: no such file (relative to %s); check the path after --", name, where)
+	}
+	path := kernel.DefaultPath + " (the default: the agent's environment has no PATH)"
+	for _, kv := range a.Env {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			path = v
+		}
+	}
+	return fmt.Sprintf("command not found: %s: no executable of that name in the agent's PATH=%s; check the spelling, or give the command's path", name, path)
 }
 
 // runError maps a Run error to an exit code: a bad baseline is bad input,
@@ -370,7 +406,9 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	if err != nil {
 		return c.errorf(ExitInconclusive, "%v", err)
 	}
-	if err := ci.WriteResult(c.Stdout, format, r, root, pal); err != nil {
+	// A closed stdout (| head) loses the rest of the report, not the
+	// verdict: the exit code and the files asked for still follow.
+	if err := ci.WriteResult(c.Stdout, format, r, root, pal); err != nil && !closedPipe(err) {
 		return c.errorf(ExitInconclusive, "write result: %v", err)
 	}
 	if code, ok := c.writeRunCIOutputs(&f, &ciOut, r); !ok {

@@ -115,8 +115,18 @@ func TestRunVerbErrors(t *testing.T) {
 	if code, _, stderr := runAgentVerb(t, "record", "-o", path, "--", "/bin/true"); code != ExitOK {
 		t.Fatalf("record: %d %s", code, stderr)
 	}
-	if code, _, stderr := runAgentVerb(t, "check", "-b", path, "--", "sysgate-no-such-agent"); code != ExitInconclusive || !strings.Contains(stderr, "agent could not be started") {
+	// A misspelt command is bad input (exit 2), named with the PATH it
+	// was looked for in; a command that exists and cannot run is not.
+	if code, _, stderr := runAgentVerb(t, "check", "-b", path, "--", "sysgate-no-such-agent"); code != ExitUsage ||
+		!strings.Contains(stderr, "command not found: sysgate-no-such-agent: no executable of that name in the agent's PATH=") {
 		t.Errorf("missing agent: code %d %s", code, stderr)
+	}
+	if code, _, stderr := runAgentVerb(t, "check", "-b", path, "--", "./sysgate-no-such-agent"); code != ExitUsage ||
+		!strings.Contains(stderr, "command not found: ./sysgate-no-such-agent: no such file") {
+		t.Errorf("missing agent by path: code %d %s", code, stderr)
+	}
+	if code, _, stderr := runAgentVerb(t, "check", "-b", path, "--", dir); code != ExitInconclusive || !strings.Contains(stderr, "agent could not be started") {
+		t.Errorf("a directory as the agent: code %d %s", code, stderr)
 	}
 	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte("version: 1\nsyscalls:\n  x86_64:\n    - opnat\n"), 0o644); err != nil {
