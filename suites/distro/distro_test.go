@@ -31,7 +31,8 @@ func sysgate(args ...string) (int, string) {
 
 // shellWords splits a command as a POSIX shell does for the hints
 // sysgate prints (harness.ShellQuote): words apart by spaces, single
-// quotes around a word that needs them, '\” for a quote inside.
+// quotes around a word that needs them, and a quote inside one written
+// as quote, backslash, quote, quote.
 func shellWords(s string) []string {
 	var words []string
 	var word strings.Builder
