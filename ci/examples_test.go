@@ -10,7 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// The files of the README's recipe "Who reviews a baseline", under
+// The files of docs/action.md's recipe "Who reviews a baseline", under
 // docs/examples: the workflow passes actionlint with its sysgate step
 // checked against action.yml, CODEOWNERS gives the baselines and what
 // judges them to the security team, and the ruleset requires code owner

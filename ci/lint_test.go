@@ -261,13 +261,13 @@ func TestActionlintChecksTheActionsInputs(t *testing.T) {
 // reusableUses is how a caller names the reusable workflow, pinned.
 var reusableUses = regexp.MustCompile(`uses: sysgate/sysgate/(\.github/workflows/sysgate-baseline-update\.yml)@[0-9a-f]{40}`)
 
-// TestReadmeCallsTheReusableWorkflow: the caller in README "The reusable
-// baseline-update workflow" is pinned, and lints clean with its call
-// pointed at this checkout's reusable workflow, whose inputs and secrets
-// actionlint checks it against; a misspelt input fails.
-func TestReadmeCallsTheReusableWorkflow(t *testing.T) {
-	const heading = "### The reusable baseline-update workflow"
-	blocks := blocksOf(t, heading, readmeBlocks(t, heading), "yaml", 1, 1, 30)
+// TestActionDocCallsTheReusableWorkflow: the caller in docs/action.md "The
+// reusable baseline-update workflow" is pinned, and lints clean with its
+// call pointed at this checkout's reusable workflow, whose inputs and
+// secrets actionlint checks it against; a misspelt input fails.
+func TestActionDocCallsTheReusableWorkflow(t *testing.T) {
+	const heading = "## The reusable baseline-update workflow"
+	blocks := blocksOf(t, actionDocPath, heading, "yaml", 1, 1, 30)
 	caller := blocks[0]
 	if !reusableUses.MatchString(caller.text) {
 		t.Fatalf("%s: no `uses: sysgate/sysgate/.github/workflows/sysgate-baseline-update.yml@<40 hex>`", caller)
@@ -281,7 +281,7 @@ func TestReadmeCallsTheReusableWorkflow(t *testing.T) {
 		return lintWorkflow(t, path)
 	}
 	for _, e := range lint(caller.text) {
-		t.Errorf("%s:%d:%d: %s [%s]", readmePath, caller.line+e.Line-1, e.Column, e.Message, e.Kind)
+		t.Errorf("%s:%d:%d: %s [%s]", caller.path, caller.line+e.Line-1, e.Column, e.Message, e.Kind)
 	}
 	broken := strings.Replace(caller.text, "      baselines: ", "      baseline: ", 1)
 	if broken == caller.text {

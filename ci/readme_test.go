@@ -15,14 +15,17 @@ import (
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
-// The README's "Gate your own agent" section is what a user pastes into a
-// repository: these tests keep its workflow and its spec true to
-// action.yml and to the Go API.
+// The README's "Gate your own agent" section and the spec of docs/specs.md
+// are what a user pastes into a repository: these tests keep the workflow,
+// its packages variant and the spec true to action.yml and to the Go API.
 const (
 	readmePath     = "../README.md"
+	specsPath      = "../docs/specs.md"
+	actionDocPath  = "../docs/action.md"
 	actionPath     = "../action.yml"
 	gateSection    = "## Gate your own agent"
-	goAPISection   = "### The Go API for specs"
+	specSection    = "## The spec"
+	goAPISection   = "## The Go API for specs"
 	maxWorkflow    = 25
 	maxSpec        = 20
 	sysgateUses    = "sysgate/sysgate@"
@@ -34,21 +37,21 @@ var (
 	sysgateUsesRef = regexp.MustCompile(`uses: ` + regexp.QuoteMeta(sysgateUses) + `[0-9a-f]{40}`)
 )
 
-// snippet is one fenced code block of the README.
+// snippet is one fenced code block of the README or a page of docs/.
 type snippet struct {
-	lang, text string
-	line       int // the README line of its first content line
-	lines      int
+	path, lang, text string
+	line             int // the file's line of its first content line
+	lines            int
 }
 
-func (s snippet) String() string { return fmt.Sprintf("%s:%d (```%s)", readmePath, s.line, s.lang) }
+func (s snippet) String() string { return fmt.Sprintf("%s:%d (```%s)", s.path, s.line, s.lang) }
 
-// readmeBlocks returns the fenced code blocks of the README section that
-// starts with the heading line; it ends at the next heading of the same or
-// a higher level (lines in code blocks are no headings).
-func readmeBlocks(t *testing.T, heading string) []snippet {
+// docBlocks returns the fenced code blocks of the section of the markdown
+// file path that starts with the heading line; it ends at the next heading
+// of the same or a higher level (lines in code blocks are no headings).
+func docBlocks(t *testing.T, path, heading string) []snippet {
 	t.Helper()
-	data, err := os.ReadFile(readmePath)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,10 +65,10 @@ func readmeBlocks(t *testing.T, heading string) []snippet {
 			for i++; i < len(lines) && !strings.HasPrefix(strings.TrimLeft(lines[i], " "), "```"); i++ {
 			}
 			if i == len(lines) {
-				t.Fatalf("%s:%d: a code block that never ends", readmePath, start)
+				t.Fatalf("%s:%d: a code block that never ends", path, start)
 			}
 			if in {
-				blocks = append(blocks, snippet{lang: strings.TrimSpace(lang), text: strings.Join(lines[start:i], "\n") + "\n", line: start + 1, lines: i - start})
+				blocks = append(blocks, snippet{path: path, lang: strings.TrimSpace(lang), text: strings.Join(lines[start:i], "\n") + "\n", line: start + 1, lines: i - start})
 			}
 			continue
 		}
@@ -78,7 +81,7 @@ func readmeBlocks(t *testing.T, heading string) []snippet {
 		}
 	}
 	if !found {
-		t.Fatalf("%s: no section %q: the snippets users paste live there", readmePath, heading)
+		t.Fatalf("%s: no section %q: the snippets users paste live there", path, heading)
 	}
 	return blocks
 }
@@ -91,9 +94,12 @@ func headingLevel(line string) int {
 	return n
 }
 
-// blocksOf are the blocks of one language, at least min and at most max
-// of them, each at most maxLines long.
-func blocksOf(t *testing.T, heading string, all []snippet, lang string, min, max, maxLines int) []snippet {
+// blocksOf are the blocks of one language of the section heading of the
+// file path, at least min and at most max of them, each at most maxLines
+// long.
+func blocksOf(t *testing.T, path, heading string, lang string, min, max, maxLines int) []snippet {
+	t.Helper()
+	all := docBlocks(t, path, heading)
 	t.Helper()
 	var out []snippet
 	for _, b := range all {
@@ -102,7 +108,7 @@ func blocksOf(t *testing.T, heading string, all []snippet, lang string, min, max
 		}
 	}
 	if len(out) < min || len(out) > max {
-		t.Fatalf("%s: section %q has %d ```%s blocks, want %d to %d", readmePath, heading, len(out), lang, min, max)
+		t.Fatalf("%s: section %q has %d ```%s blocks, want %d to %d", path, heading, len(out), lang, min, max)
 	}
 	for _, b := range out {
 		if b.lines > maxLines {
@@ -200,11 +206,10 @@ func lintProject(t *testing.T, workflows map[string]string, edit func(string) st
 // TestReadmeWorkflow: the workflow of "Gate your own agent" is a valid
 // workflow that keeps its promises (pinned actions, read-only token, no
 // persisted credentials), passes actionlint with its sysgate step checked
-// against action.yml, and so does its packages variant.
+// against action.yml, and so does its packages variant in docs/specs.md.
 func TestReadmeWorkflow(t *testing.T) {
-	blocks := readmeBlocks(t, gateSection)
-	yamls := blocksOf(t, gateSection, blocks, "yaml", 2, 2, maxWorkflow)
-	wf, variant := yamls[0], yamls[1]
+	wf := blocksOf(t, readmePath, gateSection, "yaml", 1, 1, maxWorkflow)[0]
+	variant := blocksOf(t, specsPath, specSection, "yaml", 1, 1, maxWorkflow)[0]
 	inputs := actionInputs(t, actionPath)
 
 	var w readmeWorkflow
@@ -250,8 +255,8 @@ func TestReadmeWorkflow(t *testing.T) {
 		t.Fatalf("%s: %d sysgate steps and %d checkouts, want one each", wf, sysgateSteps, checkouts)
 	}
 
-	// The packages variant replaces the workflow's last two lines (the
-	// prose says so): command and baselines.
+	// The packages variant replaces the README workflow's last two lines
+	// (docs/specs.md says so): command and baselines.
 	var with map[string]any
 	if err := yaml.Unmarshal([]byte(variant.text), &with); err != nil {
 		t.Fatalf("%s: not YAML: %v", variant, err)
@@ -262,18 +267,18 @@ func TestReadmeWorkflow(t *testing.T) {
 		t.Fatalf("%s: the last two lines are not command: and baselines:, which the packages variant replaces", wf)
 	}
 	packagesWf := strings.Join(lines[:len(lines)-2], "\n") + "\n" + variant.text
-	// readmeLine is the README line a line of a linted workflow came from.
-	readmeLine := func(name string, line int) int {
+	// source is the file and line a line of a linted workflow came from.
+	source := func(name string, line int) string {
 		if name == "sysgate-packages.yml" && line > len(lines)-2 {
-			return variant.line + line - 1 - (len(lines) - 2)
+			return fmt.Sprintf("%s:%d", variant.path, variant.line+line-1-(len(lines)-2))
 		}
-		return wf.line + line - 1
+		return fmt.Sprintf("%s:%d", wf.path, wf.line+line-1)
 	}
 
 	workflows := map[string]string{"sysgate.yml": wf.text, "sysgate-packages.yml": packagesWf}
 	for name, fs := range lintProject(t, workflows, func(s string) string { return s }) {
 		for _, f := range fs {
-			t.Errorf("%s:%d:%d: actionlint (as %s): %s [%s]", readmePath, readmeLine(name, f.Line), f.Column, name, f.Message, f.Kind)
+			t.Errorf("%s:%d: actionlint (as %s): %s [%s]", source(name, f.Line), f.Column, name, f.Message, f.Kind)
 		}
 	}
 
@@ -296,14 +301,17 @@ func TestReadmeWorkflow(t *testing.T) {
 	}
 }
 
-// TestReadmeSpecCompiles: the spec of "Gate your own agent" and the
-// snippet of "The Go API for specs" compile (go vet) against this
-// checkout, in a module of their own as a user's would be, offline.
-func TestReadmeSpecCompiles(t *testing.T) {
-	spec := blocksOf(t, gateSection, readmeBlocks(t, gateSection), "go", 1, 1, maxSpec)[0]
-	api := blocksOf(t, goAPISection, readmeBlocks(t, goAPISection), "go", 1, 1, 50)[0]
-	if n := strings.Count(readmeAll(t), "RunSpecs("); n != 1 {
-		t.Errorf("%s: %d specs with RunSpecs(, want one canonical spec (in %q)", readmePath, n, gateSection)
+// TestSpecsDocCompiles: the spec of docs/specs.md and its snippet of
+// "The Go API for specs" compile (go vet) against this checkout, in a
+// module of their own as a user's would be, offline.
+func TestSpecsDocCompiles(t *testing.T) {
+	spec := blocksOf(t, specsPath, specSection, "go", 1, 1, maxSpec)[0]
+	api := blocksOf(t, specsPath, goAPISection, "go", 1, 1, 50)[0]
+	if n := strings.Count(fileText(t, specsPath), "RunSpecs("); n != 1 {
+		t.Errorf("%s: %d specs with RunSpecs(, want one canonical spec (in %q)", specsPath, n, specSection)
+	}
+	if n := strings.Count(fileText(t, readmePath), "RunSpecs("); n != 0 {
+		t.Errorf("%s: %d specs with RunSpecs(, want none: the canonical spec is in %s, which the README links", readmePath, n, specsPath)
 	}
 
 	root, err := filepath.Abs("..")
@@ -324,7 +332,7 @@ func TestReadmeSpecCompiles(t *testing.T) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		t.Errorf("go vet of the README's Go snippets (security/my_agent_test.go is %s, api/api_test.go wraps %s): %v\n%s\nsecurity/my_agent_test.go:\n%s\napi/api_test.go:\n%s",
+		t.Errorf("go vet of the Go snippets (security/my_agent_test.go is %s, api/api_test.go wraps %s): %v\n%s\nsecurity/my_agent_test.go:\n%s\napi/api_test.go:\n%s",
 			spec, api, err, out.String(), numbered(spec.text), numbered(wrapGoAPI(api.text)))
 	}
 }
@@ -344,7 +352,7 @@ import (
 	"github.com/sysgate/sysgate/harness/gatetest"
 )
 
-var _ = It("runs the README's Go API snippet", func(ctx SpecContext) {
+var _ = It("runs the Go API snippet of docs/specs.md", func(ctx SpecContext) {
 	ws := GinkgoT().TempDir()
 ` + body + `	_ = ws
 })
@@ -354,9 +362,9 @@ var _, _, _, _ = time.Second, harness.WithTimeout, gatetest.Run, Equal
 `
 }
 
-func readmeAll(t *testing.T) string {
+func fileText(t *testing.T, path string) string {
 	t.Helper()
-	data, err := os.ReadFile(readmePath)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,4 +377,59 @@ func numbered(text string) string {
 		lines[i] = fmt.Sprintf("%3d  %s", i+1, lines[i])
 	}
 	return strings.Join(lines, "\n")
+}
+
+// tryItSection is the README's loop on the reader's own agent, which
+// cmd/sysgate's TestReadmeLoop runs line by line.
+const tryItSection = "## Try it on your agent"
+
+// readmeCommandTests names, for each command of the README outside
+// tryItSection, the test that runs it: file (from the repository's root)
+// and function.
+var readmeCommandTests = map[string][2]string{
+	"go install github.com/sysgate/sysgate/cmd/sysgate@<version>": {"cmd/sysgate/install_test.go", "TestGoInstallFromCleanModuleCache"},
+	"make release":       {"cmd/sysgate/release_test.go", "TestReleaseRunsWithoutLibseccomp"},
+	"make security-test": {"suites/internal/gate/sudo_test.go", "TestSecurityTestWithoutRoot"},
+	"make test":          {".ci/run", ""},
+}
+
+// TestReadmeCommandsAreTested: every command line of the README's shell
+// blocks runs in a test: those of "Try it on your agent" in
+// cmd/sysgate's TestReadmeLoop, every other one in the test
+// readmeCommandTests names, which must exist.
+func TestReadmeCommandsAreTested(t *testing.T) {
+	loop := map[int]bool{}
+	for _, b := range blocksOf(t, readmePath, tryItSection, "sh", 1, 1, 10) {
+		for i := range b.lines {
+			loop[b.line+i] = true
+		}
+	}
+	if !strings.Contains(fileText(t, "../cmd/sysgate/readme_test.go"), "func TestReadmeLoop(") {
+		t.Errorf("../cmd/sysgate/readme_test.go has no TestReadmeLoop, which runs %q", tryItSection)
+	}
+	var n int
+	for _, b := range blocksOf(t, readmePath, "# sysgate", "sh", 2, 10, 10) {
+		for i, line := range strings.Split(strings.TrimSuffix(b.text, "\n"), "\n") {
+			command, _, _ := strings.Cut(line, "#")
+			command = strings.TrimSpace(command)
+			if command == "" || loop[b.line+i] {
+				continue
+			}
+			n++
+			test, ok := readmeCommandTests[command]
+			if !ok {
+				t.Errorf("%s:%d: %q runs in no test: add one, and name it in readmeCommandTests", readmePath, b.line+i, command)
+				continue
+			}
+			if test[1] != "" && !strings.Contains(fileText(t, "../"+test[0]), "func "+test[1]+"(") {
+				t.Errorf("%s:%d: %q: %s has no %s any more", readmePath, b.line+i, command, test[0], test[1])
+			}
+			if test[1] == "" && !strings.Contains(fileText(t, "../"+test[0]), command) {
+				t.Errorf("%s:%d: %q: %s does not run it any more", readmePath, b.line+i, command, test[0])
+			}
+		}
+	}
+	if n != len(readmeCommandTests) {
+		t.Errorf("%s: %d commands outside %q, and readmeCommandTests names %d: drop the ones the README no longer has", readmePath, n, tryItSection, len(readmeCommandTests))
+	}
 }

@@ -126,7 +126,7 @@ func (w *Widening) WriteMarkdown(out io.Writer) {
 		if r := w.riskText(e); r != "" {
 			risk = "⚠️ " + cell(r)
 		}
-		review := "no CODEOWNERS entry: add one (README: who reviews a baseline)"
+		review := "no CODEOWNERS entry: add one (docs/action.md: who reviews a baseline)"
 		if owners := w.reviewers(e.File); len(owners) > 0 {
 			parts := make([]string, len(owners))
 			for i, o := range owners {

@@ -37,7 +37,7 @@ type FencedCapability struct {
 //     CAP_SETFCAP, CAP_LINUX_IMMUTABLE: root agents write files as root
 //     (installers, build steps). Writing a cron job or a systemd unit
 //     delegates work to a daemon outside the run; that is a limit the
-//     README names, and no capability drop short of "not root" closes it.
+//     docs/limits.md names, and no capability drop short of "not root" closes it.
 //     File capabilities set here take no effect inside the run
 //     (no_new_privs).
 //   - CAP_SETUID, CAP_SETGID, CAP_SETPCAP: changing its own ids or

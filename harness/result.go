@@ -200,7 +200,7 @@ type Result struct {
 	NamesUnrecorded   string             `json:"names_unrecorded,omitempty"`
 	// UnverifiedExecs counts execs whose program sysgate could not confirm
 	// after the fact (the process was gone before /proc showed its new
-	// executable); see the README's "What is and is not seen".
+	// executable); see docs/coverage.md, "Programs: what is and is not seen".
 	UnverifiedExecs uint64 `json:"unverified_execs,omitempty"`
 	// UnverifiedOutside are those of UnverifiedExecs that named a program
 	// outside the baselines' programs (check and enforce, when the

@@ -685,7 +685,7 @@ step_widening() {
 }
 
 step_widening_verdict() {
-	die 1 "on-widening: fail: this pull request widens the baseline: ${SYSGATE_WIDENED:-see the annotations}. The pull request is judged by the baseline it brings: someone who owns the baseline files must review each entry (README: who reviews a baseline)"
+	die 1 "on-widening: fail: this pull request widens the baseline: ${SYSGATE_WIDENED:-see the annotations}. The pull request is judged by the baseline it brings: someone who owns the baseline files must review each entry (docs/action.md: who reviews a baseline)"
 }
 
 # Linux only: say so before anything is installed.

@@ -17,7 +17,7 @@ const docPath = "../../docs/mcp.md"
 
 // TestDocSpecCompiles: the spec in docs/mcp.md compiles (go vet) in a
 // module of its own, as a user's would, offline. It is the one Go block
-// of the doc; the README shows the same spec.
+// of the doc, which the README links to.
 func TestDocSpecCompiles(t *testing.T) {
 	doc, err := os.ReadFile(docPath)
 	if err != nil {

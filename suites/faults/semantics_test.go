@@ -22,7 +22,7 @@ var _ = Describe("an agent under the gate", RequiresAudit, Escape, func() {
 		if os.Getenv("SYSGATE_BACKEND") == "notify" {
 			// Record under notify holds every call, forks too: a signal
 			// that lands before sysgate receives the fork makes it
-			// return EINTR (the README's limits). Check holds only calls
+			// return EINTR (docs/limits.md). Check holds only calls
 			// outside the baseline, and those are what this spec is about.
 			base = recordBaseline(ctx, "forkstorm", "--allow-agent-failure")
 		} else {

@@ -39,7 +39,7 @@ func (f *inheritFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.tty, "tty", false, "give the agent a terminal of its own that sysgate relays (as docker run -t): "+
 		"for agents that need one; without it the agent has no controlling terminal, even when stdin is the caller's")
 	fs.BoolVar(&f.noTTY, "no-tty", false, "no terminal for the agent: the default (kept for scripts that pass it)")
-	fs.Var(&f.passEnv, "pass-env", "pass the dropped variable `NAME` (a runner credential or workflow-command file, see README) "+
+	fs.Var(&f.passEnv, "pass-env", "pass the dropped variable `NAME` (a runner credential or workflow-command file, see docs/threat-model.md) "+
 		"to the agent anyway; a glob like 'GITHUB_*' works; repeatable")
 	fs.BoolVar(&f.unisolated, "allow-unisolated", false, "run the agent even where it can have no PID namespace of its own (no root, no unprivileged user namespaces) "+
 		"while runner credentials are in sysgate's environment, which the agent could then read from its caller's /proc/<pid>/environ")
