@@ -107,6 +107,10 @@ func (p *parser) programMapping(item *yaml.Node, e *ProgramEntry) (*yaml.Node, b
 				return nil, false
 			}
 		default:
+			if _, ph := ProgramPlaceholders[k.Value]; ph && item.Style&yaml.FlowStyle != 0 && v.Tag == "!!null" {
+				p.add(item, KindSchema, "YAML reads {%s} as a mapping: quote the placeholder, as - \"{%s}\"", k.Value, k.Value)
+				return nil, false
+			}
 			p.add(k, KindSchema, "unknown key %q in a program entry (known: path, reason, sha256); write %s", k.Value, programForms)
 			return nil, false
 		}

@@ -55,6 +55,10 @@ func TestProgramPlaceholdersRejected(t *testing.T) {
 		{"unclosed", `  - "{python"`, "write ./{python"},
 		{"pinned", "  - path: \"{python}\"\n    sha256: " + pin, "{python} stands for whichever interpreter the run's command starts and cannot pin a content"},
 	}
+	_, err := ParseDocument("f.yaml", []byte(head+"  - {python}\n"))
+	if errs := Errors(err); len(errs) != 1 || errs[0].Line != 3 || !strings.Contains(errs[0].Message, `quote the placeholder, as - "{python}"`) {
+		t.Errorf("a bare {python}: %v", err)
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseDocument("f.yaml", []byte(head+c.entry+"\n"))
