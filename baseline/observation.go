@@ -27,6 +27,10 @@ type Observation struct {
 	// ProgramSHA256 are the contents (sha256, lowercase hex, sorted) each
 	// program ran with, for record to pin the entries it writes.
 	ProgramSHA256 map[string][]string `json:"program_sha256,omitempty"`
+	// RuntimePrograms are what the programs' placeholders stood for in
+	// the runs ({python}: the interpreter the caller's command started,
+	// read before the run): record writes the placeholder for them.
+	RuntimePrograms RuntimePrograms `json:"runtime_programs,omitempty"`
 	// Files are the paths the runs touched, per access ("read", "write",
 	// "exec", "delete"), with how often; paths are absolute or in the
 	// symbolic form FileContext.Abstract writes. nil: files were not
@@ -168,6 +172,11 @@ func (o *Observation) merge(other *Observation, allowMixed bool) error {
 			o.AddProgramSHA256(prog, sum)
 		}
 	}
+	for name, progs := range other.RuntimePrograms {
+		for _, prog := range progs {
+			o.RuntimePrograms.add(name, prog)
+		}
+	}
 	for arch, env := range other.Environment {
 		o.AddEnvironment(arch, env)
 	}
@@ -255,6 +264,13 @@ func DecodeObservation(data []byte) (*Observation, error) {
 		for _, sum := range sums {
 			if !validSHA256(sum) {
 				return nil, fmt.Errorf("observation: program %q: sha256 %q is not 64 lowercase hex digits", prog, sum)
+			}
+		}
+	}
+	for name, progs := range o.RuntimePrograms {
+		for _, prog := range progs {
+			if name == "" || !recordable(prog) {
+				return nil, fmt.Errorf("observation: runtime %q: program %q is not an absolute, clean path", name, prog)
 			}
 		}
 	}

@@ -29,6 +29,9 @@ type Profile struct {
 	direct      map[string]bool // paths named by the caller (not only reached through extends)
 	warnings    ErrorList
 	unrecorded  []UnrecordedLayer
+	// runtimes: what the programs' placeholders stand for in a run
+	// (BindRuntimes); nil until bound.
+	runtimes RuntimePrograms
 }
 
 // Load reads one baseline file and the files it extends.

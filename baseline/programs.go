@@ -17,6 +17,11 @@ type ProgramEntry struct {
 	Path    string // absolute; the pattern when Pattern is set
 	Written string // as the file has it
 	Pattern bool
+	// Runtime is a placeholder entry's runtime ("python" for "{python}",
+	// whose Path is then "{python}"): it allows what the profile binds
+	// the placeholder to (programs_runtime.go), and matches no path
+	// by itself.
+	Runtime string
 	Reason  string
 	// SHA256 are the contents (lowercase hex sha256) the program may
 	// have; empty pins nothing (see programs_pin.go).
@@ -39,6 +44,9 @@ func (e ProgramEntry) key() programKey { return programKey{e.Path, e.Pattern} }
 // Matches reports whether the entry allows the program at p (an absolute,
 // symlink-resolved path).
 func (e ProgramEntry) Matches(p string) bool {
+	if e.Runtime != "" {
+		return false
+	}
 	if !e.Pattern {
 		return e.Path == p
 	}

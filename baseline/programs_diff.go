@@ -59,16 +59,17 @@ func (o *Observation) ProgramNames() []string {
 	return names
 }
 
-// usesProgram reports whether an observed program matches e.
-func (o *Observation) usesProgram(e ProgramEntry) bool {
+// usesProgram reports whether an observed program matches e, with
+// placeholders bound to b.
+func (o *Observation) usesProgram(e ProgramEntry, b RuntimePrograms) bool {
 	if o == nil {
 		return false
 	}
-	if !e.Pattern {
+	if !e.Pattern && e.Runtime == "" {
 		return o.Programs[e.Path] > 0
 	}
 	for p, n := range o.Programs {
-		if n > 0 && e.Matches(p) {
+		if n > 0 && e.matchesBound(p, b) {
 			return true
 		}
 	}
@@ -77,10 +78,14 @@ func (o *Observation) usesProgram(e ProgramEntry) bool {
 
 // diffPrograms is Diff for programs. Every run execs at least the agent,
 // so an observation without programs comes from a sysgate or backend
-// that does not see them: it leaves no entry unused.
+// that does not see them: it leaves no entry unused. A profile the run
+// did not bind takes the placeholders' values the observation's runs had.
 func diffPrograms(p *Profile, o *Observation) (added, unused []ProgramFinding) {
 	if !p.GatesPrograms() {
 		return nil, nil
+	}
+	if p.runtimes == nil && o != nil {
+		p = p.BindRuntimes(o.RuntimePrograms)
 	}
 	for _, prog := range o.ProgramNames() {
 		if p.AllowsProgram(prog) {
@@ -99,7 +104,7 @@ func diffPrograms(p *Profile, o *Observation) (added, unused []ProgramFinding) {
 			continue
 		}
 		for _, e := range d.Programs {
-			if !o.usesProgram(e) {
+			if !o.usesProgram(e, p.runtimes) {
 				unused = append(unused, entryFinding(e))
 			}
 		}

@@ -7,7 +7,7 @@ import (
 )
 
 // programForms is how a program entry is written, for messages.
-const programForms = `"- /path/to/program", or "- path: PROGRAM" with "reason: WHY" and/or "sha256: HEX" on the next lines`
+const programForms = `"- /path/to/program", "- {python}", or "- path: PROGRAM" with "reason: WHY" and/or "sha256: HEX" on the next lines`
 
 // programs reads the programs section: the executables the agent may run,
 // one per line, relative ones resolved against the file's directory.
@@ -54,6 +54,9 @@ func (p *parser) program(item *yaml.Node, dir string) (ProgramEntry, bool) {
 		return e, false
 	}
 	e.Written, e.Line, e.Col = written, pathNode.Line, pathNode.Column
+	if strings.HasPrefix(written, "{") {
+		return e, p.placeholderProgram(&e, written, pathNode)
+	}
 	e.Path, e.Pattern = resolveProgram(dir, written)
 	if e.Pattern {
 		if problem := patternProblem(e.Path); problem != "" {
@@ -104,6 +107,10 @@ func (p *parser) programMapping(item *yaml.Node, e *ProgramEntry) (*yaml.Node, b
 				return nil, false
 			}
 		default:
+			if _, ph := ProgramPlaceholders[k.Value]; ph && item.Style&yaml.FlowStyle != 0 && v.Tag == "!!null" {
+				p.add(item, KindSchema, "YAML reads {%s} as a mapping: quote the placeholder, as - \"{%s}\"", k.Value, k.Value)
+				return nil, false
+			}
 			p.add(k, KindSchema, "unknown key %q in a program entry (known: path, reason, sha256); write %s", k.Value, programForms)
 			return nil, false
 		}

@@ -25,18 +25,19 @@ func (p *Profile) LookupProgram(prog string) (ProgramEntry, bool) {
 	for _, d := range p.Docs {
 		all = append(all, d.Programs...)
 	}
-	if i := matchingEntry(all, prog); i >= 0 {
+	if i := matchingEntry(all, prog, p.runtimes); i >= 0 {
 		return all[i], true
 	}
 	return ProgramEntry{}, false
 }
 
 // matchingEntry is the index of the first entry of entries that allows
-// prog, an exact one before any pattern; -1 when none does.
-func matchingEntry(entries []ProgramEntry, prog string) int {
+// prog, with placeholders bound to b, an exact one (or a placeholder)
+// before any pattern; -1 when none does.
+func matchingEntry(entries []ProgramEntry, prog string, b RuntimePrograms) int {
 	for _, patterns := range []bool{false, true} {
 		for i, e := range entries {
-			if e.Pattern == patterns && e.Matches(prog) {
+			if e.Pattern == patterns && e.matchesBound(prog, b) {
 				return i
 			}
 		}

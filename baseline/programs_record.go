@@ -14,7 +14,9 @@ import (
 // programs (an older sysgate's) says nothing about them: the section
 // stays as it was, but for what a base now allows.
 func recordPrograms(doc, old *Document, base *Profile, o *Observation, merge bool, res *RecordResult) {
-	var kept []ProgramEntry
+	// A base's placeholders stand for what they stood for in the runs.
+	base = base.BindRuntimes(o.RuntimePrograms)
+	var r programRecord
 	if old != nil {
 		doc.HasPrograms = old.HasPrograms
 		for _, e := range old.Programs {
@@ -23,28 +25,31 @@ func recordPrograms(doc, old *Document, base *Profile, o *Observation, merge boo
 				res.RemovedPrograms = append(res.RemovedPrograms, entryFinding(e))
 				continue
 			}
-			kept = append(kept, e)
+			r.keep(e, false)
 		}
 	}
 	if len(o.Programs) == 0 {
-		doc.Programs = kept
+		doc.Programs = r.kept
 		return
 	}
-	used := make([]bool, len(kept))
-	// The contents each kept entry's programs ran with: they pin it from
-	// now on (with merge, beside the ones it had).
-	ran := make([][]string, len(kept))
 	for _, prog := range o.ProgramNames() {
 		if base.AllowsProgram(prog) {
 			continue
 		}
-		if i := matchingEntry(kept, prog); i >= 0 {
-			used[i] = true
-			ran[i] = append(ran[i], o.ProgramSHA256[prog]...)
-			continue
-		}
 		f := programFinding(prog)
 		f.Count = o.Programs[prog]
+		if name := o.RuntimePrograms.nameOf(prog); name != "" {
+			if r.runtime(name, prog, o, doc.Path) {
+				f.File = doc.Path
+				res.AddedPrograms = append(res.AddedPrograms, f)
+			}
+			continue
+		}
+		if i := matchingEntry(r.kept, prog, o.RuntimePrograms); i >= 0 {
+			r.used[i] = true
+			r.ran[i] = append(r.ran[i], o.ProgramSHA256[prog]...)
+			continue
+		}
 		if !recordable(prog) {
 			res.SkippedPrograms = append(res.SkippedPrograms, f)
 			continue
@@ -58,16 +63,16 @@ func recordPrograms(doc, old *Document, base *Profile, o *Observation, merge boo
 		f.File = doc.Path
 		res.AddedPrograms = append(res.AddedPrograms, f)
 	}
-	for i, e := range kept {
-		if len(ran[i]) > 0 {
+	for i, e := range r.kept {
+		if len(r.ran[i]) > 0 {
 			if merge {
 				e.SHA256 = slices.Clone(e.SHA256)
 			} else {
 				e.SHA256 = nil
 			}
-			e.addSHA256(ran[i]...)
+			e.addSHA256(r.ran[i]...)
 		}
-		if used[i] || merge {
+		if r.used[i] || merge {
 			doc.Programs = append(doc.Programs, e)
 			continue
 		}
@@ -81,6 +86,49 @@ func recordPrograms(doc, old *Document, base *Profile, o *Observation, merge boo
 	sortProgramFindings(res.SkippedPrograms)
 }
 
+// programRecord is recordPrograms' list of the entries it keeps, with
+// whether a program matched each and the contents those programs ran
+// with: they pin an entry from now on (with merge, beside the ones it
+// had).
+type programRecord struct {
+	kept []ProgramEntry
+	used []bool
+	ran  [][]string
+}
+
+func (r *programRecord) keep(e ProgramEntry, used bool) {
+	r.kept, r.used, r.ran = append(r.kept, e), append(r.used, used), append(r.ran, nil)
+}
+
+// runtime records prog, which the placeholder {name} stood for in o's
+// runs, as that placeholder: a kept placeholder covers it; a kept entry
+// naming prog by path becomes the placeholder (keeping its reason and
+// comments), a kept pattern matching it stays; else the placeholder is
+// added (true). A placeholder pins no content: it names whichever
+// interpreter a run's command starts.
+func (r *programRecord) runtime(name, prog string, o *Observation, file string) (added bool) {
+	for i, e := range r.kept {
+		if e.Runtime == name || e.Runtime == "runtime" {
+			r.used[i] = true
+			return false
+		}
+	}
+	i := matchingEntry(r.kept, prog, o.RuntimePrograms)
+	switch {
+	case i >= 0 && r.kept[i].Pattern:
+		r.used[i] = true
+		r.ran[i] = append(r.ran[i], o.ProgramSHA256[prog]...)
+		return false
+	case i >= 0:
+		e := placeholderEntry(name, r.kept[i].File)
+		e.Reason, e.Comment, e.LineComment, e.Line, e.Col = r.kept[i].Reason, r.kept[i].Comment, r.kept[i].LineComment, r.kept[i].Line, r.kept[i].Col
+		r.kept[i], r.used[i] = e, true
+		return false
+	}
+	r.keep(placeholderEntry(name, file), true)
+	return true
+}
+
 // recordable reports whether a baseline line can name prog exactly: an
 // absolute, clean, UTF-8 path. A program run from memory ("memfd:NAME")
 // cannot be named, and stays a violation.
@@ -89,12 +137,12 @@ func recordable(prog string) bool {
 }
 
 // providesProgram reports whether the profile already allows what e
-// allows: the same pattern, or the program e names.
+// allows: the same pattern or placeholder, or the program e names.
 func (p *Profile) providesProgram(e ProgramEntry) bool {
 	if p == nil {
 		return false
 	}
-	if !e.Pattern {
+	if !e.Pattern && e.Runtime == "" {
 		return p.AllowsProgram(e.Path)
 	}
 	for _, have := range p.Programs() {

@@ -39,6 +39,7 @@ func ProgramWritable(prog string) string {
 // sections: an exact entry whose program a user other than root can
 // replace (KindProgramWritable), and per file the entries without a
 // sha256 (KindUnpinned: record adds them), which match by path alone.
+// A placeholder ({python}) pins nothing and is not counted.
 func (p *Profile) ProgramPinWarnings() []*Error {
 	if p == nil {
 		return nil
@@ -47,6 +48,9 @@ func (p *Profile) ProgramPinWarnings() []*Error {
 	for _, d := range p.Docs {
 		unpinned, first := 0, 0
 		for _, e := range d.Programs {
+			if e.Runtime != "" {
+				continue // stands for an interpreter per run: nothing to pin
+			}
 			if !e.Pattern {
 				if who := ProgramWritable(e.Path); who != "" {
 					// Pinned, a replacement is a violation at its exec:

@@ -103,6 +103,8 @@ func (p *runPlan) judge(r *Result, o *observer, tree treeOutcome) {
 	events, profile, mode := o.events, p.profile, p.mode
 	events.obs.Runs = 1
 	events.obs.Incremental = p.incremental
+	// What the programs' placeholders stood for: record writes them.
+	events.obs.RuntimePrograms = p.runtimePrograms
 	r.Observed = events.obs
 	r.Events, r.UnknownABI = events.events, events.unknownABI
 	r.Processes = events.processes()

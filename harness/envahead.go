@@ -26,8 +26,12 @@ func startEnvironmentProbe(agent Agent, root string) *envProbe {
 	return e
 }
 
-// awaitEnvironment waits for the probe (once) and picks the selector
-// from what it read. The time waited is the environment phase.
+// awaitEnvironment waits for the probe (once), picks the selector from
+// what it read and binds the programs' placeholders ({python}) to the
+// interpreters the command starts: from the caller's command, read
+// before the run, never from what the agent runs. Everything that judges
+// programs (the exec gate, Landlock, the result) takes the profile after
+// this. The time waited is the environment phase.
 func (p *runPlan) awaitEnvironment() {
 	if p.envProbe == nil {
 		return
@@ -35,6 +39,8 @@ func (p *runPlan) awaitEnvironment() {
 	<-p.envProbe.done
 	p.envBefore, p.envProbe = p.envProbe.env, nil
 	p.cfg.selector = baseline.SelectorFor(scmp.Native(), p.envBefore)
+	p.runtimePrograms = baseline.RuntimeProgramsOf(p.envBefore)
+	p.profile = p.profile.BindRuntimes(p.runtimePrograms)
 	p.clock.mark(PhaseEnvironment)
 }
 

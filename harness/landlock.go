@@ -85,10 +85,8 @@ func (p *runPlan) landlockPaths() []landlock.PathRule {
 		globs = append(globs, g)
 	}
 	rules, widened := landlock.RulesFromGlobs(globs)
-	var programs []string
-	for _, e := range p.profile.Programs() {
-		programs = append(programs, e.Path)
-	}
+	// Placeholders ({python}) as bound for this run (awaitEnvironment).
+	programs := p.profile.ProgramPaths()
 	// The agent's start is the caller's command, not the agent's doing:
 	// enforce judges it as check does (a program outside the baselines is
 	// reported), it must not fail to start. The first candidate that

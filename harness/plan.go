@@ -32,14 +32,17 @@ type runPlan struct {
 	// its listener also tells when the run is over.
 	notify, audited, listened bool
 
-	envBefore   baseline.Environment // the machine and command, read before the run
-	envProbe    *envProbe            // reading envBefore until awaited
-	layerDirs   []string             // where the baselines' layers lie (fenced)
-	profile     *baseline.Profile
-	filterMode  baseline.Mode // what the filter was compiled for
-	mode        baseline.Mode // what the run is: record for an incremental record
-	incremental bool
-	filter      *compile.Filter
+	envBefore baseline.Environment // the machine and command, read before the run
+	envProbe  *envProbe            // reading envBefore until awaited
+	// runtimePrograms: what the programs' placeholders stand for, from
+	// envBefore (bound into profile by awaitEnvironment).
+	runtimePrograms baseline.RuntimePrograms
+	layerDirs       []string // where the baselines' layers lie (fenced)
+	profile         *baseline.Profile
+	filterMode      baseline.Mode // what the filter was compiled for
+	mode            baseline.Mode // what the run is: record for an incremental record
+	incremental     bool
+	filter          *compile.Filter
 
 	// files: the run observes file accesses; auid is the run's login uid
 	// that scopes its audit syscall rules (audit backend, see touch).
@@ -84,6 +87,7 @@ func plan(agent Agent, cfg *runConfig) (*runPlan, error) {
 	if err != nil && p.layered() {
 		p.awaitEnvironment()
 		p.profile, p.filterMode, p.filter, err = cfg.loadCompiled()
+		p.profile = p.profile.BindRuntimes(p.runtimePrograms)
 	}
 	p.clock.mark(PhaseCompile)
 	if err != nil {

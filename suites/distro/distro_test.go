@@ -143,7 +143,8 @@ var _ = Describe("The Python agent on Debian 13", Ordered, labels.RequiresAudit,
 		data, err := os.ReadFile(layer)
 		Expect(err).NotTo(HaveOccurred(), "the record wrote no layer:\n%s", out)
 		Expect(string(data)).To(And(ContainSubstring("os: debian 13"), ContainSubstring("libc: glibc 2.41"),
-			MatchRegexp(`python 3\.13\.\d+ /usr/bin/python3\.13`), ContainSubstring("path: /usr/bin/python3.13")))
+			MatchRegexp(`python 3\.13\.\d+ /usr/bin/python3\.13`), ContainSubstring(`- "{python}"`)),
+			"the command's interpreter is written as {python}")
 		committed, err := os.ReadFile(fixture.Baseline("runtimes/debian-12/python-3.11.yaml"))
 		Expect(err).NotTo(HaveOccurred())
 		Expect(os.ReadFile(filepath.Join(runtimeBase, "debian-12", "python-3.11.yaml"))).To(Equal(committed), "the Debian 12 layer is another environment's")
