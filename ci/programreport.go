@@ -135,7 +135,7 @@ func programAnnotations(rows []programRow) []Annotation {
 		}
 		switch {
 		case n.Mismatch != "":
-			b.WriteString("\n" + mismatchFix)
+			b.WriteString("\n" + mismatchFix(n.Mismatch))
 		case n.File != "":
 			fmt.Fprintf(&b, "\nIf the agent should run it (otherwise fix the agent), add to programs: here:%s", hintBlock(programLines(n.ProgramViolation)))
 		}

@@ -60,9 +60,17 @@ func programNotes(v harness.ProgramViolation) string {
 	return " (" + strings.Join(notes, "; ") + ")"
 }
 
-// mismatchFix says why a mismatch is no baseline matter.
-const mismatchFix = "No baseline line fixes this: the path the exec named changed before the kernel ran it, " +
-	"which is how an agent would slip a program past the gate; find what in the agent did it."
+// mismatchFix says why a mismatch is no baseline matter: an exec that
+// ran another program than it named, or (a pin's) content that is not
+// the pinned one.
+func mismatchFix(mismatch string) string {
+	if strings.Contains(mismatch, " pins sha256 ") {
+		return "No new line fixes this: the pin is the gate. If the agent is meant to run the new content (an upgrade), " +
+			"record again and review the pin's change in the diff; otherwise find what replaced the file."
+	}
+	return "No baseline line fixes this: the path the exec named changed before the kernel ran it, " +
+		"which is how an agent would slip a program past the gate; find what in the agent did it."
+}
 
 // writeProgramViolations is the terminal's block of programs outside the
 // baseline: each with its risk, the first exec's command line, what ran
@@ -83,7 +91,7 @@ func writeProgramViolations(b *strings.Builder, vs []harness.ProgramViolation, p
 		fmt.Fprintf(b, "    %s\n", ranBy(v.ProgramRun))
 		switch {
 		case v.Mismatch != "":
-			fmt.Fprintf(b, "    %s\n", mismatchFix)
+			fmt.Fprintf(b, "    %s\n", mismatchFix(v.Mismatch))
 		case v.File != "":
 			fmt.Fprintf(b, "    add to programs: at %s:%s\n", position(v.File, v.Line), hintBlockAt("    ", programLines(v)))
 		}

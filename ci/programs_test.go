@@ -158,3 +158,16 @@ func TestRecordRunWithAMismatchIsAViolation(t *testing.T) {
 		t.Errorf("record run with a new program: %s, want recorded", o)
 	}
 }
+
+// A pinned program whose content changed is told apart from an exec that
+// ran another program than it named: the fix differs.
+func TestMismatchFixNamesThePin(t *testing.T) {
+	pin := "content: /usr/bin/x is sha256 aa; agent.yaml:9 pins sha256 bb (the file was replaced; record again only if the agent is meant to run the new one)"
+	if got := mismatchFix(pin); !strings.Contains(got, "the pin is the gate") || strings.Contains(got, "the path the exec named changed") {
+		t.Errorf("pin mismatch: %q", got)
+	}
+	race := "the exec named /bin/true; the kernel ran /usr/bin/dash"
+	if got := mismatchFix(race); !strings.Contains(got, "the path the exec named changed") {
+		t.Errorf("exec mismatch: %q", got)
+	}
+}

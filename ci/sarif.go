@@ -166,7 +166,7 @@ func sarifProgramMessage(n programRow) string {
 	}
 	switch {
 	case n.Mismatch != "":
-		return msg + ". Mismatch: " + term(n.Mismatch) + ". " + mismatchFix
+		return msg + ". Mismatch: " + term(n.Mismatch) + ". " + mismatchFix(n.Mismatch)
 	case n.File != "":
 		return msg + fmt.Sprintf(". Review it, then add to programs: at %s:%d:%s", n.File, n.Line, hintBlock(programLines(n.ProgramViolation)))
 	}
