@@ -117,6 +117,14 @@ func TestUnrecordedEnvironmentIsRecordedByTheCommandItNames(t *testing.T) {
 	if code, stdout, stderr := runAgentVerb(t, append([]string{"check", "-b", agent, "--"}, cmd...)...); code != ExitOK {
 		t.Fatalf("check after recording the layer: code %d\n%s%s", code, stdout, stderr)
 	}
+	// The hint's command again, the layer recorded: a record into the
+	// agent's file is its agent's, not the command's base name's.
+	if code, _, stderr := runAgentVerb(t, append([]string{"record", "--merge", "-o", agent, "--"}, cmd...)...); code != ExitOK {
+		t.Fatalf("the same record again: %d\n%s", code, stderr)
+	}
+	if data, _ := os.ReadFile(agent); !strings.Contains(string(data), "agent: layered\n") {
+		t.Errorf("the agent's file after a second record:\n%s", data)
+	}
 }
 
 // An attack agent in an unrecorded environment writes the missing layer,

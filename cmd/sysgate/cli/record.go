@@ -57,6 +57,11 @@ func (c *Command) parseRecord(args []string) (rf *recordFlags, fs *flag.FlagSet,
 		// entries are added to what -o holds, never replace it.
 		rf.merge = true
 		rf.agent = c.gateAgent(rf.agent, rf.against)
+	} else if _, err := os.Stat(rf.out); err == nil {
+		// A file that exists names its agent: a record into it is that
+		// agent's, not the command's base name's (the layer hint's
+		// command, run a second time, records into the agent's file).
+		rf.agent = c.gateAgent(rf.agent, []string{rf.out})
 	}
 	if code, ok := c.resolveCIOutputs(&rf.ciOut); !ok {
 		return nil, nil, code, false
