@@ -60,6 +60,10 @@ func sysgateServing(ctx context.Context, env, args []string, session func(contex
 	exit := make(chan int, 1)
 	go func() {
 		code := c.Main(append([]string{"sysgate"}, args...))
+		// A command that ended before the server read its stdin (a
+		// usage error, say) fails the client's writes instead of
+		// blocking them.
+		stdinR.Close()
 		stdoutW.Close()
 		exit <- code
 	}()
