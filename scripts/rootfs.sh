@@ -16,7 +16,8 @@ mirror=${SYSGATE_ROOTFS_MIRROR:-http://deb.debian.org/debian}
 variant=minbase
 # python3: the suites' Python agent (json, subprocess, urllib.request, socket);
 # git: its read-only scenario runs git status; nodejs: the MCP filesystem
-# server (its node_modules are bound in from suites/ by the suite).
+# server (its node_modules are bound in from suites/ by the suite, under
+# the suite's own repository in /tmp).
 packages=python3,git,nodejs
 recipe=1
 
@@ -60,8 +61,9 @@ if ! mmdebstrap --mode=root --variant="$variant" --include="$packages" \
 	echo "rootfs.sh: mmdebstrap failed (log above, $log)" >&2
 	exit 1
 fi
-# Where the suite binds the run's workspace and the MCP server's packages.
-mkdir -p "$tmp/root/workspace" "$tmp/root/opt/sysgate/node_modules"
+# A place to bind a run's workspace at (the suite binds under /tmp, which
+# needs none).
+mkdir -p "$tmp/root/workspace"
 mv -T "$tmp/root" "$root" 2>/dev/null || {
 	# Another build won the race: use its root.
 	[ -x "$root/usr/bin/python3" ] || { echo "rootfs.sh: cannot rename into $root" >&2; exit 1; }

@@ -13,6 +13,7 @@ import (
 // changes at least one of them; a cache hit costs one stat.
 type fileKey struct {
 	path       string
+	root       string // the tree the path was asked in (IdentifyIn); "" for the host's
 	dev, ino   uint64
 	size       int64
 	mtime      int64
@@ -42,7 +43,7 @@ func keyOf(path string, fi os.FileInfo) fileKey {
 // sameFile reports whether k and other describe the same version of a
 // file, whatever path reached it.
 func (k fileKey) sameFile(other fileKey) bool {
-	k.path = other.path
+	k.path, k.root = other.path, other.root
 	return k == other
 }
 

@@ -25,7 +25,12 @@
 //     X.Y the name gives, which the linker may have merged into the tail
 //     of a longer string (pyenv's "/root/.pyenv/versions/3.10.13").
 //   - node (node, nodejs): "nodejs.org/download/release/vX.Y.Z/" or the
-//     inspector's "node.js/vX.Y.Z" in .rodata.
+//     inspector's "node.js/vX.Y.Z" in .rodata, of the executable or of
+//     the libnode.so.N it needs (Debian's and Ubuntu's nodejs), found as
+//     libpython is.
+//
+// In a tree of its own (IdentifyIn: a run's root file system) those
+// libraries are looked for in the tree's directories, not the host's.
 //   - go: any Go binary (debug/buildinfo), whatever its name; the
 //     toolchain version without "go".
 //   - libc: the ELF interpreter (PT_INTERP): ld-linux-* is glibc, whose

@@ -6,10 +6,13 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
-// fakeSection is one PROGBITS section of a fake ELF file.
+// fakeSection is one PROGBITS section of a fake ELF file; a .dynstr is a
+// string table, and a .dynamic the dynamic section whose strings are in
+// the .dynstr given before it.
 type fakeSection struct {
 	name string
 	data []byte
@@ -32,17 +35,24 @@ func writeFakeELF(t *testing.T, path string, machine elf.Machine, interp string,
 
 	shstrtab := []byte("\x00")
 	shdrs := []elf.Section64{{}}
+	dynstr := uint32(0) // the .dynstr's index
 	for _, s := range append(sections, fakeSection{name: ".shstrtab"}) {
 		nameOff := uint32(len(shstrtab))
 		shstrtab = append(shstrtab, s.name+"\x00"...)
 		data := s.data
-		typ, flags := uint32(elf.SHT_PROGBITS), uint64(elf.SHF_ALLOC)
+		typ, flags, link := uint32(elf.SHT_PROGBITS), uint64(elf.SHF_ALLOC), uint32(0)
+		switch s.name {
+		case ".dynstr":
+			typ, dynstr = uint32(elf.SHT_STRTAB), uint32(len(shdrs))
+		case ".dynamic":
+			typ, link = uint32(elf.SHT_DYNAMIC), dynstr
+		}
 		if s.name == ".shstrtab" {
 			data, typ, flags = shstrtab, uint32(elf.SHT_STRTAB), 0
 		}
 		off := dataStart + uint64(body.Len())
 		body.Write(data)
-		shdrs = append(shdrs, elf.Section64{Name: nameOff, Type: typ, Flags: flags, Addr: off, Off: off, Size: uint64(len(data)), Addralign: 1})
+		shdrs = append(shdrs, elf.Section64{Name: nameOff, Type: typ, Flags: flags, Addr: off, Off: off, Size: uint64(len(data)), Link: link, Addralign: 1})
 	}
 	for body.Len()%8 != 0 {
 		body.WriteByte(0)
@@ -81,6 +91,19 @@ func writeFakeELF(t *testing.T, path string, machine elf.Machine, interp string,
 	must(os.WriteFile(path, out.Bytes(), 0o755))
 }
 
+// dynamicNeeding is the .dynstr and .dynamic sections of an executable
+// that links libs.
+func dynamicNeeding(libs ...string) []fakeSection {
+	dynstr := []byte("\x00")
+	var dynamic bytes.Buffer
+	for _, lib := range libs {
+		binary.Write(&dynamic, binary.LittleEndian, elf.Dyn64{Tag: int64(elf.DT_NEEDED), Val: uint64(len(dynstr))})
+		dynstr = append(dynstr, lib+"\x00"...)
+	}
+	binary.Write(&dynamic, binary.LittleEndian, elf.Dyn64{Tag: int64(elf.DT_NULL)})
+	return []fakeSection{{".dynstr", dynstr}, {".dynamic", dynamic.Bytes()}}
+}
+
 func TestFakeELFParses(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "prog")
 	writeFakeELF(t, path, elf.EM_X86_64, "/lib/ld-musl-x86_64.so.1", fakeSection{".rodata", []byte("a\x00b")})
@@ -94,5 +117,16 @@ func TestFakeELFParses(t *testing.T) {
 	}
 	if got := readSection(f, ".rodata", 100); string(got) != "a\x00b" {
 		t.Errorf(".rodata = %q", got)
+	}
+
+	path = filepath.Join(t.TempDir(), "linked")
+	writeFakeELF(t, path, elf.EM_X86_64, "", dynamicNeeding("libnode.so.115", "libc.so.6")...)
+	f, err = elf.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if libs, err := f.ImportedLibraries(); err != nil || !slices.Equal(libs, []string{"libnode.so.115", "libc.so.6"}) {
+		t.Errorf("ImportedLibraries = %q, %v", libs, err)
 	}
 }

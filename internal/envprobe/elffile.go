@@ -107,10 +107,17 @@ func standardDirs(machine elf.Machine, class elf.Class) []string {
 // findLibrary locates a DT_NEEDED library of f (at exe) as the dynamic
 // linker would: DT_RPATH when there is no DT_RUNPATH, then DT_RUNPATH,
 // with $ORIGIN replaced, then $ORIGIN/../lib (relocatable builds), then
-// the standard directories. "" when it is not found.
-func findLibrary(f *elf.File, exe, lib string) string {
+// the standard directories. "" when it is not found. In a tree of its own
+// (root, not ""; exe is then inside it) the absolute paths are root's.
+func findLibrary(f *elf.File, exe, lib, root string) string {
+	inRoot := func(p string) string {
+		if root == "" {
+			return p
+		}
+		return filepath.Join(root, p)
+	}
 	if strings.Contains(lib, "/") {
-		return regularFile(lib)
+		return regularFile(inRoot(lib))
 	}
 	origin := filepath.Dir(exe)
 	var dirs []string
@@ -119,15 +126,22 @@ func findLibrary(f *elf.File, exe, lib string) string {
 		runpath, _ = f.DynString(elf.DT_RPATH)
 	}
 	for _, list := range runpath {
-		for _, d := range filepath.SplitList(list) {
-			d = strings.ReplaceAll(strings.ReplaceAll(d, "${ORIGIN}", origin), "$ORIGIN", origin)
-			if d != "" && filepath.IsAbs(d) {
-				dirs = append(dirs, d)
+		for _, entry := range filepath.SplitList(list) {
+			d := strings.ReplaceAll(strings.ReplaceAll(entry, "${ORIGIN}", origin), "$ORIGIN", origin)
+			if d == "" || !filepath.IsAbs(d) {
+				continue
 			}
+			if d == entry { // no $ORIGIN: a path of the tree
+				d = inRoot(d)
+			}
+			dirs = append(dirs, d)
 		}
 	}
 	dirs = append(dirs, filepath.Join(origin, "..", "lib"))
-	for _, d := range append(dirs, standardDirs(f.Machine, f.Class)...) {
+	for _, d := range standardDirs(f.Machine, f.Class) {
+		dirs = append(dirs, inRoot(d))
+	}
+	for _, d := range dirs {
 		if p := regularFile(filepath.Join(d, lib)); p != "" {
 			return p
 		}

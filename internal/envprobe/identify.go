@@ -30,11 +30,16 @@ var identifyCache = newStatCache[identified]()
 // cannot be read is not (false).
 // Results are cached per path and the device, inode, size and
 // modification time it leads to.
-func Identify(path string) (Runtime, bool) {
+func Identify(path string) (Runtime, bool) { return identifyCached("", path) }
+
+// identifyCached is Identify of path (the host's path of a file inside
+// root, or "" for the host's own tree), cached per root.
+func identifyCached(root, path string) (Runtime, bool) {
 	key, err := statFile(path)
 	if err != nil || key.notRegular {
 		return Runtime{}, false
 	}
+	key.root = root
 	if v, ok := identifyCache.get(key); ok {
 		return v.rt, v.ok
 	}
@@ -42,7 +47,7 @@ func Identify(path string) (Runtime, bool) {
 	if err != nil {
 		return Runtime{}, false
 	}
-	rt, ok, read := identify(resolved)
+	rt, ok, read := identify(resolved, root)
 	// A file replaced between the stat and the read (the agent's own
 	// files may be) is answered but not cached under the old key.
 	if read.sameFile(key) {
@@ -52,10 +57,12 @@ func Identify(path string) (Runtime, bool) {
 }
 
 // IdentifyIn is Identify of path inside the tree at root (a run's own
-// root file system): the runtime's Path is the one inside root. Symlinks
-// are followed as the host sees them (see LibcIn).
+// root file system): the runtime's Path is the one inside root, and the
+// libraries it needs (libpython, libnode) are looked for in root's
+// directories, not the host's. Symlinks are followed as the host sees
+// them (see LibcIn).
 func IdentifyIn(root, path string) (Runtime, bool) {
-	rt, ok := Identify(filepath.Join(root, path))
+	rt, ok := identifyCached(root, filepath.Join(root, path))
 	if !ok {
 		return rt, false
 	}
@@ -77,10 +84,11 @@ func resolvePath(path string) (string, error) {
 }
 
 // identify reads path, which is resolved and absolute, and says which
-// file it read. The files are the agent's (it may have written them):
+// file it read; root ("" for the host's) is the tree whose library
+// directories hold the libraries it needs. The files are the agent's (it may have written them):
 // debug/elf and debug/buildinfo are hardened, and a panic left in them is
 // one more "not a runtime".
-func identify(path string) (rt Runtime, ok bool, read fileKey) {
+func identify(path, root string) (rt Runtime, ok bool, read fileKey) {
 	defer func() {
 		if recover() != nil {
 			rt, ok = Runtime{}, false
@@ -111,9 +119,9 @@ func identify(path string) (rt Runtime, ok bool, read fileKey) {
 	rt = Runtime{Path: path}
 	base := filepath.Base(path)
 	if prefix, ok := pythonPrefix(base); ok {
-		rt.Name, rt.Version = "python", pythonVersion(f, path, prefix)
+		rt.Name, rt.Version = "python", pythonVersion(f, path, prefix, root)
 	} else if base == "node" || base == "nodejs" {
-		rt.Name, rt.Version = "node", nodeVersion(f)
+		rt.Name, rt.Version = "node", nodeVersion(f, path, root)
 	}
 	if rt.Version == "" {
 		return Runtime{}, false, read
@@ -153,9 +161,9 @@ func pythonPrefix(base string) (string, bool) {
 
 // pythonVersion reads CPython's version: the Py_Version constant of the
 // executable or its libpython (3.11+), else the PY_VERSION string.
-func pythonVersion(f *elf.File, exe, prefix string) string {
+func pythonVersion(f *elf.File, exe, prefix, root string) string {
 	files := []*elf.File{f}
-	if lib := openLibpython(f, exe); lib != nil {
+	if lib := openNeeded(f, exe, "libpython", root); lib != nil {
 		defer lib.Close()
 		files = append(files, lib)
 	}
@@ -175,18 +183,20 @@ func pythonVersion(f *elf.File, exe, prefix string) string {
 	return ""
 }
 
-// openLibpython opens the libpython an executable links (pyenv's and
-// most distributions' shared builds), nil for a static build.
-func openLibpython(f *elf.File, exe string) *elf.File {
+// openNeeded opens the library whose name starts with prefix that an
+// executable links: libpython (pyenv's and most distributions' shared
+// builds), libnode (Debian's and Ubuntu's nodejs); nil when it links
+// none, a static build.
+func openNeeded(f *elf.File, exe, prefix, root string) *elf.File {
 	libs, err := f.ImportedLibraries()
 	if err != nil {
 		return nil
 	}
 	for _, name := range libs {
-		if !strings.HasPrefix(name, "libpython") {
+		if !strings.HasPrefix(name, prefix) {
 			continue
 		}
-		if p := findLibrary(f, exe, name); p != "" {
+		if p := findLibrary(f, exe, name, root); p != "" {
 			if lib, err := elf.Open(p); err == nil {
 				return lib
 			}
@@ -228,8 +238,21 @@ func pyVersionString(f *elf.File, prefix string) string {
 }
 
 // nodeVersion reads node's version from its release URL or, failing
-// that, its inspector's user agent.
-func nodeVersion(f *elf.File) string {
+// that, its inspector's user agent: in the executable (nodejs.org's
+// builds, nodesource's), else in the libnode it links (Debian's and
+// Ubuntu's nodejs: a small executable and libnode.so.N).
+func nodeVersion(f *elf.File, exe, root string) string {
+	if v := nodeVersionIn(f); v != "" {
+		return v
+	}
+	if lib := openNeeded(f, exe, "libnode.so", root); lib != nil {
+		defer lib.Close()
+		return nodeVersionIn(lib)
+	}
+	return ""
+}
+
+func nodeVersionIn(f *elf.File) string {
 	for _, n := range nodeNeedles {
 		version := ""
 		scanData(f, n.needle, 0, 40, func(w []byte, at int) bool {

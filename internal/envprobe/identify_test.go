@@ -161,7 +161,7 @@ func TestPythonVersionString(t *testing.T) {
 			t.Fatal(err)
 		}
 		files := []*elf.File{f}
-		if lib := openLibpython(f, exe); lib != nil {
+		if lib := openNeeded(f, exe, "libpython", ""); lib != nil {
 			files = append(files, lib)
 		}
 		prefix, _ := pythonPrefix(filepath.Base(exe))
@@ -199,6 +199,29 @@ func TestIdentifyNode(t *testing.T) {
 	want := Runtime{Name: "node", Version: strings.TrimPrefix(strings.TrimSpace(string(out)), "v"), Path: resolved(t, node)}
 	if got, ok := Identify(node); !ok || got != want {
 		t.Errorf("Identify(%s) = %+v, %v; want %+v", node, got, ok, want)
+	}
+}
+
+// Debian's and Ubuntu's nodejs is a small executable that links
+// libnode.so.N, which holds the version. In a root it is found in the
+// root's library directories, and from the host's tree it is not found
+// there.
+func TestIdentifyNodeLinkingLibnode(t *testing.T) {
+	root, bare := t.TempDir(), t.TempDir()
+	writeFakeELF(t, filepath.Join(root, "usr/lib/x86_64-linux-gnu/libnode.so.9999"), elf.EM_X86_64, "",
+		fakeSection{".rodata", []byte("\x00https://nodejs.org/download/release/v20.19.2/node-v20.19.2.tar.gz\x00")})
+	for _, dir := range []string{root, bare} {
+		writeFakeELF(t, filepath.Join(dir, "usr/bin/node"), elf.EM_X86_64, "", dynamicNeeding("libnode.so.9999", "libc.so.6")...)
+	}
+	want := Runtime{Name: "node", Version: "20.19.2", Path: "/usr/bin/node"}
+	if got, ok := IdentifyIn(root, "/usr/bin/node"); !ok || got != want {
+		t.Errorf("IdentifyIn(%s, /usr/bin/node) = %+v, %v; want %+v", root, got, ok, want)
+	}
+	if got, ok := Identify(filepath.Join(root, "usr/bin/node")); ok {
+		t.Errorf("Identify of the root's node from the host's tree = %+v: its libnode is not in the host's directories", got)
+	}
+	if got, ok := IdentifyIn(bare, "/usr/bin/node"); ok {
+		t.Errorf("a node without its libnode = %+v, want no runtime (a name alone is no proof)", got)
 	}
 }
 
@@ -293,7 +316,7 @@ func BenchmarkIdentify(b *testing.B) {
 	}
 	b.Run("python", func(b *testing.B) {
 		for b.Loop() {
-			if _, ok, _ := identify(path); !ok {
+			if _, ok, _ := identify(path, ""); !ok {
 				b.Fatal("not identified")
 			}
 		}
@@ -302,7 +325,7 @@ func BenchmarkIdentify(b *testing.B) {
 		node, _ = filepath.EvalSymlinks(node)
 		b.Run("node", func(b *testing.B) {
 			for b.Loop() {
-				if _, ok, _ := identify(node); !ok {
+				if _, ok, _ := identify(node, ""); !ok {
 					b.Fatal("not identified")
 				}
 			}
