@@ -270,6 +270,13 @@ func awaitStatus(ctx context.Context, status int, hasInit bool, initPid int) err
 		case len(ready) > 0 && ready[0] == 0:
 			return nil
 		case len(ready) > 0:
+			// Cancelled: a stopped init is why nothing came, even when the
+			// cancel beat the next look at it.
+			if hasInit {
+				if stopped, err := kernel.Stopped(initPid); err == nil && stopped {
+					return fmt.Errorf("the run's init (pid %d) was stopped before it reported the agent (a signal from the agent?); waiting for it: %w", initPid, ctx.Err())
+				}
+			}
 			return fmt.Errorf("waiting for the agent's start: %w", ctx.Err())
 		}
 		if !hasInit {
