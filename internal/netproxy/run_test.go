@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -122,40 +121,15 @@ func asBothCallers(t *testing.T, f func(*testing.T, *syscall.Credential)) {
 // that uid can run (the build directory is root's alone).
 func testBinary(t testing.TB, shared bool) string {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
 	if !shared {
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
 		return exe
 	}
-	dir := worldDir(t)
-	b, err := os.ReadFile(exe)
-	if err != nil {
-		t.Fatal(err)
-	}
-	copyPath := filepath.Join(dir, "child")
-	if err := os.WriteFile(copyPath, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return copyPath
+	return testutil.SharedTestBinary(t, worldDir(t), "child")
 }
 
-// worldDir is a fresh directory anyone may enter, with symlinks
-// resolved (paths reported are the resolved ones).
-func worldDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("", "netproxy")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	dir, err = filepath.EvalSymlinks(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
+// worldDir is a fresh directory anyone may enter, symlinks resolved.
+func worldDir(t testing.TB) string { return testutil.WorldDir(t, "netproxy") }
