@@ -3,7 +3,6 @@ package baseline
 import (
 	"bytes"
 	"sort"
-	"strings"
 )
 
 // writeNetwork writes the network section: per call (connect, bind,
@@ -11,43 +10,15 @@ import (
 // DEST" with "reason:" and "by:" below for an entry with either.
 // "network: {}" keeps an empty section: it still gates.
 func writeNetwork(b *bytes.Buffer, d *Document) {
-	if !d.HasNetwork && len(d.Network) == 0 {
-		return
+	ops := make([]string, len(netOps))
+	for i, op := range netOps {
+		ops[i] = op.String()
 	}
-	if len(d.Network) == 0 {
-		b.WriteString("network: {}\n")
-		return
+	entries := make([]listEntry, len(d.Network))
+	for i, e := range d.Network {
+		entries[i] = listEntry{op: e.Op.String(), pattern: e.Pattern, by: e.By, reason: e.Reason, comment: e.Comment, lineComment: e.LineComment}
 	}
-	b.WriteString("network:\n")
-	for _, op := range netOps {
-		opened := false
-		for _, e := range d.Network {
-			if e.Op != op {
-				continue
-			}
-			if !opened {
-				b.WriteString("  " + op.String() + ":\n")
-				opened = true
-			}
-			writeComment(b, "    ", e.Comment)
-			b.WriteString("    - ")
-			long := e.Reason != "" || e.By != ""
-			if long {
-				b.WriteString("path: ")
-			}
-			b.WriteString(yamlString(e.Pattern))
-			if e.LineComment != "" {
-				b.WriteString(" " + strings.ReplaceAll(e.LineComment, "\n", " "))
-			}
-			b.WriteString("\n")
-			if e.By != "" {
-				b.WriteString("      by: " + yamlString(e.By) + "\n")
-			}
-			if e.Reason != "" {
-				b.WriteString("      reason: " + yamlString(e.Reason) + "\n")
-			}
-		}
-	}
+	writeListSection(b, "network", d.HasNetwork, ops, entries)
 }
 
 func sortNetworkEntries(entries []NetworkEntry) {
