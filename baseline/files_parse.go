@@ -51,12 +51,7 @@ func (p *parser) files(doc *Document, val *yaml.Node) {
 		p.dropComments(k)
 		op, ok := ParseFileOp(k.Value)
 		if !ok {
-			names := []string{"read", "write", "exec", "delete"}
-			msg := fmt.Sprintf("unknown access %q in files (known: %s)", k.Value, strings.Join(names, ", "))
-			if hint := scmp.ClosestOf(k.Value, names); hint != "" {
-				msg += fmt.Sprintf(", did you mean %q?", hint)
-			}
-			p.add(k, KindSchema, "%s", msg)
+			p.unknownChoice(k, "access", "files", []string{"read", "write", "exec", "delete"})
 			continue
 		}
 		if seenOp[op] {
@@ -273,4 +268,14 @@ func (p *parser) keyComments(i int, k, v *yaml.Node, comment, lineComment *strin
 		p.warn(k, KindFormat, "comment here is not kept by `sysgate baseline fmt`; move it above the entry")
 	}
 	*lineComment = joinComments(*lineComment, joinComments(k.LineComment, v.LineComment))
+}
+
+// unknownChoice reports key k of section, which names none of known
+// (a what: an access, a call), with the closest one when there is one.
+func (p *parser) unknownChoice(k *yaml.Node, what, section string, known []string) {
+	msg := fmt.Sprintf("unknown %s %q in %s (known: %s)", what, k.Value, section, strings.Join(known, ", "))
+	if hint := scmp.ClosestOf(k.Value, known); hint != "" {
+		msg += fmt.Sprintf(", did you mean %q?", hint)
+	}
+	p.add(k, KindSchema, "%s", msg)
 }

@@ -1,12 +1,9 @@
 package baseline
 
 import (
-	"fmt"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/sysgate/sysgate/internal/scmp"
 )
 
 // NetworkEntry is one line of a network section: a destination pattern
@@ -54,12 +51,7 @@ func (p *parser) network(doc *Document, val *yaml.Node) {
 		p.dropComments(k)
 		op, ok := ParseNetOp(k.Value)
 		if !ok {
-			names := []string{"connect", "bind", "listen", "send", "resolve"}
-			msg := fmt.Sprintf("unknown call %q in network (known: %s)", k.Value, strings.Join(names, ", "))
-			if hint := scmp.ClosestOf(k.Value, names); hint != "" {
-				msg += fmt.Sprintf(", did you mean %q?", hint)
-			}
-			p.add(k, KindSchema, "%s", msg)
+			p.unknownChoice(k, "call", "network", []string{"connect", "bind", "listen", "send", "resolve"})
 			continue
 		}
 		if seenOp[op] {
