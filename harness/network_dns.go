@@ -24,8 +24,7 @@ type runResolver struct {
 	dir string
 	// hosts are the machine's /etc/hosts names, read before the run: an
 	// agent that writes the file during the run names nothing by it.
-	hosts      map[netip.Addr][]string
-	unrecorded string
+	hosts map[netip.Addr][]string
 }
 
 // startResolver starts the run's forwarder before its launcher: the
@@ -141,8 +140,8 @@ func (r *runResolver) own(d baseline.Destination) bool {
 // addLookups hands the names the run looked up to the book, as resolve
 // calls. A name no entry can spell (bytes outside letters, digits, "-",
 // "_" and dots) is data in a query: the run cannot vouch for it.
-func (r *runResolver) addLookups(b *netBook) {
-	for _, q := range r.fwd.Queries() {
+func (r *runResolver) addLookups(b *netBook, queries []dnsrec.Query) {
+	for _, q := range queries {
 		if !plainName(q.Name) {
 			b.unverify(fmt.Sprintf("the run looked up %q, a name no baseline entry can list", q.Name))
 			continue
@@ -169,10 +168,10 @@ func plainName(s string) bool {
 
 // names are the names the run looked up, with the addresses their
 // answers gave, sorted.
-func (r *runResolver) names() []ResolvedName {
+func (r *runResolver) names(queries []dnsrec.Query) []ResolvedName {
 	by := map[string]*ResolvedName{}
 	seen := map[string]map[string]bool{}
-	for _, q := range r.fwd.Queries() {
+	for _, q := range queries {
 		n, ok := by[q.Name]
 		if !ok {
 			if len(by) >= MaxKept {
@@ -203,11 +202,11 @@ func (r *runResolver) names() []ResolvedName {
 
 // tunnelling are the domains under which the run looked up more than
 // tunnelNames distinct names, as "*.example.com (41 names)".
-func (r *runResolver) tunnelling() []string {
+func (r *runResolver) tunnelling(queries []dnsrec.Query) []string {
 	var out []string
 	for _, d := range r.fwd.Tunnelling(tunnelNames) {
 		distinct := map[string]bool{}
-		for _, q := range r.fwd.Queries() {
+		for _, q := range queries {
 			if strings.HasSuffix(q.Name, "."+d) {
 				distinct[q.Name] = true
 			}

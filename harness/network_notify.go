@@ -139,5 +139,12 @@ func (n *notifier) serveNet(notif *kernel.SeccompNotif, arch scmp.Arch, name str
 // netlink talks to the kernel (glibc's getaddrinfo asks it for the
 // machine's addresses), AF_UNSPEC disconnects a datagram socket.
 func kernelLocal(family string) bool {
-	return family == fmt.Sprintf("af%d", unix.AF_NETLINK) || family == fmt.Sprintf("af%d", unix.AF_UNSPEC) || family == ""
+	return family == afNetlink || family == afUnspec || family == ""
 }
+
+// The proxy's names of the families kernelLocal lets through
+// (netproxy.Dest.Family: "af<N>").
+var (
+	afNetlink = fmt.Sprintf("af%d", unix.AF_NETLINK)
+	afUnspec  = fmt.Sprintf("af%d", unix.AF_UNSPEC)
+)

@@ -235,10 +235,10 @@ func destinationOf(ev touch.Event) (d baseline.Destination, ok bool, why string)
 func (r *Result) addNetwork(b *netBook, p *runPlan) {
 	r.NetworkObserved = true
 	if res := p.resolver; res != nil {
-		res.addLookups(b)
-		r.Names = res.names()
-		r.NamesUnrecorded = res.unrecorded
-		for _, t := range res.tunnelling() {
+		queries := res.fwd.Queries() // a copy: taken once
+		res.addLookups(b, queries)
+		r.Names = res.names(queries)
+		for _, t := range res.tunnelling(queries) {
 			switch {
 			case b.matcher != nil:
 				r.NetworkViolations = append(r.NetworkViolations, NetworkViolation{
