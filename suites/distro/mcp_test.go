@@ -237,8 +237,21 @@ var _ = Describe("The MCP filesystem server on Debian 13", Ordered, labels.Requi
 	})
 
 	It("then checks the same session clean in Debian 13", func(ctx SpecContext) {
-		result := gatedSession(ctx, server, workspace, gated, readBaseline)
-		text := resultText(result)
+		var result *harness.Result
+		_, text := untilTimingSettles(func() (int, string) {
+			result = gatedSession(ctx, server, workspace, gated, readBaseline)
+			if result.Verdict == harness.VerdictViolation {
+				return 1, resultText(result)
+			}
+			return 0, resultText(result)
+		}, func() {
+			code, out := againAfterLoss(func() (int, string) {
+				return sysgateServing(ctx, server.Env, shellWords(hint)[1:], func(ctx context.Context, c *mcptest.Client) {
+					readSession(ctx, c, workspace)
+				})
+			})
+			Expect(code).To(Equal(0), out)
+		})
 		Expect(result.Verdict).To(Equal(harness.VerdictClean), text)
 		Expect(text).NotTo(ContainSubstring("Unrecorded environment"))
 	})
