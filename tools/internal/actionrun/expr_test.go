@@ -83,7 +83,7 @@ func TestEvaluate(t *testing.T) {
 		{"always()", "true"},
 		{"cancelled()", "false"},
 	} {
-		v, err := testScope(false).Evaluate(tc.expr)
+		v, err := testScope(false).evaluate(tc.expr)
 		if err != nil {
 			t.Errorf("%s: %v", tc.expr, err)
 			continue
@@ -96,7 +96,7 @@ func TestEvaluate(t *testing.T) {
 
 func TestEvaluateStatusAfterFailure(t *testing.T) {
 	for expr, want := range map[string]bool{"success()": false, "failure()": true, "always()": true, "!cancelled()": true} {
-		v, err := testScope(true).Evaluate(expr)
+		v, err := testScope(true).evaluate(expr)
 		if err != nil || v.truthy() != want {
 			t.Errorf("after a failed step %s = %v (%v), want %v", expr, v, err, want)
 		}
@@ -111,6 +111,7 @@ func TestEvaluateUnsupported(t *testing.T) {
 		"fromJSON('1')",
 		"inputs.timeout < 1",
 		"inputs.timeout >= 1",
+		"inputs.mode == 'check' == true", // GitHub groups it from the left, actionlint from the right
 		"steps['plan']",
 		"steps.*.outputs",
 		"env.HOME",
@@ -121,7 +122,7 @@ func TestEvaluateUnsupported(t *testing.T) {
 		"github.token",
 		"runner.name",
 	} {
-		_, err := testScope(false).Evaluate(expr)
+		_, err := testScope(false).evaluate(expr)
 		if !errors.Is(err, ErrUnsupported) {
 			t.Errorf("%s: want ErrUnsupported, got %v", expr, err)
 		}
@@ -129,8 +130,8 @@ func TestEvaluateUnsupported(t *testing.T) {
 }
 
 func TestEvaluateSyntaxErrors(t *testing.T) {
-	for _, expr := range []string{"(true", "'open", "inputs.mode ==", "inputs.", "format('{1}', 'a')", "format('{x}')", "format('}')", "a b", "1 2", "success(1)", "#"} {
-		if _, err := testScope(false).Evaluate(expr); err == nil {
+	for _, expr := range []string{"(true", "'open", "inputs.mode ==", "inputs.", "format('{1}', 'a')", "format('{x}')", "format('}')", "a b", "1 2", "success(1)", "#", "true }} false"} {
+		if _, err := testScope(false).evaluate(expr); err == nil {
 			t.Errorf("%s: want an error", expr)
 		} else if errors.Is(err, ErrUnsupported) {
 			t.Errorf("%s: a syntax error, not unsupported: %v", expr, err)
@@ -174,7 +175,11 @@ func TestInterpolate(t *testing.T) {
 	if err != nil || got != "a check b 1} c ." {
 		t.Errorf("got %q, %v", got, err)
 	}
-	for _, text := range []string{"${{ inputs.mode", "${{ steps.plan }}", "${{ 'x' == }}"} {
+	// A string may hold }}: the expression ends at the }} outside it.
+	if got, err := testScope(false).interpolate("${{ 'a}}b' }}${{inputs.mode}}"); err != nil || got != "a}}bcheck" {
+		t.Errorf("a string holding }}: got %q, %v", got, err)
+	}
+	for _, text := range []string{"${{ inputs.mode", "${{ steps.plan }}", "${{ 'x' == }}", "${{ 'open }}"} {
 		if _, err := testScope(false).interpolate(text); err == nil {
 			t.Errorf("%s: want an error", text)
 		}
@@ -186,7 +191,7 @@ func FuzzEvaluate(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
-		_, _ = testScope(false).Evaluate(expr)
+		_, _ = testScope(false).evaluate(expr)
 		_, _ = testScope(true).condition(expr)
 		_, _ = testScope(false).interpolate(expr)
 	})
