@@ -11,12 +11,13 @@
 // directory, actions/setup-go only where a Go is already usable,
 // actions/upload-artifact into a local directory).
 //
-// Expressions are the subset action.yml uses, with GitHub's semantics:
-// literals, inputs, steps.<id>.outputs, outcome and conclusion, a few
-// github and runner properties, ! == != && || and parentheses, format()
-// and the status functions. Anything else is an error naming the step and
-// the expression (ErrUnsupported), so action.yml cannot outgrow the dry
-// run unnoticed.
+// Expressions are parsed by actionlint's parser and evaluated for the
+// subset action.yml uses, with GitHub's semantics: literals, inputs,
+// steps.<id>.outputs, outcome and conclusion, the github properties the
+// runner sets (github.event from the event's payload), ! == != && || and
+// parentheses, and the status functions. Anything else is an error naming
+// the step and the expression (ErrUnsupported), so action.yml cannot
+// outgrow the dry run unnoticed.
 //
 // It needs nothing but bash; what the steps need (root, audit, Go) is
 // theirs. It reads no environment: the caller passes the base environment

@@ -3,7 +3,6 @@ package actionrun
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/rhysd/actionlint"
@@ -19,7 +18,7 @@ type unsupportedError struct{ what string }
 
 func (e *unsupportedError) Error() string {
 	return e.what + " is " + ErrUnsupported.Error() +
-		" (it knows literals, inputs, steps, github, runner, ! == != && || ( ), format() and the status functions)"
+		" (it knows literals, inputs, steps, github, ! == != && || ( ) and the status functions)"
 }
 
 func (e *unsupportedError) Is(target error) bool { return target == ErrUnsupported }
@@ -55,7 +54,7 @@ func parseWhole(src string) (actionlint.ExprNode, error) {
 // scope is what an expression can see: the contexts by name and the
 // job's status for the status functions.
 type scope struct {
-	contexts map[string]Value // inputs, steps, github, runner
+	contexts map[string]Value // inputs, steps, github
 	failed   bool             // an earlier step failed (success() is false)
 }
 
@@ -168,59 +167,8 @@ func (s *scope) call(n *actionlint.FuncCallNode) (Value, error) {
 	case "cancelled":
 		// A dry run is never cancelled: it stops with the process.
 		return boolValue(false), nil
-	case "format":
-		if len(n.Args) == 0 {
-			return null, fmt.Errorf("format() needs a format string")
-		}
-		vals := make([]string, len(n.Args))
-		for i, a := range n.Args {
-			v, err := s.eval(a)
-			if err != nil {
-				return null, err
-			}
-			if vals[i], err = v.text(); err != nil {
-				return null, fmt.Errorf("format() argument %d: %w", i, err)
-			}
-		}
-		out, err := format(vals[0], vals[1:])
-		return stringValue(out), err
 	}
 	return null, unsupported("the function %s()", n.Callee)
-}
-
-// format is GitHub's format(): {N} is argument N, {{ and }} are braces.
-func format(f string, args []string) (string, error) {
-	var b strings.Builder
-	for i := 0; i < len(f); i++ {
-		c := f[i]
-		switch {
-		case c == '{' && i+1 < len(f) && f[i+1] == '{':
-			b.WriteByte('{')
-			i++
-		case c == '}' && i+1 < len(f) && f[i+1] == '}':
-			b.WriteByte('}')
-			i++
-		case c == '{':
-			end := strings.IndexByte(f[i:], '}')
-			if end < 0 {
-				return "", fmt.Errorf("format(%q): unclosed {", f)
-			}
-			k, err := strconv.Atoi(f[i+1 : i+end])
-			if err != nil || k < 0 {
-				return "", fmt.Errorf("format(%q): %q is not an argument index", f, f[i:i+end+1])
-			}
-			if k >= len(args) {
-				return "", fmt.Errorf("format(%q): {%d} but only %d arguments", f, k, len(args))
-			}
-			b.WriteString(args[k])
-			i += end
-		case c == '}':
-			return "", fmt.Errorf("format(%q): a lone } (write }})", f)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String(), nil
 }
 
 func hasStatusFunction(n actionlint.ExprNode) bool {

@@ -107,7 +107,6 @@ type job struct {
 	cfg        Config
 	inputs     map[string]Value
 	github     map[string]Value
-	runner     map[string]Value
 	steps      map[string]Value // by id; null until the step ran
 	failed     bool
 	env        []KeyValue // GITHUB_ENV, in the order set

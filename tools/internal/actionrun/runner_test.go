@@ -89,7 +89,7 @@ runs:
     - if: always()
       uses: actions/upload-artifact@ea165f8d65b6e75b540449e92b4886f43607fa02
       with:
-        name: reports-${{ runner.os }}
+        name: reports-${{ inputs.greeting }}
         path: sub
         if-no-files-found: error
 `
@@ -123,10 +123,10 @@ func TestRunFollowsGitHub(t *testing.T) {
 	if b, err := os.ReadFile(r.Summary); err != nil || string(b) != "## summary of write\n" {
 		t.Errorf("step summary: %q, %v", b, err)
 	}
-	if b, err := os.ReadFile(filepath.Join(r.Artifacts, "reports-Linux", "r.txt")); err != nil || string(b) != "report\n" {
+	if b, err := os.ReadFile(filepath.Join(r.Artifacts, "reports-Hello", "r.txt")); err != nil || string(b) != "report\n" {
 		t.Errorf("artifact: %q, %v", b, err)
 	}
-	if _, err := os.Stat(filepath.Join(r.Artifacts, "reports-Linux", ".hidden")); err == nil {
+	if _, err := os.Stat(filepath.Join(r.Artifacts, "reports-Hello", ".hidden")); err == nil {
 		t.Errorf("hidden files were uploaded (upload-artifact leaves them out unless include-hidden-files)")
 	}
 	found := false
@@ -241,13 +241,13 @@ runs:
     - id: cache
       uses: actions/cache@0057852bfaa89a56745cba8c7296529d2fc39830
       with:
-        path: ${{ runner.tool_cache }}/thing
+        path: ${{ github.workspace }}/thing
         key: thing-v1
     - id: build
       shell: bash
       run: |
-        if [ -f "$RUNNER_TOOL_CACHE/thing/bin" ]; then echo "how=cached" >> "$GITHUB_OUTPUT"
-        else mkdir -p "$RUNNER_TOOL_CACHE/thing" && echo built > "$RUNNER_TOOL_CACHE/thing/bin" && echo "how=built" >> "$GITHUB_OUTPUT"; fi
+        if [ -f "$GITHUB_WORKSPACE/thing/bin" ]; then echo "how=cached" >> "$GITHUB_OUTPUT"
+        else mkdir -p "$GITHUB_WORKSPACE/thing" && echo built > "$GITHUB_WORKSPACE/thing/bin" && echo "how=built" >> "$GITHUB_OUTPUT"; fi
     - shell: bash
       run: exit ${{ inputs.code }}
 inputs:
