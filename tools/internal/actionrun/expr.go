@@ -13,18 +13,25 @@ import (
 // was written. Extend the evaluator (and its tests) before using it.
 var ErrUnsupported = errors.New("not supported by the dry run")
 
-// unsupportedError names what in an expression is not supported.
-type unsupportedError struct{ what string }
+// unsupportedError names what is not supported, and what is instead.
+type unsupportedError struct{ what, known string }
 
 func (e *unsupportedError) Error() string {
-	return e.what + " is " + ErrUnsupported.Error() +
-		" (it knows literals, inputs, steps, github, ! == != && || ( ) and the status functions)"
+	if e.known != "" {
+		return e.what + " is " + ErrUnsupported.Error() + " (" + e.known + ")"
+	}
+	return e.what + " is " + ErrUnsupported.Error()
 }
 
 func (e *unsupportedError) Is(target error) bool { return target == ErrUnsupported }
 
 func unsupported(format string, args ...any) error {
 	return &unsupportedError{what: fmt.Sprintf(format, args...)}
+}
+
+// unsupportedSyntax is unsupported for a part of an expression.
+func unsupportedSyntax(what string) error {
+	return &unsupportedError{what: what, known: "it knows literals, inputs, steps, github, ! == != && || ( ) and the status functions"}
 }
 
 // parse parses the expression at the start of src (actionlint's parser:
@@ -73,7 +80,7 @@ func (s *scope) eval(n actionlint.ExprNode) (Value, error) {
 	case *actionlint.VariableNode:
 		v, ok := s.contexts[n.Name]
 		if !ok {
-			return null, unsupported("the context %q", n.Name)
+			return null, unsupportedSyntax(fmt.Sprintf("the context %q", n.Name))
 		}
 		return v, nil
 	case *actionlint.ObjectDerefNode:
@@ -95,11 +102,11 @@ func (s *scope) eval(n actionlint.ExprNode) (Value, error) {
 	case *actionlint.FuncCallNode:
 		return s.call(n)
 	case *actionlint.IndexAccessNode:
-		return null, unsupported("index syntax [...] (write .name)")
+		return null, unsupportedSyntax("index syntax [...]")
 	case *actionlint.ArrayDerefNode:
-		return null, unsupported("the object filter .*")
+		return null, unsupportedSyntax("the object filter .*")
 	}
-	return null, unsupported("the expression node %T", n)
+	return null, unsupportedSyntax(fmt.Sprintf("the expression node %T", n))
 }
 
 // logical is && and ||: they return an operand, not a boolean, and skip
@@ -117,11 +124,11 @@ func (s *scope) logical(n *actionlint.LogicalOpNode) (Value, error) {
 
 func (s *scope) compare(n *actionlint.CompareOpNode) (Value, error) {
 	if !n.Kind.IsEqualityOp() {
-		return null, unsupported("the operator %s", n.Kind)
+		return null, unsupportedSyntax("the operator " + n.Kind.String())
 	}
 	// actionlint groups a == b == c from the right, GitHub from the left.
 	if _, ok := n.Right.(*actionlint.CompareOpNode); ok {
-		return null, unsupported("a comparison with a comparison on its right")
+		return null, unsupportedSyntax("a comparison with a comparison on its right")
 	}
 	l, err := s.eval(n.Left)
 	if err != nil {
@@ -168,7 +175,7 @@ func (s *scope) call(n *actionlint.FuncCallNode) (Value, error) {
 		// A dry run is never cancelled: it stops with the process.
 		return boolValue(false), nil
 	}
-	return null, unsupported("the function %s()", n.Callee)
+	return null, unsupportedSyntax("the function " + n.Callee + "()")
 }
 
 func hasStatusFunction(n actionlint.ExprNode) bool {

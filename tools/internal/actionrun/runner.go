@@ -116,7 +116,6 @@ type job struct {
 	summary    string
 	artifacts  string
 	logs       string
-	posts      []func()          // post steps (actions/cache's save), run in reverse
 	actions    string            // the runner's _actions directory
 	actionCode map[string]string // laid-out action code file -> its sha256
 	uploads    int               // artifacts uploaded so far
@@ -139,9 +138,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if err := j.step(ctx, i+1, s); err != nil {
 			return &j.result, err
 		}
-	}
-	for i := len(j.posts) - 1; i >= 0; i-- {
-		j.posts[i]()
 	}
 	j.result.Env, j.result.Path = append([]KeyValue{}, j.env...), append([]string{}, j.path...)
 	sc := j.scope()

@@ -27,20 +27,15 @@ type usesCall struct {
 }
 
 var simulatedActions = map[string]simulated{
-	"actions/cache": {
-		with:     []string{"path", "key", "restore-keys", "fail-on-cache-miss", "lookup-only", "enableCrossOsArchive"},
-		required: []string{"path", "key"},
-		run:      (*job).cacheAction,
-	},
 	"actions/cache/restore": {
-		with:     []string{"path", "key", "restore-keys", "fail-on-cache-miss", "lookup-only", "enableCrossOsArchive"},
+		with:     []string{"path", "key"},
 		required: []string{"path", "key"},
-		run:      (*job).cacheRestoreAction,
+		run:      (*job).cacheRestore,
 	},
 	"actions/cache/save": {
-		with:     []string{"path", "key", "enableCrossOsArchive", "upload-chunk-size"},
+		with:     []string{"path", "key"},
 		required: []string{"path", "key"},
-		run:      (*job).cacheSaveAction,
+		run:      (*job).cacheSave,
 	},
 	"actions/setup-go": {
 		with: []string{"go-version", "go-version-file", "check-latest", "token", "cache", "cache-dependency-path", "architecture"},
