@@ -6,10 +6,15 @@
 // inputs with their defaults, each step's if:, env:, working-directory: and
 // run:, and the action's outputs. run: steps go to bash (or sh) as GitHub
 // starts them, with GITHUB_OUTPUT, GITHUB_ENV, GITHUB_PATH and
-// GITHUB_STEP_SUMMARY files read back after each step. The few actions
-// sysgate's action uses are simulated (actions/cache against a local
-// directory, actions/setup-go only where a Go is already usable,
-// actions/upload-artifact into a local directory).
+// GITHUB_STEP_SUMMARY files read back after each step. The actions
+// sysgate's action uses are simulated with the inputs it gives them:
+// actions/cache/restore and actions/cache/save of one path by key against
+// a local directory, actions/setup-go only where a Go is already usable,
+// actions/upload-artifact of one path into a local directory. Their code
+// is laid out under _actions as a runner downloads it, and a change to it
+// before its step runs is reported (Result.TamperedActions). Keys, inputs
+// and shells action.yml does not use are errors, as unsupported
+// expressions are.
 //
 // Expressions are parsed by actionlint's parser and evaluated for the
 // subset action.yml uses, with GitHub's semantics: literals, inputs,

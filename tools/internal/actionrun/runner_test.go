@@ -162,6 +162,9 @@ func TestRunRefusesWhatItDoesNotKnow(t *testing.T) {
 		{"    - uses: actions/cache/restore@v4\n      with:\n        path: x\n        key: k\n        restore-keys: k-\n", `actions/cache/restore's input restore-keys is not supported`},
 		{"    - uses: actions/cache/save@v4\n      with:\n        path: |\n          x\n          y\n        key: k\n", `the cache path "x\ny" (more than one path`},
 		{"    - name: py\n      shell: python\n      run: print(1)\n", `shell: python is not supported`},
+		{"    - name: custom\n      shell: bash -x {0}\n      run: true\n", `shell: bash -x {0} is not supported`},
+		{"    - uses: actions/setup-go@v6\n      with:\n        go-version: 1.26\n", `actions/setup-go's input go-version is not supported`},
+		{"    - uses: actions/upload-artifact@v4\n      with:\n        path: r/*.json\n", `the artifact path "r/*.json" (more than one path, globs`},
 	} {
 		yml := "runs:\n  using: composite\n  steps:\n" + tc.step
 		yml = "inputs:\n  greeting:\n    default: hi\n" + yml
@@ -181,6 +184,7 @@ func TestLoadActionErrors(t *testing.T) {
 		{"runs:\n  using: composite\n  steps:\n    - id: a\n      shell: bash\n      run: true\n    - id: a\n      shell: bash\n      run: true\n", `action.yml:7: step id "a" is used twice`},
 		{"inputs:\n  x:\n    defualt: 1\nruns:\n  using: composite\n", `action.yml:3: input x: the key "defualt"`},
 		{"name: x\n", "no runs"},
+		{"runs:\n  using: composite\n  steps:\n    - shell: bash\n      run: true\n      continue-on-error: true\n", `the key "continue-on-error" is not supported`},
 	} {
 		dir := t.TempDir()
 		p := filepath.Join(dir, "action.yml")
@@ -208,7 +212,7 @@ func TestProjectActionIsUnderstood(t *testing.T) {
 		j.failed = failed
 		sc := j.scope()
 		for _, s := range a.Steps {
-			texts := []string{s.Name, s.Run, s.WorkingDirectory, s.ContinueOnError}
+			texts := []string{s.Name, s.Run, s.WorkingDirectory}
 			for _, kv := range append(append([]KeyValue{}, s.Env...), s.With...) {
 				texts = append(texts, kv.Value)
 			}
@@ -322,7 +326,7 @@ runs:
       if: always()
       uses: actions/setup-go@44694675825211faa026b3c33043df3e48a5fa00
       with:
-        go-version: "1.26"
+        go-version-file: ${{ github.action_path }}/action.yml
     - id: after
       if: always()
       shell: sh
@@ -343,11 +347,12 @@ runs:
 	}
 
 	// Without a go on PATH, setup-go fails and says how to fix it.
-	a, err := LoadAction(writeAction(t, yml))
+	path := writeAction(t, yml)
+	a, err := LoadAction(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err = Run(context.Background(), Config{Action: a, ActionDir: t.TempDir(), Workspace: t.TempDir(), OutDir: t.TempDir(),
+	r, err = Run(context.Background(), Config{Action: a, ActionDir: filepath.Dir(path), Workspace: t.TempDir(), OutDir: t.TempDir(),
 		Env: []string{"PATH=/nonexistent"}})
 	if err != nil {
 		t.Fatal(err)

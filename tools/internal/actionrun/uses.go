@@ -38,11 +38,11 @@ var simulatedActions = map[string]simulated{
 		run:      (*job).cacheSave,
 	},
 	"actions/setup-go": {
-		with: []string{"go-version", "go-version-file", "check-latest", "token", "cache", "cache-dependency-path", "architecture"},
+		with: []string{"go-version-file", "cache"},
 		run:  (*job).setupGo,
 	},
 	"actions/upload-artifact": {
-		with:     []string{"name", "path", "if-no-files-found", "retention-days", "compression-level", "overwrite", "include-hidden-files"},
+		with:     []string{"name", "path", "if-no-files-found", "retention-days"},
 		required: []string{"path"},
 		run:      (*job).uploadArtifact,
 	},
@@ -149,12 +149,7 @@ func (j *job) setupGo(_ context.Context, in usesCall, res *StepResult) error {
 		return nil
 	}
 	v := strings.TrimSpace(string(version))
-	want := in.with["go-version"]
-	if want == "" {
-		want = "the version in " + in.with["go-version-file"]
-	}
 	res.Outputs["go-version"] = strings.TrimPrefix(v, "go")
-	res.Outputs["cache-hit"] = "false"
-	j.note(res, "actions/setup-go: not simulated: %s (%s) is on PATH; on GitHub it installs %s", v, goBin, want)
+	j.note(res, "actions/setup-go: not simulated: %s (%s) is on PATH; on GitHub it installs the version in %s", v, goBin, in.with["go-version-file"])
 	return nil
 }
