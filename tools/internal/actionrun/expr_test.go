@@ -126,7 +126,7 @@ func TestEvaluateUnsupported(t *testing.T) {
 }
 
 func TestEvaluateSyntaxErrors(t *testing.T) {
-	for _, expr := range []string{"(true", "'open", "inputs.mode ==", "inputs.", "a b", "1 2", "success(1)", "#", "true }} false"} {
+	for _, expr := range []string{"(true", "'open", "inputs.mode ==", "inputs.", "a b", "1 2", "success(1)", "#", "true }} false", "1e999"} {
 		if _, err := testScope(false).evaluate(expr); err == nil {
 			t.Errorf("%s: want an error", expr)
 		} else if errors.Is(err, ErrUnsupported) {
