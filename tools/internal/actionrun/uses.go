@@ -111,17 +111,6 @@ func (j *job) warn(res *StepResult, msg string) {
 	j.annotate(Annotation{Step: res.Name, Level: "warning", Message: msg})
 }
 
-// envValue is the value of key in env.
-func envValue(env []string, key string) string {
-	v := ""
-	for _, e := range env {
-		if x, ok := strings.CutPrefix(e, key+"="); ok {
-			v = x
-		}
-	}
-	return v
-}
-
 // setupGo stands in for actions/setup-go: the dry run installs no Go. It
 // passes when a Go on the step's PATH runs (the go command fetches the
 // toolchain go.mod names by itself) and fails naming the fix otherwise.
