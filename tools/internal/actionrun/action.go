@@ -45,7 +45,6 @@ type Step struct {
 	Run              string
 	Uses             string
 	WorkingDirectory string
-	ContinueOnError  string
 	Env              []KeyValue
 	With             []KeyValue
 }
@@ -252,7 +251,7 @@ func (a *Action) parseRuns(n *yaml.Node) error {
 
 func (a *Action) parseStep(n *yaml.Node) (Step, error) {
 	s := Step{Line: n.Line}
-	kvs, err := a.mapping(n, "step", "id", "name", "if", "shell", "run", "uses", "with", "env", "working-directory", "continue-on-error")
+	kvs, err := a.mapping(n, "step", "id", "name", "if", "shell", "run", "uses", "with", "env", "working-directory")
 	if err != nil {
 		return s, err
 	}
@@ -274,8 +273,6 @@ func (a *Action) parseStep(n *yaml.Node) (Step, error) {
 			s.Uses, err = a.scalar(v, "uses")
 		case "working-directory":
 			s.WorkingDirectory, err = a.scalar(v, "working-directory")
-		case "continue-on-error":
-			s.ContinueOnError, err = a.scalar(v, "continue-on-error")
 		case "env", "with":
 			var fields [][2]*yaml.Node
 			fields, err = a.mapping(v, k.Value)

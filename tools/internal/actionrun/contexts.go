@@ -44,12 +44,6 @@ func (j *job) setContexts() {
 	for k, v := range gh {
 		j.github[k] = stringValue(v)
 	}
-	j.runner = map[string]Value{
-		"os":         stringValue(j.runnerOS()),
-		"arch":       stringValue(runnerArch()),
-		"temp":       stringValue(j.temp),
-		"tool_cache": stringValue(j.cfg.ToolCache),
-	}
 }
 
 // runnerOS is the runner's OS the steps are told: a macOS or Windows
@@ -74,7 +68,6 @@ func (j *job) scope() *scope {
 	return &scope{failed: j.failed, contexts: map[string]Value{
 		"inputs": objectValue("inputs", true, j.inputs),
 		"github": objectValue("github", true, j.github),
-		"runner": objectValue("runner", true, j.runner),
 		"steps":  objectValue("steps", true, j.steps),
 	}}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/rhysd/actionlint"
 )
 
 // ErrUnsupported marks an expression the dry run does not understand: an
@@ -11,12 +13,14 @@ import (
 // was written. Extend the evaluator (and its tests) before using it.
 var ErrUnsupported = errors.New("not supported by the dry run")
 
-// unsupportedError names what in an expression is not supported.
-type unsupportedError struct{ what string }
+// unsupportedError names what is not supported, and what is instead.
+type unsupportedError struct{ what, known string }
 
 func (e *unsupportedError) Error() string {
-	return e.what + " is " + ErrUnsupported.Error() +
-		" (it knows literals, inputs, steps, github, runner, ! == != && || ( ), format() and the status functions)"
+	if e.known != "" {
+		return e.what + " is " + ErrUnsupported.Error() + " (" + e.known + ")"
+	}
+	return e.what + " is " + ErrUnsupported.Error()
 }
 
 func (e *unsupportedError) Is(target error) bool { return target == ErrUnsupported }
@@ -25,304 +29,242 @@ func unsupported(format string, args ...any) error {
 	return &unsupportedError{what: fmt.Sprintf(format, args...)}
 }
 
-// node is a parsed expression.
-type node interface{ isNode() }
-
-type (
-	literalNode struct{ v Value }
-	// identNode is a context name: inputs, steps, github, runner.
-	identNode    struct{ name string }
-	propertyNode struct {
-		of   node
-		name string
-	}
-	callNode struct {
-		name string // lower case
-		args []node
-	}
-	notNode    struct{ x node }
-	binaryNode struct {
-		op   string // == != && ||
-		l, r node
-	}
-)
-
-func (literalNode) isNode()  {}
-func (identNode) isNode()    {}
-func (propertyNode) isNode() {}
-func (callNode) isNode()     {}
-func (notNode) isNode()      {}
-func (binaryNode) isNode()   {}
-
-// token is one lexeme of an expression.
-type token struct {
-	kind string // "num", "str", "ident", "op", "eof"
-	text string
-	v    Value
-	pos  int
+// unsupportedSyntax is unsupported for a part of an expression.
+func unsupportedSyntax(what string) error {
+	return &unsupportedError{what: what, known: "it knows literals, inputs, steps, github, ! == != && || ( ) and the status functions"}
 }
 
-func lex(src string) ([]token, error) {
-	var toks []token
-	i := 0
-	for i < len(src) {
-		c := src[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			i++
-		case c == '\'':
-			var b strings.Builder
-			j := i + 1
-			for {
-				if j >= len(src) {
-					return nil, fmt.Errorf("unterminated string starting at column %d", i+1)
-				}
-				if src[j] == '\'' {
-					if j+1 < len(src) && src[j+1] == '\'' {
-						b.WriteByte('\'')
-						j += 2
-						continue
-					}
-					break
-				}
-				b.WriteByte(src[j])
-				j++
-			}
-			toks = append(toks, token{kind: "str", text: src[i : j+1], v: stringValue(b.String()), pos: i})
-			i = j + 1
-		case c >= '0' && c <= '9' || c == '-' || c == '.' && i+1 < len(src) && src[i+1] >= '0' && src[i+1] <= '9':
-			j := i + 1
-			for j < len(src) && (isIdentByte(src[j]) || src[j] == '.' ||
-				(src[j] == '+' || src[j] == '-') && (src[j-1] == 'e' || src[j-1] == 'E')) {
-				j++
-			}
-			n, ok := parseNumber(src[i:j])
-			if !ok {
-				return nil, fmt.Errorf("bad number %q at column %d", src[i:j], i+1)
-			}
-			toks = append(toks, token{kind: "num", text: src[i:j], v: numberValue(n), pos: i})
-			i = j
-		case isIdentByte(c):
-			j := i
-			for j < len(src) && (isIdentByte(src[j]) || src[j] == '-') {
-				j++
-			}
-			toks = append(toks, token{kind: "ident", text: src[i:j], pos: i})
-			i = j
-		default:
-			op := ""
-			for _, o := range []string{"==", "!=", "<=", ">=", "&&", "||", "!", "<", ">", "(", ")", "[", "]", ".", ",", "*"} {
-				if strings.HasPrefix(src[i:], o) {
-					op = o
-					break
-				}
-			}
-			if op == "" {
-				return nil, fmt.Errorf("unexpected %q at column %d", c, i+1)
-			}
-			toks = append(toks, token{kind: "op", text: op, pos: i})
-			i += len(op)
-		}
+// parse parses the expression at the start of src (actionlint's parser:
+// GitHub's grammar), which ends with the }} that closes it, and returns
+// how much of src it took, the }} included.
+func parse(src string) (actionlint.ExprNode, int, error) {
+	l := actionlint.NewExprLexer(src)
+	n, err := actionlint.NewExprParser().Parse(l)
+	if err != nil {
+		return nil, 0, fmt.Errorf("column %d: %s", err.Column, err.Message)
 	}
-	return append(toks, token{kind: "eof", pos: len(src)}), nil
+	return n, l.Offset(), nil
 }
 
-func isIdentByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
-// parser is a recursive descent over GitHub's grammar, by precedence:
-// || below && below == != below ! below property access and calls.
-type parser struct {
-	toks []token
-	i    int
-}
-
-// parseExpr parses one expression (the text inside ${{ }}, or an if:).
-func parseExpr(src string) (node, error) {
-	toks, err := lex(src)
+// parseWhole parses src as one expression without its ${{ }}.
+func parseWhole(src string) (actionlint.ExprNode, error) {
+	n, end, err := parse(src + "}}")
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{toks: toks}
-	n, err := p.or()
-	if err != nil {
-		return nil, err
-	}
-	if t := p.peek(); t.kind != "eof" {
-		return nil, fmt.Errorf("unexpected %q at column %d", t.text, t.pos+1)
+	if end != len(src)+2 {
+		return nil, fmt.Errorf("column %d: }} ends the expression early", end-1)
 	}
 	return n, nil
 }
 
-func (p *parser) peek() token { return p.toks[p.i] }
-func (p *parser) next() token { t := p.toks[p.i]; p.i++; return t }
-
-func (p *parser) isOp(op string) bool {
-	t := p.peek()
-	return t.kind == "op" && t.text == op
+// scope is what an expression can see: the contexts by name and the
+// job's status for the status functions.
+type scope struct {
+	contexts map[string]Value // inputs, steps, github
+	failed   bool             // an earlier step failed (success() is false)
 }
 
-func (p *parser) or() (node, error) {
-	return p.binary("||", p.and)
-}
-
-func (p *parser) and() (node, error) {
-	return p.binary("&&", p.equality)
-}
-
-func (p *parser) binary(op string, operand func() (node, error)) (node, error) {
-	l, err := operand()
-	if err != nil {
-		return nil, err
-	}
-	for p.isOp(op) {
-		p.next()
-		r, err := operand()
+func (s *scope) eval(n actionlint.ExprNode) (Value, error) {
+	switch n := n.(type) {
+	case *actionlint.NullNode:
+		return null, nil
+	case *actionlint.BoolNode:
+		return boolValue(n.Value), nil
+	case *actionlint.IntNode:
+		return numberValue(float64(n.Value)), nil
+	case *actionlint.FloatNode:
+		return numberValue(n.Value), nil
+	case *actionlint.StringNode:
+		return stringValue(n.Value), nil
+	case *actionlint.VariableNode:
+		v, ok := s.contexts[n.Name]
+		if !ok {
+			return null, unsupportedSyntax(fmt.Sprintf("the context %q", n.Name))
+		}
+		return v, nil
+	case *actionlint.ObjectDerefNode:
+		of, err := s.eval(n.Receiver)
 		if err != nil {
-			return nil, err
+			return null, err
 		}
-		l = binaryNode{op: op, l: l, r: r}
-	}
-	return l, nil
-}
-
-func (p *parser) equality() (node, error) {
-	l, err := p.unary()
-	if err != nil {
-		return nil, err
-	}
-	for {
-		t := p.peek()
-		if t.kind != "op" {
-			return l, nil
-		}
-		switch t.text {
-		case "==", "!=":
-		case "<", "<=", ">", ">=":
-			return nil, unsupported("the operator %s", t.text)
-		default:
-			return l, nil
-		}
-		p.next()
-		r, err := p.unary()
+		return property(of, n.Property)
+	case *actionlint.NotOpNode:
+		x, err := s.eval(n.Operand)
 		if err != nil {
-			return nil, err
+			return null, err
 		}
-		l = binaryNode{op: t.text, l: l, r: r}
+		return boolValue(!x.truthy()), nil
+	case *actionlint.LogicalOpNode:
+		return s.logical(n)
+	case *actionlint.CompareOpNode:
+		return s.compare(n)
+	case *actionlint.FuncCallNode:
+		return s.call(n)
+	case *actionlint.IndexAccessNode:
+		return null, unsupportedSyntax("index syntax [...]")
+	case *actionlint.ArrayDerefNode:
+		return null, unsupportedSyntax("the object filter .*")
 	}
+	return null, unsupportedSyntax(fmt.Sprintf("the expression node %T", n))
 }
 
-func (p *parser) unary() (node, error) {
-	if p.isOp("!") {
-		p.next()
-		x, err := p.unary()
-		if err != nil {
-			return nil, err
-		}
-		return notNode{x: x}, nil
-	}
-	return p.postfix()
-}
-
-func (p *parser) postfix() (node, error) {
-	n, err := p.primary()
+// logical is && and ||: they return an operand, not a boolean, and skip
+// the right one when the left decides (a || 'default' picks a value).
+func (s *scope) logical(n *actionlint.LogicalOpNode) (Value, error) {
+	l, err := s.eval(n.Left)
 	if err != nil {
-		return nil, err
+		return null, err
 	}
-	for {
-		switch {
-		case p.isOp("."):
-			p.next()
-			t := p.next()
-			if t.kind == "op" && t.text == "*" {
-				return nil, unsupported("the object filter .*")
-			}
-			if t.kind != "ident" {
-				return nil, fmt.Errorf("want a property name after '.' at column %d", t.pos+1)
-			}
-			n = propertyNode{of: n, name: t.text}
-		case p.isOp("["):
-			return nil, unsupported("index syntax [...] (write .name)")
-		default:
-			return n, nil
-		}
+	if l.truthy() == (n.Kind == actionlint.LogicalOpNodeKindOr) {
+		return l, nil
 	}
+	return s.eval(n.Right)
 }
 
-func (p *parser) primary() (node, error) {
-	t := p.next()
-	switch t.kind {
-	case "num", "str":
-		return literalNode{v: t.v}, nil
-	case "ident":
-		switch t.text {
-		case "true":
-			return literalNode{v: boolValue(true)}, nil
-		case "false":
-			return literalNode{v: boolValue(false)}, nil
-		case "null":
-			return literalNode{v: null}, nil
-		}
-		if p.isOp("(") {
-			p.next()
-			var args []node
-			for !p.isOp(")") {
-				a, err := p.or()
-				if err != nil {
-					return nil, err
-				}
-				args = append(args, a)
-				if p.isOp(",") {
-					p.next()
-					continue
-				}
-				if !p.isOp(")") {
-					return nil, fmt.Errorf("want ',' or ')' in the arguments of %s at column %d", t.text, p.peek().pos+1)
-				}
-			}
-			p.next()
-			return callNode{name: strings.ToLower(t.text), args: args}, nil
-		}
-		return identNode{name: strings.ToLower(t.text)}, nil
-	case "op":
-		if t.text == "(" {
-			n, err := p.or()
-			if err != nil {
-				return nil, err
-			}
-			if !p.isOp(")") {
-				return nil, fmt.Errorf("want ')' at column %d", p.peek().pos+1)
-			}
-			p.next()
-			return n, nil
-		}
-		return nil, fmt.Errorf("unexpected %q at column %d", t.text, t.pos+1)
+func (s *scope) compare(n *actionlint.CompareOpNode) (Value, error) {
+	if !n.Kind.IsEqualityOp() {
+		return null, unsupportedSyntax("the operator " + n.Kind.String())
 	}
-	return nil, fmt.Errorf("the expression ends too early")
+	// actionlint groups a == b == c from the right, GitHub from the left.
+	if _, ok := n.Right.(*actionlint.CompareOpNode); ok {
+		return null, unsupportedSyntax("a comparison with a comparison on its right")
+	}
+	l, err := s.eval(n.Left)
+	if err != nil {
+		return null, err
+	}
+	r, err := s.eval(n.Right)
+	if err != nil {
+		return null, err
+	}
+	return boolValue(equal(l, r) == (n.Kind == actionlint.CompareOpNodeKindEq)), nil
+}
+
+func property(of Value, name string) (Value, error) {
+	if of.kind != kindObject {
+		return null, nil // null.x and 'text'.x are null
+	}
+	v, ok := of.obj.fields[strings.ToLower(name)]
+	if !ok && of.obj.closed {
+		return null, unsupported("%s.%s (no such property)", of.obj.name, name)
+	}
+	if !ok {
+		return null, nil
+	}
+	return v, nil
 }
 
 // statusFunctions are the calls that make an if: decide for itself
 // whether a failed step stops it; without one, GitHub adds success() &&.
 var statusFunctions = map[string]bool{"success": true, "failure": true, "always": true, "cancelled": true}
 
-func hasStatusFunction(n node) bool {
-	switch n := n.(type) {
-	case callNode:
-		if statusFunctions[n.name] {
-			return true
-		}
-		for _, a := range n.args {
-			if hasStatusFunction(a) {
-				return true
-			}
-		}
-	case propertyNode:
-		return hasStatusFunction(n.of)
-	case notNode:
-		return hasStatusFunction(n.x)
-	case binaryNode:
-		return hasStatusFunction(n.l) || hasStatusFunction(n.r)
+func (s *scope) call(n *actionlint.FuncCallNode) (Value, error) {
+	name := strings.ToLower(n.Callee)
+	if statusFunctions[name] && len(n.Args) != 0 {
+		return null, fmt.Errorf("%s() takes no arguments, not %d", name, len(n.Args))
 	}
-	return false
+	switch name {
+	case "success":
+		return boolValue(!s.failed), nil
+	case "failure":
+		return boolValue(s.failed), nil
+	case "always":
+		return boolValue(true), nil
+	case "cancelled":
+		// A dry run is never cancelled: it stops with the process.
+		return boolValue(false), nil
+	}
+	return null, unsupportedSyntax("the function " + n.Callee + "()")
+}
+
+func hasStatusFunction(n actionlint.ExprNode) bool {
+	found := false
+	actionlint.VisitExprNode(n, func(n, _ actionlint.ExprNode, entering bool) {
+		if f, ok := n.(*actionlint.FuncCallNode); ok && entering {
+			found = found || statusFunctions[strings.ToLower(f.Callee)]
+		}
+	})
+	return found
+}
+
+// evaluate evaluates one expression (without ${{ }}) in the scope.
+func (s *scope) evaluate(src string) (Value, error) {
+	n, err := parseWhole(src)
+	if err != nil {
+		return null, err
+	}
+	return s.eval(n)
+}
+
+// interpolate replaces each ${{ expression }} in text by its value as a
+// string, as GitHub does in with:, env:, run: and the other fields.
+func (s *scope) interpolate(text string) (string, error) {
+	var b strings.Builder
+	rest := text
+	for {
+		start := strings.Index(rest, "${{")
+		if start < 0 {
+			b.WriteString(rest)
+			return b.String(), nil
+		}
+		b.WriteString(rest[:start])
+		rest = rest[start+3:]
+		n, end, err := parse(rest)
+		if err != nil {
+			return "", fmt.Errorf("${{%s: %w", abbreviate(rest), err)
+		}
+		src := rest[:end-2]
+		v, err := s.eval(n)
+		if err == nil {
+			var out string
+			out, err = v.text()
+			b.WriteString(out)
+		}
+		if err != nil {
+			return "", fmt.Errorf("${{%s}}: %w", src, err)
+		}
+		rest = rest[end:]
+	}
+}
+
+func abbreviate(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
+}
+
+// condition evaluates a step's if: as GitHub does. The ${{ }} around it
+// is optional; without a status function the step also needs success().
+// Text around a ${{ }} would make a string that is always true: GitHub
+// runs such a step every time, so the dry run refuses it.
+func (s *scope) condition(cond string) (bool, error) {
+	src := strings.TrimSpace(cond)
+	if src == "" {
+		return !s.failed, nil
+	}
+	var n actionlint.ExprNode
+	var err error
+	if rest, ok := strings.CutPrefix(src, "${{"); ok {
+		var end int
+		if n, end, err = parse(rest); err != nil {
+			return false, err
+		}
+		if strings.TrimSpace(rest[end:]) != "" {
+			return false, fmt.Errorf("text after ${{ }}: GitHub reads the whole if: as a string, always true; put the whole condition inside one ${{ }} or none")
+		}
+	} else if strings.Contains(src, "${{") {
+		return false, fmt.Errorf("text before ${{ }}: GitHub reads the whole if: as a string, always true; put the whole condition inside one ${{ }} or none")
+	} else if n, err = parseWhole(src); err != nil {
+		return false, err
+	}
+	if !hasStatusFunction(n) && s.failed {
+		return false, nil // success() && ..., which GitHub adds
+	}
+	v, err := s.eval(n)
+	if err != nil {
+		return false, err
+	}
+	return v.truthy(), nil
 }

@@ -15,9 +15,6 @@ func (r *Result) Print(w io.Writer) {
 		status := s.Outcome
 		if s.Outcome == Failure {
 			status = fmt.Sprintf("failure (exit %d)", s.ExitCode)
-			if s.Conclusion == Success {
-				status += ", continue-on-error"
-			}
 		}
 		id := s.ID
 		if id == "" {

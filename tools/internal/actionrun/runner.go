@@ -107,7 +107,6 @@ type job struct {
 	cfg        Config
 	inputs     map[string]Value
 	github     map[string]Value
-	runner     map[string]Value
 	steps      map[string]Value // by id; null until the step ran
 	failed     bool
 	env        []KeyValue // GITHUB_ENV, in the order set
@@ -117,10 +116,8 @@ type job struct {
 	summary    string
 	artifacts  string
 	logs       string
-	posts      []func()          // post steps (actions/cache's save), run in reverse
 	actions    string            // the runner's _actions directory
 	actionCode map[string]string // laid-out action code file -> its sha256
-	uploads    int               // artifacts uploaded so far
 	result     Result
 	annotate   func(Annotation)
 }
@@ -140,9 +137,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		if err := j.step(ctx, i+1, s); err != nil {
 			return &j.result, err
 		}
-	}
-	for i := len(j.posts) - 1; i >= 0; i-- {
-		j.posts[i]()
 	}
 	j.result.Env, j.result.Path = append([]KeyValue{}, j.env...), append([]string{}, j.path...)
 	sc := j.scope()
@@ -283,20 +277,6 @@ func (j *job) step(ctx context.Context, index int, s Step) error {
 		j.record(s, res)
 		return nil
 	}
-	continueOnError := false
-	if s.ContinueOnError != "" {
-		v, err := sc.interpolate(s.ContinueOnError)
-		if err != nil {
-			return fail("continue-on-error", err)
-		}
-		switch v {
-		case "true":
-			continueOnError = true
-		case "false":
-		default:
-			return fail("continue-on-error", fmt.Errorf("%q is not true or false", v))
-		}
-	}
 	var env []KeyValue
 	for _, kv := range s.Env {
 		v, err := sc.interpolate(kv.Value)
@@ -318,14 +298,8 @@ func (j *job) step(ctx context.Context, index int, s Step) error {
 		}
 		return fail(map[bool]string{true: "run", false: "uses"}[s.Run != ""], err)
 	}
-	res.Conclusion = res.Outcome
-	if res.Outcome == Failure {
-		if continueOnError {
-			res.Conclusion = Success
-		} else {
-			j.failed = true
-		}
-	}
+	res.Conclusion = res.Outcome // no continue-on-error: action.yml has none
+	j.failed = j.failed || res.Outcome == Failure
 	status := res.Outcome
 	if res.Outcome == Failure {
 		status = fmt.Sprintf("failure (exit %d)", res.ExitCode)

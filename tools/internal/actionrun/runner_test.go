@@ -89,7 +89,7 @@ runs:
     - if: always()
       uses: actions/upload-artifact@ea165f8d65b6e75b540449e92b4886f43607fa02
       with:
-        name: reports-${{ runner.os }}
+        name: reports-${{ inputs.greeting }}
         path: sub
         if-no-files-found: error
 `
@@ -123,10 +123,10 @@ func TestRunFollowsGitHub(t *testing.T) {
 	if b, err := os.ReadFile(r.Summary); err != nil || string(b) != "## summary of write\n" {
 		t.Errorf("step summary: %q, %v", b, err)
 	}
-	if b, err := os.ReadFile(filepath.Join(r.Artifacts, "reports-Linux", "r.txt")); err != nil || string(b) != "report\n" {
+	if b, err := os.ReadFile(filepath.Join(r.Artifacts, "reports-Hello", "r.txt")); err != nil || string(b) != "report\n" {
 		t.Errorf("artifact: %q, %v", b, err)
 	}
-	if _, err := os.Stat(filepath.Join(r.Artifacts, "reports-Linux", ".hidden")); err == nil {
+	if _, err := os.Stat(filepath.Join(r.Artifacts, "reports-Hello", ".hidden")); err == nil {
 		t.Errorf("hidden files were uploaded (upload-artifact leaves them out unless include-hidden-files)")
 	}
 	found := false
@@ -159,8 +159,12 @@ func TestRunRefusesWhatItDoesNotKnow(t *testing.T) {
 		{"    - name: no such step\n      if: steps.nosuch.outputs.x == ''\n      shell: bash\n      run: true\n", `steps.nosuch (no such property) is not supported`},
 		{"    - name: github\n      shell: bash\n      run: echo ${{ github.nonesuch }}\n", `github.nonesuch (no such property) is not supported`},
 		{"    - uses: actions/checkout@v4\n", `uses: actions/checkout@v4 (it simulates`},
-		{"    - uses: actions/cache@v4\n      with:\n        path: x\n        key: k\n        save-always: true\n", `actions/cache's input save-always is not supported`},
+		{"    - uses: actions/cache/restore@v4\n      with:\n        path: x\n        key: k\n        restore-keys: k-\n", `actions/cache/restore's input restore-keys is not supported`},
+		{"    - uses: actions/cache/save@v4\n      with:\n        path: |\n          x\n          y\n        key: k\n", `the cache path "x\ny" (more than one path`},
 		{"    - name: py\n      shell: python\n      run: print(1)\n", `shell: python is not supported`},
+		{"    - name: custom\n      shell: bash -x {0}\n      run: true\n", `shell: bash -x {0} is not supported`},
+		{"    - uses: actions/setup-go@v6\n      with:\n        go-version: 1.26\n", `actions/setup-go's input go-version is not supported`},
+		{"    - uses: actions/upload-artifact@v4\n      with:\n        path: r/*.json\n", `the artifact path "r/*.json" (more than one path, globs`},
 	} {
 		yml := "runs:\n  using: composite\n  steps:\n" + tc.step
 		yml = "inputs:\n  greeting:\n    default: hi\n" + yml
@@ -180,6 +184,7 @@ func TestLoadActionErrors(t *testing.T) {
 		{"runs:\n  using: composite\n  steps:\n    - id: a\n      shell: bash\n      run: true\n    - id: a\n      shell: bash\n      run: true\n", `action.yml:7: step id "a" is used twice`},
 		{"inputs:\n  x:\n    defualt: 1\nruns:\n  using: composite\n", `action.yml:3: input x: the key "defualt"`},
 		{"name: x\n", "no runs"},
+		{"runs:\n  using: composite\n  steps:\n    - shell: bash\n      run: true\n      continue-on-error: true\n", `the key "continue-on-error" is not supported`},
 	} {
 		dir := t.TempDir()
 		p := filepath.Join(dir, "action.yml")
@@ -207,7 +212,7 @@ func TestProjectActionIsUnderstood(t *testing.T) {
 		j.failed = failed
 		sc := j.scope()
 		for _, s := range a.Steps {
-			texts := []string{s.Name, s.Run, s.WorkingDirectory, s.ContinueOnError}
+			texts := []string{s.Name, s.Run, s.WorkingDirectory}
 			for _, kv := range append(append([]KeyValue{}, s.Env...), s.With...) {
 				texts = append(texts, kv.Value)
 			}
@@ -239,20 +244,31 @@ runs:
   using: composite
   steps:
     - id: cache
-      uses: actions/cache@0057852bfaa89a56745cba8c7296529d2fc39830
+      uses: actions/cache/restore@0057852bfaa89a56745cba8c7296529d2fc39830
       with:
-        path: ${{ runner.tool_cache }}/thing
+        path: ${{ github.workspace }}/thing
         key: thing-v1
     - id: build
       shell: bash
       run: |
-        if [ -f "$RUNNER_TOOL_CACHE/thing/bin" ]; then echo "how=cached" >> "$GITHUB_OUTPUT"
-        else mkdir -p "$RUNNER_TOOL_CACHE/thing" && echo built > "$RUNNER_TOOL_CACHE/thing/bin" && echo "how=built" >> "$GITHUB_OUTPUT"; fi
+        if [ -f "$GITHUB_WORKSPACE/thing/bin" ]; then echo "how=$(cat "$GITHUB_WORKSPACE/thing/bin")" >> "$GITHUB_OUTPUT"
+        else mkdir -p "$GITHUB_WORKSPACE/thing" && echo built > "$GITHUB_WORKSPACE/thing/bin" && echo "how=built" >> "$GITHUB_OUTPUT"; fi
+        rm -f "$GITHUB_WORKSPACE/thing/bin" && echo ${{ inputs.content }} > "$GITHUB_WORKSPACE/thing/bin"
     - shell: bash
       run: exit ${{ inputs.code }}
+    - id: save
+      if: ${{ steps.cache.outputs.cache-hit != 'true' || inputs.again == 'true' }}
+      uses: actions/cache/save@0057852bfaa89a56745cba8c7296529d2fc39830
+      with:
+        path: ${{ github.workspace }}/thing
+        key: thing-v1
 inputs:
   code:
     default: "0"
+  content:
+    default: cached
+  again:
+    default: "false"
 outputs:
   how:
     value: ${{ steps.build.outputs.how }}
@@ -260,26 +276,36 @@ outputs:
     value: ${{ steps.cache.outputs.cache-hit }}
 `
 
-// TestCacheAcrossRuns: actions/cache saves in its post step when the job
-// succeeded, and a later dry run (new runner directories) restores it.
+// TestCacheAcrossRuns: actions/cache/save keeps the path under its key,
+// and a later dry run (new runner directories) restores it with
+// cache-hit=true; a miss leaves cache-hit unset, and an entry is never
+// overwritten.
 func TestCacheAcrossRuns(t *testing.T) {
 	store := t.TempDir()
 	r, _, err := runAction(t, cacheAction, map[string]string{"code": "1"}, store)
 	if err != nil || r.Output("how") != "built" || r.Output("hit") != "" {
 		t.Fatalf("first run: how=%q hit=%q err=%v", r.Output("how"), r.Output("hit"), err)
 	}
-	if last := r.Steps[len(r.Steps)-1]; last.Name != "Post "+cacheStepName || last.Outcome != Skipped {
-		t.Errorf("a failed job must not save the cache: last step %+v", last)
+	if s := r.Step("save"); s == nil || s.Outcome != Skipped {
+		t.Errorf("a failed job went on to save the cache: %+v", s)
 	}
-	for i, want := range []struct{ how, hit string }{{"built", ""}, {"cached", "true"}} {
+	for i, want := range []struct{ how, hit, save string }{{"built", "", Success}, {"cached", "true", Skipped}} {
 		r, _, err := runAction(t, cacheAction, nil, store)
 		if err != nil || r.Job != Success || r.Output("how") != want.how || r.Output("hit") != want.hit {
 			t.Errorf("run %d: job %s how=%q hit=%q err=%v; want how=%q hit=%q", i+2, r.Job, r.Output("how"), r.Output("hit"), err, want.how, want.hit)
 		}
+		if s := r.Step("save"); s == nil || s.Outcome != want.save {
+			t.Errorf("run %d: save step %+v, want %s", i+2, s, want.save)
+		}
+	}
+	r, _, err = runAction(t, cacheAction, map[string]string{"again": "true", "content": "overwritten"}, store)
+	if s := r.Step("save"); err != nil || s.Outcome != Success || len(r.Annotations) != 1 || !strings.Contains(r.Annotations[0].Message, "never overwritten") {
+		t.Errorf("saving an existing key again: want a warning and a successful step: %v %+v %+v", err, s, r.Annotations)
+	}
+	if r, _, err := runAction(t, cacheAction, nil, store); err != nil || r.Output("how") != "cached" {
+		t.Errorf("the entry changed after a second save: how=%q, %v", r.Output("how"), err)
 	}
 }
-
-const cacheStepName = "Run actions/cache@0057852bfaa89a56745cba8c7296529d2fc39830"
 
 // TestSimulatedActionsFail: the simulated actions fail where the real
 // ones do, and the job's exit code is the first failed step's.
@@ -300,7 +326,7 @@ runs:
       if: always()
       uses: actions/setup-go@44694675825211faa026b3c33043df3e48a5fa00
       with:
-        go-version: "1.26"
+        go-version-file: ${{ github.action_path }}/action.yml
     - id: after
       if: always()
       shell: sh
@@ -321,11 +347,12 @@ runs:
 	}
 
 	// Without a go on PATH, setup-go fails and says how to fix it.
-	a, err := LoadAction(writeAction(t, yml))
+	path := writeAction(t, yml)
+	a, err := LoadAction(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err = Run(context.Background(), Config{Action: a, ActionDir: t.TempDir(), Workspace: t.TempDir(), OutDir: t.TempDir(),
+	r, err = Run(context.Background(), Config{Action: a, ActionDir: filepath.Dir(path), Workspace: t.TempDir(), OutDir: t.TempDir(),
 		Env: []string{"PATH=/nonexistent"}})
 	if err != nil {
 		t.Fatal(err)

@@ -15,27 +15,15 @@ import (
 )
 
 // shellCommand is the command line GitHub runs a script file with, for a
-// step's shell: (bash: bash --noprofile --norc -eo pipefail {0}).
+// step's shell: bash or sh (the shells of action.yml and its tests).
 func shellCommand(shell, file string) ([]string, error) {
-	var tmpl string
 	switch shell {
 	case "bash":
-		tmpl = "bash --noprofile --norc -eo pipefail {0}"
+		return []string{"bash", "--noprofile", "--norc", "-eo", "pipefail", file}, nil
 	case "sh":
-		tmpl = "sh -e {0}"
-	case "python", "pwsh", "powershell", "cmd":
-		return nil, unsupported("shell: %s", shell)
-	default:
-		if !strings.Contains(shell, "{0}") {
-			return nil, unsupported("shell: %s (a custom shell needs {0} for the script file)", shell)
-		}
-		tmpl = shell
+		return []string{"sh", "-e", file}, nil
 	}
-	var argv []string
-	for _, f := range strings.Fields(tmpl) {
-		argv = append(argv, strings.ReplaceAll(f, "{0}", file))
-	}
-	return argv, nil
+	return nil, unsupported("shell: %s", shell)
 }
 
 // stepFiles are the files a step writes GitHub's commands to.

@@ -27,27 +27,22 @@ type usesCall struct {
 }
 
 var simulatedActions = map[string]simulated{
-	"actions/cache": {
-		with:     []string{"path", "key", "restore-keys", "fail-on-cache-miss", "lookup-only", "enableCrossOsArchive"},
-		required: []string{"path", "key"},
-		run:      (*job).cacheAction,
-	},
 	"actions/cache/restore": {
-		with:     []string{"path", "key", "restore-keys", "fail-on-cache-miss", "lookup-only", "enableCrossOsArchive"},
+		with:     []string{"path", "key"},
 		required: []string{"path", "key"},
-		run:      (*job).cacheRestoreAction,
+		run:      (*job).cacheRestore,
 	},
 	"actions/cache/save": {
-		with:     []string{"path", "key", "enableCrossOsArchive", "upload-chunk-size"},
+		with:     []string{"path", "key"},
 		required: []string{"path", "key"},
-		run:      (*job).cacheSaveAction,
+		run:      (*job).cacheSave,
 	},
 	"actions/setup-go": {
-		with: []string{"go-version", "go-version-file", "check-latest", "token", "cache", "cache-dependency-path", "architecture"},
+		with: []string{"go-version-file", "cache"},
 		run:  (*job).setupGo,
 	},
 	"actions/upload-artifact": {
-		with:     []string{"name", "path", "if-no-files-found", "retention-days", "compression-level", "overwrite", "include-hidden-files"},
+		with:     []string{"name", "path", "if-no-files-found", "retention-days"},
 		required: []string{"path"},
 		run:      (*job).uploadArtifact,
 	},
@@ -116,17 +111,6 @@ func (j *job) warn(res *StepResult, msg string) {
 	j.annotate(Annotation{Step: res.Name, Level: "warning", Message: msg})
 }
 
-// envValue is the value of key in env.
-func envValue(env []string, key string) string {
-	v := ""
-	for _, e := range env {
-		if x, ok := strings.CutPrefix(e, key+"="); ok {
-			v = x
-		}
-	}
-	return v
-}
-
 // setupGo stands in for actions/setup-go: the dry run installs no Go. It
 // passes when a Go on the step's PATH runs (the go command fetches the
 // toolchain go.mod names by itself) and fails naming the fix otherwise.
@@ -154,12 +138,7 @@ func (j *job) setupGo(_ context.Context, in usesCall, res *StepResult) error {
 		return nil
 	}
 	v := strings.TrimSpace(string(version))
-	want := in.with["go-version"]
-	if want == "" {
-		want = "the version in " + in.with["go-version-file"]
-	}
 	res.Outputs["go-version"] = strings.TrimPrefix(v, "go")
-	res.Outputs["cache-hit"] = "false"
-	j.note(res, "actions/setup-go: not simulated: %s (%s) is on PATH; on GitHub it installs %s", v, goBin, want)
+	j.note(res, "actions/setup-go: not simulated: %s (%s) is on PATH; on GitHub it installs the version in %s", v, goBin, in.with["go-version-file"])
 	return nil
 }

@@ -128,15 +128,7 @@ func (v Value) String() string {
 	case kindBool:
 		return strconv.FormatBool(v.b)
 	case kindNumber:
-		if math.IsNaN(v.n) {
-			return "NaN"
-		}
-		if math.IsInf(v.n, 0) {
-			if v.n > 0 {
-				return "Infinity"
-			}
-			return "-Infinity"
-		}
+		// Only literals make numbers: finite (actionlint refuses 1e999).
 		return strconv.FormatFloat(v.n, 'f', -1, 64)
 	case kindString:
 		return v.s
