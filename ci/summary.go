@@ -51,7 +51,7 @@ func (r *Report) rows() []row {
 		}
 		rw := &rows[i]
 		rw.Runs++
-		if o := run.Outcome(); o.rank() > rw.Verdict.rank() {
+		if o := run.Outcome(); rank(o) > rank(rw.Verdict) {
 			rw.Verdict = o
 		}
 		rw.Loss = rw.Loss.Add(run.Loss)

@@ -11,7 +11,8 @@ import (
 	"github.com/sysgate/sysgate/internal/untrusted"
 )
 
-// Verdict is the outcome of one run.
+// Verdict is the outcome of one run (ci.Verdict is the same type: a
+// report ranks them, and adds ci.VerdictRecorded).
 type Verdict string
 
 // Verdicts. A run is never clean when sysgate could not see all of it.
