@@ -97,16 +97,16 @@ func (r *Report) Annotations() []Annotation {
 	for _, run := range r.gateRuns() {
 		if run.Outcome() == VerdictAgentFailed {
 			failures = append(failures, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: %s failed (%s)", run.Agent, orDash(run.arch())),
-				Message: fmt.Sprintf("The agent %s; its syscalls stayed within the baseline. A failing agent fails the gate unless --allow-agent-failure is given.", run.ExitText())})
+				Message: fmt.Sprintf("The agent %s; its syscalls stayed within the baseline. A failing agent fails the gate unless --allow-agent-failure is given.", ExitText(run.Result))})
 		}
 	}
 	for _, run := range r.gateRuns() {
 		// A run with no new syscall can fail on a baseline alone: say which.
 		for _, f := range run.ModifiedBaselines {
-			failures = append(failures, Annotation{Level: "error", Title: "sysgate: baseline modified by " + run.Agent, Message: harness.ModifiedMessage(f)})
+			failures = append(failures, Annotation{Level: "error", Title: "sysgate: baseline modified by " + run.Agent, Message: ModifiedMessage(f)})
 		}
 		for _, f := range run.ChangedBaselines {
-			failures = append(failures, Annotation{Level: "error", Title: "sysgate: baseline changed during the gate (" + run.Agent + ")", Message: harness.GuardChangedMessage(f)})
+			failures = append(failures, Annotation{Level: "error", Title: "sysgate: baseline changed during the gate (" + run.Agent + ")", Message: GuardChangedMessage(f)})
 		}
 	}
 	// Unverified execs of programs the baseline allows are counted in the

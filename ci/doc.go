@@ -9,6 +9,13 @@
 // to a writer the caller opens).
 // WriteResult picks one of the formats of a single run (check --format).
 //
+// Every sentence about a run is ci's: harness.Result holds data and its
+// predicates (Conclusive, AgentFailed, Recorded), and the words are
+// functions of it here (Summary, ExitText, ArchHint, DriftNote,
+// WeakenedBanner, ViolationReport, ...), for the CLI, the renderers and
+// gatetest's Gomega messages alike. Verdict is harness.Verdict, with
+// VerdictRecorded, which only a report gives.
+//
 // A Report is a list of runs, each a *harness.Result plus what only the
 // report knows: the Ginkgo spec that attached it and whether that spec
 // expected the violation. Load builds one from Ginkgo JSON reports (each

@@ -18,7 +18,7 @@ func TestAChangedBaselineIsNamedInTextAndAnnotations(t *testing.T) {
 	if err := WriteText(&text, r, Palette{}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{harness.GuardChangedMessage(changed), "read-only for the agent: the gate's baselines " + protected} {
+	for _, want := range []string{GuardChangedMessage(changed), "read-only for the agent: the gate's baselines " + protected} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}

@@ -108,7 +108,7 @@ func junitMessage(run Run) string {
 		}
 		return msg
 	case VerdictAgentFailed:
-		return fmt.Sprintf("%s: the agent %s", run.Agent, run.ExitText())
+		return fmt.Sprintf("%s: the agent %s", run.Agent, ExitText(run.Result))
 	}
 	return fmt.Sprintf("%s: inconclusive: %s", run.Agent, orDash(run.Inconclusive))
 }

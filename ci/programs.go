@@ -19,7 +19,7 @@ func argvLine(argv []string) string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
 		if a != redacted {
-			a = shellQuote(a)
+			a = ShellQuote(a)
 		}
 		out[i] = term(a)
 	}

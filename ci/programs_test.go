@@ -134,7 +134,7 @@ func TestProgramsSurviveJSON(t *testing.T) {
 // TestProgramsInTheGomegaSummary: the one-line Result the matchers print
 // lists programs after syscalls, mismatch first and argv quoted.
 func TestProgramsInTheGomegaSummary(t *testing.T) {
-	s := programResult().Summary()
+	s := Summary(programResult())
 	socket := strings.Index(s, "x86_64 socket")
 	curl := strings.Index(s, "program /usr/bin/curl [risky: downloader, high] x2 (curl -s -H <redacted> 'https://example.com/a b') run by /usr/bin/python3.12 (pid 42) -> baselines/python-agent.yaml:20")
 	mismatch := strings.Index(s, "program MISMATCH (the exec named /bin/true; the kernel ran /usr/bin/nc.openbsd): /usr/bin/nc.openbsd [risky: downloader, high]")

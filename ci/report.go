@@ -9,24 +9,26 @@ import (
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
-// Verdict is the outcome of a run or a whole report, as a report ranks it.
-type Verdict string
+// Verdict is the outcome of a run or a whole report, as a report ranks it:
+// the harness's verdicts, and VerdictRecorded, which only a report gives.
+type Verdict = harness.Verdict
 
 // Verdicts, in the order a summary ranks them: a violation is conclusive
 // evidence and outranks a run that could not decide, which outranks an
 // agent that failed with clean syscalls.
 const (
-	VerdictClean        Verdict = Verdict(harness.VerdictClean)
-	VerdictInconclusive Verdict = Verdict(harness.VerdictInconclusive)
-	VerdictViolation    Verdict = Verdict(harness.VerdictViolation)
-	VerdictAgentFailed  Verdict = Verdict(harness.VerdictAgentFailed)
+	VerdictClean        = harness.VerdictClean
+	VerdictInconclusive = harness.VerdictInconclusive
+	VerdictViolation    = harness.VerdictViolation
+	VerdictAgentFailed  = harness.VerdictAgentFailed
 	// VerdictRecorded is a record-mode run that saw syscalls its baseline
 	// does not list yet (harness.Result.Recorded): what a baseline update
-	// adds, not a failure.
+	// adds, not a failure. A run's own Verdict is never this.
 	VerdictRecorded Verdict = "recorded"
 )
 
-func (v Verdict) rank() int {
+// rank orders verdicts for a summary: the worst ranks highest.
+func rank(v Verdict) int {
 	switch v {
 	case VerdictViolation:
 		return 5
@@ -81,7 +83,7 @@ func (run Run) Outcome() Verdict {
 	if run.Mode == baseline.ModeRecord && !run.Conclusive() {
 		return VerdictInconclusive // what it recorded may be incomplete
 	}
-	return Verdict(run.Result.Verdict)
+	return run.Result.Verdict
 }
 
 // arch names the arch the run ran on, or is "" when the result does not
@@ -117,7 +119,7 @@ func (r *Report) Verdict() Verdict {
 		v = VerdictInconclusive
 	}
 	for _, run := range r.gateRuns() {
-		if o := run.Outcome(); o.rank() > v.rank() {
+		if o := run.Outcome(); rank(o) > rank(v) {
 			v = o
 		}
 	}

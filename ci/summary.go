@@ -24,7 +24,7 @@ type row struct {
 	Loss        auditlog.Loss
 	Duration    time.Duration
 	ArchHint    string // from any of its runs: the baselines had no list for Arch, or no layer for its environment
-	Drift       string // from its last run with violations: harness.Result.DriftNote
+	Drift       string // from its last run with violations: DriftNote
 }
 
 // newRow is one new syscall of an agent on an arch, counted over its runs,
@@ -51,14 +51,14 @@ func (r *Report) rows() []row {
 		}
 		rw := &rows[i]
 		rw.Runs++
-		if o := run.Outcome(); o.rank() > rw.Verdict.rank() {
+		if o := run.Outcome(); rank(o) > rank(rw.Verdict) {
 			rw.Verdict = o
 		}
 		rw.Loss = rw.Loss.Add(run.Loss)
-		if h := run.ArchHint(); h != "" {
+		if h := ArchHint(run.Result); h != "" {
 			rw.ArchHint = h
 		}
-		if d := run.DriftNote(); d != "" {
+		if d := DriftNote(run.Result); d != "" {
 			rw.Drift = d
 		}
 		rw.Duration += run.Duration
@@ -98,7 +98,7 @@ func (r *Report) newRows() []newRow {
 	var out []newRow
 	index := map[[4]string]int{}
 	for _, run := range r.gateRuns() {
-		if run.ArchHint() != "" {
+		if ArchHint(run.Result) != "" {
 			continue // an unrecorded environment: the hint stands for them all
 		}
 		for _, v := range run.Violations {

@@ -28,15 +28,15 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	if r.Inconclusive != "" {
 		fmt.Fprintf(&b, " (%s)", term(r.Inconclusive))
 	}
-	one, many := r.EventWord()
+	one, many := EventWord(r)
 	fmt.Fprintf(&b, "\n  %s from %s in %v; agent (uid %d) %s",
-		Count(r.Events, one, many), Count(len(r.Processes), "process", "processes"), r.Duration.Round(time.Millisecond), r.UID, r.ExitText())
+		Count(r.Events, one, many), Count(len(r.Processes), "process", "processes"), r.Duration.Round(time.Millisecond), r.UID, ExitText(r))
 	if r.UnverifiedExecs > 0 {
 		fmt.Fprintf(&b, "; %s", unverifiedCount(r.UnverifiedExecs))
 	}
 	b.WriteString("\n")
-	fmt.Fprintf(&b, "  backend: %s\n", r.BackendText())
-	if note := r.Shim.Note(); note != "" {
+	fmt.Fprintf(&b, "  backend: %s\n", BackendText(r))
+	if note := ShimNote(r.Shim); note != "" {
 		fmt.Fprintf(&b, "  %s\n", note)
 	}
 	if r.Unnamed > 0 {
@@ -46,10 +46,10 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 		fmt.Fprintf(&b, "  %s %s\n", p.alarm("WARNING:"), unverifiedOutsideNote(u))
 	}
 	for _, f := range r.ModifiedBaselines {
-		fmt.Fprintf(&b, "  %s\n", term(harness.ModifiedMessage(f)))
+		fmt.Fprintf(&b, "  %s\n", term(ModifiedMessage(f)))
 	}
 	for _, f := range r.ChangedBaselines {
-		fmt.Fprintf(&b, "  %s\n", harness.GuardChangedMessage(f))
+		fmt.Fprintf(&b, "  %s\n", GuardChangedMessage(f))
 	}
 	if len(r.ProtectedBaselines) > 0 {
 		fmt.Fprintf(&b, "  read-only for the agent: the gate's baselines %s\n", strings.Join(r.ProtectedBaselines, ", "))
@@ -61,14 +61,14 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 		}
 		fmt.Fprintf(&b, "  read-only for the agent: %s\n", strings.Join(quoted, ", "))
 	}
-	if banner := r.WeakenedBanner(); banner != "" {
+	if banner := WeakenedBanner(r); banner != "" {
 		fmt.Fprintf(&b, "  WEAKENED GATE: %s\n", banner)
 	}
 	writeBanner(&b, r)
-	if note := r.DroppedEnvNote(); note != "" {
+	if note := DroppedEnvNote(r); note != "" {
 		fmt.Fprintf(&b, "  %s\n", note)
 	}
-	if h := r.ArchHint(); h != "" {
+	if h := ArchHint(r); h != "" {
 		fmt.Fprintf(&b, "  %s\n", h)
 	}
 	if r.Incremental {
@@ -77,15 +77,15 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	writeObserved(&b, r)
 	// A record run's syscalls beyond its bases are what it writes: the
 	// record summary (WriteRecorded) lists them.
-	if note := r.DriftNote(); note != "" && r.ArchHint() == "" {
+	if note := DriftNote(r); note != "" && ArchHint(r) == "" {
 		fmt.Fprintf(&b, "  %s\n", note)
 	}
-	if line := r.DriftLine(); line != "" {
+	if line := DriftLine(r); line != "" {
 		fmt.Fprintf(&b, "  %s\n", term(line))
 	}
 	// An unrecorded environment's new syscalls are its whole runtime: the
 	// hint above stands for them (--format json lists them).
-	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord && r.ArchHint() == "" {
+	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord && ArchHint(r) == "" {
 		writeViolationTable(&b, r.Violations, r.Command, p)
 	}
 	if vs := shownPrograms(r); len(vs) > 0 {
@@ -108,7 +108,7 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 			fmt.Fprintf(&b, "  %s (%s, pid %d) after %v: %s\n", term(l.Exe), term(l.Comm), l.PID, l.Lived.Round(time.Millisecond), term(l.Cause))
 		}
 	}
-	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord && r.ArchHint() == "" {
+	if len(r.Violations) > 0 && r.Mode != baseline.ModeRecord && ArchHint(r) == "" {
 		fmt.Fprintf(&b, "\n%s\n", updateHint(r))
 	}
 	_, err := io.WriteString(w, b.String())

@@ -162,8 +162,8 @@ func TestCountAgrees(t *testing.T) {
 
 func TestShellQuote(t *testing.T) {
 	for in, want := range map[string]string{"python3": "python3", "a b": "'a b'", "it's": `'it'\''s'`, "": "''", "--x=/a/b": "--x=/a/b"} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		if got := ShellQuote(in); got != want {
+			t.Errorf("ShellQuote(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

@@ -12,7 +12,7 @@ type weakenedRun struct {
 func (r *Report) weakenedRuns() []weakenedRun {
 	var out []weakenedRun
 	for _, run := range r.Runs {
-		w := weakenedRun{Agent: run.Agent, Banner: run.WeakenedBanner()}
+		w := weakenedRun{Agent: run.Agent, Banner: WeakenedBanner(run.Result)}
 		if w.Banner != "" && !slices.Contains(out, w) {
 			out = append(out, w)
 		}
@@ -39,7 +39,7 @@ func (r *Report) droppedEnv() []string {
 func (r *Report) backends() []string {
 	var out []string
 	for _, run := range r.Runs {
-		if b := run.BackendText(); !slices.Contains(out, b) {
+		if b := BackendText(run.Result); !slices.Contains(out, b) {
 			out = append(out, b)
 		}
 	}

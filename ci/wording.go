@@ -27,11 +27,11 @@ func recordCommand(r *harness.Result, file string, fromSpec bool) string {
 	if len(r.Command) > 0 {
 		quoted := make([]string, len(r.Command))
 		for i, a := range r.Command {
-			quoted[i] = term(shellQuote(a))
+			quoted[i] = term(ShellQuote(a))
 		}
 		cmd = strings.Join(quoted, " ")
 	}
-	return "`sysgate record --merge -o " + term(shellQuote(file)) + term(r.RootFlags()) + " -- " + cmd + "` as root"
+	return "`sysgate record --merge -o " + term(ShellQuote(file)) + term(RootFlags(r)) + " -- " + cmd + "` as root"
 }
 
 // updateHint tells the reader of a CLI run how to accept its new
@@ -48,9 +48,6 @@ func updateHint(r *harness.Result) string {
 		recordCommand(r, file, false) + " and review the baseline diff in the pull request."
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string { return harness.ShellQuote(s) }
-
 // asStarted names the agent's start as such: its execve is logged in
 // sysgate's launcher (harness.Violation.AgentStart), whose executable
 // would read as if sysgate had made the call.
@@ -60,7 +57,7 @@ func asStarted(v harness.Violation, command []string) harness.Violation {
 	}
 	v.Exe, v.Comm = "the agent's start", "execve"
 	if len(command) > 0 {
-		v.Comm = "execve of " + shellQuote(command[0])
+		v.Comm = "execve of " + ShellQuote(command[0])
 	}
 	return v
 }

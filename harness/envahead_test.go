@@ -18,7 +18,7 @@ func TestUnlayeredRunStillReportsItsEnvironment(t *testing.T) {
 	for _, backend := range []Backend{BackendAudit, BackendNotify} {
 		r := mustRun(t, agent, WithBaselines(path), WithBackend(backend))
 		if r.Verdict != VerdictClean {
-			t.Fatalf("%s: %s", backend, r.Summary())
+			t.Fatalf("%s: %s", backend, summary(r))
 		}
 		want := baseline.SelectorFor(scmp.Native(), commandEnvironment(agent, ""))
 		if !maps.Equal(r.Selector, want) {

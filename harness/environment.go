@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"strconv"
-
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/envprobe"
 	"github.com/sysgate/sysgate/internal/kernel"
@@ -20,39 +18,6 @@ type Drift struct {
 
 // Same reports whether the run's environment matches the recorded one.
 func (d *Drift) Same() bool { return d != nil && d.Recorded && len(d.Changes) == 0 }
-
-// Note is the sentence every report puts next to a run's violations:
-// what changed in the environment and what that suggests, or that
-// nothing did. "" when there is nothing to say (no violations).
-func (r *Result) DriftNote() string {
-	if r.Drift == nil || len(r.Violations) == 0 || r.Mode == baseline.ModeRecord {
-		return ""
-	}
-	n := len(r.Violations)
-	what := "these " + strconv.Itoa(n) + " new syscalls are"
-	if n == 1 {
-		what = "this new syscall is"
-	}
-	switch {
-	case !r.Drift.Recorded:
-		return "the baselines carry no environment fingerprint for " + r.Arch.String() + " (recorded before sysgate wrote one): re-record them to tell environment drift from behaviour changes"
-	case len(r.Drift.Changes) == 0:
-		return "same environment as recorded: this is a behaviour change"
-	}
-	return "environment drift: " + baseline.DescribeChanges(r.Drift.Changes) + ": " + what +
-		" most likely environment drift; re-record the baselines in this environment (sysgate record, or the baseline-update workflow) and review the diff"
-}
-
-// DriftLine is what the text report says of a check or enforce run whose
-// environment differs from the recorded one when DriftNote has nothing
-// to say (no new syscalls): a version change stays visible even when
-// only programs differ, or nothing does. "" otherwise.
-func (r *Result) DriftLine() string {
-	if r.DriftNote() != "" || r.Drift == nil || len(r.Drift.Changes) == 0 || r.Mode == baseline.ModeRecord {
-		return ""
-	}
-	return "environment drift: " + baseline.DescribeChanges(r.Drift.Changes) + " since the baselines were recorded"
-}
 
 // hostEnvironment is what the machine says about itself, or with root
 // (WithRoot) what the run's root says about itself; the parts it cannot

@@ -165,7 +165,7 @@ func TestRunWithFilterCache(t *testing.T) {
 		return mustRun(t, Agent{Command: []string{"/bin/true"}}, WithBaselines(path), WithBackend(BackendAudit), WithFilterCache())
 	}
 	if r := run(); r.Verdict != VerdictClean {
-		t.Fatalf("first run: %s", r.Summary())
+		t.Fatalf("first run: %s", summary(r))
 	}
 	entries, err := os.ReadDir(filterCacheDir)
 	if err != nil || len(entries) != 1 {
@@ -193,6 +193,6 @@ func TestRunWithFilterCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r := run(); r.Verdict != VerdictViolation {
-		t.Fatalf("second run did not load the cached filter: %s", r.Summary())
+		t.Fatalf("second run did not load the cached filter: %s", summary(r))
 	}
 }

@@ -164,12 +164,6 @@ func WithBaselineGuard(g *BaselineGuard) Option {
 	}
 }
 
-// GuardChangedMessage is what every report says about a file a
-// BaselineGuard found changed.
-func GuardChangedMessage(file string) string {
-	return fmt.Sprintf("baseline %s changed since the gate's first run (sha256 differs): a run no longer checks what was reviewed", file)
-}
-
 // guardedChanges runs Changed for every guard, each file once, leaving
 // out the files the run already reports as modified by its own agent.
 func guardedChanges(guards []*BaselineGuard, modified []string) []string {

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,12 +15,6 @@ import (
 // does its own baselines (Result.ModifiedBaselines).
 func WithBaselineSnapshot(s *baseline.Snapshot) Option {
 	return func(c *runConfig) { c.snapshots = append(c.snapshots, s) }
-}
-
-// ModifiedMessage is what every report says about a baseline the agent
-// changed during its run.
-func ModifiedMessage(file string) string {
-	return fmt.Sprintf("the agent modified its own baseline %s", file)
 }
 
 // modifiedFiles lists the files of snapshots that changed, each once.

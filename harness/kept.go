@@ -1,10 +1,5 @@
 package harness
 
-import (
-	"fmt"
-	"strings"
-)
-
 // MaxKept bounds how many entries of each kind a run keeps of what its
 // agent can multiply at will: processes, programs, program violations,
 // unseen execs, callers of a syscall, leaked processes. Without it, 20,000
@@ -12,7 +7,7 @@ import (
 // to 14 MB. Past the bound an entry is counted, not kept; the verdict
 // counts it all the same (an exec outside the baselines that was not kept
 // still makes the run a violation), and every report says what was not
-// kept (NotKept.Note).
+// kept (ci.NotKeptNote).
 const MaxKept = 1000
 
 // NotKept counts what a run saw past MaxKept entries of a kind.
@@ -45,30 +40,6 @@ type NotKept struct {
 
 // Any reports whether anything was not kept.
 func (n *NotKept) Any() bool { return n != nil && *n != NotKept{} }
-
-// Note is the one line every report shows when something was not kept;
-// "" otherwise.
-func (n *NotKept) Note() string {
-	if !n.Any() {
-		return ""
-	}
-	var parts []string
-	add := func(c uint64, what string) {
-		if c > 0 {
-			parts = append(parts, fmt.Sprintf("%d more %s", c, what))
-		}
-	}
-	add(n.ProcessCalls, "calls by processes")
-	add(n.ProgramExecs, "execs of programs")
-	add(n.ProgramViolations, "program violations")
-	add(n.UnseenExecs, "unseen execs")
-	add(n.Leaks, "killed processes")
-	add(n.FileViolations, "file violations")
-	add(n.LearnedFiles, "file accesses to learn")
-	add(n.NetworkViolations, "network violations")
-	add(n.LearnedNetwork, "destinations to learn")
-	return fmt.Sprintf("%s not kept (a run keeps at most %d of each; they count in the verdict all the same)", strings.Join(parts, ", "), MaxKept)
-}
 
 // addNotKept adds n to what r did not keep.
 func (r *Result) addNotKept(n NotKept) {

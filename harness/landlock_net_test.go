@@ -112,7 +112,7 @@ for d in sys.argv[1:]:
 	// Recorded without the network, so the file gets the section below.
 	r := mustRun(t, agent(&recorded), WithoutNetwork())
 	if r.Verdict != VerdictClean || recorded.String() != allowed+" ok\n"+other+" ok\n" {
-		t.Fatalf("record: %s\n%s", r.Summary(), recorded.String())
+		t.Fatalf("record: %s\n%s", summary(r), recorded.String())
 	}
 	path := netBaseline(t, r.Observed, false, baseline.NetworkEntry{Op: baseline.NetConnect, Pattern: allowed})
 	const line = "enforce refuses TCP connects and binds outside the network section's ports"
@@ -120,13 +120,13 @@ for d in sys.argv[1:]:
 		var enforced bytes.Buffer
 		r = mustRun(t, agent(&enforced), WithBaselines(path), WithMode(baseline.ModeEnforce), WithBackend(backend))
 		if want := allowed + " ok\n" + other + " EACCES\n"; enforced.String() != want {
-			t.Errorf("%s: enforce: agent printed %q, want %q (%s)", backend, enforced.String(), want, r.Summary())
+			t.Errorf("%s: enforce: agent printed %q, want %q (%s)", backend, enforced.String(), want, summary(r))
 		}
 		if len(r.NetworkViolations) != 1 || r.NetworkViolations[0].Op != baseline.NetConnect || r.NetworkViolations[0].Dest != other || !r.NetworkViolations[0].Denied {
 			t.Errorf("%s: enforce: network violations %v, want the refused connect %s alone, denied", backend, r.NetworkViolations, other)
 		}
 		if r.Verdict != VerdictViolation {
-			t.Errorf("%s: enforce: %s, want a violation: a refused connect is reported", backend, r.Summary())
+			t.Errorf("%s: enforce: %s, want a violation: a refused connect is reported", backend, summary(r))
 		}
 		// The notify backend's listener refuses what Landlock does not:
 		// nothing weakened there.

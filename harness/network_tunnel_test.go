@@ -80,7 +80,7 @@ func TestDNSTunnellingIsAViolation(t *testing.T) {
 	var recorded bytes.Buffer
 	r := mustRun(t, agent(5, &recorded), WithResolvers(zone))
 	if r.Verdict != VerdictClean || strings.Count(recorded.String(), " 127.0.0.1\n") != 5 {
-		t.Fatalf("record: %s\n%s", r.Summary(), recorded.String())
+		t.Fatalf("record: %s\n%s", summary(r), recorded.String())
 	}
 	path := netBaseline(t, r.Observed, true, baseline.NetworkEntry{Op: baseline.NetResolve, Pattern: "*." + tunnelZone, Reason: "the test's own zone"})
 	const many = 40
@@ -88,7 +88,7 @@ func TestDNSTunnellingIsAViolation(t *testing.T) {
 		var out bytes.Buffer
 		r := mustRun(t, agent(5, &out), WithBaselines(path), WithMode(baseline.ModeCheck), WithBackend(backend), WithResolvers(zone))
 		if r.Verdict != VerdictClean || len(r.NetworkViolations) != 0 {
-			t.Errorf("%s: five names: %s, network violations %v, want clean\n%s", backend, r.Verdict, r.NetworkViolations, r.Summary())
+			t.Errorf("%s: five names: %s, network violations %v, want clean\n%s", backend, r.Verdict, r.NetworkViolations, summary(r))
 		}
 		if len(r.Names) != 5 {
 			t.Errorf("%s: five names: names recorded %+v, want the five", backend, r.Names)
@@ -107,7 +107,7 @@ func TestDNSTunnellingIsAViolation(t *testing.T) {
 			}
 		}
 		if r.Verdict != VerdictViolation || len(tunnel) != 1 || tunnel[0].Dest != want || tunnel[0].Level != baseline.LevelHigh {
-			t.Errorf("%s: %d names: %s, network violations %v, want exactly one resolve %s [dns-tunnel, high]\n%s", backend, many, r.Verdict, r.NetworkViolations, want, r.Summary())
+			t.Errorf("%s: %d names: %s, network violations %v, want exactly one resolve %s [dns-tunnel, high]\n%s", backend, many, r.Verdict, r.NetworkViolations, want, summary(r))
 		}
 		if len(r.NetworkViolations) != 1 {
 			t.Errorf("%s: %d names: network violations %v, want the tunnelling alone (the baseline allows every name)", backend, many, r.NetworkViolations)

@@ -108,8 +108,8 @@ func TestWithoutProgramsListsNothing(t *testing.T) {
 	if len(r.Programs) != 0 {
 		t.Errorf("programs = %q, want none", programPaths(r))
 	}
-	if !strings.Contains(r.WeakenedBanner(), "programs not observed") {
-		t.Errorf("weakened = %q, want it to name the programs", r.WeakenedBanner())
+	if !strings.Contains(strings.Join(r.Weakened, "; "), "programs not observed") {
+		t.Errorf("weakened = %q, want it to name the programs", r.Weakened)
 	}
 }
 

@@ -2,16 +2,15 @@ package harness
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/scmp"
-	"github.com/sysgate/sysgate/internal/untrusted"
 )
 
-// Verdict is the outcome of one run.
+// Verdict is the outcome of one run (ci.Verdict is the same type: a
+// report ranks them, and adds ci.VerdictRecorded).
 type Verdict string
 
 // Verdicts. A run is never clean when sysgate could not see all of it.
@@ -89,17 +88,17 @@ type Result struct {
 	Duration     time.Duration         `json:"duration"` // nanoseconds
 	// MissingArch is set when the baselines of a check or enforce run have
 	// no list at all for the arch it ran on: then every syscall counts as
-	// new, and the fix is recording that arch's list (see ArchHint).
+	// new, and the fix is recording that arch's list (see ci.ArchHint).
 	MissingArch bool `json:"missing_arch,omitempty"`
 	// Environment is where the run ran (baseline.Environment): the host,
 	// and the runtimes among the programs its processes ran.
 	Environment *baseline.Environment `json:"environment,omitempty"`
 	// Drift compares it with the environment the baselines were recorded
-	// in (check and enforce runs with baselines); see DriftNote.
+	// in (check and enforce runs with baselines); see ci.DriftNote.
 	Drift *Drift `json:"drift,omitempty"`
 	// Unrecorded are the layers the baselines pick for this environment
 	// that nobody has recorded yet (baseline.UnrecordedLayer): the run was
-	// checked without them, and the fix is recording them (LayerHint).
+	// checked without them, and the fix is recording them (ci.ArchHint).
 	Unrecorded []baseline.UnrecordedLayer `json:"unrecorded,omitempty"`
 	// Selector holds the values the baselines' layered extends entries
 	// were picked by (read before the run: commandEnvironment).
@@ -110,7 +109,7 @@ type Result struct {
 	ObservationFile string `json:"observation_file,omitempty"`
 	// KeptCapabilities are the FencedCapabilities the agent kept
 	// (WithKeepCapabilities, --keep-cap), sorted: each weakens the gate,
-	// and every report says so (WeakenedBanner).
+	// and every report says so (ci.WeakenedBanner).
 	KeptCapabilities []string `json:"kept_capabilities,omitempty"`
 	// DroppedEnv names the DroppedEnv variables the caller's environment
 	// held and the agent did not get (sorted; never their values).
@@ -209,7 +208,7 @@ type Result struct {
 	UnverifiedOutside []UnverifiedExec `json:"unverified_outside,omitempty"`
 	// NotKept counts what the run saw past MaxKept entries of a kind
 	// (nil when nothing): the lists above are then incomplete, and every
-	// report says so (WeakenedBanner).
+	// report says so (ci.WeakenedBanner).
 	NotKept *NotKept `json:"not_kept,omitempty"`
 
 	firstCalls map[syscallKey]*firstCall // who made each observed syscall first
@@ -217,45 +216,6 @@ type Result struct {
 	// /proc never showed (see programBook); each makes the run
 	// inconclusive.
 	unseenExecs []string
-}
-
-// ArchHint explains a run whose environment nobody has recorded yet: a
-// MissingArch run, or one whose baselines pick a layer that does not
-// exist (Unrecorded). "" otherwise. Every report shows it in place of
-// the run's new syscalls, which are the whole runtime's.
-//
-// An unrecorded layer is named first: recording it also gives the arch
-// its list where the stack's only list lives in its layers.
-func (r *Result) ArchHint() string {
-	if len(r.Unrecorded) == 0 {
-		if r.MissingArch {
-			return fmt.Sprintf("The baselines have no %s list yet, so every syscall of this run counts as new. Record one on an %s machine "+
-				"(sysgate record --merge), or let the baseline-update workflow's %s shard write it.",
-				r.Arch, r.Arch, r.Arch)
-		}
-		return ""
-	}
-	u := r.Unrecorded[0]
-	cmd := "sysgate record --merge -o " + ShellQuote(u.File)
-	if len(r.Baselines) > 0 {
-		cmd = "sysgate record --merge -o " + ShellQuote(r.Baselines[len(r.Baselines)-1])
-	}
-	cmd += r.RootFlags() + " --"
-	for _, a := range r.Command {
-		cmd += " " + ShellQuote(a)
-	}
-	return fmt.Sprintf("Unrecorded environment: nobody has recorded the layer %s for %s (%s:%d picks it with %s), so this run was checked without it "+
-		"and its %d %s count as new. Record it here with `%s`, or let the baseline-update workflow record on this runner.",
-		u.Path, u.Environment(), u.File, u.Line, u.Pattern, len(r.Violations), plural(len(r.Violations), "syscall", "syscalls"), cmd)
-}
-
-// ShellQuote quotes s for a POSIX shell when it needs it (the commands
-// reports tell a reader to run).
-func ShellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // Recorded reports whether a record run saw syscalls beyond its bases:
@@ -269,18 +229,6 @@ func (r *Result) Recorded() bool {
 // inconclusive cause: the verdict is still a violation, and Inconclusive
 // says what else went wrong.
 func (r *Result) Conclusive() bool { return r.Inconclusive == "" && r.Verdict != VerdictInconclusive }
-
-// ExitText says how the agent's first process ended: "exited 0", "killed
-// by segmentation fault", "timed out".
-func (r *Result) ExitText() string {
-	switch {
-	case r.TimedOut:
-		return "timed out"
-	case r.Signal != "":
-		return "killed by " + r.Signal
-	}
-	return fmt.Sprintf("exited %d", r.ExitStatus)
-}
 
 // AgentFailed reports whether the agent's first process exited non-zero
 // or was killed by a signal.
@@ -310,110 +258,15 @@ func (r *Result) Saw(name string) bool {
 	return false
 }
 
-// GomegaString keeps Gomega from dumping the whole struct.
+// GomegaString keeps Gomega from dumping the whole struct: one line of
+// the run's data, its verdict and how many findings of each kind it has.
+// The sentences a reader gets about a run are ci's (ci.Summary).
 func (r *Result) GomegaString() string {
 	if r == nil {
 		return "<nil *harness.Result>"
 	}
-	return r.Summary()
-}
-
-// String is the Summary; Ginkgo shows it for the report entry.
-func (r *Result) String() string { return r.Summary() }
-
-// Summary is a few lines: agent, mode, verdict and why.
-func (r *Result) Summary() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s, %s): %s", untrusted.Terminal(r.Agent), r.Mode, untrusted.Terminal(strings.Join(r.Command, " ")), r.Verdict)
-	if r.Inconclusive != "" {
-		fmt.Fprintf(&b, ": %s", untrusted.Terminal(r.Inconclusive))
-	}
-	fmt.Fprintf(&b, "; %d logged %s from %d %s", r.Events, plural(r.Events, "syscall", "syscalls"),
-		len(r.Processes), plural(len(r.Processes), "process", "processes"))
-	if r.AgentFailed() {
-		fmt.Fprintf(&b, "; agent %s", r.ExitText())
-	}
-	if len(r.Violations) > 0 {
-		fmt.Fprintf(&b, "\n%s", r.Violations)
-	}
-	for _, v := range r.ProgramViolations {
-		fmt.Fprintf(&b, "\n  %s", v)
-	}
-	if h := r.ArchHint(); h != "" {
-		fmt.Fprintf(&b, "\n  %s", h)
-	}
-	for _, l := range r.Leaked {
-		fmt.Fprintf(&b, "\n  killed %s (%s, pid %d) after %v: %s", untrusted.Terminal(l.Exe), untrusted.Terminal(l.Comm), l.PID, l.Lived.Round(time.Millisecond), untrusted.Terminal(l.Cause))
-	}
-	if note := r.NotKept.Note(); note != "" {
-		fmt.Fprintf(&b, "\n  %s", note)
-	}
-	return b.String()
-}
-
-// WeakenedBanner says how this run's gate was weaker than sysgate's
-// default, for every report; "" when it was not: capabilities the agent
-// kept (--keep-cap), no PID namespace of its own, fences a run without
-// root went without (Weakened), or no record of the names it looked up
-// (NamesUnrecorded).
-func (r *Result) WeakenedBanner() string {
-	var parts []string
-	if len(r.KeptCapabilities) > 0 {
-		parts = append(parts, "the agent kept "+strings.Join(r.KeptCapabilities, ", ")+
-			" (--keep-cap), which sysgate otherwise takes away: a root agent can use it to reach sysgate, the audit log or the kernel")
-	}
-	if r.IsolationUnavailable != "" {
-		parts = append(parts, "process isolation unavailable: "+r.IsolationUnavailable+
-			"; the agent could see and signal processes outside its run, read the environment and memory of those of its uid (its caller's among them, with any credentials in it), and one that left its process group could outrun the kill at the end")
-	}
-	parts = append(parts, r.Weakened...)
-	if r.NamesUnrecorded != "" {
-		parts = append(parts, "names not recorded: "+r.NamesUnrecorded+
-			"; destinations read as addresses, so an entry by name does not match them")
-	}
-	if note := r.NotKept.Note(); note != "" {
-		parts = append(parts, note)
-	}
-	return strings.Join(parts, "; ")
-}
-
-// BackendText names the backend that ran, and why auto picked it when
-// it was not audit: "audit", "notify (auto: audit unavailable: ...)".
-// Results from before backends were named read as audit.
-func (r *Result) BackendText() string {
-	b := string(r.Backend)
-	if b == "" {
-		b = string(BackendAudit)
-	}
-	if r.BackendNote != "" {
-		b += " (" + r.BackendNote + ")"
-	}
-	return b
-}
-
-// EventWord is what the run's events are: syscalls the kernel logged
-// (audit) or that sysgate's listener was handed (notify).
-func (r *Result) EventWord() (one, many string) {
-	if r.Backend == BackendNotify {
-		return "notified syscall", "notified syscalls"
-	}
-	return "logged syscall", "logged syscalls"
-}
-
-// DroppedEnvNote says which variables of the caller's environment the
-// agent did not get, by name; "" when none.
-func (r *Result) DroppedEnvNote() string {
-	if len(r.DroppedEnv) == 0 {
-		return ""
-	}
-	return "not passed to the agent: " + strings.Join(r.DroppedEnv, ", ") + " (--pass-env NAME passes one)"
-}
-
-// plural picks the word for n (the ci package renders reports with its
-// own; this is for the Result's one-line String).
-func plural[N int | uint64](n N, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return fmt.Sprintf("*harness.Result{agent: %q, mode: %s, verdict: %s, inconclusive: %q, events: %d, violations: %d, "+
+		"program violations: %d, file violations: %d, network violations: %d, exit status: %d, signal: %q}",
+		r.Agent, r.Mode, r.Verdict, r.Inconclusive, r.Events, len(r.Violations),
+		len(r.ProgramViolations), len(r.FileViolations), len(r.NetworkViolations), r.ExitStatus, r.Signal)
 }

@@ -46,23 +46,6 @@ func ParseRootBind(s string) (kernel.BindFile, error) {
 	return kernel.BindFile{Source: filepath.Clean(source), Target: filepath.Clean(target)}, nil
 }
 
-// RootFlags are the --root, --bind and --dir flags (each with a leading space)
-// that run a command again in the run's root, for the commands reports
-// print; "" for a run on the host's.
-func (r *Result) RootFlags() string {
-	if r.Root == "" {
-		return ""
-	}
-	flags := " --root " + ShellQuote(r.Root)
-	for _, b := range r.RootBinds {
-		flags += " --bind " + ShellQuote(b)
-	}
-	if r.RootDir != "" {
-		flags += " --dir " + ShellQuote(r.RootDir)
-	}
-	return flags
-}
-
 // rootDir is the agent's directory in a run with a root ("" without).
 func rootDir(root, dir string) string {
 	if root == "" || !filepath.IsAbs(dir) {

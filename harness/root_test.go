@@ -1,10 +1,10 @@
 package harness
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
 )
 
@@ -26,22 +26,16 @@ func TestParseRootBind(t *testing.T) {
 	}
 }
 
-// The record command of an unrecorded layer runs the agent again in the
-// same root, with the same binds and directory; a run on the host's
-// root gets none of the flags.
-func TestArchHintInRoot(t *testing.T) {
-	r := &Result{Command: []string{"/usr/bin/python3", "-c", "import json"}, Baselines: []string{"b/python3.yaml"},
-		Root: "/var/cache/sysgate/rootfs/trixie-1", RootBinds: rootBindArgs([]kernel.BindFile{{Source: "/tmp/r", Target: "/tmp/r"}}),
-		RootDir:     rootDir("/var/cache/sysgate/rootfs/trixie-1", "/tmp/r/ws"),
-		MissingArch: true,
-		Unrecorded: []baseline.UnrecordedLayer{{File: "b/python3.yaml", Line: 8, Pattern: "{os}/python-{python}.yaml",
-			Path: "b/debian-13/python-3.13.yaml", Values: baseline.Selector{"os": "debian-13", "python": "3.13"}}}}
-	want := "`sysgate record --merge -o b/python3.yaml --root /var/cache/sysgate/rootfs/trixie-1 --bind /tmp/r:/tmp/r --dir /tmp/r/ws -- /usr/bin/python3 -c 'import json'`"
-	if got := r.ArchHint(); !strings.Contains(got, want) || !strings.HasPrefix(got, "Unrecorded environment: nobody has recorded the layer b/debian-13/python-3.13.yaml") {
-		t.Errorf("ArchHint() = %s\nwant the unrecorded layer first (before the missing arch) and %s", got, want)
+// The flags that run the agent again in the same root: its binds as
+// --bind takes them, and its directory in the root (none on the host's).
+func TestRootBindArgsAndDir(t *testing.T) {
+	if got := rootBindArgs([]kernel.BindFile{{Source: "/tmp/r", Target: "/tmp/r"}}); !slices.Equal(got, []string{"/tmp/r:/tmp/r"}) {
+		t.Errorf("rootBindArgs = %q, want [/tmp/r:/tmp/r]", got)
 	}
-	r.Root, r.RootBinds, r.RootDir = "", nil, ""
-	if got := r.ArchHint(); strings.Contains(got, "--root") || strings.Contains(got, "--dir") {
-		t.Errorf("ArchHint() of a run on the host = %s; want no --root or --dir", got)
+	if got := rootDir("/var/cache/sysgate/rootfs/trixie-1", "/tmp/r/ws"); got != "/tmp/r/ws" {
+		t.Errorf("rootDir in a root = %q, want /tmp/r/ws", got)
+	}
+	if got := rootDir("", "/tmp/r/ws"); got != "" {
+		t.Errorf("rootDir on the host's root = %q, want none", got)
 	}
 }

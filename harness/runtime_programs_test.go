@@ -76,7 +76,10 @@ func TestRuntimePlaceholderHoldsForAnotherBuild(t *testing.T) {
 			if len(r.UnusedPrograms) > 0 {
 				t.Errorf("unused programs: %+v", r.UnusedPrograms)
 			}
-			drift := r.DriftNote() + r.DriftLine()
+			var drift string
+			if r.Drift != nil {
+				drift = baseline.DescribeChanges(r.Drift.Changes)
+			}
 			if !strings.Contains(drift, "python") || !strings.Contains(drift, "3.11.7") || !strings.Contains(drift, "3.11.2") {
 				t.Errorf("drift %q does not name python 3.11.7 → 3.11.2 (changes %+v)", drift, r.Drift)
 			}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/sysgate/sysgate/internal/envprobe"
 	"github.com/sysgate/sysgate/internal/kernel"
-	"github.com/sysgate/sysgate/internal/untrusted"
 )
 
 // ShimResolution says that the agent's command is a version manager's
@@ -33,24 +32,6 @@ type ShimResolution struct {
 	PathAdded string `json:"path_added,omitempty"`
 	// Problem says why the shim was kept (Interpreter "").
 	Problem string `json:"problem,omitempty"`
-}
-
-// Note is the line every report shows for the run's command.
-func (s *ShimResolution) Note() string {
-	if s == nil {
-		return ""
-	}
-	if s.Interpreter == "" {
-		return untrusted.Terminal("the command is " + s.Manager + "'s shim " + s.Shim + ", run as is: " + s.Problem +
-			"; the shim and " + s.Manager + "'s own programs are part of the run (give the interpreter's path as the command: `" +
-			s.Manager + " which " + filepath.Base(s.Shim) + "`)")
-	}
-	note := "the command is " + s.Manager + "'s shim " + s.Shim + ": started " + s.Interpreter + ", the interpreter " +
-		s.Manager + " names for this directory and environment, in its place"
-	if s.PathAdded != "" {
-		note += " (with " + s.PathAdded + " first on PATH, as " + s.Manager + " exec puts it)"
-	}
-	return untrusted.Terminal(note)
 }
 
 // WithoutShimResolution runs a command that is a version manager's shim

@@ -140,3 +140,28 @@ func sortViolations(vs []Violation) {
 		return vs[i].Syscall < vs[j].Syscall
 	})
 }
+
+// ViolationsAgainst diffs r's observation against p, attributing each new
+// syscall to the process that made it first (known to results from Run;
+// a result decoded from JSON knows it only for its own violations).
+func (r *Result) ViolationsAgainst(p *baseline.Profile) Violations {
+	first := r.firstCalls
+	if first == nil {
+		first = map[syscallKey]*firstCall{}
+		for _, v := range r.Violations {
+			first[syscallKey{v.Arch, v.Syscall}] = &firstCall{number: v.Number, pid: v.PID, exe: v.Exe, comm: v.Comm, also: v.Also, more: v.More, start: v.AgentStart}
+		}
+	}
+	return attribute(baseline.Diff(p, r.Observed).New, first).withAllowed(p)
+}
+
+// withAllowed fills in, for each class violation, the classes of its
+// syscall that p allows.
+func (vs Violations) withAllowed(p *baseline.Profile) Violations {
+	for i, v := range vs {
+		if name, class := argclass.SplitKey(v.Syscall); class != "" {
+			vs[i].Allowed = p.Classes(v.Arch, name)
+		}
+	}
+	return vs
+}

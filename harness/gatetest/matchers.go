@@ -8,6 +8,7 @@ import (
 	"github.com/onsi/gomega/types"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -80,9 +81,9 @@ func (m *withinBaselineMatcher) FailureMessage(any) string {
 			return err.Error()
 		}
 		return fmt.Sprintf("Expected %s to succeed within its baseline (%s): its syscalls did, but the agent %s\n"+
-			"A failing agent fails the gate; harness.WithAllowAgentFailure() accepts it.", r.Agent, m.baselines(), r.ExitText())
+			"A failing agent fails the gate; harness.WithAllowAgentFailure() accepts it.", r.Agent, m.baselines(), ci.ExitText(r))
 	}
-	msg := r.ViolationReport(m.violations, m.programs, m.baselines())
+	msg := ci.ViolationReport(r, m.violations, m.programs, m.baselines())
 	if !r.Conclusive() {
 		msg += "\nThe run was also inconclusive (more may have been missed): " + r.Inconclusive
 	}

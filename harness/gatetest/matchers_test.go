@@ -33,7 +33,7 @@ func TestStayWithinBaselineMessages(t *testing.T) {
 	g := NewWithT(t)
 	clean := fakeResult(harness.VerdictClean)
 	g.Expect(clean).To(StayWithinBaseline())
-	g.Expect(clean.Err()).To(Succeed())
+	g.Expect(Err(clean)).To(Succeed())
 
 	bad := fakeResult(harness.VerdictViolation, socketViolation, ptraceViolation)
 	m := StayWithinBaseline()
@@ -52,7 +52,7 @@ func TestStayWithinBaselineMessages(t *testing.T) {
 	g.Expect(m.NegatedFailureMessage(bad)).To(ContainSubstring("fake"))
 
 	var fe interface{ FormattedGomegaError() string }
-	g.Expect(errors.As(bad.Err(), &fe)).To(BeTrue())
+	g.Expect(errors.As(Err(bad), &fe)).To(BeTrue())
 	g.Expect(fe.FormattedGomegaError()).To(ContainSubstring("agents/fake.yaml:17"))
 	g.Expect(format.Object(bad.Violations, 0)).To(ContainSubstring("socket (41)"))
 }
@@ -107,7 +107,7 @@ func TestInconclusiveFailsBothPolarities(t *testing.T) {
 			g.Expect(func() { m.FailureMessage(r); m.NegatedFailureMessage(r) }).NotTo(Panic())
 		})
 	}
-	NewWithT(t).Expect(r.Err()).To(HaveOccurred())
+	NewWithT(t).Expect(Err(r)).To(HaveOccurred())
 }
 
 // The matchers rank like the verdict: violation > inconclusive > agent
@@ -132,7 +132,7 @@ func TestMatchersFollowTheVerdictOrder(t *testing.T) {
 	ok, err = m.Match(failed)
 	g.Expect(ok, err).To(BeFalse())
 	g.Expect(m.FailureMessage(failed)).To(And(ContainSubstring("killed by segmentation fault"), ContainSubstring("WithAllowAgentFailure")))
-	g.Expect(failed.Err()).To(MatchError(ContainSubstring("segmentation fault")))
+	g.Expect(Err(failed)).To(MatchError(ContainSubstring("segmentation fault")))
 }
 
 func TestMatchersRejectWrongActualAndNeverPanic(t *testing.T) {

@@ -2,6 +2,7 @@ package gatetest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -33,11 +35,19 @@ func Run(ctx context.Context, agent harness.Agent, opts ...harness.Option) (*har
 
 // ReportResult attaches r to the running Ginkgo spec's report under
 // harness.ReportEntryName (JSON and JUnit reports carry it; ci renders
-// them). Outside a spec (plain go test) and for a nil r it does nothing.
-// Safe from any goroutine of the spec.
+// them), shown as its ci.Summary. Outside a spec (plain go test) and for
+// a nil r it does nothing. Safe from any goroutine of the spec.
 func ReportResult(r *harness.Result) {
 	if r == nil || ginkgo.CurrentSpecReport().LeafNodeType == types.NodeTypeInvalid {
 		return
 	}
-	ginkgo.AddReportEntry(harness.ReportEntryName, r, ginkgo.ReportEntryVisibilityFailureOrVerbose)
+	ginkgo.AddReportEntry(harness.ReportEntryName, reportedResult{r}, ginkgo.ReportEntryVisibilityFailureOrVerbose)
 }
+
+// reportedResult is a Result as a report entry: Ginkgo shows its String,
+// and its JSON is the Result's own, which ci reads back.
+type reportedResult struct{ result *harness.Result }
+
+func (e reportedResult) String() string { return ci.Summary(e.result) }
+
+func (e reportedResult) MarshalJSON() ([]byte, error) { return json.Marshal(e.result) }

@@ -58,7 +58,7 @@ var _ = Describe("a run inside a spec", func() {
 		r := runTrue(ctx, func(ctx SpecContext, a harness.Agent) (*harness.Result, error) { return Run(ctx, a) })
 		Expect(r).To(StayWithinBaseline())
 		Expect(r).To(HaveObserved("execve"))
-		Expect(r.Err()).To(Succeed())
+		Expect(Err(r)).To(Succeed())
 
 		entries := resultEntries()
 		Expect(entries).NotTo(BeEmpty(), "no %q report entry", harness.ReportEntryName)

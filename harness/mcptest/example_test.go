@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/harness/mcptest"
 )
@@ -42,7 +43,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("the server", result.ExitText()+"; conclusive:", result.Conclusive())
+	fmt.Println("the server", ci.ExitText(result)+"; conclusive:", result.Conclusive())
 	// Output:
 	// tools: 4 the first: echo
 	// echo: hello

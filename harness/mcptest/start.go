@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/harness/gatetest"
 )
@@ -106,7 +107,7 @@ func (s *Server) explainFailure(err error) error {
 		case s.runErr != nil:
 			err = fmt.Errorf("%w: the run of %s failed: %w", err, s.name, s.runErr)
 		case s.result != nil:
-			err = fmt.Errorf("%w: the server %s %s", err, s.name, s.result.ExitText())
+			err = fmt.Errorf("%w: the server %s %s", err, s.name, ci.ExitText(s.result))
 		}
 	default:
 	}

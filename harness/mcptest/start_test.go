@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
@@ -64,7 +65,7 @@ func TestRunResultHoldsWhatTheToolsDid(t *testing.T) {
 			t.Fatalf("mkdir %v: %v", callMkdir, err)
 		}
 		if !result.Conclusive() || result.ExitStatus != 0 || result.Backend != harness.BackendNotify {
-			t.Fatalf("mkdir %v: result %s: want a conclusive notify run that exited 0", callMkdir, result)
+			t.Fatalf("mkdir %v: result %s: want a conclusive notify run that exited 0", callMkdir, ci.Summary(result))
 		}
 		if result.Saw("mkdirat") != callMkdir {
 			t.Errorf("mkdir %v: run saw mkdirat = %v", callMkdir, result.Saw("mkdirat"))

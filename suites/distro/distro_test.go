@@ -51,7 +51,7 @@ func againAfterLoss(run func() (int, string)) (int, string) {
 }
 
 // shellWords splits a command as a POSIX shell does for the hints
-// sysgate prints (harness.ShellQuote): words apart by spaces, single
+// sysgate prints (ci.ShellQuote): words apart by spaces, single
 // quotes around a word that needs them, and a quote inside one written
 // as quote, backslash, quote, quote.
 func shellWords(s string) []string {

@@ -77,7 +77,7 @@ func sysgateServing(ctx context.Context, env, args []string, session func(contex
 	code := <-exit
 	line := "sysgate"
 	for _, a := range args {
-		line += " " + harness.ShellQuote(a)
+		line += " " + ci.ShellQuote(a)
 	}
 	GinkgoWriter.Printf("$ %s   (an MCP client on its stdin and stdout)\n%s\n", line, report.String())
 	return code, report.String()

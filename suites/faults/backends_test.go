@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/harness/mcptest"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
@@ -36,7 +37,7 @@ var _ = Describe("the audit and notify backends", RequiresAudit, func() {
 			Expect(notify.Backend).To(Equal(harness.BackendNotify))
 			for _, r := range []*harness.Result{audit, notify} {
 				// Record mode: syscalls beyond the base are what it learns.
-				Expect(r.Conclusive() && r.ExitStatus == 0).To(BeTrue(), "%s on %s: %s", what, r.Backend, r.Summary())
+				Expect(r.Conclusive() && r.ExitStatus == 0).To(BeTrue(), "%s on %s: %s", what, r.Backend, ci.Summary(r))
 			}
 			a, n := audit.Observed.Names(audit.Arch), notify.Observed.Names(notify.Arch)
 			if slices.Equal(a, n) {

@@ -14,6 +14,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/testutil"
@@ -97,11 +98,11 @@ func sysgateAs(ctx context.Context, wrap, env []string, args ...string) outcome 
 	GinkgoHelper()
 	quoted := make([]string, len(args))
 	for i, a := range args {
-		quoted[i] = harness.ShellQuote(a)
+		quoted[i] = ci.ShellQuote(a)
 	}
 	// The shell forks sysgate instead of exec'ing it (the trailing
 	// command), so it stays the caller, its environment in /proc.
-	script := harness.ShellQuote(bin.Sysgate) + " " + strings.Join(quoted, " ") + "; code=$?; exit $code"
+	script := ci.ShellQuote(bin.Sysgate) + " " + strings.Join(quoted, " ") + "; code=$?; exit $code"
 	argv := append(append(append([]string{}, wrap...), "env", "-i", "HOME=/", "PATH=/usr/bin:/bin"), env...)
 	argv = append(argv, "/bin/sh", "-c", script)
 	path, err := exec.LookPath(argv[0])

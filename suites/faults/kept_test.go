@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 	"github.com/sysgate/sysgate/harness"
 )
@@ -62,7 +63,7 @@ var _ = Describe("an agent that runs more distinct programs than a run keeps", R
 			// Every kept program is in the baseline: only the dropped
 			// ones make this run a violation.
 			Expect(r.ProgramViolations).To(BeEmpty())
-			Expect(r.Verdict).To(Equal(harness.VerdictViolation), "%s", r.Summary())
+			Expect(r.Verdict).To(Equal(harness.VerdictViolation), "%s", ci.Summary(r))
 			Expect(o.Code).To(Equal(cli.ExitViolation))
 
 			text := sysgateWith(ctx, inDir(dir), "check", "--backend", backend, "-b", base, "--", "/bin/sh", "-c", runAll)

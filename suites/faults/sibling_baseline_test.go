@@ -94,7 +94,7 @@ var _ = Describe("an agent widening another agent's baseline", RequiresAudit, Es
 				return r
 			}
 			first := run("benign")
-			Expect(first.Verdict).To(Equal(harness.VerdictClean), "%s", first.Summary())
+			Expect(first.Verdict).To(Equal(harness.VerdictClean), "%s", ci.Summary(first))
 			// A write that got past the read-only bind some other way: from
 			// outside the run, between the gate's two runs.
 			f, err := os.OpenFile(bFile, os.O_APPEND|os.O_WRONLY, 0)

@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/internal/scmp"
@@ -86,7 +87,7 @@ func runConcurrently(ctx SpecContext, spec, n, calls int) tally {
 	Expect(t.Lost).To(BeZero(), "runs lost audit records")
 	Expect(t.Misattributed).To(BeZero(), "runs saw events that were not their own, or missed their own")
 	for _, o := range outs {
-		Expect(o.r.Verdict).To(Equal(harness.VerdictViolation), o.r.Summary())
+		Expect(o.r.Verdict).To(Equal(harness.VerdictViolation), ci.Summary(o.r))
 	}
 	return t
 }

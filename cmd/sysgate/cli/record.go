@@ -142,7 +142,7 @@ func (c *Command) refuseRecord(r *harness.Result, out string, pal ci.Palette) (c
 	if r.Verdict == harness.VerdictAgentFailed {
 		ci.WriteText(c.Stderr, r, pal)
 		return c.errorf(ExitAgentFailed, "not writing %s: the agent %s, so it may not have done what its baseline should hold "+
-			"(--allow-agent-failure records it anyway)", out, r.ExitText()), true
+			"(--allow-agent-failure records it anyway)", out, ci.ExitText(r)), true
 	}
 	// An exec that ran another program than it named is how an agent
 	// slips a program past the gate: no baseline learns it.

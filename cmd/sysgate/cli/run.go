@@ -422,7 +422,7 @@ func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 			return c.errorf(ExitInconclusive, "write result: %v", err)
 		}
 	}
-	return verdictCode(ci.Verdict(r.Verdict))
+	return verdictCode(r.Verdict)
 }
 
 // baselinesAgent reads each named baseline file and returns the agent key
