@@ -70,3 +70,20 @@ func riskyCount(vs harness.Violations) int {
 	}
 	return n
 }
+
+// FailureText is what a failing spec prints for a run that is not clean:
+// why it was inconclusive or its agent failed, else the readable diff
+// against its baselines (ViolationReport). gatetest.Err's Gomega message.
+func FailureText(r *harness.Result) string {
+	switch r.Verdict {
+	case harness.VerdictInconclusive:
+		return fmt.Sprintf("sysgate: run of %s was inconclusive: %s", r.Agent, r.Inconclusive)
+	case harness.VerdictAgentFailed:
+		return fmt.Sprintf("sysgate: %s stayed within its baseline, but the agent failed (%s)", r.Agent, ExitText(r))
+	}
+	files := strings.Join(r.Baselines, ", ")
+	if files == "" {
+		files = "its baseline"
+	}
+	return ViolationReport(r, r.Violations, r.ProgramViolations, files)
+}

@@ -1,8 +1,7 @@
 package gatetest
 
 import (
-	"fmt"
-	"strings"
+	"github.com/onsi/gomega/format"
 
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
@@ -23,20 +22,18 @@ func Err(r *harness.Result) error {
 // Error is the run's summary (ci.Summary).
 func (e *RunError) Error() string { return ci.Summary(e.Result) }
 
-// FormattedGomegaError is what Gomega prints for the error: why the run
-// was inconclusive or its agent failed, else the readable diff
-// (ci.ViolationReport).
-func (e *RunError) FormattedGomegaError() string {
-	r := e.Result
-	switch r.Verdict {
-	case harness.VerdictInconclusive:
-		return fmt.Sprintf("sysgate: run of %s was inconclusive: %s", r.Agent, r.Inconclusive)
-	case harness.VerdictAgentFailed:
-		return fmt.Sprintf("sysgate: %s stayed within its baseline, but the agent failed (%s)", r.Agent, ci.ExitText(r))
-	}
-	files := strings.Join(r.Baselines, ", ")
-	if files == "" {
-		files = "its baseline"
-	}
-	return ci.ViolationReport(r, r.Violations, r.ProgramViolations, files)
+// FormattedGomegaError is what Gomega prints for the error
+// (ci.FailureText).
+func (e *RunError) FormattedGomegaError() string { return ci.FailureText(e.Result) }
+
+// A spec that imports gatetest sees a *harness.Result in a Gomega failure
+// as sysgate check prints its summary (ci.Summary), not as harness's
+// one-line data (Result.GomegaString).
+func init() {
+	format.RegisterCustomFormatter(func(v any) (string, bool) {
+		if r, ok := v.(*harness.Result); ok && r != nil {
+			return ci.Summary(r), true
+		}
+		return "", false
+	})
 }

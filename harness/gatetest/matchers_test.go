@@ -3,6 +3,7 @@ package gatetest
 import (
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	. "github.com/onsi/gomega"
@@ -10,6 +11,7 @@ import (
 	"github.com/onsi/gomega/types"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -55,6 +57,10 @@ func TestStayWithinBaselineMessages(t *testing.T) {
 	g.Expect(errors.As(Err(bad), &fe)).To(BeTrue())
 	g.Expect(fe.FormattedGomegaError()).To(ContainSubstring("agents/fake.yaml:17"))
 	g.Expect(format.Object(bad.Violations, 0)).To(ContainSubstring("socket (41)"))
+	// A Result in any Gomega failure reads as sysgate check's summary
+	// (the formatter gatetest registers), not as harness's data line.
+	g.Expect(format.Object(bad, 0)).To(And(ContainSubstring(strings.SplitN(ci.Summary(bad), "\n", 2)[0]),
+		ContainSubstring("x86_64 socket (41) x2 by"), Not(ContainSubstring("*harness.Result{"))))
 }
 
 // A program outside the baseline fails the gate on its own, with the
