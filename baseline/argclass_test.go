@@ -7,35 +7,6 @@ import (
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
-func TestClassRisks(t *testing.T) {
-	for key, want := range map[string]string{
-		"socket(AF_PACKET)":         "raw-network, high",
-		"socket(AF_INET, SOCK_RAW)": "raw-network, high",
-		"socket(AF_INET)":           "",
-		"clone(CLONE_NEWUSER)":      "namespace, high",
-		"clone(CLONE_NEWNET)":       "namespace",
-		"clone(none)":               "",
-		"unshare(none)":             "",
-		"unshare":                   "namespace",
-		"mmap(W+X)":                 "exec-memory, high",
-		"mprotect(W^X)":             "",
-		"ioctl(TIOCSTI)":            "terminal, high",
-		"ioctl(TCGETS)":             "",
-		"prctl(PR_SET_NAME)":        "",
-		"prctl(PR_SET_SECCOMP)":     "seccomp",
-		"prctl":                     "seccomp",
-		"ptrace(PTRACE_TRACEME)":    "process-access",
-		"personality(PER_LINUX|READ_IMPLIES_EXEC)": "exec-memory, high",
-	} {
-		if got := RiskLabel(key); got != want {
-			t.Errorf("RiskLabel(%s) = %q, want %q", key, got, want)
-		}
-		if want != "" && RiskReason(key) == "" {
-			t.Errorf("%s is risky without a reason", key)
-		}
-	}
-}
-
 func TestParseClasses(t *testing.T) {
 	native := scmp.Native()
 	doc := "version: 1\nsyscalls:\n  " + native.String() + ":\n" +

@@ -3,16 +3,17 @@ package baseline
 import (
 	"sort"
 
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
 // Finding is one syscall in a diff of a profile and an observation.
 type Finding struct {
-	Arch    scmp.Arch `json:"arch"`
-	Syscall string    `json:"syscall"`
-	Count   uint64    `json:"count,omitempty"`
-	Risk    RiskClass `json:"risk,omitempty"`
-	Level   RiskLevel `json:"level,omitempty"`
+	Arch    scmp.Arch  `json:"arch"`
+	Syscall string     `json:"syscall"`
+	Count   uint64     `json:"count,omitempty"`
+	Risk    risk.Class `json:"risk,omitempty"`
+	Level   risk.Level `json:"level,omitempty"`
 	// File and Line: for a new syscall, where its line would be inserted
 	// (the agent's own file, the sorted position in that arch's list, or
 	// where the arch's section would start); for an unused one, the entry.
@@ -58,7 +59,7 @@ func Diff(p *Profile, o *Observation) *DiffResult {
 				if p.Allows(arch, name) {
 					continue
 				}
-				f := Finding{Arch: arch, Syscall: name, Count: o.Count(arch, name), Risk: Risk(name), Level: RiskLevelOf(name)}
+				f := Finding{Arch: arch, Syscall: name, Count: o.Count(arch, name), Risk: risk.Of(name), Level: risk.LevelOf(name)}
 				if target != nil {
 					f.File, f.Line = target.Path, target.insertLine(arch, name)
 				}
@@ -71,7 +72,7 @@ func Diff(p *Profile, o *Observation) *DiffResult {
 			if e.Group != "" || !p.direct[e.File] || o.Uses(arch, e.Name) {
 				continue
 			}
-			r.Unused = append(r.Unused, Finding{Arch: arch, Syscall: e.Name, Risk: Risk(e.Name), Level: RiskLevelOf(e.Name), File: e.File, Line: e.Line})
+			r.Unused = append(r.Unused, Finding{Arch: arch, Syscall: e.Name, Risk: risk.Of(e.Name), Level: risk.LevelOf(e.Name), File: e.File, Line: e.Line})
 		}
 	}
 	sortFindings(r.New)

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -26,7 +27,7 @@ func TestDiffNewAndUnused(t *testing.T) {
 		{Arch: scmp.X86_64, Syscall: "1000", Count: 1, File: agentFile, Line: 11},   // sorts first
 		{Arch: scmp.X86_64, Syscall: "accept4", Count: 2, File: agentFile, Line: 11},
 		{Arch: scmp.X86_64, Syscall: "getpid", Count: 1, File: agentFile, Line: 13}, // before getsockname's comment
-		{Arch: scmp.X86_64, Syscall: "mount", Count: 1, Risk: RiskMount, Level: LevelMedium, File: agentFile, Line: 15},
+		{Arch: scmp.X86_64, Syscall: "mount", Count: 1, Risk: risk.Mount, Level: risk.Medium, File: agentFile, Line: 15},
 	}
 	if !reflect.DeepEqual(r.New, wantNew) {
 		t.Errorf("new:\n got %+v\nwant %+v", r.New, wantNew)
@@ -54,23 +55,5 @@ func TestDiffInsertLines(t *testing.T) {
 	}
 	if r := Diff(nil, obs("", 1, map[scmp.Arch]map[string]uint64{scmp.X86_64: {"read": 1}})); len(r.New) != 1 || r.New[0].File != "" {
 		t.Errorf("diff against no profile: %+v", r)
-	}
-}
-
-func TestRiskNamesAreRealSyscalls(t *testing.T) {
-	arches := []scmp.Arch{scmp.X86_64, scmp.I386, scmp.AArch64, scmp.ARM}
-	for name, class := range riskTable {
-		known := false
-		for _, a := range arches {
-			if _, ok := scmp.Number(a, name); ok {
-				known = true
-			}
-		}
-		if !known {
-			t.Errorf("risk table names %q (%s), which libseccomp knows on no common arch", name, class)
-		}
-	}
-	if Risk("read") != RiskNone || Risk("ptrace") != RiskProcessAccess || !Risk("io_uring_setup").Risky() {
-		t.Errorf("risk classes wrong")
 	}
 }

@@ -8,7 +8,7 @@
 // file, and named groups of syscalls expected but not necessarily seen.
 // A "programs" section (programs.go) lists the executables the agent may
 // run: absolute paths, paths relative to the file, or patterns with a
-// reason; risky programs (shells, downloaders, compilers: ProgramRisk)
+// reason; risky programs (shells, downloaders, compilers: risk.OfProgram)
 // need a reason too. Without a programs section anywhere in a stack, any
 // program may run (Profile.GatesPrograms).
 // A "files" section (files*.go) lists, per access (read, write, exec,
@@ -34,6 +34,11 @@
 // the class is allowed and the syscall's other calls are not; a plain name
 // allows any arguments. Classify names the class of a call from its
 // registers, for the listener that learns and reports classes.
+//
+// Which syscalls, classes and programs are risky, at which level and why,
+// is package baseline/risk's table (risk.Of, risk.OfProgram); this
+// package decides the risks that need its own types: NetworkRisk for a
+// network entry, the sensitive-path table (sensitive.go) for files.
 //
 // Package baseline/compile turns a Profile into a seccomp BPF program for
 // one Mode (record, check, enforce) through libseccomp; it is kept apart so

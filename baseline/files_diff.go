@@ -1,5 +1,7 @@
 package baseline
 
+import "github.com/sysgate/sysgate/baseline/risk"
+
 // FileFinding is one file access in a diff: an observed access the
 // profile does not allow, or a files entry no access matched.
 type FileFinding struct {
@@ -9,8 +11,8 @@ type FileFinding struct {
 	Count uint64 `json:"count,omitempty"`
 	// Sensitive and Level: the sensitive-path row the access touches
 	// ("ssh key", high); "" when none.
-	Sensitive string    `json:"sensitive,omitempty"`
-	Level     RiskLevel `json:"level,omitempty"`
+	Sensitive string     `json:"sensitive,omitempty"`
+	Level     risk.Level `json:"level,omitempty"`
 	// Explain says what the baseline has instead: "not in the baseline;
 	// it has {workspace}/**: read".
 	Explain string `json:"explain,omitempty"`

@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -246,7 +247,7 @@ func describeOverlap(hits []sensitiveHit) string {
 	}
 	const shown = 3
 	// High rows first: they are the ones a reviewer must see.
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].entry.Level == LevelHigh && hits[j].entry.Level != LevelHigh })
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].entry.Level == risk.High && hits[j].entry.Level != risk.High })
 	var parts []string
 	for i, h := range hits {
 		if i == shown {

@@ -1,5 +1,7 @@
 package baseline
 
+import "github.com/sysgate/sysgate/baseline/risk"
+
 // recordFiles fills doc's files section from what o touched, as
 // recordPrograms fills the programs section: accesses the bases allow
 // are left out, the entries of the old file keep their reasons and
@@ -96,10 +98,10 @@ func widenFiles(base, cur *Profile) []Widened {
 		}
 		w := Widened{Kind: WidenFile, Path: e.String(), Reason: e.Reason, File: e.File, Line: e.Line}
 		if hits := sensitiveOverlap(e); len(hits) > 0 {
-			w.Risk, w.Level, w.RiskReason = RiskSensitivePath, LevelMedium, describeOverlap(hits)
+			w.Risk, w.Level, w.RiskReason = risk.SensitivePath, risk.Medium, describeOverlap(hits)
 			for _, h := range hits {
-				if h.entry.Level == LevelHigh {
-					w.Level = LevelHigh
+				if h.entry.Level == risk.High {
+					w.Level = risk.High
 				}
 			}
 		}

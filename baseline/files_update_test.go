@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sysgate/sysgate/baseline/risk"
 )
 
 func filesObservation(accesses ...ObservedFile) *Observation {
@@ -55,7 +57,7 @@ func TestDiffFiles(t *testing.T) {
 		t.Fatalf("new %+v unused %+v", r.NewFiles, r.UnusedFiles)
 	}
 	key := r.NewFiles[0]
-	if key.Path != "{home}/.ssh/id_rsa" || key.Op != FileRead || key.Count != 2 || key.Sensitive != "ssh key" || key.Level != LevelHigh ||
+	if key.Path != "{home}/.ssh/id_rsa" || key.Op != FileRead || key.Count != 2 || key.Sensitive != "ssh key" || key.Level != risk.High ||
 		key.Explain != "not in the baseline; it has /etc/hosts: read" {
 		t.Errorf("key finding %+v", key)
 	}
@@ -140,7 +142,7 @@ func TestWidenFiles(t *testing.T) {
 		t.Errorf("got %s, want %s", got, want)
 	}
 	ws := Widen(loadFiles(t, base, "a.yaml"), loadFiles(t, cur, "a.yaml"))
-	if ws[1].Risk != RiskSensitivePath || ws[1].Level != LevelHigh || !strings.HasPrefix(ws[1].RiskReason, "covers sensitive paths: ") {
+	if ws[1].Risk != risk.SensitivePath || ws[1].Level != risk.High || !strings.HasPrefix(ws[1].RiskReason, "covers sensitive paths: ") {
 		t.Errorf("sensitive widening %+v", ws[1])
 	}
 	gone := map[string]string{"a.yaml": "version: 1\nsyscalls:\n  x86_64: [read]\n"}

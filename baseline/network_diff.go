@@ -1,5 +1,7 @@
 package baseline
 
+import "github.com/sysgate/sysgate/baseline/risk"
+
 // NetworkFinding is one destination in a diff: an observed call the
 // profile does not allow, or a network entry no call matched.
 type NetworkFinding struct {
@@ -10,8 +12,8 @@ type NetworkFinding struct {
 	Program string `json:"program,omitempty"`
 	Count   uint64 `json:"count,omitempty"`
 	// Risk and Level: why the entry the destination needs is high risk.
-	Risk  RiskClass `json:"risk,omitempty"`
-	Level RiskLevel `json:"level,omitempty"`
+	Risk  risk.Class `json:"risk,omitempty"`
+	Level risk.Level `json:"level,omitempty"`
 	// Explain: "not in the baseline; it has 127.0.0.1:{port}".
 	Explain string `json:"explain,omitempty"`
 	File    string `json:"file,omitempty"`

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sysgate/sysgate/baseline/risk"
 )
 
 // GeneraliseNetwork turns the destinations a run reached into entries a
@@ -40,7 +42,7 @@ func GeneraliseNetwork(ctx FileContext, seen []ObservedDestination) []NetworkEnt
 			continue
 		}
 		by := ""
-		if r, _ := ProgramRisk(s.Program); s.Program != "" && (r == RiskShell || r == RiskDownloader) {
+		if r, _ := risk.OfProgram(s.Program); s.Program != "" && (r == risk.Shell || r == risk.Downloader) {
 			by = s.Program
 		}
 		if byOp[s.Op] == nil {

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sysgate/sysgate/baseline/risk"
 )
 
 func netObservation(t *testing.T, calls ...string) *Observation {
@@ -144,7 +146,7 @@ func TestDiffNetwork(t *testing.T) {
 	if n := r.NewNetwork[0]; n.Dest != "127.0.0.2:9" || n.Count != 2 || n.Program != "/usr/bin/python3" || n.Explain != "not in the baseline; it has 127.0.0.1:{port}" || n.Risk != "" {
 		t.Errorf("second loopback address: %+v", n)
 	}
-	if n := r.NewNetwork[1]; n.Dest != "169.254.169.254:80" || n.Risk != RiskMetadata || n.Level != LevelHigh {
+	if n := r.NewNetwork[1]; n.Dest != "169.254.169.254:80" || n.Risk != risk.CloudMetadata || n.Level != risk.High {
 		t.Errorf("metadata: %+v", n)
 	}
 	if u := r.UnusedNetwork[0]; u.Dest != "example.org:443" || u.Line != 6 {
@@ -205,7 +207,7 @@ func TestWidenNetwork(t *testing.T) {
 	if got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
-	if len(ws) == 2 && (ws[1].Risk != RiskMetadata || ws[1].Level != LevelHigh || ws[1].RiskReason == "") {
+	if len(ws) == 2 && (ws[1].Risk != risk.CloudMetadata || ws[1].Level != risk.High || ws[1].RiskReason == "") {
 		t.Errorf("metadata widening %+v", ws[1])
 	}
 	gone := map[string]string{"a.yaml": "version: 1\nsyscalls:\n  x86_64: [read]\n"}

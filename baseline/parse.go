@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/sysgate/sysgate/baseline/argclass"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -477,10 +478,10 @@ func (p *parser) entry(item *yaml.Node, arch scmp.Arch) (DocEntry, bool) {
 		p.warn(nameNode, KindChannel, "%s is refused (%s) in every run: %s cannot be seen by the filter; "+
 			"to let it through, move it to the unmonitored section with a reason", name, unixErrnoName(c.Errno), c.Unseen)
 	}
-	if r := RiskLabel(e.Name); r != "" {
+	if r := risk.Label(e.Name); r != "" {
 		switch {
 		case e.Reason == "":
-			p.add(nameNode, KindRisk, "%s is risky (%s): %s; give a reason, as \"- %s: why the agent needs it\"", e.Name, r, RiskReason(e.Name), e.Name)
+			p.add(nameNode, KindRisk, "%s is risky (%s): %s; give a reason, as \"- %s: why the agent needs it\"", e.Name, r, risk.Reason(e.Name), e.Name)
 		case strings.HasPrefix(e.Reason, "unreviewed"):
 			p.warn(nameNode, KindUnreviewed, "%s is risky (%s) and its reason is still the record-mode placeholder: review it", e.Name, r)
 		}

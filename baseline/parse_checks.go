@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/baseline/argclass"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -119,7 +120,7 @@ func (p *parser) unmonitored(val *yaml.Node) []Section {
 				continue
 			case e.Reason == "":
 				// A risky entry without a reason is reported by entry().
-				if !Risk(e.Name).Risky() {
+				if !risk.Of(e.Name).Risky() {
 					p.errs = append(p.errs, &Error{File: p.path, Line: e.Line, Col: e.Col, Kind: KindChannel,
 						Message: fmt.Sprintf("unmonitored %s needs a reason: say why the agent needs what the gate cannot see", e.Name)})
 				}

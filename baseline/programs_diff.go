@@ -1,13 +1,14 @@
 package baseline
 
+import "github.com/sysgate/sysgate/baseline/risk"
 import "sort"
 
 // ProgramFinding is one program in a diff of a profile and an observation.
 type ProgramFinding struct {
-	Program string    `json:"program"`
-	Count   uint64    `json:"count,omitempty"`
-	Risk    RiskClass `json:"risk,omitempty"`
-	Level   RiskLevel `json:"level,omitempty"`
+	Program string     `json:"program"`
+	Count   uint64     `json:"count,omitempty"`
+	Risk    risk.Class `json:"risk,omitempty"`
+	Level   risk.Level `json:"level,omitempty"`
 	// File and Line: for a new program, where its line would go; for an
 	// unused one, the entry.
 	File string `json:"file,omitempty"`
@@ -19,7 +20,7 @@ type ProgramFinding struct {
 func (f ProgramFinding) RiskLabel() string { return f.Risk.Label(f.Level) }
 
 func programFinding(prog string) ProgramFinding {
-	r, l := ProgramRisk(prog)
+	r, l := risk.OfProgram(prog)
 	return ProgramFinding{Program: prog, Risk: r, Level: l}
 }
 

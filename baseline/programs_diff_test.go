@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -33,9 +34,9 @@ syscalls:
 	}
 	r := Diff(p, o)
 	wantNew := []ProgramFinding{
-		{Program: "/usr/bin/curl", Count: 2, Risk: RiskDownloader, Level: LevelHigh, File: agent, Line: 5}, // before git
-		{Program: "/usr/bin/perl", Count: 1, File: agent, Line: 6},                                         // before python's comment
-		{Program: "/usr/bin/zsh", Count: 1, Risk: RiskShell, Level: LevelHigh, File: agent, Line: 10},      // after the last entry's reason
+		{Program: "/usr/bin/curl", Count: 2, Risk: risk.Downloader, Level: risk.High, File: agent, Line: 5}, // before git
+		{Program: "/usr/bin/perl", Count: 1, File: agent, Line: 6},                                          // before python's comment
+		{Program: "/usr/bin/zsh", Count: 1, Risk: risk.Shell, Level: risk.High, File: agent, Line: 10},      // after the last entry's reason
 		{Program: "memfd:payload", Count: 1, File: agent, Line: 10},
 	}
 	if !reflect.DeepEqual(r.NewPrograms, wantNew) {
@@ -43,7 +44,7 @@ syscalls:
 	}
 	wantUnused := []ProgramFinding{
 		{Program: "/usr/bin/git", File: agent, Line: 5},
-		{Program: "/usr/bin/sh", Risk: RiskShell, Level: LevelHigh, File: agent, Line: 8},
+		{Program: "/usr/bin/sh", Risk: risk.Shell, Level: risk.High, File: agent, Line: 8},
 	}
 	if !reflect.DeepEqual(r.UnusedPrograms, wantUnused) {
 		t.Errorf("unused programs:\n got %+v\nwant %+v", r.UnusedPrograms, wantUnused)

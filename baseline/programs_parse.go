@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/sysgate/sysgate/baseline/risk"
 )
 
 // programForms is how a program entry is written, for messages.
@@ -69,11 +71,11 @@ func (p *parser) program(item *yaml.Node, dir string) (ProgramEntry, bool) {
 			return e, false
 		}
 	}
-	r, l := ProgramRisk(e.Path)
+	r, l := risk.OfProgram(e.Path)
 	switch {
 	case r.Risky() && e.Reason == "":
 		p.add(pathNode, KindRisk, "%s is risky (%s): %s; give a reason, as \"- path: %s\" with \"reason: why the agent runs it\" on the next line",
-			e.describe(), r.Label(l), classReasons[r], yamlString(written))
+			e.describe(), r.Label(l), r.Reason(), yamlString(written))
 		return e, false
 	case (r.Risky() || e.Pattern) && strings.HasPrefix(e.Reason, "unreviewed"):
 		p.warn(pathNode, KindUnreviewed, "%s needs a reviewed reason and its reason is still the record-mode placeholder: review it", e.describe())

@@ -222,47 +222,6 @@ func TestProgramPatternsMatchOneElementAtATime(t *testing.T) {
 	}
 }
 
-func TestProgramRisk(t *testing.T) {
-	cases := []struct {
-		prog  string
-		risk  RiskClass
-		level RiskLevel
-	}{
-		{"/usr/bin/bash", RiskShell, LevelHigh},
-		{"/bin/bash5", RiskShell, LevelHigh},
-		{"/usr/bin/dash", RiskShell, LevelHigh},
-		{"/usr/bin/zsh-5.9", RiskShell, LevelHigh},
-		{"/bin/busybox", RiskShell, LevelHigh},
-		{"/usr/bin/curl", RiskDownloader, LevelHigh},
-		{"/usr/bin/nc.openbsd", RiskDownloader, LevelHigh},
-		{"/usr/bin/ssh", RiskDownloader, LevelHigh},
-		{"/usr/bin/gcc-14", RiskCompiler, LevelMedium},
-		{"/usr/bin/x86_64-linux-gnu-gcc-14", RiskCompiler, LevelMedium},
-		{"/usr/bin/aarch64-linux-gnu-ld.bfd", RiskCompiler, LevelMedium},
-		{"/usr/bin/x86_64-w64-mingw32-g++", RiskCompiler, LevelMedium},
-		{"/usr/lib/gcc/x86_64-linux-gnu/14/cc1", RiskCompiler, LevelMedium},
-		{"/usr/bin/clang-18", RiskCompiler, LevelMedium},
-		{"/usr/local/go/bin/go", RiskCompiler, LevelMedium},
-		{"/usr/bin/python3.13", RiskNone, LevelNone},
-		{"/usr/bin/x86_64-linux-gnu-python3.13", RiskNone, LevelNone},
-		{"/usr/bin/node", RiskNone, LevelNone},
-		{"/usr/bin/bashful", RiskNone, LevelNone},
-		{"/usr/bin/gcc-ar-14", RiskNone, LevelNone},
-		{"/usr/bin/docker-credential-as", RiskNone, LevelNone}, // not a toolchain's target prefix
-		{"/usr/bin/base64", RiskNone, LevelNone},
-		{"/usr/bin/git", RiskNone, LevelNone},
-	}
-	for _, c := range cases {
-		r, l := ProgramRisk(c.prog)
-		if r != c.risk || l != c.level {
-			t.Errorf("%s: %q %q, want %q %q", c.prog, r, l, c.risk, c.level)
-		}
-		if reason := ProgramRiskReason(c.prog); (reason != "") != c.risk.Risky() {
-			t.Errorf("%s: reason %q", c.prog, reason)
-		}
-	}
-}
-
 func TestLoadStackPrograms(t *testing.T) {
 	dir := t.TempDir()
 	base := writeFile(t, dir, "base.yaml", "version: 1\nprograms:\n  - /usr/bin/env\n  - path: /opt/*/bin/tool\n    reason: one per version\n")

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/sysgate/sysgate/baseline/argclass"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -202,21 +203,21 @@ func recordSyscalls(doc, old *Document, o *Observation, provided func(scmp.Arch,
 				continue // the argument-blind entry written for n covers it
 			}
 			if _, named := scmp.Number(arch, argclass.SyscallOf(name)); !named {
-				res.Skipped = append(res.Skipped, Finding{Arch: arch, Syscall: name, Count: o.Count(arch, name), Risk: Risk(name), Level: RiskLevelOf(name)})
+				res.Skipped = append(res.Skipped, Finding{Arch: arch, Syscall: name, Count: o.Count(arch, name), Risk: risk.Of(name), Level: risk.LevelOf(name)})
 				continue
 			}
 			e := DocEntry{Name: name}
 			if prev, ok := old.entry(arch, name); ok {
 				e = prev
 			} else {
-				if Risk(name).Risky() {
+				if risk.Of(name).Risky() {
 					e.Reason = UnreviewedReason
 				} else if blind, ok := old.entry(arch, argclass.SyscallOf(name)); ok && blind.Reason != "" {
 					// A blind entry's reason carries over to the classes
 					// that replace it.
 					e.Reason = blind.Reason
 				}
-				res.Added = append(res.Added, Finding{Arch: arch, Syscall: name, Count: o.Count(arch, name), Risk: Risk(name), Level: RiskLevelOf(name), File: path})
+				res.Added = append(res.Added, Finding{Arch: arch, Syscall: name, Count: o.Count(arch, name), Risk: risk.Of(name), Level: risk.LevelOf(name), File: path})
 			}
 			sec := sectionFor(&doc.Syscalls, arch, true)
 			sec.Entries = append(sec.Entries, e)
@@ -235,14 +236,14 @@ func carryOverEntries(doc, old *Document, o *Observation, provided func(scmp.Arc
 			for _, e := range sec.Entries {
 				switch {
 				case o.replacesEntry(sec.Arch, e.Name):
-					res.Removed = append(res.Removed, Finding{Arch: sec.Arch, Syscall: e.Name, Risk: Risk(e.Name), Level: RiskLevelOf(e.Name), File: path, Line: e.Line})
+					res.Removed = append(res.Removed, Finding{Arch: sec.Arch, Syscall: e.Name, Risk: risk.Of(e.Name), Level: risk.LevelOf(e.Name), File: path, Line: e.Line})
 				case !provided(sec.Arch, e.Name) && o.Count(sec.Arch, e.Name) > 0:
 					// carried over above, with its reason
 				case !provided(sec.Arch, e.Name) && merge:
 					s := sectionFor(&doc.Syscalls, sec.Arch, true)
 					s.Entries = append(s.Entries, e)
 				default: // now in a base or a group, or stale
-					res.Removed = append(res.Removed, Finding{Arch: sec.Arch, Syscall: e.Name, Risk: Risk(e.Name), Level: RiskLevelOf(e.Name), File: path, Line: e.Line})
+					res.Removed = append(res.Removed, Finding{Arch: sec.Arch, Syscall: e.Name, Risk: risk.Of(e.Name), Level: risk.LevelOf(e.Name), File: path, Line: e.Line})
 				}
 			}
 		}
@@ -277,7 +278,7 @@ func dropProvided(groups []Group, base *Profile, path string, res *RecordResult)
 			var entries []DocEntry
 			for _, e := range sec.Entries {
 				if base.Allows(sec.Arch, e.Name) {
-					res.Removed = append(res.Removed, Finding{Arch: sec.Arch, Syscall: e.Name, Risk: Risk(e.Name), Level: RiskLevelOf(e.Name), File: path, Line: e.Line})
+					res.Removed = append(res.Removed, Finding{Arch: sec.Arch, Syscall: e.Name, Risk: risk.Of(e.Name), Level: risk.LevelOf(e.Name), File: path, Line: e.Line})
 					continue
 				}
 				entries = append(entries, e)

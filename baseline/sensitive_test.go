@@ -3,6 +3,8 @@ package baseline
 import (
 	"strings"
 	"testing"
+
+	"github.com/sysgate/sysgate/baseline/risk"
 )
 
 func TestSensitivePath(t *testing.T) {
@@ -11,46 +13,46 @@ func TestSensitivePath(t *testing.T) {
 		path  string
 		op    FileOp
 		label string // "" = not sensitive
-		level RiskLevel
+		level risk.Level
 	}{
-		{"/home/runner/.ssh/id_rsa", FileRead, "ssh key", LevelHigh},
-		{"/home/runner/.ssh/authorized_keys", FileWrite, "ssh key", LevelHigh},
-		{"/home/runner/.ssh/known_hosts", FileRead, "ssh known hosts", LevelMedium},
-		{"/home/runner/.aws/credentials", FileRead, "cloud credentials", LevelHigh},
-		{"/home/runner/.kube/config", FileRead, "cloud credentials", LevelHigh},
-		{"/home/runner/.netrc", FileRead, "credentials", LevelHigh},
-		{"/home/runner/work/r/r/.env", FileRead, "env file", LevelHigh},
-		{"/home/runner/work/r/r/app/.env.local", FileRead, "env file", LevelHigh},
-		{"/home/runner/work/r/r/.env", FileWrite, "env file", LevelMedium},
+		{"/home/runner/.ssh/id_rsa", FileRead, "ssh key", risk.High},
+		{"/home/runner/.ssh/authorized_keys", FileWrite, "ssh key", risk.High},
+		{"/home/runner/.ssh/known_hosts", FileRead, "ssh known hosts", risk.Medium},
+		{"/home/runner/.aws/credentials", FileRead, "cloud credentials", risk.High},
+		{"/home/runner/.kube/config", FileRead, "cloud credentials", risk.High},
+		{"/home/runner/.netrc", FileRead, "credentials", risk.High},
+		{"/home/runner/work/r/r/.env", FileRead, "env file", risk.High},
+		{"/home/runner/work/r/r/app/.env.local", FileRead, "env file", risk.High},
+		{"/home/runner/work/r/r/.env", FileWrite, "env file", risk.Medium},
 		{"/home/runner/work/r/r/.envrc", FileRead, "", ""},
-		{"/etc/shadow", FileRead, "password hashes", LevelHigh},
-		{"/etc/sudoers.d/runner", FileRead, "sudo rules", LevelMedium},
-		{"/etc/sudoers.d/runner", FileWrite, "sudo rules", LevelHigh},
-		{"/proc/1/environ", FileRead, "process environment", LevelHigh},
+		{"/etc/shadow", FileRead, "password hashes", risk.High},
+		{"/etc/sudoers.d/runner", FileRead, "sudo rules", risk.Medium},
+		{"/etc/sudoers.d/runner", FileWrite, "sudo rules", risk.High},
+		{"/proc/1/environ", FileRead, "process environment", risk.High},
 		{"/proc/self/environ", FileRead, "", ""},
 		{"/proc/thread-self/mem", FileWrite, "", ""},
-		{"/proc/77/mem", FileWrite, "process memory", LevelHigh},
-		{"/home/runner/work/_temp/_runner_file_commands/set_env_1", FileWrite, "runner commands", LevelHigh},
+		{"/proc/77/mem", FileWrite, "process memory", risk.High},
+		{"/home/runner/work/_temp/_runner_file_commands/set_env_1", FileWrite, "runner commands", risk.High},
 		{"/home/runner/work/_temp/_runner_file_commands/set_env_1", FileRead, "", ""},
-		{"/home/runner/work/_actions/actions/checkout/v4/dist/index.js", FileWrite, "runner actions", LevelHigh},
+		{"/home/runner/work/_actions/actions/checkout/v4/dist/index.js", FileWrite, "runner actions", risk.High},
 		{"/home/runner/work/_actions/actions/checkout/v4/dist/index.js", FileRead, "", ""},
-		{"/opt/hostedtoolcache/Python/3.12.1/x64/bin/python", FileWrite, "runner tool cache", LevelHigh},
-		{"/home/runner/runners/2.320.0/.credentials", FileRead, "runner credentials", LevelHigh},
-		{"/home/runner/.bashrc", FileWrite, "shell start-up", LevelHigh},
+		{"/opt/hostedtoolcache/Python/3.12.1/x64/bin/python", FileWrite, "runner tool cache", risk.High},
+		{"/home/runner/runners/2.320.0/.credentials", FileRead, "runner credentials", risk.High},
+		{"/home/runner/.bashrc", FileWrite, "shell start-up", risk.High},
 		{"/home/runner/.bashrc", FileRead, "", ""},
-		{"/home/runner/work/r/r/.git/hooks/pre-commit", FileWrite, "git hook", LevelHigh},
-		{"/home/runner/work/r/r/.git/config", FileWrite, "git config", LevelHigh},
+		{"/home/runner/work/r/r/.git/hooks/pre-commit", FileWrite, "git hook", risk.High},
+		{"/home/runner/work/r/r/.git/config", FileWrite, "git config", risk.High},
 		{"/home/runner/work/r/r/.git/config", FileRead, "", ""},
-		{"/home/runner/work/r/r/.mcp.json", FileWrite, "agent config", LevelHigh},
-		{"/home/runner/.claude/settings.json", FileWrite, "agent config", LevelHigh},
-		{"/home/runner/.claude/.credentials.json", FileRead, "agent credentials", LevelHigh},
-		{"/etc/ld.so.preload", FileWrite, "preload", LevelHigh},
+		{"/home/runner/work/r/r/.mcp.json", FileWrite, "agent config", risk.High},
+		{"/home/runner/.claude/settings.json", FileWrite, "agent config", risk.High},
+		{"/home/runner/.claude/.credentials.json", FileRead, "agent credentials", risk.High},
+		{"/etc/ld.so.preload", FileWrite, "preload", risk.High},
 		{"/etc/ld.so.preload", FileRead, "", ""},
-		{"/etc/cron.d/job", FileWrite, "cron", LevelHigh},
-		{"/etc/systemd/system/x.service", FileWrite, "systemd unit", LevelHigh},
-		{"/home/runner/.config/systemd/user/x.service", FileDelete, "systemd unit", LevelHigh},
+		{"/etc/cron.d/job", FileWrite, "cron", risk.High},
+		{"/etc/systemd/system/x.service", FileWrite, "systemd unit", risk.High},
+		{"/home/runner/.config/systemd/user/x.service", FileDelete, "systemd unit", risk.High},
 		{"/usr/lib/python3.11/os.py", FileRead, "", ""},
-		{"{home}/.ssh/id_ed25519", FileRead, "ssh key", LevelHigh},
+		{"{home}/.ssh/id_ed25519", FileRead, "ssh key", risk.High},
 	} {
 		s, ok := SensitivePath(ctx, tc.path, tc.op)
 		if ok != (tc.label != "") || s.Label != tc.label || s.Level != tc.level {
@@ -70,7 +72,7 @@ func TestSensitiveTable(t *testing.T) {
 		if p := globProblem(s.Pattern); p != "" {
 			t.Errorf("%s: %s", s.Pattern, p)
 		}
-		if len(s.Ops) == 0 || s.Label == "" || s.Reason == "" || (s.Level != LevelHigh && s.Level != LevelMedium) {
+		if len(s.Ops) == 0 || s.Label == "" || s.Reason == "" || (s.Level != risk.High && s.Level != risk.Medium) {
 			t.Errorf("incomplete row %+v", s)
 		}
 		for _, pr := range probes(s.Pattern) {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -23,12 +24,12 @@ type Widened struct {
 	Syscall string    `json:"syscall,omitempty"`
 	Program string    `json:"program,omitempty"`
 	// Path is a files entry: "{workspace}/**: write".
-	Path    string    `json:"path,omitempty"`
-	Pattern bool      `json:"pattern,omitempty"`
-	Group   string    `json:"group,omitempty"`
-	Reason  string    `json:"reason,omitempty"`
-	Risk    RiskClass `json:"risk,omitempty"`
-	Level   RiskLevel `json:"level,omitempty"`
+	Path    string     `json:"path,omitempty"`
+	Pattern bool       `json:"pattern,omitempty"`
+	Group   string     `json:"group,omitempty"`
+	Reason  string     `json:"reason,omitempty"`
+	Risk    risk.Class `json:"risk,omitempty"`
+	Level   risk.Level `json:"level,omitempty"`
 	// RiskReason: why the risk class is risky ("" when not risky).
 	RiskReason string `json:"risk_reason,omitempty"`
 	File       string `json:"file,omitempty"`
@@ -79,13 +80,13 @@ func Widen(base, cur *Profile) []Widened {
 				continue
 			}
 			out = append(out, Widened{Kind: WidenSyscall, Arch: arch, Syscall: e.Name, Group: e.Group, Reason: e.Reason,
-				Risk: Risk(e.Name), Level: RiskLevelOf(e.Name), RiskReason: riskReasonIf(e.Name), File: e.File, Line: e.Line})
+				Risk: risk.Of(e.Name), Level: risk.LevelOf(e.Name), RiskReason: riskReasonIf(e.Name), File: e.File, Line: e.Line})
 		}
 	}
 	for _, u := range cur.Unmonitored() {
 		if !base.IsUnmonitored(u.Arch, u.Syscall) {
 			out = append(out, Widened{Kind: WidenUnmonitored, Arch: u.Arch, Syscall: u.Syscall, Reason: u.Reason,
-				Risk: Risk(u.Syscall), Level: RiskLevelOf(u.Syscall), RiskReason: u.Unseen, File: u.File, Line: u.Line})
+				Risk: risk.Of(u.Syscall), Level: risk.LevelOf(u.Syscall), RiskReason: u.Unseen, File: u.File, Line: u.Line})
 		}
 	}
 	out = append(out, widenPrograms(base, cur)...)
@@ -123,10 +124,10 @@ func widenPrograms(base, cur *Profile) []Widened {
 		if !ok {
 			continue
 		}
-		r, l := ProgramRisk(e.Path)
+		r, l := risk.OfProgram(e.Path)
 		w := Widened{Kind: kind, Program: e.Path, Pattern: e.Pattern, Reason: e.Reason, Risk: r, Level: l, File: e.File, Line: e.Line}
 		if r.Risky() {
-			w.RiskReason = ProgramRiskReason(e.Path)
+			w.RiskReason = risk.ProgramReason(e.Path)
 		}
 		out = append(out, w)
 	}
@@ -171,8 +172,8 @@ func pinsLooser(base, cur []string) bool {
 }
 
 func riskReasonIf(key string) string {
-	if !Risk(key).Risky() {
+	if !risk.Of(key).Risky() {
 		return ""
 	}
-	return RiskReason(key)
+	return risk.Reason(key)
 }

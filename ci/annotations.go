@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -224,7 +224,7 @@ func newSyscallAnnotation(g []newRow) Annotation {
 		}
 	}
 	if n.Risk.Risky() {
-		fmt.Fprintf(&b, "\nRisk: %s (%s). A baseline entry for it needs a reason a reviewer accepts.", n.RiskLabel(), baseline.RiskReason(n.Syscall))
+		fmt.Fprintf(&b, "\nRisk: %s (%s). A baseline entry for it needs a reason a reviewer accepts.", n.RiskLabel(), risk.Reason(n.Syscall))
 	}
 	if n.File != "" {
 		var lines []string

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -69,13 +70,13 @@ func hintRun(t *testing.T, path string) (*harness.Result, []hintFinding) {
 		t.Fatalf("baseline.Diff: %d new syscalls, want 3: %+v", len(res.Violations), res.Violations)
 	}
 	for _, prog := range []string{"/usr/bin/curl", "/opt/tools/bin/fmt-check"} { // risky, plain
-		r, l := baseline.ProgramRisk(prog)
+		r, l := risk.OfProgram(prog)
 		file, line := p.ProgramInsert(prog)
 		res.ProgramViolations = append(res.ProgramViolations, harness.ProgramViolation{ProgramRun: harness.ProgramRun{Path: prog, Role: harness.RoleProgram,
 			Argv: []string{filepath.Base(prog)}, Parent: "/usr/bin/python3", PID: 8, Count: 1, Risk: r, Level: l}, File: file, Line: line})
 		findings = append(findings, hintFinding{"program " + prog, func(p *baseline.Profile) bool { return p.AllowsProgram(prog) }})
 	}
-	if r, _ := baseline.ProgramRisk("/usr/bin/curl"); !r.Risky() {
+	if r, _ := risk.OfProgram("/usr/bin/curl"); !r.Risky() {
 		t.Fatal("/usr/bin/curl is not risky: the test needs a risky program")
 	}
 	for _, file := range []string{"/srv/data/in.txt", "/home/u/.ssh/id_rsa"} { // plain, sensitive

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -61,7 +62,7 @@ func TestHostileNamesGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := &Update{Arches: []scmp.Arch{scmp.X86_64}, Files: []FileUpdate{{Agent: "evil-agent", File: "baselines/evil-agent.yaml", Runs: 1,
-		AddedPrograms: []baseline.ProgramFinding{{Program: "/tmp/" + hostileName, Count: 1, Risk: baseline.RiskShell, Level: baseline.LevelHigh, File: "baselines/evil-agent.yaml"}}}}}
+		AddedPrograms: []baseline.ProgramFinding{{Program: "/tmp/" + hostileName, Count: 1, Risk: risk.Shell, Level: risk.High, File: "baselines/evil-agent.yaml"}}}}}
 	if err := u.WritePRBody(&prBody, PRBodyOptions{BaselineDir: "baselines"}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -23,7 +24,7 @@ func loadFixtureReport(t *testing.T) *Report {
 	path := writeGinkgoReport(t, fixtureSuite,
 		spec{text: "filesystem server reads a file", failed: "mcp-filesystem made 1 syscall outside its baseline", result: &harness.Result{
 			Agent: "mcp-filesystem", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: 2 * time.Second,
-			Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 4, Risk: baseline.RiskProcessAccess, PID: 4242,
+			Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 4, Risk: risk.ProcessAccess, PID: 4242,
 				Exe: "/usr/bin/node", Comm: "node", File: "../baselines/mcp-filesystem.yaml", Line: 17}}}},
 		spec{text: "filesystem server is caught moving a file", result: &harness.Result{Agent: "mcp-filesystem-bite-move", Mode: baseline.ModeCheck,
 			Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: 500 * time.Millisecond,

@@ -7,6 +7,7 @@ import (
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -193,7 +194,7 @@ func writeNetworkChanges(b *strings.Builder, f FileUpdate) {
 // reason, which validate --strict refuses.
 func (u *Update) writeRiskyNetwork(b *strings.Builder) {
 	risky := riskyAdded(u, func(f FileUpdate) []baseline.NetworkFinding { return f.AddedNetwork },
-		func(f baseline.NetworkFinding) baseline.RiskClass { return f.Risk })
+		func(f baseline.NetworkFinding) risk.Class { return f.Risk })
 	if len(risky) == 0 {
 		return
 	}

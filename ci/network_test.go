@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -22,7 +23,7 @@ func networkViolations(file string) []harness.NetworkViolation {
 		{NetworkTouch: harness.NetworkTouch{Op: baseline.NetConnect, Dest: "127.0.0.2:9", Program: "/usr/bin/python3.11", Syscall: "connect", PID: 41, Count: 1},
 			Has: "not in the baseline; it has 127.0.0.1:{port}", File: file},
 		{NetworkTouch: harness.NetworkTouch{Op: baseline.NetConnect, Dest: "169.254.169.254:80", Program: "/usr/bin/curl", Syscall: "connect", PID: 44, Count: 2,
-			Risk: baseline.RiskMetadata, Level: baseline.LevelHigh}, Has: "not in the baseline", File: file},
+			Risk: risk.CloudMetadata, Level: risk.High}, Has: "not in the baseline", File: file},
 		{NetworkTouch: harness.NetworkTouch{Op: baseline.NetConnect, Dest: "api.example.test:8443", Addr: "127.0.0.9", Program: "/usr/bin/python3.11",
 			Syscall: "connect", PID: 41, Count: 3}, Has: "not in the baseline; it has api.example.test:443", File: file},
 		{NetworkTouch: harness.NetworkTouch{Op: baseline.NetSend, Dest: "127.0.0.3:5353", Program: "/tmp/a|b`c\x1b[2J", Syscall: "sendto", PID: 45, Count: 1},
@@ -230,7 +231,7 @@ func TestPRBodyNetworkChanges(t *testing.T) {
 		{Agent: "python-agent", File: agent, Runs: 2,
 			AddedNetwork: []baseline.NetworkFinding{
 				{Op: baseline.NetConnect, Dest: "api.example.test:443", File: agent, Line: 14},
-				{Op: baseline.NetConnect, Dest: "169.254.169.254:80", Program: "/usr/bin/curl", Risk: baseline.RiskMetadata, Level: baseline.LevelHigh, File: agent, Line: 15},
+				{Op: baseline.NetConnect, Dest: "169.254.169.254:80", Program: "/usr/bin/curl", Risk: risk.CloudMetadata, Level: risk.High, File: agent, Line: 15},
 				{Op: baseline.NetResolve, Dest: "api.example.test", File: agent, Line: 20}},
 			RemovedNetwork: []baseline.NetworkFinding{{Op: baseline.NetBind, Dest: "loopback:0", File: agent, Line: 17}}},
 	}}
@@ -256,7 +257,7 @@ func TestPRBodyNetworkChanges(t *testing.T) {
 func TestWideningNamesFilesAndNetwork(t *testing.T) {
 	w := &Widening{Base: "abc123", Entries: []baseline.Widened{
 		{Kind: baseline.WidenFile, Path: "{home}/.ssh/id_rsa: read", File: "b.yaml", Line: 4},
-		{Kind: baseline.WidenNetwork, Path: "connect 169.254.169.254:80", Risk: baseline.RiskMetadata, Level: baseline.LevelHigh,
+		{Kind: baseline.WidenNetwork, Path: "connect 169.254.169.254:80", Risk: risk.CloudMetadata, Level: risk.High,
 			RiskReason: "the cloud's instance-metadata service hands out the machine's credentials", File: "b.yaml", Line: 9},
 		{Kind: baseline.WidenUngated, Reason: "the network section is gone: every destination is allowed", File: "base.yaml"},
 	}}

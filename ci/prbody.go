@@ -8,6 +8,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/argclass"
+	"github.com/sysgate/sysgate/baseline/risk"
 )
 
 // PRBodyOptions add context to a pull-request body.
@@ -70,19 +71,19 @@ func (u *Update) writePRSummary(b *strings.Builder, runURL string) {
 // adds, first, because each needs a reviewer's reason or look.
 func (u *Update) writeRiskyAdditions(b *strings.Builder) {
 	if risky := riskyAdded(u, func(f FileUpdate) []baseline.Finding { return f.Added },
-		func(f baseline.Finding) baseline.RiskClass { return f.Risk }); len(risky) > 0 {
+		func(f baseline.Finding) risk.Class { return f.Risk }); len(risky) > 0 {
 		b.WriteString("### ⚠️ Risky syscalls: a reason is required\n\n")
 		fmt.Fprintf(b, "Each was written with the placeholder reason `%s`. Replace it with why the agent needs the syscall, or fix the agent and drop the line; `sysgate baseline validate` warns until then.\n\n", baseline.UnreviewedReason)
 		b.WriteString("| Agent | Arch | Syscall | Risk | Why it is risky | Line |\n|---|---|---|---|---|---|\n")
 		for _, r := range risky {
 			f := r.item
 			fmt.Fprintf(b, "| %s | %s | %s | **%s** | %s | %s |\n", cell(r.agent), f.Arch, code(f.Syscall), cell(f.RiskLabel()),
-				cell(baseline.RiskReason(f.Syscall)), location(f.File, f.Line))
+				cell(risk.Reason(f.Syscall)), location(f.File, f.Line))
 		}
 		b.WriteString("\n")
 	}
 	if risky := riskyAdded(u, func(f FileUpdate) []baseline.ProgramFinding { return f.AddedPrograms },
-		func(p baseline.ProgramFinding) baseline.RiskClass { return p.Risk }); len(risky) > 0 {
+		func(p baseline.ProgramFinding) risk.Class { return p.Risk }); len(risky) > 0 {
 		b.WriteString("### ⚠️ Risky programs\n\nShells, downloaders and compilers let the agent do what its baseline does not show. Confirm the agent should run each one, or fix the agent and drop the line.\n\n")
 		for _, r := range risky {
 			fmt.Fprintf(b, "- %s: %s\n", cell(r.agent), programChange(r.item, true))
@@ -185,11 +186,11 @@ type agentFinding[T any] struct {
 
 // riskyAdded lists the risky ones of the files' additions (added picks a
 // file's syscalls or programs).
-func riskyAdded[T any](u *Update, added func(FileUpdate) []T, risk func(T) baseline.RiskClass) []agentFinding[T] {
+func riskyAdded[T any](u *Update, added func(FileUpdate) []T, classOf func(T) risk.Class) []agentFinding[T] {
 	var out []agentFinding[T]
 	for _, f := range u.Files {
 		for _, a := range added(f) {
-			if risk(a).Risky() {
+			if classOf(a).Risky() {
 				out = append(out, agentFinding[T]{f.Agent, a})
 			}
 		}

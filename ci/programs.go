@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -134,7 +134,7 @@ func programRank(v harness.ProgramViolation) int {
 		return 0
 	case !v.Risk.Risky():
 		return 3
-	case v.Level == baseline.LevelHigh:
+	case v.Level == risk.High:
 		return 1
 	}
 	return 2

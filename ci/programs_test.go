@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -20,13 +21,13 @@ func programViolations(file string) []harness.ProgramViolation {
 	return []harness.ProgramViolation{
 		{ProgramRun: harness.ProgramRun{Path: "/usr/bin/curl", Role: harness.RoleProgram,
 			Argv:   []string{"curl", "-s", "-H", "<redacted>", "https://example.com/a b"},
-			Parent: "/usr/bin/python3.12", PID: 42, Count: 2, Risk: baseline.RiskDownloader, Level: baseline.LevelHigh},
+			Parent: "/usr/bin/python3.12", PID: 42, Count: 2, Risk: risk.Downloader, Level: risk.High},
 			File: file, Line: 20},
 		{ProgramRun: harness.ProgramRun{Path: "/usr/bin/nc.openbsd", Role: harness.RoleProgram, Requested: "/bin/true", Argv: []string{"true"},
-			Parent: "/usr/bin/python3.12", PID: 45, Count: 1, Risk: baseline.RiskDownloader, Level: baseline.LevelHigh},
+			Parent: "/usr/bin/python3.12", PID: 45, Count: 1, Risk: risk.Downloader, Level: risk.High},
 			File: file, Line: 20, Mismatch: "the exec named /bin/true; the kernel ran /usr/bin/nc.openbsd"},
 		{ProgramRun: harness.ProgramRun{Path: "/usr/bin/x86_64-linux-gnu-gcc-12", Role: harness.RoleProgram, Requested: "/usr/bin/cc",
-			Argv: []string{"cc", "-o", "/tmp/x", "/tmp/x.c"}, Parent: "/usr/bin/make", PID: 47, Count: 3, Risk: baseline.RiskCompiler, Level: baseline.LevelMedium},
+			Argv: []string{"cc", "-o", "/tmp/x", "/tmp/x.c"}, Parent: "/usr/bin/make", PID: 47, Count: 3, Risk: risk.Compiler, Level: risk.Medium},
 			File: file, Line: 20},
 		{ProgramRun: harness.ProgramRun{Path: "/work/agent/run.sh", Role: harness.RoleScript, Argv: []string{"./run.sh", "--task=it's done"},
 			PID: 12, Count: 1}, File: file, Line: 21},
@@ -46,7 +47,7 @@ func programResult() *harness.Result {
 		r.Programs = append(r.Programs, v.ProgramRun)
 	}
 	r.UnusedPrograms = []baseline.ProgramFinding{
-		{Program: "/usr/bin/ssh", Risk: baseline.RiskDownloader, Level: baseline.LevelHigh, File: "baselines/python-agent.yaml", Line: 23},
+		{Program: "/usr/bin/ssh", Risk: risk.Downloader, Level: risk.High, File: "baselines/python-agent.yaml", Line: 23},
 		{Program: "/usr/bin/git", File: "baselines/python-agent.yaml", Line: 22},
 	}
 	r.UnverifiedExecs = 3

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -66,7 +67,7 @@ func TestRenderUnmonitored(t *testing.T) {
 			Arch: scmp.X86_64, Duration: time.Second,
 			Unmonitored: []baseline.Unmonitored{{Arch: scmp.X86_64, Syscall: "io_uring_setup", Reason: "libuv reads files through a ring",
 				Unseen: "operations submitted through an io_uring", File: "../baselines/mcp-node.yaml", Line: 21}},
-			Refused: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "io_uring_enter", Count: 2, Risk: baseline.RiskIOUring}}}},
+			Refused: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "io_uring_enter", Count: 2, Risk: risk.IOUring}}}},
 	)
 	if r.Verdict() != VerdictClean {
 		t.Errorf("verdict %q: an opt-in is not a failure", r.Verdict())
@@ -81,7 +82,7 @@ func TestRenderViolations(t *testing.T) {
 		spec{text: "filesystem server reads a file", failed: "mcp-filesystem made 2 syscalls outside its baseline", result: &harness.Result{
 			Agent: "mcp-filesystem", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: 2 * time.Second,
 			Violations: harness.Violations{
-				{Arch: scmp.X86_64, Syscall: "ptrace", Count: 4, Risk: baseline.RiskProcessAccess, PID: 4242, Exe: "/usr/bin/node", Comm: "node",
+				{Arch: scmp.X86_64, Syscall: "ptrace", Count: 4, Risk: risk.ProcessAccess, PID: 4242, Exe: "/usr/bin/node", Comm: "node",
 					Also: []harness.Caller{{PID: 4243, Exe: "/usr/bin/gdb", Comm: "gdb", Count: 2}}, More: 1,
 					File: "../baselines/mcp-filesystem.yaml", Line: 17},
 				{Arch: scmp.X86_64, Syscall: "openat2", Count: 3, PID: 4250, Exe: "/opt/tools/a,b:c%d", Comm: "helper",
@@ -150,17 +151,17 @@ func TestRenderClasses(t *testing.T) {
 		spec{text: "fetch server fetches a page", failed: "mcp-fetch made 4 syscalls outside its baseline", result: &harness.Result{
 			Agent: "mcp-fetch", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
 			Violations: harness.Violations{
-				{Arch: scmp.X86_64, Syscall: "socket(AF_PACKET)", Count: 2, Risk: baseline.RiskRawNetwork, Level: baseline.LevelHigh,
+				{Arch: scmp.X86_64, Syscall: "socket(AF_PACKET)", Count: 2, Risk: risk.RawNetwork, Level: risk.High,
 					Allowed: []string{"socket(AF_INET)", "socket(AF_UNIX)"}, PID: 5100, Exe: "/usr/bin/node", Comm: "node",
 					File: "../baselines/mcp-fetch.yaml", Line: 20},
-				{Arch: scmp.X86_64, Syscall: "prctl(PR_SET_DUMPABLE)", Count: 1, Risk: baseline.RiskProcessAccess, Level: baseline.LevelMedium,
+				{Arch: scmp.X86_64, Syscall: "prctl(PR_SET_DUMPABLE)", Count: 1, Risk: risk.ProcessAccess, Level: risk.Medium,
 					PID: 5100, Exe: "/usr/bin/node", Comm: "node", File: "../baselines/mcp-fetch.yaml", Line: 14},
 				{Arch: scmp.X86_64, Syscall: "openat(create)", Count: 3, Allowed: []string{"openat(read)"}, PID: 5101, Exe: "/usr/bin/node", Comm: "node",
 					File: "../baselines/mcp-fetch.yaml", Line: 12},
 				{Arch: scmp.X86_64, Syscall: "statx", Count: 1, PID: 5101, Exe: "/usr/bin/node", Comm: "node",
 					File: "../baselines/mcp-fetch.yaml", Line: 12},
 			},
-			Unused: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "mprotect(W+X)", Risk: baseline.RiskExecMemory, Level: baseline.LevelHigh,
+			Unused: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "mprotect(W+X)", Risk: risk.ExecMemory, Level: risk.High,
 				File: "../baselines/mcp-fetch.yaml", Line: 9}},
 		}},
 	)
@@ -201,7 +202,7 @@ func TestLoadRejectsEmptyInput(t *testing.T) {
 // for a spec, the command its caller named, here none).
 func TestResultFileAndGinkgoReportAgree(t *testing.T) {
 	res := &harness.Result{Agent: "python-agent", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.AArch64,
-		Violations: harness.Violations{{Arch: scmp.AArch64, Syscall: "unshare", Count: 1, Risk: baseline.RiskNamespace,
+		Violations: harness.Violations{{Arch: scmp.AArch64, Syscall: "unshare", Count: 1, Risk: risk.Namespace,
 			PID: 7, Exe: "/usr/bin/python3.12", Comm: "python3", File: "/repo/suites/baselines/python-agent.yaml", Line: 8}}}
 	data, err := json.Marshal(res)
 	if err != nil {
@@ -236,13 +237,13 @@ func TestResultFileAndGinkgoReportAgree(t *testing.T) {
 // per-step limit the last annotation counts what the summary lists.
 func TestAnnotationsGroupAndCap(t *testing.T) {
 	res := &harness.Result{Agent: "sh", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64}
-	add := func(name string, line int, risk baseline.RiskClass) {
-		res.Violations = append(res.Violations, harness.Violation{Arch: scmp.X86_64, Syscall: name, Count: 1, Risk: risk,
+	add := func(name string, line int, class risk.Class) {
+		res.Violations = append(res.Violations, harness.Violation{Arch: scmp.X86_64, Syscall: name, Count: 1, Risk: class,
 			PID: 1, Exe: "/bin/sh", File: "/repo/b.yaml", Line: line})
 	}
 	add("getuid", 5, "")
 	add("getgid", 5, "")
-	add("ptrace", 5, baseline.RiskProcessAccess)
+	add("ptrace", 5, risk.ProcessAccess)
 	a := FromResults(fixtureRoot, res).Annotations()
 	if len(a) != 2 || !strings.Contains(a[0].Title, "risky syscall ptrace") || !strings.Contains(a[1].Title, "2 new syscalls (x86_64) by sh: getgid, getuid") {
 		t.Fatalf("grouping: %v", a)
@@ -304,15 +305,15 @@ func TestRenderPrograms(t *testing.T) {
 			ProgramViolations: programViolations(file), UnverifiedExecs: 2,
 			UnverifiedOutside: []harness.UnverifiedExec{{Path: "/usr/bin/x86_64-linux-gnu-gcc-12", Count: 1}},
 			UnusedPrograms: []baseline.ProgramFinding{{Program: "/usr/bin/git", File: file, Line: 22},
-				{Program: "/usr/bin/ssh", Risk: baseline.RiskDownloader, Level: baseline.LevelHigh, File: file, Line: 23}}}},
+				{Program: "/usr/bin/ssh", Risk: risk.Downloader, Level: risk.High, File: file, Line: 23}}}},
 		spec{text: "python agent fetches again", failed: "python-agent ran 1 program outside its baseline", result: &harness.Result{
 			Agent: "python-agent", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
 			ProgramViolations: second, UnverifiedExecs: 1,
-			UnusedPrograms: []baseline.ProgramFinding{{Program: "/usr/bin/ssh", Risk: baseline.RiskDownloader, Level: baseline.LevelHigh, File: file, Line: 23}}}},
+			UnusedPrograms: []baseline.ProgramFinding{{Program: "/usr/bin/ssh", Risk: risk.Downloader, Level: risk.High, File: file, Line: 23}}}},
 		spec{text: "python agent is caught running a shell", result: &harness.Result{
 			Agent: "python-agent-bite-shell", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
 			ProgramViolations: []harness.ProgramViolation{{ProgramRun: harness.ProgramRun{Path: "/usr/bin/dash", Argv: []string{"sh", "-c", "id"},
-				Parent: "/usr/bin/python3.12", PID: 7, Count: 1, Risk: baseline.RiskShell, Level: baseline.LevelHigh}, File: file, Line: 20}}}},
+				Parent: "/usr/bin/python3.12", PID: 7, Count: 1, Risk: risk.Shell, Level: risk.High}, File: file, Line: 20}}}},
 	)
 	if r.Verdict() != VerdictViolation {
 		t.Errorf("verdict %q, want violation", r.Verdict())

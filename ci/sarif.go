@@ -6,8 +6,7 @@ import (
 	"strings"
 
 	"github.com/owenrumney/go-sarif/v2/sarif"
-
-	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -45,7 +44,7 @@ func (r *Report) WriteSARIF(w io.Writer) error {
 		if n.Mismatch != "" {
 			// A path swapped under the exec is an attack on the gate,
 			// whatever the program: the rule is not about its risk.
-			props = sarifRuleProperties("program", baseline.RiskNone, baseline.LevelNone)
+			props = sarifRuleProperties("program", risk.None, risk.NoLevel)
 			props["tags"] = []string{"security", "program", "mismatch"}
 			props["security-severity"] = "9.0"
 		}
@@ -101,7 +100,7 @@ func sarifRuleID(syscall string) string { return "syscall/" + syscall }
 
 func sarifRuleText(v harness.Violation) string {
 	if v.Risk.Risky() {
-		return fmt.Sprintf("syscall %s outside the baseline (%s risk): %s", v.Syscall, v.RiskLabel(), baseline.RiskReason(v.Syscall))
+		return fmt.Sprintf("syscall %s outside the baseline (%s risk): %s", v.Syscall, v.RiskLabel(), risk.Reason(v.Syscall))
 	}
 	return fmt.Sprintf("syscall %s outside the baseline", v.Syscall)
 }
@@ -110,17 +109,17 @@ func sarifRuleText(v harness.Violation) string {
 // the risk class and level, and the security-severity GitHub ranks alerts
 // by: a high risk is critical, any other risky finding high, any other
 // medium (it still fails the gate).
-func sarifRuleProperties(kind string, risk baseline.RiskClass, level baseline.RiskLevel) sarif.Properties {
+func sarifRuleProperties(kind string, class risk.Class, level risk.Level) sarif.Properties {
 	props := sarif.Properties{"tags": []string{"security", kind}, "security-severity": "5.0", "risk": "none", "risk-level": "none"}
-	if risk.Risky() {
-		props["tags"] = []string{"security", kind, string(risk)}
+	if class.Risky() {
+		props["tags"] = []string{"security", kind, string(class)}
 		props["security-severity"] = "8.0"
-		props["risk"] = string(risk)
-		props["risk-level"] = string(baseline.LevelMedium)
+		props["risk"] = string(class)
+		props["risk-level"] = string(risk.Medium)
 	}
-	if risk.Risky() && level == baseline.LevelHigh {
+	if class.Risky() && level == risk.High {
 		props["security-severity"] = "9.0"
-		props["risk-level"] = string(baseline.LevelHigh)
+		props["risk-level"] = string(risk.High)
 	}
 	return props
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -126,7 +127,7 @@ func riskRank(v harness.Violation) int {
 	switch {
 	case !v.Risk.Risky():
 		return 2
-	case v.Level == baseline.LevelHigh:
+	case v.Level == risk.High:
 		return 0
 	}
 	return 1

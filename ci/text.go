@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -239,11 +240,11 @@ func WriteRecorded(w io.Writer, path string, res *baseline.RecordResult, p Palet
 	var b strings.Builder
 	fmt.Fprintf(&b, "wrote %s: %d added, %d removed\n", path, len(res.Added), len(res.Removed))
 	for _, f := range res.Added {
-		risk := ""
+		tag := ""
 		if f.Risk.Risky() {
-			risk = "  " + p.risk(fmt.Sprintf("[risky: %s: %s; give it a real reason]", f.RiskLabel(), baseline.RiskReason(f.Syscall)), true)
+			tag = "  " + p.risk(fmt.Sprintf("[risky: %s: %s; give it a real reason]", f.RiskLabel(), risk.Reason(f.Syscall)), true)
 		}
-		fmt.Fprintf(&b, "  + %s %s%s\n", f.Arch, f.Syscall, risk)
+		fmt.Fprintf(&b, "  + %s %s%s\n", f.Arch, f.Syscall, tag)
 	}
 	for _, f := range res.Removed {
 		fmt.Fprintf(&b, "  - %s %s\n", f.Arch, f.Syscall)

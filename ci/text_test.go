@@ -8,6 +8,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -26,7 +27,7 @@ func fixtureResult() *harness.Result {
 		Verdict:   harness.VerdictViolation, Session: 4242, Observed: obs,
 		Violations: harness.Violations{
 			{Arch: scmp.X86_64, Syscall: "1000", Number: 1000, Count: 3, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", File: "baselines/python-agent.yaml", Line: 4},
-			{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 1, Risk: baseline.RiskProcessAccess, PID: 13, Exe: "/usr/bin/gdb", Comm: "gdb", File: "baselines/python-agent.yaml", Line: 9},
+			{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 1, Risk: risk.ProcessAccess, PID: 13, Exe: "/usr/bin/gdb", Comm: "gdb", File: "baselines/python-agent.yaml", Line: 9},
 			{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 3, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", File: "baselines/python-agent.yaml", Line: 11,
 				Also: []harness.Caller{{PID: 16, Exe: "/usr/bin/curl", Comm: "curl", Count: 1}}},
 			{Arch: scmp.I386, Syscall: "getpid", Number: 20, Count: 1, PID: 14, Exe: "/tmp/int80", Comm: "int80", File: "baselines/python-agent.yaml", Line: 14},
@@ -78,7 +79,7 @@ func TestResultGolden(t *testing.T) {
 	u.Verdict, u.Violations, u.Leaked = harness.VerdictClean, harness.Violations{}, nil
 	u.Unmonitored = []baseline.Unmonitored{{Arch: scmp.X86_64, Syscall: "io_uring_setup", Reason: "the runtime reads files through a ring",
 		Unseen: "operations submitted through an io_uring", File: "baselines/python-agent.yaml", Line: 40}}
-	u.Refused = []baseline.Finding{{Arch: scmp.X86_64, Syscall: "seccomp", Count: 1, Risk: baseline.RiskSeccomp}}
+	u.Refused = []baseline.Finding{{Arch: scmp.X86_64, Syscall: "seccomp", Count: 1, Risk: risk.Seccomp}}
 	resultGolden(t, "unseen", u, "text", "json", "github")
 
 	resultGolden(t, "classes", classResult(), "text", "json", "github", "sarif")
@@ -97,13 +98,13 @@ func classResult() *harness.Result {
 	r.Observed = shard("python-agent", scmp.X86_64, 1, "clone(CLONE_NEWNS)", "mprotect(W+X)", "openat(create)", "socket(AF_PACKET)")
 	r.Leaked = nil
 	r.Violations = harness.Violations{
-		{Arch: scmp.X86_64, Syscall: "clone(CLONE_NEWNS)", Number: 56, Count: 1, Risk: baseline.RiskNamespace, Level: baseline.LevelMedium,
+		{Arch: scmp.X86_64, Syscall: "clone(CLONE_NEWNS)", Number: 56, Count: 1, Risk: risk.Namespace, Level: risk.Medium,
 			Allowed: []string{"clone(none)"}, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", File: "baselines/python-agent.yaml", Line: 5},
-		{Arch: scmp.X86_64, Syscall: "mprotect(W+X)", Number: 10, Count: 2, Risk: baseline.RiskExecMemory, Level: baseline.LevelHigh,
+		{Arch: scmp.X86_64, Syscall: "mprotect(W+X)", Number: 10, Count: 2, Risk: risk.ExecMemory, Level: risk.High,
 			Allowed: []string{"mprotect(W^X)"}, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", File: "baselines/python-agent.yaml", Line: 7},
 		{Arch: scmp.X86_64, Syscall: "openat(create)", Number: 257, Count: 3, Allowed: []string{"openat(read)", "openat(write)"},
 			PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", File: "baselines/python-agent.yaml", Line: 8},
-		{Arch: scmp.X86_64, Syscall: "socket(AF_PACKET)", Number: 41, Count: 4, Risk: baseline.RiskRawNetwork, Level: baseline.LevelHigh,
+		{Arch: scmp.X86_64, Syscall: "socket(AF_PACKET)", Number: 41, Count: 4, Risk: risk.RawNetwork, Level: risk.High,
 			PID: 18, Exe: "/usr/bin/tcpdump", Comm: "tcpdump", File: "baselines/python-agent.yaml", Line: 11},
 	}
 	return r
@@ -119,8 +120,8 @@ func TestRecordGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &baseline.RecordResult{
-		Added: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "mprotect(W+X)", Risk: baseline.RiskExecMemory, Level: baseline.LevelHigh},
-			{Arch: scmp.X86_64, Syscall: "ptrace", Risk: baseline.RiskProcessAccess, Level: baseline.LevelMedium}, {Arch: scmp.X86_64, Syscall: "socket"}},
+		Added: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "mprotect(W+X)", Risk: risk.ExecMemory, Level: risk.High},
+			{Arch: scmp.X86_64, Syscall: "ptrace", Risk: risk.ProcessAccess, Level: risk.Medium}, {Arch: scmp.X86_64, Syscall: "socket"}},
 		Removed: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "flock"}},
 		Skipped: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "1000"}},
 	}

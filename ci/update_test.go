@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -253,9 +254,9 @@ func TestPRBodyProgramChanges(t *testing.T) {
 		{Agent: "mcp-filesystem", File: agent, Runs: 3,
 			Added: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "statx", File: agent, Line: 12}},
 			AddedPrograms: []baseline.ProgramFinding{
-				{Program: "/usr/bin/curl", Count: 3, Risk: baseline.RiskDownloader, Level: baseline.LevelHigh, File: agent},
+				{Program: "/usr/bin/curl", Count: 3, Risk: risk.Downloader, Level: risk.High, File: agent},
 				{Program: "/usr/bin/jq", Count: 1, File: agent}},
-			RemovedPrograms: []baseline.ProgramFinding{{Program: "/usr/bin/wget", Risk: baseline.RiskDownloader, Level: baseline.LevelHigh, File: agent, Line: 20}}},
+			RemovedPrograms: []baseline.ProgramFinding{{Program: "/usr/bin/wget", Risk: risk.Downloader, Level: risk.High, File: agent, Line: 20}}},
 	}}
 	var body bytes.Buffer
 	if err := u.WritePRBody(&body, PRBodyOptions{BaselineDir: "baselines"}); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -148,7 +149,7 @@ func (c *collector) refusedFindings() []baseline.Finding {
 	out := []baseline.Finding{}
 	for _, arch := range c.refused.Arches() {
 		for _, name := range c.refused.Names(arch) {
-			out = append(out, baseline.Finding{Arch: arch, Syscall: name, Count: c.refused.Count(arch, name), Risk: baseline.Risk(name), Level: baseline.RiskLevelOf(name)})
+			out = append(out, baseline.Finding{Arch: arch, Syscall: name, Count: c.refused.Count(arch, name), Risk: risk.Of(name), Level: risk.LevelOf(name)})
 		}
 	}
 	return out
@@ -251,7 +252,7 @@ func attribute(news []baseline.Finding, first map[syscallKey]*firstCall) Violati
 		}
 		v := Violation{
 			Arch: f.Arch, Syscall: f.Syscall, Number: call.number, Count: f.Count,
-			Risk: baseline.Risk(f.Syscall), Level: baseline.RiskLevelOf(f.Syscall), PID: call.pid, Exe: call.exe, Comm: call.comm, AgentStart: call.start,
+			Risk: risk.Of(f.Syscall), Level: risk.LevelOf(f.Syscall), PID: call.pid, Exe: call.exe, Comm: call.comm, AgentStart: call.start,
 			File: f.File, Line: f.Line,
 		}
 		if len(call.also) > 0 {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/untrusted"
 )
 
@@ -53,8 +54,8 @@ type NetworkTouch struct {
 	Count   uint64 `json:"count"`
 	// Risk and Level: why the entry the destination needs is risky
 	// (baseline.NetworkRisk).
-	Risk  baseline.RiskClass `json:"risk,omitempty"`
-	Level baseline.RiskLevel `json:"level,omitempty"`
+	Risk  risk.Class `json:"risk,omitempty"`
+	Level risk.Level `json:"level,omitempty"`
 	// Denied: enforce refused it (EACCES): the agent tried, nothing left.
 	Denied bool `json:"denied,omitempty"`
 }

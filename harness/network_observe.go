@@ -10,6 +10,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog/touch"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/kernel"
 )
 
@@ -242,7 +243,7 @@ func (r *Result) addNetwork(b *netBook, p *runPlan) {
 			switch {
 			case b.matcher != nil:
 				r.NetworkViolations = append(r.NetworkViolations, NetworkViolation{
-					NetworkTouch: NetworkTouch{Op: baseline.NetResolve, Dest: t, Syscall: "dns", Risk: riskDNSTunnel, Level: baseline.LevelHigh},
+					NetworkTouch: NetworkTouch{Op: baseline.NetResolve, Dest: t, Syscall: "dns", Risk: riskDNSTunnel, Level: risk.High},
 					Has:          fmt.Sprintf("more than %d distinct names under one domain in one run: data leaves in the names themselves", tunnelNames)})
 			case p.mode == baseline.ModeRecord:
 				b.unverify("names looked up in a pattern of DNS tunnelling (" + t + "): a record run does not learn them")
@@ -303,7 +304,7 @@ func (r *Result) addNetwork(b *netBook, p *runPlan) {
 }
 
 // riskDNSTunnel marks lookups in a pattern of DNS tunnelling.
-const riskDNSTunnel baseline.RiskClass = "dns-tunnel"
+const riskDNSTunnel risk.Class = "dns-tunnel"
 
 // fileCtxOrNew is the run's placeholder values.
 func (p *runPlan) fileCtxOrNew() baseline.FileContext {

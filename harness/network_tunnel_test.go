@@ -13,6 +13,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -106,7 +107,7 @@ func TestDNSTunnellingIsAViolation(t *testing.T) {
 				tunnel = append(tunnel, v)
 			}
 		}
-		if r.Verdict != VerdictViolation || len(tunnel) != 1 || tunnel[0].Dest != want || tunnel[0].Level != baseline.LevelHigh {
+		if r.Verdict != VerdictViolation || len(tunnel) != 1 || tunnel[0].Dest != want || tunnel[0].Level != risk.High {
 			t.Errorf("%s: %d names: %s, network violations %v, want exactly one resolve %s [dns-tunnel, high]\n%s", backend, many, r.Verdict, r.NetworkViolations, want, summary(r))
 		}
 		if len(r.NetworkViolations) != 1 {

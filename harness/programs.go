@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/untrusted"
 )
 
@@ -36,11 +37,11 @@ type ProgramRun struct {
 	// SHA256 are the contents the program ran with (sha256, lowercase
 	// hex, sorted): one, unless it was rewritten during the run; none
 	// when sysgate could not read it.
-	SHA256 []string           `json:"sha256,omitempty"`
-	PID    int                `json:"pid"`
-	Count  uint64             `json:"count"`
-	Risk   baseline.RiskClass `json:"risk,omitempty"`
-	Level  baseline.RiskLevel `json:"level,omitempty"`
+	SHA256 []string   `json:"sha256,omitempty"`
+	PID    int        `json:"pid"`
+	Count  uint64     `json:"count"`
+	Risk   risk.Class `json:"risk,omitempty"`
+	Level  risk.Level `json:"level,omitempty"`
 }
 
 // ProgramViolation is a program outside the baselines' programs, or an
@@ -109,7 +110,7 @@ func (r *Result) addPrograms(b *programBook, p *baseline.Profile, mode baseline.
 	b.mu.Unlock()
 	for i := range r.Programs {
 		run := &r.Programs[i]
-		run.Risk, run.Level = baseline.ProgramRisk(run.Path)
+		run.Risk, run.Level = risk.OfProgram(run.Path)
 		r.Observed.AddProgram(run.Path, run.Count)
 		for _, sum := range run.SHA256 {
 			r.Observed.AddProgramSHA256(run.Path, sum)
@@ -125,7 +126,7 @@ func (r *Result) addPrograms(b *programBook, p *baseline.Profile, mode baseline.
 		}
 	}
 	for _, m := range mismatches {
-		m.Risk, m.Level = baseline.ProgramRisk(m.Path)
+		m.Risk, m.Level = risk.OfProgram(m.Path)
 		if p != nil {
 			m.File, m.Line = p.ProgramInsert(m.Path)
 		}

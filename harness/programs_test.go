@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -77,7 +78,7 @@ func TestProgramsOfAScript(t *testing.T) {
 			if p, _ := programOf(r, "/usr/bin/true"); !slices.Equal(p.Argv, []string{"true", "--token", Redacted}) {
 				t.Errorf("argv of true = %q, want the token redacted", p.Argv)
 			}
-			if p, _ := programOf(r, sh); p.Risk != baseline.RiskShell {
+			if p, _ := programOf(r, sh); p.Risk != risk.Shell {
 				t.Errorf("%s risk = %q, want shell", sh, p.Risk)
 			}
 			if len(r.ProgramViolations) != 0 || !r.Conclusive() {

@@ -22,6 +22,7 @@ import (
 	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/argclass"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/testutil"
@@ -287,10 +288,10 @@ func TestHidingAttemptsAreRisky(t *testing.T) {
 	if r.ExitStatus != 0 {
 		t.Fatalf("agent could not install its filters: %s", summary(r))
 	}
-	for name, risk := range map[string]baseline.RiskClass{"seccomp": baseline.RiskSeccomp, "prctl": baseline.RiskSeccomp, "ptrace": baseline.RiskProcessAccess} {
+	for name, want := range map[string]risk.Class{"seccomp": risk.Seccomp, "prctl": risk.Seccomp, "ptrace": risk.ProcessAccess} {
 		v, ok := violation(r, scmp.Native(), name)
-		if !ok || v.Risk != risk {
-			t.Errorf("%s: %+v (reported %v); want risk %s", name, v, ok, risk)
+		if !ok || v.Risk != want {
+			t.Errorf("%s: %+v (reported %v); want risk %s", name, v, ok, want)
 		}
 	}
 	if len(r.Risky()) < 3 {

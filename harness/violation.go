@@ -7,6 +7,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/argclass"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/untrusted"
 )
@@ -14,12 +15,12 @@ import (
 // Violation is one syscall outside the baseline, with the first process
 // that made it and where in the baseline it would go.
 type Violation struct {
-	Arch    scmp.Arch          `json:"arch"`
-	Syscall string             `json:"syscall"` // name, or the decimal number libseccomp cannot name
-	Number  int                `json:"number"`
-	Count   uint64             `json:"count"`
-	Risk    baseline.RiskClass `json:"risk"`
-	Level   baseline.RiskLevel `json:"level,omitempty"`
+	Arch    scmp.Arch  `json:"arch"`
+	Syscall string     `json:"syscall"` // name, or the decimal number libseccomp cannot name
+	Number  int        `json:"number"`
+	Count   uint64     `json:"count"`
+	Risk    risk.Class `json:"risk"`
+	Level   risk.Level `json:"level,omitempty"`
 	// Allowed: for an argument class ("socket(AF_INET)"), the classes of
 	// its syscall the baseline allows ("socket(AF_UNIX)"), none when it
 	// allows no call of it.

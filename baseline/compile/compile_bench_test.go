@@ -9,6 +9,7 @@ import (
 	"golang.org/x/net/bpf"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -21,7 +22,7 @@ func bigProfile(b *testing.B, n int) *baseline.Profile {
 		if len(lines) == n {
 			break
 		}
-		if i%2 == 0 && !baseline.Risk(name).Risky() || i%7 == 1 && !baseline.Risk(name).Risky() {
+		if i%2 == 0 && !risk.Of(name).Risky() || i%7 == 1 && !risk.Of(name).Risky() {
 			lines = append(lines, "    - "+name)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -65,7 +66,7 @@ func TestEnforceFilterInKernel(t *testing.T) {
 	for _, name := range scmp.Names(native) {
 		switch {
 		case name == "getppid":
-		case baseline.Risk(name).Risky():
+		case risk.Of(name).Risky():
 			lines = append(lines, "    - "+name+": the Go runtime of the test child may need anything")
 		default:
 			lines = append(lines, "    - "+name)

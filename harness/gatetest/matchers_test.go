@@ -11,6 +11,7 @@ import (
 	"github.com/onsi/gomega/types"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
@@ -28,7 +29,7 @@ func fakeResult(verdict harness.Verdict, vs ...harness.Violation) *harness.Resul
 
 var socketViolation = harness.Violation{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 2,
 	PID: 42, Exe: "/usr/bin/python3", Comm: "python3", File: "agents/fake.yaml", Line: 17}
-var ptraceViolation = harness.Violation{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 1, Risk: baseline.RiskProcessAccess,
+var ptraceViolation = harness.Violation{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 1, Risk: risk.ProcessAccess,
 	PID: 43, Exe: "/usr/bin/gdb", Comm: "gdb", File: "agents/fake.yaml", Line: 12}
 
 func TestStayWithinBaselineMessages(t *testing.T) {
@@ -71,7 +72,7 @@ func TestStayWithinBaselineFailsOnAProgram(t *testing.T) {
 	bad := fakeResult(harness.VerdictViolation)
 	bad.ProgramViolations = []harness.ProgramViolation{{ProgramRun: harness.ProgramRun{Path: "/usr/bin/curl", Role: harness.RoleProgram,
 		Argv: []string{"curl", "-s", "http://127.0.0.1:8080/"}, Parent: "/usr/bin/python3.11", PID: 42, Count: 1,
-		Risk: baseline.RiskDownloader, Level: baseline.LevelHigh}, File: "agents/fake.yaml", Line: 5}}
+		Risk: risk.Downloader, Level: risk.High}, File: "agents/fake.yaml", Line: 5}}
 	m := StayWithinBaseline()
 	ok, err := m.Match(bad)
 	g.Expect(err).NotTo(HaveOccurred())

@@ -14,6 +14,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 	"github.com/sysgate/sysgate/suites/internal/labels"
 )
@@ -87,7 +88,7 @@ var _ = Describe("an agent that reaches a destination outside its network baseli
 	BeforeEach(func() { requireAudit() })
 
 	DescribeTable("fails the gate with only the destination named",
-		func(ctx SpecContext, backend string, nobody bool, op baseline.NetOp, risk baseline.RiskClass, attack func(*netWorld) netAttack) {
+		func(ctx SpecContext, backend string, nobody bool, op baseline.NetOp, class risk.Class, attack func(*netWorld) netAttack) {
 			s := newFileScene(nobody)
 			w := newNetWorld(s)
 			a := attack(w)
@@ -105,8 +106,8 @@ var _ = Describe("an agent that reaches a destination outside its network baseli
 			Expect(r.ProgramViolations).To(BeEmpty(), "only the destination is new: %s", o)
 			Expect(r.FileViolations).To(BeEmpty(), "only the destination is new: %s", o)
 			want := And(HaveField("Op", op), HaveField("Dest", a.target), HaveField("Program", bin.NetConnect))
-			if risk != "" {
-				want = And(want, HaveField("Risk", risk), HaveField("Level", baseline.LevelHigh))
+			if class.Risky() {
+				want = And(want, HaveField("Risk", class), HaveField("Level", risk.High))
 			}
 			Expect(r.NetworkViolations).To(HaveExactElements(want), "%s", o)
 
@@ -178,23 +179,23 @@ func netAttacks(backend string, nobody bool) []TableEntry {
 	}
 	c, snd := baseline.NetConnect, baseline.NetSend
 	return []TableEntry{
-		Entry("a new destination: "+backend+" as "+who(nobody), backend, nobody, c, baseline.RiskNone, connect(tcp("127.0.0.2:0"))),
-		Entry("the same host on a new port: "+backend+" as "+who(nobody), backend, nobody, c, baseline.RiskNone, connect(tcp("127.0.0.1:0"))),
+		Entry("a new destination: "+backend+" as "+who(nobody), backend, nobody, c, risk.None, connect(tcp("127.0.0.2:0"))),
+		Entry("the same host on a new port: "+backend+" as "+who(nobody), backend, nobody, c, risk.None, connect(tcp("127.0.0.1:0"))),
 		// No lookup of the run gave 127.0.0.3: only an entry naming the
 		// address (or its class) could allow it.
-		Entry("a direct IP no lookup produced: "+backend+" as "+who(nobody), backend, nobody, c, baseline.RiskNone, connect(tcp("127.0.0.3:0"))),
-		Entry("the metadata address: "+backend+" as "+who(nobody), MachineAddress, backend, nobody, c, baseline.RiskMetadata,
+		Entry("a direct IP no lookup produced: "+backend+" as "+who(nobody), backend, nobody, c, risk.None, connect(tcp("127.0.0.3:0"))),
+		Entry("the metadata address: "+backend+" as "+who(nobody), MachineAddress, backend, nobody, c, risk.CloudMetadata,
 			connect(func(*netWorld) *streamServer {
 				metadataOnLoopback()
 				return serveStream("tcp", "169.254.169.254:80")
 			})),
-		Entry("a UDP sendto without connect: "+backend+" as "+who(nobody), backend, nobody, snd, baseline.RiskNone,
+		Entry("a UDP sendto without connect: "+backend+" as "+who(nobody), backend, nobody, snd, risk.None,
 			send("send", func(*netWorld) *datagramServer { return serveDatagrams("127.0.0.2:0", echo) })),
-		Entry("a Unix socket outside the baseline: "+backend+" as "+who(nobody), backend, nobody, c, baseline.RiskNone,
+		Entry("a Unix socket outside the baseline: "+backend+" as "+who(nobody), backend, nobody, c, risk.None,
 			connect(func(w *netWorld) *streamServer { return serveStream("unix", filepath.Join(w.dir, "other.sock")) })),
 		// The query goes past the run's resolv.conf and its recording
 		// forwarder, carrying its data in the name.
-		Entry("a DNS query to a resolver of its own: "+backend+" as "+who(nobody), backend, nobody, snd, baseline.RiskNone,
+		Entry("a DNS query to a resolver of its own: "+backend+" as "+who(nobody), backend, nobody, snd, risk.None,
 			send("dns", func(*netWorld) *datagramServer { return serveOwnResolver() })),
 	}
 }

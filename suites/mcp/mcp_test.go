@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/harness/mcptest"
@@ -268,8 +269,8 @@ fsp.readFile = function (...args) {
 				HaveField("Requested", "/bin/sh"),
 				HaveField("Argv", HaveExactElements("/bin/sh", "-c", "id > /dev/null")),
 				HaveField("Parent", HaveSuffix("/node")),
-				HaveField("Risk", baseline.RiskShell),
-				HaveField("Level", baseline.LevelHigh),
+				HaveField("Risk", risk.Shell),
+				HaveField("Level", risk.High),
 			)))
 			Expect(result.ProgramViolations).To(ContainElement(HaveField("Path", "/usr/bin/id")))
 			Expect(result).NotTo(gatetest.StayWithinBaseline())

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
@@ -214,7 +215,7 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 			Expect(result.ProgramViolations).To(ContainElement(And(
 				HaveField("Path", "/usr/bin/curl"),
 				HaveField("Parent", HaveSuffix("/"+filepath.Base(agentInterpreter()))),
-				HaveField("Risk", baseline.RiskDownloader),
+				HaveField("Risk", risk.Downloader),
 				HaveField("Argv", HaveExactElements("/usr/bin/curl", "-sS", "--noproxy", "*", "-o", "fetched.txt", ContainSubstring("/page"))),
 				HaveField("File", HaveSuffix("python/fetch.yaml")),
 			)))
@@ -229,8 +230,8 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 			Expect(result.Violations).To(ContainElement(And(
 				HaveField("Syscall", "unshare(CLONE_NEWUSER)"),
 				HaveField("Allowed", ConsistOf("unshare(none)")),
-				HaveField("Risk", baseline.RiskNamespace),
-				HaveField("Level", baseline.LevelHigh),
+				HaveField("Risk", risk.Namespace),
+				HaveField("Level", risk.High),
 			)))
 			Expect(gate.ViolationNames(result)).To(ConsistOf("unshare(CLONE_NEWUSER)"))
 		})

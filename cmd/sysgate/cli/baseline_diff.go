@@ -11,6 +11,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/argclass"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
@@ -49,8 +50,8 @@ type setChange struct {
 	syscall string
 	added   bool
 	count   uint64 // from the NEW side when it is an observation
-	risk    baseline.RiskClass
-	level   baseline.RiskLevel
+	risk    risk.Class
+	level   risk.Level
 	// had: for an added argument class, the other classes of its
 	// syscall the OLD side had.
 	had []string
@@ -186,15 +187,15 @@ func diffSets(old, cur *syscallSet) []setChange {
 	for arch, m := range cur.counts {
 		for name, n := range m {
 			if _, had := old.counts[arch][name]; !had {
-				out = append(out, setChange{arch: arch, syscall: name, added: true, count: n, risk: baseline.Risk(name),
-					level: baseline.RiskLevelOf(name), had: otherClasses(old.counts[arch], name)})
+				out = append(out, setChange{arch: arch, syscall: name, added: true, count: n, risk: risk.Of(name),
+					level: risk.LevelOf(name), had: otherClasses(old.counts[arch], name)})
 			}
 		}
 	}
 	for arch, m := range old.counts {
 		for name := range m {
 			if _, has := cur.counts[arch][name]; !has {
-				out = append(out, setChange{arch: arch, syscall: name, risk: baseline.Risk(name), level: baseline.RiskLevelOf(name)})
+				out = append(out, setChange{arch: arch, syscall: name, risk: risk.Of(name), level: risk.LevelOf(name)})
 			}
 		}
 	}
@@ -232,7 +233,7 @@ func (ch setChange) riskTag() string {
 	if !ch.risk.Risky() {
 		return ""
 	}
-	return "risky: " + ch.risk.Label(ch.level) + ": " + baseline.RiskReason(ch.syscall)
+	return "risky: " + ch.risk.Label(ch.level) + ": " + risk.Reason(ch.syscall)
 }
 
 // classNote is "new class of openat; the baseline had openat(read)", or
@@ -309,9 +310,9 @@ func writeDiffMarkdown(w io.Writer, oldName, newName string, changes []setChange
 		if ch.count > 0 {
 			calls = fmt.Sprint(ch.count)
 		}
-		risk := ""
+		riskCell := ""
 		if ch.risk.Risky() {
-			risk = "⚠️ " + ch.risk.Label(ch.level) + ": " + baseline.RiskReason(ch.syscall)
+			riskCell = "⚠️ " + ch.risk.Label(ch.level) + ": " + risk.Reason(ch.syscall)
 		}
 		// A class may join flags with "|", which would end the cell; an
 		// observation's names are a run's output.
@@ -319,7 +320,7 @@ func writeDiffMarkdown(w io.Writer, oldName, newName string, changes []setChange
 		if note := ch.classNote(); note != "" {
 			syscall += ": " + untrusted.Markdown(note)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", ch.arch, change, syscall, calls, risk)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", ch.arch, change, syscall, calls, riskCell)
 	}
 	var risky []string
 	for _, ch := range changes {

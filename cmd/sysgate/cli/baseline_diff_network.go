@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/untrusted"
 )
 
@@ -18,8 +19,8 @@ type netChange struct {
 	count uint64 // from the NEW side when it is an observation
 	added bool
 	// risk, level, why: what makes a new entry risky (baseline.NetworkRisk).
-	risk  baseline.RiskClass
-	level baseline.RiskLevel
+	risk  risk.Class
+	level risk.Level
 	why   string
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/internal/untrusted"
 )
@@ -19,8 +20,8 @@ type programChange struct {
 	pattern bool
 	added   bool
 	count   uint64 // from the NEW side when it is an observation
-	risk    baseline.RiskClass
-	level   baseline.RiskLevel
+	risk    risk.Class
+	level   risk.Level
 }
 
 // programsOf is an observation's programs as entries, with their counts.
@@ -60,7 +61,7 @@ func diffPrograms(old, cur *syscallSet) (changes []programChange, shown bool) {
 }
 
 func newProgramChange(e baseline.ProgramEntry, added bool, count uint64) programChange {
-	r, l := baseline.ProgramRisk(e.Path)
+	r, l := risk.OfProgram(e.Path)
 	return programChange{program: e.Path, pattern: e.Pattern, added: added, count: count, risk: r, level: l}
 }
 
@@ -86,7 +87,7 @@ func (ch programChange) riskTag() string {
 	if !ch.risk.Risky() {
 		return ""
 	}
-	return ch.risk.Label(ch.level) + ": " + baseline.ProgramRiskReason(ch.program)
+	return ch.risk.Label(ch.level) + ": " + risk.ProgramReason(ch.program)
 }
 
 func (ch programChange) isAdded() bool { return ch.added }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/ci"
 	"os"
 	"path/filepath"
@@ -36,7 +37,7 @@ func TestGitHubOutputWithoutTheVariableExitsTwo(t *testing.T) {
 func violationReport(t *testing.T) string {
 	t.Helper()
 	return ginkgoReport(t, &harness.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64,
-		Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "bpf", Number: 321, Count: 2, Risk: baseline.RiskKernelObserve,
+		Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "bpf", Number: 321, Count: 2, Risk: risk.KernelObserve,
 			PID: 9, Exe: "/usr/bin/python3", Comm: "python3", File: "/repo/b/py.yaml", Line: 4}}})
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
@@ -31,7 +32,7 @@ func closedStdout(t *testing.T) *os.File {
 // output, and the exit code it would have had with a reader.
 func TestClosedStdoutIsQuiet(t *testing.T) {
 	res := &harness.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64,
-		Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "bpf", Count: 2, Risk: baseline.RiskKernelObserve,
+		Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "bpf", Count: 2, Risk: risk.KernelObserve,
 			PID: 9, Exe: "/usr/bin/python3", Comm: "python3", File: "/repo/b/py.yaml", Line: 4}}}
 	report := ginkgoReport(t, res)
 	for _, tc := range []struct {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/golden"
 	"github.com/sysgate/sysgate/internal/scmp"
@@ -46,9 +47,9 @@ func programsResult(mode baseline.Mode) *harness.Result {
 			File: programsBaseline, Line: 8}},
 		ProgramViolations: []harness.ProgramViolation{
 			{ProgramRun: harness.ProgramRun{Path: "/usr/bin/curl", Role: harness.RoleProgram, Argv: []string{"curl", "-sS", "https://example.com/x y"},
-				Parent: "/usr/bin/python3.12", PID: 43, Count: 1, Risk: baseline.RiskDownloader, Level: baseline.LevelHigh}, File: programsBaseline, Line: 9},
+				Parent: "/usr/bin/python3.12", PID: 43, Count: 1, Risk: risk.Downloader, Level: risk.High}, File: programsBaseline, Line: 9},
 			{ProgramRun: harness.ProgramRun{Path: "/usr/bin/dash", Role: harness.RoleProgram, Requested: "/bin/true", Argv: []string{"true"},
-				Parent: "/usr/bin/python3.12", PID: 44, Count: 1, Risk: baseline.RiskShell, Level: baseline.LevelHigh}, File: programsBaseline, Line: 9,
+				Parent: "/usr/bin/python3.12", PID: 44, Count: 1, Risk: risk.Shell, Level: risk.High}, File: programsBaseline, Line: 9,
 				Mismatch: "the exec named /bin/true; the kernel ran /usr/bin/dash"},
 		},
 		UnverifiedExecs: 1,

@@ -1,4 +1,4 @@
-package baseline
+package risk
 
 import (
 	"path"
@@ -6,29 +6,29 @@ import (
 	"strings"
 )
 
-// ProgramRisk says why running prog deserves a reviewer's eye: shells,
+// OfProgram says why running prog deserves a reviewer's eye: shells,
 // downloaders and compilers. It goes by the program's file name, with a
 // version suffix taken off ("bash5", "gcc-14", "go1.22") and, for
 // toolchains, a target prefix too ("x86_64-linux-gnu-gcc-14"). An
 // interpreter (python3.13, node) is no risk by itself: it runs the agent.
-func ProgramRisk(prog string) (RiskClass, RiskLevel) {
+func OfProgram(prog string) (Class, Level) {
 	name := programVersion.ReplaceAllString(path.Base(prog), "")
 	switch {
 	case programShells[name]:
-		return RiskShell, LevelHigh
+		return Shell, High
 	case programDownloaders[name]:
-		return RiskDownloader, LevelHigh
+		return Downloader, High
 	case programCompilers[name] || programCompilers[crossTool(name)]:
-		return RiskCompiler, LevelMedium
+		return Compiler, Medium
 	}
-	return RiskNone, LevelNone
+	return None, NoLevel
 }
 
-// ProgramRiskReason is the one-line reason a program is risky, "" when it
-// is not (RiskReason's counterpart for programs).
-func ProgramRiskReason(prog string) string {
-	r, _ := ProgramRisk(prog)
-	return classReasons[r]
+// ProgramReason is the one-line reason a program is risky, "" when it is
+// not (Reason's counterpart for programs).
+func ProgramReason(prog string) string {
+	r, _ := OfProgram(prog)
+	return r.Reason()
 }
 
 // programVersion is a version at the end of a program's name: "5" of
