@@ -243,7 +243,7 @@ func (r *Result) addNetwork(b *netBook, p *runPlan) {
 			switch {
 			case b.matcher != nil:
 				r.NetworkViolations = append(r.NetworkViolations, NetworkViolation{
-					NetworkTouch: NetworkTouch{Op: baseline.NetResolve, Dest: t, Syscall: "dns", Risk: riskDNSTunnel, Level: risk.High},
+					NetworkTouch: NetworkTouch{Op: baseline.NetResolve, Dest: t, Syscall: "dns", Risk: risk.DNSTunnel, Level: risk.High},
 					Has:          fmt.Sprintf("more than %d distinct names under one domain in one run: data leaves in the names themselves", tunnelNames)})
 			case p.mode == baseline.ModeRecord:
 				b.unverify("names looked up in a pattern of DNS tunnelling (" + t + "): a record run does not learn them")
@@ -302,9 +302,6 @@ func (r *Result) addNetwork(b *netBook, p *runPlan) {
 		r.addNotKept(NotKept{NetworkViolations: notKept})
 	}
 }
-
-// riskDNSTunnel marks lookups in a pattern of DNS tunnelling.
-const riskDNSTunnel risk.Class = "dns-tunnel"
 
 // fileCtxOrNew is the run's placeholder values.
 func (p *runPlan) fileCtxOrNew() baseline.FileContext {

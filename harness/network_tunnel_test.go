@@ -103,7 +103,7 @@ func TestDNSTunnellingIsAViolation(t *testing.T) {
 		want := fmt.Sprintf("*.sysgate.test (%d names)", many)
 		var tunnel []NetworkViolation
 		for _, v := range r.NetworkViolations {
-			if v.Op == baseline.NetResolve && v.Risk == riskDNSTunnel {
+			if v.Op == baseline.NetResolve && v.Risk == risk.DNSTunnel {
 				tunnel = append(tunnel, v)
 			}
 		}

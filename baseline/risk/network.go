@@ -10,6 +10,7 @@ const (
 	RemotePort      Class = "remote-port"      // SMTP, SSH, IRC, Telnet: ways out that are not HTTPS
 	ContainerSocket Class = "container-socket" // Docker's or containerd's API: root on the host
 	OwnResolver     Class = "own-resolver"     // DNS past the run's recording forwarder
+	DNSTunnel       Class = "dns-tunnel"       // lookups in a pattern of tunnelling (many names under one domain)
 )
 
 var networkReasons = map[Class]string{
@@ -18,4 +19,5 @@ var networkReasons = map[Class]string{
 	RemotePort:      "mail, remote shells and chat carry data out without a web proxy in the way",
 	ContainerSocket: "the container engine's API starts privileged containers: root on the host",
 	OwnResolver:     "DNS sent past the run's forwarder is neither recorded nor gated by name: a channel for data in queries",
+	DNSTunnel:       "many distinct names under one domain carry data out in the queries themselves",
 }

@@ -123,7 +123,7 @@ func TestProgramRisk(t *testing.T) {
 func TestEveryClassHasAReason(t *testing.T) {
 	for _, c := range []Class{Namespace, Mount, ProcessAccess, KernelObserve, IOUring, Keyring, KernelModule, Seccomp,
 		System, RawNetwork, ExecMemory, Terminal, Shell, Downloader, Compiler,
-		CloudMetadata, ExposedListener, RemotePort, ContainerSocket, OwnResolver} {
+		CloudMetadata, ExposedListener, RemotePort, ContainerSocket, OwnResolver, DNSTunnel} {
 		if !c.Risky() || c.Reason() == "" {
 			t.Errorf("class %q: risky %v, reason %q", c, c.Risky(), c.Reason())
 		}
