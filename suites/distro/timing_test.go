@@ -6,22 +6,14 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-)
 
-// timingCalls are the syscalls whose appearance depends on scheduling
-// alone in the suites' agents: Python's subprocess wait with a timeout
-// sleeps only when the child has not been reaped at its first look
-// (clock_nanosleep), node's worker threads yield only when they contend
-// (sched_yield), and a sleep a signal interrupts resumes through
-// restart_syscall. The committed runtime layers hold them in a group
-// with that reason; a layer recorded fresh holds them only when one of
-// its runs happened to show them.
-var timingCalls = map[string]bool{"clock_nanosleep": true, "nanosleep": true, "sched_yield": true, "restart_syscall": true}
+	"github.com/sysgate/sysgate/suites/internal/gate"
+)
 
 var outsideRow = regexp.MustCompile(`(?m)^\s+(?:x86_64|x86|x32|aarch64|arm)\s+(\S+)\s+\d+\s+\d+\s`)
 
 // timingOnly says a check's text reports syscalls outside the baseline
-// and nothing else: every one is in timingCalls, and no program, file,
+// and nothing else: every one is in gate.SchedulingCalls, and no program, file,
 // destination or argument class is outside it. Such a check says the
 // layer needs another recording (as make baseline-update records every
 // spec three times, and a user records until a run adds nothing), not
@@ -33,7 +25,7 @@ func timingOnly(text string) bool {
 	}
 	rows := outsideRow.FindAllStringSubmatch(text, -1)
 	for _, m := range rows {
-		if !timingCalls[m[1]] {
+		if !gate.SchedulingCalls[m[1]] {
 			return false
 		}
 	}
