@@ -349,7 +349,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/harness"
-	"github.com/sysgate/sysgate/harness/gatetest"
+	"github.com/sysgate/sysgate/ci/gatetest"
 )
 
 var _ = It("runs the Go API snippet of docs/specs.md", func(ctx SpecContext) {

@@ -36,7 +36,7 @@
 //
 // Run is steered only by its options: it reads no environment variables
 // and imports no test framework. The Ginkgo and Gomega glue (matchers, the
-// report entry) is harness/gatetest; record mode and observation output are
+// report entry) is ci/gatetest; record mode and observation output are
 // WithMode and WithObservationFile, set by the edges (the CLI, the suites'
 // gate helper).
 //

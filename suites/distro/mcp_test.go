@@ -16,9 +16,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/ci"
+	"github.com/sysgate/sysgate/ci/mcptest"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 	"github.com/sysgate/sysgate/harness"
-	"github.com/sysgate/sysgate/harness/mcptest"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
@@ -134,7 +134,7 @@ func resultText(r *harness.Result) string {
 
 // The suites' MCP filesystem server in Debian 13 (trixie's own nodejs:
 // node 20.19 in libnode, glibc 2.41), driven over stdio by
-// harness/mcptest's client with the suites' read-only session, against a
+// ci/mcptest's client with the suites' read-only session, against a
 // copy of the suites' baselines: mcp/filesystem-read.yaml extends
 // runtimes/node.yaml, which picks {os}/node-{node}.yaml, recorded for
 // Debian 12 only.

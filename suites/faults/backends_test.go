@@ -10,8 +10,8 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/ci"
+	"github.com/sysgate/sysgate/ci/mcptest"
 	"github.com/sysgate/sysgate/harness"
-	"github.com/sysgate/sysgate/harness/mcptest"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/gate"
 )

@@ -12,9 +12,9 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/ci"
+	"github.com/sysgate/sysgate/ci/gatetest"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 	"github.com/sysgate/sysgate/harness"
-	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 

@@ -12,9 +12,9 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
+	"github.com/sysgate/sysgate/ci/gatetest"
+	"github.com/sysgate/sysgate/ci/mcptest"
 	"github.com/sysgate/sysgate/harness"
-	"github.com/sysgate/sysgate/harness/gatetest"
-	"github.com/sysgate/sysgate/harness/mcptest"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/gate"
 	"github.com/sysgate/sysgate/suites/internal/labels"

@@ -11,8 +11,8 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
+	"github.com/sysgate/sysgate/ci/gatetest"
 	"github.com/sysgate/sysgate/harness"
-	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/gate"
 	"github.com/sysgate/sysgate/suites/internal/labels"

@@ -12,8 +12,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/ci"
+	"github.com/sysgate/sysgate/ci/gatetest"
 	"github.com/sysgate/sysgate/harness"
-	"github.com/sysgate/sysgate/harness/gatetest"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 

@@ -12,9 +12,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/baseline/argclass"
+	"github.com/sysgate/sysgate/ci/gatetest"
+	"github.com/sysgate/sysgate/ci/mcptest"
 	"github.com/sysgate/sysgate/harness"
-	"github.com/sysgate/sysgate/harness/gatetest"
-	"github.com/sysgate/sysgate/harness/mcptest"
 	"github.com/sysgate/sysgate/internal/testutil"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 )

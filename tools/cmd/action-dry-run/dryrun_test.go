@@ -52,7 +52,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/harness"
-	"github.com/sysgate/sysgate/harness/gatetest"
+	"github.com/sysgate/sysgate/ci/gatetest"
 )
 
 func TestMyAgent(t *testing.T) { RegisterFailHandler(Fail); RunSpecs(t, "my agent") }

@@ -7,8 +7,8 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/ci"
+	"github.com/sysgate/sysgate/ci/mcptest"
 	"github.com/sysgate/sysgate/harness"
-	"github.com/sysgate/sysgate/harness/mcptest"
 )
 
 // Run a stdio MCP server under the gate, list its tools, call one, and

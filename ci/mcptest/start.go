@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/ci"
+	"github.com/sysgate/sysgate/ci/gatetest"
 	"github.com/sysgate/sysgate/harness"
-	"github.com/sysgate/sysgate/harness/gatetest"
 )
 
 // CloseTimeout bounds how long Run waits, after drive, for the server to
