@@ -123,7 +123,19 @@ func ioctlPtr(fd int, req uint, arg unsafe.Pointer) error {
 
 // NotifIDValid reports whether the held call id still waits for an
 // answer: its task is alive, so what was read about that task's pid
-// since the call was received was read of that task.
+// since the call was received was read of that task. The kernel takes
+// the filter's notification lock interruptibly for the question: EINTR
+// (a signal to this thread, Go's preemption, while the caller's threads
+// hold the lock) says nothing about the call and is asked again, as
+// NOTIF_SEND and NOTIF_ADDFD are sent again.
 func NotifIDValid(fd int, id uint64) bool {
-	return ioctlPtr(fd, unix.SECCOMP_IOCTL_NOTIF_ID_VALID, unsafe.Pointer(&id)) == nil
+	for {
+		err := idValidIoctl(fd, unix.SECCOMP_IOCTL_NOTIF_ID_VALID, unsafe.Pointer(&id))
+		if err != unix.EINTR {
+			return err == nil
+		}
+	}
 }
+
+// idValidIoctl is the ioctl NotifIDValid makes (a test answers it).
+var idValidIoctl = ioctlPtr
