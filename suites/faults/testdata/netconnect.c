@@ -148,12 +148,15 @@ static size_t dnsquery(unsigned char *buf, const char *name) {
 
 static struct sockaddr_in flipbuf;
 static uint32_t flip_a, flip_b;
-static atomic_int flipping = 1;
 
+// flipper flips until the process exits: a thread that ended on its own
+// would madvise its stack away on the way out, and a join would wait in
+// futex, each only when the scheduler let it, so a baseline recorded
+// from one run would miss it in another. exit_group ends it.
 static void *flipper(void *arg) {
 	(void)arg;
 	_Atomic uint32_t *addr = (_Atomic uint32_t *)&flipbuf.sin_addr.s_addr;
-	while (atomic_load_explicit(&flipping, memory_order_relaxed)) {
+	for (;;) {
 		atomic_store_explicit(addr, flip_a, memory_order_relaxed);
 		atomic_store_explicit(addr, flip_b, memory_order_relaxed);
 	}
@@ -177,11 +180,6 @@ static void flip(const char *allowed, const char *forbidden) {
 		connect(fd, (struct sockaddr *)&flipbuf, sizeof flipbuf);
 		close(fd);
 	}
-	// No join: a join that finds the flipper still running waits in
-	// futex, and whether it does is the scheduler's choice, so a baseline
-	// recorded from one run would miss it in another. exit_group ends the
-	// flipper with the process.
-	atomic_store(&flipping, 0);
 }
 
 int main(int argc, char **argv) {
