@@ -14,6 +14,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
+	"github.com/sysgate/sysgate/internal/dnsrec"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -58,10 +59,9 @@ func serveTunnelZone(t *testing.T) string {
 		}
 	}
 	for _, s := range []*dns.Server{{PacketConn: pc, Handler: handler}, {Listener: l, Handler: handler}} {
-		started := make(chan struct{})
-		s.NotifyStartedFunc = func() { close(started) }
-		go func() { _ = s.ActivateAndServe() }()
-		<-started
+		if err := dnsrec.Activate(s); err != nil {
+			t.Fatal(err)
+		}
 		t.Cleanup(func() { _ = s.Shutdown() })
 	}
 	return pc.LocalAddr().String()

@@ -136,21 +136,23 @@ func start(at netip.AddrPort, ups []netip.AddrPort) (*Forwarder, error) {
 	handler := dns.HandlerFunc(f.serve)
 	f.udp = &dns.Server{PacketConn: pc, Handler: handler}
 	f.tcp = &dns.Server{Listener: ln, Handler: handler}
-	if err := activate(f.udp); err != nil {
+	if err := Activate(f.udp); err != nil {
 		ln.Close()
-		return nil, err
+		return nil, fmt.Errorf("start dns forwarder: %w", err)
 	}
-	if err := activate(f.tcp); err != nil {
+	if err := Activate(f.tcp); err != nil {
 		_ = f.udp.Shutdown()
-		return nil, err
+		return nil, fmt.Errorf("start dns forwarder: %w", err)
 	}
 	return f, nil
 }
 
-// activate serves srv in the background and returns once it has started:
-// Shutdown before that point fails with "server not started" and would
-// leave the socket open.
-func activate(srv *dns.Server) error {
+// Activate serves srv (on its PacketConn or Listener) in the background
+// and returns once it has started, or the error that kept it from
+// starting: Shutdown before that point fails with "server not started"
+// and would leave the socket open. The forwarder's servers start this
+// way, and so do the test and bench DNS servers beside it.
+func Activate(srv *dns.Server) error {
 	started := make(chan struct{})
 	done := make(chan error, 1)
 	srv.NotifyStartedFunc = func() { close(started) }
@@ -159,7 +161,7 @@ func activate(srv *dns.Server) error {
 	case <-started:
 		return nil
 	case err := <-done:
-		return fmt.Errorf("start dns forwarder: serve: %w", err)
+		return fmt.Errorf("serve: %w", err)
 	}
 }
 

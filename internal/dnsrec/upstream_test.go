@@ -30,7 +30,7 @@ func startUpstream(t testing.TB) *fakeUpstream {
 	udp := &dns.Server{PacketConn: pc, Handler: dns.HandlerFunc(u.serve)}
 	tcp := &dns.Server{Listener: ln, Handler: dns.HandlerFunc(u.serve)}
 	for _, srv := range []*dns.Server{udp, tcp} {
-		if err := activate(srv); err != nil {
+		if err := Activate(srv); err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = srv.Shutdown() })

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/miekg/dns"
+
+	"github.com/sysgate/sysgate/internal/dnsrec"
 )
 
 // benchName is the name the bench's DNS server answers, with a loopback
@@ -65,9 +67,9 @@ func startLoopback() (s *loopbackServers, err error) {
 	}
 	s.dnsAddr = pc.LocalAddr().String()
 	names := &dns.Server{PacketConn: pc, Handler: dns.HandlerFunc(answerBenchName)}
-	if err := activateDNS(names); err != nil {
+	if err := dnsrec.Activate(names); err != nil {
 		_ = pc.Close()
-		return s, err
+		return s, fmt.Errorf("the bench's DNS server: %w", err)
 	}
 	s.closers = append(s.closers, names.Shutdown)
 	return s, nil
@@ -114,19 +116,4 @@ func answerBenchName(w dns.ResponseWriter, req *dns.Msg) {
 		resp.SetRcode(req, dns.RcodeNameError)
 	}
 	_ = w.WriteMsg(resp)
-}
-
-// activateDNS serves srv in the background and returns once it has
-// started (a Shutdown before then fails and leaves the socket open).
-func activateDNS(srv *dns.Server) error {
-	started := make(chan struct{})
-	done := make(chan error, 1)
-	srv.NotifyStartedFunc = func() { close(started) }
-	go func() { done <- srv.ActivateAndServe() }()
-	select {
-	case <-started:
-		return nil
-	case err := <-done:
-		return fmt.Errorf("the bench's DNS server: %w", err)
-	}
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/miekg/dns"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+
+	"github.com/sysgate/sysgate/internal/dnsrec"
 )
 
 // LoopbackAt serves body over HTTP on addr (a loopback address other
@@ -62,10 +64,7 @@ func Resolver(zone map[string]string) string {
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	Expect(err).NotTo(HaveOccurred())
 	srv := &dns.Server{PacketConn: pc, Handler: handler}
-	started := make(chan struct{})
-	srv.NotifyStartedFunc = func() { close(started) }
-	go func() { _ = srv.ActivateAndServe() }()
-	<-started
+	Expect(dnsrec.Activate(srv)).To(Succeed())
 	DeferCleanup(srv.Shutdown)
 	return pc.LocalAddr().String()
 }
