@@ -15,7 +15,7 @@ import (
 // Each part is a set: a baseline recorded on two kernels, or merged from
 // shards on two images, lists both, and a run on either matches.
 type Environment struct {
-	Kernel []string `json:"kernel,omitempty"` // uname release, "6.18.0-1-amd64"
+	Kernel []string `json:"kernel,omitempty"` // the release's version, "6.18" (KernelVersion)
 	OS     []string `json:"os,omitempty"`     // /etc/os-release ID and VERSION_ID, "debian 12"
 	Libc   []string `json:"libc,omitempty"`   // name and version, "glibc 2.36"; "musl" when its version cannot be read
 	// Runtimes are the interpreters and runtimes the agent's processes ran,
@@ -85,7 +85,8 @@ func (e Environment) Clone() Environment {
 }
 
 func (e *Environment) normalize() {
-	for _, list := range []*[]string{&e.Kernel, &e.OS, &e.Libc} {
+	e.Kernel = kernelVersions(e.Kernel)
+	for _, list := range []*[]string{&e.OS, &e.Libc} {
 		*list = unionStrings(nil, *list)
 	}
 	slices.SortFunc(e.Runtimes, func(a, b Runtime) int {
@@ -103,6 +104,29 @@ func unionStrings(a, b []string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// KernelVersion is what of a kernel release a baseline keeps and
+// compares: its major.minor, "6.18" of "6.18.44-fc-v657",
+// "6.18.0-1-amd64" or "6.18-rc3". New syscalls, and new flags that make
+// a library take another path, come with a mainline release; stable
+// updates (the patch level) take fixes only, and the rest is a
+// distribution's or a cloud's build name, which differs from machine to
+// machine of one kind and would be drift on every new runner. A release
+// without a major.minor is kept whole.
+func KernelVersion(release string) string {
+	if v := versionPrefix(release, 2); v != "" {
+		return v
+	}
+	return release
+}
+
+func kernelVersions(releases []string) []string {
+	out := make([]string, len(releases))
+	for i, r := range releases {
+		out[i] = KernelVersion(r)
+	}
+	return unionStrings(nil, out)
 }
 
 // EnvChange is one part of the environment that differs from the
@@ -143,7 +167,7 @@ func CompareEnvironments(recorded, now Environment) []EnvChange {
 			}
 		}
 	}
-	scalar("kernel", recorded.Kernel, now.Kernel)
+	scalar("kernel", kernelVersions(recorded.Kernel), kernelVersions(now.Kernel))
 	scalar("os", recorded.OS, now.OS)
 	scalar("libc", recorded.Libc, now.Libc)
 	for _, r := range now.Runtimes {

@@ -19,7 +19,7 @@ version: 1
 agent: a
 environment:
   x86_64:
-    kernel: 6.18.0-1-amd64
+    kernel: 6.18
     os: debian 12
     libc:
       - glibc 2.36
@@ -40,7 +40,7 @@ syscalls:
 	if !ok {
 		t.Fatal("no x86_64 environment")
 	}
-	want := Environment{Kernel: []string{"6.18.0-1-amd64"}, OS: []string{"debian 12"}, Libc: []string{"glibc 2.36", "glibc 2.39"},
+	want := Environment{Kernel: []string{"6.18"}, OS: []string{"debian 12"}, Libc: []string{"glibc 2.36", "glibc 2.39"},
 		Runtimes: []Runtime{{Name: "go", Version: "1.26.8"}, {Name: "python", Path: "/opt/py/bin/python3"}, pyenv}}
 	if !reflect.DeepEqual(env, want) {
 		t.Errorf("parsed %+v, want %+v", env, want)
@@ -50,6 +50,62 @@ syscalls:
 	}
 	if got := string(doc.Format()); got != in {
 		t.Errorf("format changed the file:\n%s", got)
+	}
+}
+
+func TestKernelVersion(t *testing.T) {
+	for release, want := range map[string]string{
+		"6.18.44-fc-v657":                    "6.18",
+		"6.18.0-1-amd64":                     "6.18",
+		"6.8.0-1017-azure":                   "6.8",
+		"6.18":                               "6.18",
+		"6.19-rc3":                           "6.19",
+		"5.15.167.4-microsoft-standard-WSL2": "5.15",
+		"custom":                             "custom",
+		"":                                   "",
+	} {
+		if got := KernelVersion(release); got != want {
+			t.Errorf("KernelVersion(%q) = %q, want %q", release, got, want)
+		}
+	}
+}
+
+// Baselines recorded before the fingerprint kept only the kernel's
+// version carry whole releases, one per machine they were recorded on:
+// they load as that version and format in the new form, a run on another
+// build of it is no drift, and a run on another version is.
+func TestWholeKernelReleasesLoadAsTheirVersion(t *testing.T) {
+	doc, err := ParseDocument("a.yaml", []byte("version: 1\nagent: a\nenvironment:\n  x86_64:\n    kernel:\n      - 6.18.44-fc-v657\n      - 6.18.44-fc-v669\n    os: debian 12\nsyscalls:\n  x86_64:\n    - read\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded, _ := doc.EnvironmentFor(scmp.X86_64)
+	if !reflect.DeepEqual(recorded.Kernel, []string{"6.18"}) {
+		t.Errorf("loaded kernel %q, want [6.18]", recorded.Kernel)
+	}
+	if f := string(doc.Format()); !strings.Contains(f, "    kernel: 6.18\n    os: debian 12\n") {
+		t.Errorf("formatted:\n%s", f)
+	}
+	for now, want := range map[string]string{
+		"6.18.44-fc-v1300": "",
+		"6.18.0-1-amd64":   "",
+		"6.8.0-1017-azure": "kernel 6.18 → 6.8",
+		"6.19.2":           "kernel 6.18 → 6.19",
+	} {
+		got := DescribeChanges(CompareEnvironments(recorded, Environment{Kernel: []string{now}, OS: []string{"debian 12"}}))
+		if got != want {
+			t.Errorf("recorded on 6.18.44-fc-v657 and -v669, checked on %s: drift %q, want %q", now, got, want)
+		}
+	}
+	// An environment built in code, not parsed, compares the same way.
+	raw := Environment{Kernel: []string{"6.18.44-fc-v657"}}
+	if c := CompareEnvironments(raw, Environment{Kernel: []string{"6.18.44-fc-v1300"}}); len(c) != 0 {
+		t.Errorf("two builds of 6.18: %v", c)
+	}
+	// Merged with a run on another build, still one version.
+	raw.Merge(Environment{Kernel: []string{"6.18.44-fc-v1300"}})
+	if !reflect.DeepEqual(raw.Kernel, []string{"6.18"}) {
+		t.Errorf("merged kernel %q, want [6.18]", raw.Kernel)
 	}
 }
 

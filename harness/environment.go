@@ -27,13 +27,20 @@ func hostEnvironment(root string) baseline.Environment {
 	if root != "" {
 		h, _ = envprobe.ProbeRoot(root)
 	}
+	return environmentOf(h)
+}
+
+// environmentOf is a probed host as a baseline fingerprints it: the
+// kernel by its version alone (baseline.KernelVersion), so that machines
+// of one kind whose kernel builds differ are one environment.
+func environmentOf(h envprobe.Host) baseline.Environment {
 	var env baseline.Environment
 	add := func(list *[]string, v string) {
 		if v != "" {
 			*list = append(*list, v)
 		}
 	}
-	add(&env.Kernel, h.Kernel)
+	add(&env.Kernel, baseline.KernelVersion(h.Kernel))
 	add(&env.OS, h.OS)
 	add(&env.Libc, h.Libc)
 	return env

@@ -13,6 +13,20 @@ import (
 func TestRecordWritesTheEnvironment(t *testing.T) {
 	testutil.RequireAudit(t)
 	py := testutil.Python(t)
+	_, data := recordPrint(t, py)
+	real, _ := filepath.EvalSymlinks(py)
+	// The kernel by its version alone: "6.18", not this machine's build.
+	for _, want := range []string{"environment:\n  x86_64:\n    kernel: " + runningKernelVersion(t) + "\n", "    os: debian 12\n", "    libc: glibc 2.", "    runtimes:\n      - python 3.11.", " " + real + "\n"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("recorded file lacks %q:\n%s", want, data)
+		}
+	}
+}
+
+// recordPrint records py printing 1 into a new baseline: its path and
+// content.
+func recordPrint(t *testing.T, py string) (string, []byte) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "a.yaml")
 	if code, _, stderr := runAgentVerb(t, "record", "-o", path, "--", py, "-I", "-S", "-c", "print(1)"); code != ExitOK {
 		t.Fatalf("record: %d\n%s", code, stderr)
@@ -21,12 +35,7 @@ func TestRecordWritesTheEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	real, _ := filepath.EvalSymlinks(py)
-	for _, want := range []string{"environment:\n  x86_64:\n    kernel: ", "    os: debian 12\n", "    libc: glibc 2.", "    runtimes:\n      - python 3.11.", " " + real + "\n"} {
-		if !strings.Contains(string(data), want) {
-			t.Errorf("recorded file lacks %q:\n%s", want, data)
-		}
-	}
+	return path, data
 }
 
 // A check with another interpreter than the one recorded names what
@@ -61,6 +70,50 @@ func TestCheckExplainsEnvironmentDrift(t *testing.T) {
 	code, stdout, _ = runAgentVerb(t, "check", "-b", path, "--format", "json", "--", system, "-I", "-S", "-c", changed)
 	if code != ExitViolation || !strings.Contains(stdout, `"part": "python"`) || !strings.Contains(stdout, `"path": "`+system+`"`) {
 		t.Fatalf("json: code %d, want the drift's parts\n%s", code, stdout)
+	}
+}
+
+// runningKernelVersion is the running kernel's major.minor, "6.18".
+func runningKernelVersion(t *testing.T) string {
+	t.Helper()
+	release, err := os.ReadFile("/proc/sys/kernel/osrelease")
+	if err != nil {
+		t.Fatal(err)
+	}
+	major, rest, _ := strings.Cut(strings.TrimSpace(string(release)), ".")
+	minor, _, _ := strings.Cut(rest, ".")
+	minor = strings.TrimRightFunc(minor, func(r rune) bool { return r < '0' || r > '9' })
+	if major == "" || minor == "" {
+		t.Fatalf("[setup]: kernel release %q has no major.minor", release)
+	}
+	return major + "." + minor
+}
+
+// A baseline recorded on another build of this kernel's version (as on
+// every other machine of one kind: 6.18.44-fc-v657, -v1300) is the same
+// environment, also in the whole-release form older baselines carry; one
+// recorded on another version is drift, named by version.
+func TestCheckComparesTheKernelByVersion(t *testing.T) {
+	testutil.RequireAudit(t)
+	py := testutil.Python(t)
+	path, recorded := recordPrint(t, py)
+	version := runningKernelVersion(t)
+	line := "    kernel: " + version + "\n"
+	if !strings.Contains(string(recorded), line) {
+		t.Fatalf("recorded file lacks %q:\n%s", line, recorded)
+	}
+	changed := "import socket; socket.socket(socket.AF_INET).close()"
+	for _, tc := range []struct{ kernel, want string }{
+		{"    kernel:\n      - " + version + ".44-fc-v657\n      - " + version + ".0-another-build\n", "same environment as recorded: this is a behaviour change"},
+		{"    kernel: 5.10.0-30-amd64\n", "environment drift: kernel 5.10 → " + version + ": "},
+	} {
+		if err := os.WriteFile(path, []byte(strings.Replace(string(recorded), line, tc.kernel, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, stdout, stderr := runAgentVerb(t, "check", "-b", path, "--", py, "-I", "-S", "-c", changed)
+		if code != ExitViolation || !strings.Contains(stdout, tc.want) {
+			t.Errorf("recorded with\n%swant exit 1 saying %q; got %d:\n%s%s", tc.kernel, tc.want, code, stdout, stderr)
+		}
 	}
 }
 
