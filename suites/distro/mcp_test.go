@@ -257,7 +257,9 @@ var _ = Describe("The MCP filesystem server on Debian 13", Ordered, labels.Requi
 	})
 
 	It("names the drift from the Debian 12 layer in the text", func(ctx SpecContext) {
-		result := gatedSession(ctx, server, workspace, gated, filepath.Join(runtimeBase, "debian-12", "node-20.yaml"))
+		debian12 := filepath.Join(runtimeBase, "debian-12", "node-20.yaml")
+		recordedOnOtherBuilds(debian12)
+		result := gatedSession(ctx, server, workspace, gated, debian12)
 		text := resultText(result)
 		Expect(result.Verdict).To(Equal(harness.VerdictViolation), text)
 		Expect(text).To(MatchRegexp(`environment drift: os debian 12 → debian 13, glibc 2\.36 → 2\.41, node 20\.\d+\.\d+ → 20\.19\.\d+`))
