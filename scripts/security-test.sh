@@ -56,18 +56,18 @@ if [ "$record" = 1 ]; then runs=${RECORD_RUNS:-3}; fi
 # because the timeout elapsed" after a cold build, or with 1 s to spare
 # on a warm one, on the loaded development machine).
 suite_timeout=${SYSGATE_SUITE_TIMEOUT:-5m}
-case "$suite_timeout" in
-[0-9]*s) seconds=${suite_timeout%s} ;;
-[0-9]*m) seconds=$((${suite_timeout%m} * 60)) ;;
-[0-9]*h) seconds=$((${suite_timeout%h} * 3600)) ;;
-*) seconds=x ;;
+n=${suite_timeout%[smh]}
+case "$n:$suite_timeout" in
+'':* | *[!0-9]*:*) seconds= ;;
+*:*s) seconds=$((10#$n)) ;;
+*:*m) seconds=$((10#$n * 60)) ;;
+*:*h) seconds=$((10#$n * 3600)) ;;
+*) seconds= ;;
 esac
-case "$seconds" in
-'' | *[!0-9]*)
+if [ -z "$seconds" ] || [ "$seconds" = 0 ]; then
 	echo "security-test: SYSGATE_SUITE_TIMEOUT=$suite_timeout: want a whole number of s, m or h, e.g. 5m" >&2
 	exit 2
-	;;
-esac
+fi
 procs=(-p)
 if [ -n "${SYSGATE_PROCS:-}" ]; then procs=(--procs="$SYSGATE_PROCS"); fi
 mkdir -p out
