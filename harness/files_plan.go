@@ -328,7 +328,7 @@ func (f *fileEmitter) emit(ev touch.Event) {
 	}
 	acc := resolvedAccesses(ev, f.root)
 	for i := range acc {
-		if acc[i].Unverified && acc[i].Item.DirFD() >= 0 {
+		if acc[i].Unverified && acc[i].Item.Relative() {
 			f.byDescriptor(ev, &acc[i])
 		}
 	}
@@ -339,6 +339,9 @@ func (f *fileEmitter) emit(ev touch.Event) {
 		shadow := ev
 		shadow.Flags &^= oPath
 		for _, a := range resolvedAccesses(shadow, f.root) {
+			if a.Unverified && a.Item.Relative() {
+				f.byDescriptor(ev, &a)
+			}
 			f.note(a)
 		}
 	}
@@ -357,7 +360,7 @@ func (f *fileEmitter) emit(ev touch.Event) {
 		}
 		a.Path = ownProcOf(a.Path, ev.PID)
 		access := fileAccess{Path: a.Path, Op: fileOpOf(a.Op), Syscall: a.Syscall, PID: ev.PID, Exe: ev.Exe, Unverified: a.Unverified}
-		if a.Unverified && a.Item.DirFD() >= 0 {
+		if a.Unverified && a.Item.Relative() {
 			// Relative to a descriptor: placed from the run's records
 			// once every record is in (touch.Dirs).
 			h := f.dirs.Hold(ev, a)
@@ -440,7 +443,14 @@ func (f *fileEmitter) flush() {
 	}
 }
 
+// note remembers the path of a file the run reached by a verified name.
+// An unverified name is only a candidate (a symlink swapped since, or
+// no name at all for one relative to a descriptor): a later access of
+// the inode must not inherit it.
 func (f *fileEmitter) note(a touch.Access) {
+	if a.Unverified || a.Path == "" {
+		return
+	}
 	if a.Item.Inode != 0 && len(f.inodes) < maxLearnedFiles {
 		f.inodes[fileID{a.Item.Dev, a.Item.Inode}] = a.Path
 	}

@@ -176,7 +176,7 @@ func placedByDirs(o observed) []string {
 	for _, ev := range o.events {
 		acc := ev.ResolvedAccesses(RootOf(ev.PID))
 		for i, a := range acc {
-			if a.Unverified && a.Item.DirFD() >= 0 {
+			if a.Unverified && a.Item.Relative() {
 				if p, ok := ev.ResolveCandidate("/", d.Candidate(ev, a.Item), a.Item); ok {
 					acc[i].Path, acc[i].Unverified = p, false
 				}
@@ -185,7 +185,7 @@ func placedByDirs(o observed) []string {
 		d.Note(ev, acc)
 		for _, a := range acc {
 			switch {
-			case a.Unverified && a.Item.DirFD() >= 0:
+			case a.Unverified && a.Item.Relative():
 				held = append(held, hold{a, d.Hold(ev, a)})
 			case strings.HasPrefix(a.Path, o.workspace+"/") || a.Unverified:
 				got = append(got, fmt.Sprintf("%s %s %s", a.Op, a.Syscall, strings.TrimPrefix(a.Path, o.workspace+"/")))

@@ -19,9 +19,11 @@ type FileID struct {
 // ID is the item's file (Inode 0: the record had none).
 func (p Path) ID() FileID { return FileID{p.Dev, p.Inode} }
 
-// DirFD is the directory descriptor a relative Name starts from, -1
-// when it starts from the CWD or is absolute.
-func (p Path) DirFD() int { return p.dirfd }
+// Relative reports a name relative to a directory descriptor other
+// than the CWD (unlinkat(fd, "f")): Abs is "" and Dirs may place it.
+func (p Path) Relative() bool {
+	return p.dirfd >= 0 && p.Abs == "" && p.Name != "" && !path.IsAbs(p.Name)
+}
 
 func (p Path) isDir() bool { return p.Mode&unix.S_IFMT == unix.S_IFDIR }
 

@@ -60,7 +60,7 @@ func feed(d *Dirs, placed map[uint64]string, evs ...Event) []Held {
 		}
 		d.Note(ev, acc)
 		for _, a := range acc {
-			if a.Unverified && a.Item.DirFD() >= 0 {
+			if a.Unverified && a.Item.Relative() {
 				held = append(held, d.Hold(ev, a))
 			}
 		}
