@@ -147,6 +147,19 @@ type fileEmitter struct {
 	// wrote: a name the kernel recorded with that inode is the target,
 	// even once the namespace, and with it the bind, is gone.
 	binds map[string]fileID
+	// dirs places names relative to directory descriptors from the run's
+	// records; held are the accesses it places once the run is over.
+	dirs *touch.Dirs
+	held []heldAccess
+}
+
+// heldAccess is an access by a name relative to a directory descriptor
+// that Dirs places at the end of the run.
+type heldAccess struct {
+	access fileAccess
+	held   touch.Held
+	ev     touch.Event
+	item   touch.Access
 }
 
 type fileID struct {
@@ -155,7 +168,7 @@ type fileID struct {
 }
 
 func newFileEmitter(book *fileBook) *fileEmitter {
-	return &fileEmitter{book: book, inodes: map[fileID]string{}, pending: map[pendingKey][]fileAccess{}, rootFD: -1}
+	return &fileEmitter{book: book, inodes: map[fileID]string{}, pending: map[pendingKey][]fileAccess{}, rootFD: -1, dirs: touch.NewDirs()}
 }
 
 // close flushes what stayed unverified and gives back the run's root.
@@ -314,12 +327,21 @@ func (f *fileEmitter) emit(ev touch.Event) {
 		return
 	}
 	acc := resolvedAccesses(ev, f.root)
+	for i := range acc {
+		if acc[i].Unverified && acc[i].Item.Relative() {
+			f.byDescriptor(ev, &acc[i])
+		}
+	}
+	f.dirs.Note(ev, acc)
 	if len(acc) == 0 && ev.Flags&oPath != 0 {
 		// No access, but a file reached: remember where it is, for a
 		// reopen through the descriptor.
 		shadow := ev
 		shadow.Flags &^= oPath
 		for _, a := range resolvedAccesses(shadow, f.root) {
+			if a.Unverified && a.Item.Relative() {
+				f.byDescriptor(ev, &a)
+			}
 			f.note(a)
 		}
 	}
@@ -338,6 +360,18 @@ func (f *fileEmitter) emit(ev touch.Event) {
 		}
 		a.Path = ownProcOf(a.Path, ev.PID)
 		access := fileAccess{Path: a.Path, Op: fileOpOf(a.Op), Syscall: a.Syscall, PID: ev.PID, Exe: ev.Exe, Unverified: a.Unverified}
+		if a.Unverified && a.Item.Relative() {
+			// Relative to a descriptor: placed from the run's records
+			// once every record is in (touch.Dirs).
+			h := f.dirs.Hold(ev, a)
+			if len(f.held) < maxLearnedFiles {
+				f.held = append(f.held, heldAccess{access, h, ev, a})
+			} else {
+				access.Path = h.Desc
+				f.book.add(access)
+			}
+			continue
+		}
 		if a.Unverified && a.Item.Inode != 0 && a.Item.Abs != "" && len(f.pending) < maxLearnedFiles {
 			// The name leads elsewhere now (a file replaced since, as git
 			// replaces its index): wait for the kernel to confirm, in a
@@ -383,8 +417,24 @@ func (f *fileEmitter) confirm(ev touch.Event) {
 }
 
 // flush hands the accesses no later event confirmed to the book, as
-// unverified: the run cannot vouch for them.
+// unverified: the run cannot vouch for them; and the names relative to
+// descriptors, placed by the run's records or, with the call and the
+// descriptor named, unverified.
 func (f *fileEmitter) flush() {
+	for _, h := range f.held {
+		a := h.access
+		if p, ok, why := f.dirs.Place(h.held); ok {
+			a.Path, a.Unverified = p, false
+		} else if f.byDescriptor(h.ev, &h.item); !h.item.Unverified {
+			// The descriptor's directory, learnt after the call, and
+			// the name still leads to the inode the kernel recorded.
+			a.Path, a.Unverified = h.item.Path, false
+		} else {
+			a.Path = h.held.Desc + ": " + why
+		}
+		f.book.add(a)
+	}
+	f.held = nil
 	for k, list := range f.pending {
 		for _, a := range list {
 			f.book.add(a)
@@ -393,9 +443,37 @@ func (f *fileEmitter) flush() {
 	}
 }
 
+// note remembers the path of a file the run reached by a verified name.
+// An unverified name is only a candidate (a symlink swapped since, or
+// no name at all for one relative to a descriptor): a later access of
+// the inode must not inherit it.
 func (f *fileEmitter) note(a touch.Access) {
+	if a.Unverified || a.Path == "" {
+		return
+	}
 	if a.Item.Inode != 0 && len(f.inodes) < maxLearnedFiles {
 		f.inodes[fileID{a.Item.Dev, a.Item.Inode}] = a.Path
+	}
+}
+
+// byDescriptor ties an access by a name relative to a directory
+// descriptor through the directory the process's recorded open returned
+// under that number (touch.Dirs.Candidate), under the roots
+// resolvedAccesses tries: kept only when the name leads to the inode the
+// kernel recorded.
+func (f *fileEmitter) byDescriptor(ev touch.Event, a *touch.Access) {
+	name := f.dirs.Candidate(ev, a.Item)
+	if name == "" {
+		return
+	}
+	for _, root := range []string{touch.RootOf(ev.PID), f.root, "/"} {
+		if root == "" {
+			continue
+		}
+		if p, ok := ev.ResolveCandidate(root, name, a.Item); ok {
+			a.Path, a.Unverified = p, false
+			return
+		}
 	}
 }
 

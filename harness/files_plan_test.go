@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/sysgate/sysgate/auditlog/touch"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"golang.org/x/sys/unix"
 )
 
 func TestProcEntry(t *testing.T) {
@@ -122,5 +124,48 @@ func TestBoundFileVerified(t *testing.T) {
 	a.Item.Inode, a.Path, a.Item.Abs = id.inode, "/etc/hosts", "/etc/hosts"
 	if _, ok := f.bound(a); ok {
 		t.Error("the bound file's inode under another name was taken for the target")
+	}
+}
+
+// An O_PATH open whose name leads elsewhere by the time the observer
+// looks (./link re-pointed from the key to input.txt) leaves only a
+// candidate name: a reopen of the descriptor after the process is gone
+// must not inherit it as the key's path (it was read as ./link, which
+// the workspace allows, and the run was clean).
+func TestOPathCandidateNotInherited(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	key := filepath.Join(dir, "key")
+	for _, err := range []error{os.Mkdir(ws, 0o755), os.WriteFile(key, []byte("k"), 0o600), os.WriteFile(filepath.Join(ws, "input.txt"), nil, 0o644)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("input.txt", filepath.Join(ws, "link")); err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(key, &st); err != nil {
+		t.Fatal(err)
+	}
+	keyItem := func(name string) touch.Path {
+		return touch.Path{Name: name, Abs: filepath.Join(ws, name), NameType: "NORMAL", Inode: st.Ino, Mode: st.Mode,
+			Dev: fmt.Sprintf("%02x:%02x", unix.Major(st.Dev), unix.Minor(st.Dev))}
+	}
+	gone := 1 << 30 // no such process: /proc says nothing
+	f := newFileEmitter(newFileBook(true, nil))
+	f.started = true
+	f.emit(touch.Event{Syscall: "openat", PID: gone, CWD: ws, Flags: oPath, Paths: []touch.Path{keyItem("link")}})
+	reopen := keyItem("/proc/self/fd/3")
+	reopen.Abs = "/proc/self/fd/3"
+	f.emit(touch.Event{Syscall: "openat", PID: gone, CWD: ws, Flags: unix.O_RDONLY, Paths: []touch.Path{reopen}})
+	f.close()
+	for _, touched := range f.book.touches() {
+		if touched.Path == filepath.Join(ws, "link") || touched.Path == "" {
+			t.Errorf("the key's reopen was tied to %q", touched.Path)
+		}
+	}
+	if got := f.book.unverifiedPaths(); len(got) != 1 || got[0] != "/proc/self/fd/3" {
+		t.Errorf("unverified %q, want the reopen", got)
 	}
 }

@@ -160,3 +160,80 @@ func TestObservedRmtree(t *testing.T) {
 		t.Errorf("accesses:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// placedByDirs runs the observed events through Dirs as the harness
+// does: the resolver first, the descriptor's candidate, then Place once
+// every record is in. It returns "op syscall path" per access under the
+// workspace or not placed.
+func placedByDirs(o observed) []string {
+	d := NewDirs()
+	type hold struct {
+		a Access
+		h Held
+	}
+	var held []hold
+	var got []string
+	for _, ev := range o.events {
+		acc := ev.ResolvedAccesses(RootOf(ev.PID))
+		for i, a := range acc {
+			if a.Unverified && a.Item.Relative() {
+				if p, ok := ev.ResolveCandidate("/", d.Candidate(ev, a.Item), a.Item); ok {
+					acc[i].Path, acc[i].Unverified = p, false
+				}
+			}
+		}
+		d.Note(ev, acc)
+		for _, a := range acc {
+			switch {
+			case a.Unverified && a.Item.Relative():
+				held = append(held, hold{a, d.Hold(ev, a)})
+			case strings.HasPrefix(a.Path, o.workspace+"/") || a.Unverified:
+				got = append(got, fmt.Sprintf("%s %s %s", a.Op, a.Syscall, strings.TrimPrefix(a.Path, o.workspace+"/")))
+			}
+		}
+	}
+	for _, h := range held {
+		p, ok, why := d.Place(h.h)
+		if !ok {
+			p = "unplaced: " + h.h.Desc + ": " + why
+		}
+		got = append(got, fmt.Sprintf("%s %s %s", h.a.Op, h.a.Syscall, strings.TrimPrefix(p, o.workspace+"/")))
+	}
+	return got
+}
+
+// shutil.rmtree's names relative to descriptors are placed from the
+// run's records: every access under the name the tree had, none left
+// unverified (the directory listing's order is the file system's).
+func TestObservedRmtreePlacedByDirs(t *testing.T) {
+	got := placedByDirs(observeAgent(t, "testdata/rmtree.py"))
+	want := []string{
+		"write mkdir tree", "write mkdir tree/sub",
+		"write openat tree/a", "write openat tree/sub/b",
+		"read openat tree", "read openat tree/sub",
+		"delete unlinkat tree/a", "delete unlinkat tree/sub/b", "delete unlinkat tree/sub",
+		"delete rmdir tree",
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("accesses:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A directory renamed between its open and a use through the
+// descriptor: the use is placed by neither name, and the report names
+// the call, the descriptor, the directory's inode and the rename.
+func TestObservedDirfdAfterRenameUnplaced(t *testing.T) {
+	got := placedByDirs(observeAgent(t, "testdata/dirfdrename.py"))
+	last := got[len(got)-1]
+	if !strings.HasPrefix(last, `delete unlinkat unplaced: unlinkat "f" relative to descriptor `) || !strings.Contains(last, "(directory inode ") ||
+		!strings.Contains(last, `the run renamed a directory (rename "`) {
+		t.Errorf("the use after the rename: %q", last)
+	}
+	for _, g := range got[:len(got)-1] {
+		if strings.Contains(g, "unlinkat") {
+			t.Errorf("placed after the rename: %q", g)
+		}
+	}
+}

@@ -43,6 +43,11 @@
 //     deletes by the call's semantics; ResolvedAccesses ties each to the
 //     file the kernel reached (a write through ws/link -> ~/.bashrc is a
 //     write of ~/.bashrc), or marks it Unverified.
+//   - Dirs places names relative to a directory descriptor (unlinkat(fd,
+//     "f") as fts and tar make them) from the run's records once they
+//     are all in: the PARENT item's inode is the directory the kernel
+//     used, and the run's records give that inode its path (see Dirs for
+//     what it refuses).
 //
 // Needs: root (CAP_AUDIT_CONTROL for rules and enabled, CAP_AUDIT_READ
 // for the stream), audit not locked (enabled=2 gives auditctl.ErrLocked),
@@ -54,8 +59,8 @@
 //
 // Conclusive means: Observation.Close returned no error and no loss, and
 // no access is Unverified. An Unverified access (its name now leads to
-// another inode, the name was relative to a directory descriptor, or the
-// kernel recorded none, as for a file created through a dangling symlink)
-// is only a candidate: the run is inconclusive unless every candidate is
-// allowed.
+// another inode, the name was relative to a directory descriptor that
+// Dirs could not place, or the kernel recorded none, as for a file
+// created through a dangling symlink) is only a candidate: the run is
+// inconclusive unless every candidate is allowed.
 package touch

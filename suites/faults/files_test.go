@@ -140,6 +140,31 @@ var _ = Describe("an agent that touches a file outside its files baseline", Requ
 	)
 })
 
+var _ = Describe("an agent that reopens a key through a descriptor whose name it re-pointed", RequiresAudit, Escape, func() {
+	BeforeEach(func() { requireAudit() })
+
+	// The O_PATH open's name (./link) leads to ./input.txt by the time
+	// the observer looks, and the reopen's descriptor holds input.txt: a
+	// name the observer could not verify must never become the key's
+	// path (it did: a clean run that read the key).
+	DescribeTable("is never clean",
+		func(ctx SpecContext, backend string, nobody bool) {
+			s := newFileScene(nobody)
+			rec := append([]string{"record", "--agent", "filetouch", "-o", s.base}, s.flags(backend)...)
+			o := s.run(ctx, append(rec, "--", bin.FileTouch, "opathswap", filepath.Join(s.work, "inside.txt"))...)
+			Expect(o.Code).To(Equal(cli.ExitOK), "record: %s", o)
+			chk := append([]string{"check", "--format", "json", "-b", s.base}, s.flags(backend)...)
+			o = s.run(ctx, append(chk, "--", bin.FileTouch, "opathswap", s.key)...)
+			Expect(o.Code).NotTo(Equal(cli.ExitOK), "the key was read: %s", o)
+			if o.Code == cli.ExitViolation {
+				Expect(o.Result().FileViolations).To(ContainElement(And(HaveField("Path", s.key), HaveField("Op", baseline.FileRead))), "%s", o)
+			}
+		},
+		Entry("audit as root", "audit", false),
+		Entry("notify as nobody", "notify", true),
+	)
+})
+
 // fileAttacks are the attacks on one backend.
 func fileAttacks(backend string, nobody bool) []TableEntry {
 	key := func(s fileScene) string { return s.key }

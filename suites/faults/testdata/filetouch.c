@@ -13,6 +13,10 @@
 //   rename    writes ./staged and renames it over TARGET
 //   hardlink  links TARGET to ./linked and reads ./linked
 //   opath     opens TARGET O_PATH, then reopens /proc/self/fd/N for write
+//   opathswap reads ./inside.txt, plants ./link -> TARGET, opens ./link O_PATH, re-points
+//             ./link to ./input.txt, reads TARGET by reopening
+//             /proc/self/fd/N, and puts ./input.txt under N: by the time
+//             the observer looks, neither name leads to TARGET
 //   handle    name_to_handle_at(TARGET) and open_by_handle_at for read
 //   flip      a second thread flips a path buffer between ./input.txt and
 //             TARGET while this thread opens it 2000 times; prints
@@ -129,6 +133,26 @@ int main(int argc, char **argv) {
 			close(w);
 		}
 		close(fd);
+	} else if (!strcmp(mode, "opathswap")) {
+		// ./inside.txt read by its name: the record (TARGET
+		// ./inside.txt) knows the inode the reopen reads.
+		slurp("inside.txt", buf, sizeof buf);
+		unlink("link");
+		must(symlink(target, "link") == 0, "symlink");
+		int fd = open("link", O_PATH | O_CLOEXEC);
+		must(fd >= 0, "open O_PATH");
+		unlink("link");
+		must(symlink("input.txt", "link") == 0, "symlink");
+		char proc[64];
+		snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+		int r = open(proc, O_RDONLY | O_CLOEXEC);
+		if (r >= 0) {
+			if (read(r, buf, sizeof buf) < 0)
+				perror("read");
+			close(r);
+		}
+		int in = open("input.txt", O_RDONLY | O_CLOEXEC);
+		must(in >= 0 && dup3(in, fd, O_CLOEXEC) == fd, "dup3");
 	} else if (!strcmp(mode, "handle")) {
 		struct file_handle *h = malloc(sizeof *h + MAX_HANDLE_SZ);
 		h->handle_bytes = MAX_HANDLE_SZ;
