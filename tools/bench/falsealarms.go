@@ -510,7 +510,7 @@ func reasonShape(s string) string {
 	if strings.Contains(s, "serial number gaps") {
 		return "records never delivered (serial number gaps)"
 	}
-	s = firstLine(s)
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	var b strings.Builder
 	digits := false
 	for _, c := range s {
@@ -524,11 +524,10 @@ func reasonShape(s string) string {
 		digits = false
 		b.WriteRune(c)
 	}
-	out := b.String()
-	if len(out) > 70 {
-		out = out[:70] + "…"
+	if out := []rune(b.String()); len(out) > 70 {
+		return string(out[:70]) + "…"
 	}
-	return out
+	return b.String()
 }
 
 func lastLine(s string) string {
