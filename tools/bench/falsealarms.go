@@ -115,7 +115,7 @@ func falseAlarmSection(ctx context.Context, cfg falseAlarmConfig, cli string) er
 			}
 			row.recordedOn = rn.backend
 			rows = append(rows, row)
-			fmt.Printf("  %s on %s: %d of %d checks non-zero (%s)\n", a.name, rn.backend, row.alarms(), row.n, time.Since(start).Round(time.Second))
+			row.progress(start)
 		}
 		if len(fa.runners) < 2 || cfg.cross == 0 {
 			continue
@@ -128,6 +128,7 @@ func falseAlarmSection(ctx context.Context, cfg falseAlarmConfig, cli string) er
 			}
 			row.recordedOn = from
 			rows = append(rows, row)
+			row.progress(start)
 		}
 	}
 	printFalseAlarms(rows)
@@ -325,6 +326,13 @@ func (r faRow) alarms() int {
 		}
 	}
 	return n
+}
+
+// progress prints the row as soon as it is measured, so a bench cut
+// short still shows what it found.
+func (r faRow) progress(start time.Time) {
+	fmt.Printf("  %s on %s (recorded on %s): %d of %d checks non-zero, exit codes %s: %s (%s)\n", r.agent, r.backend, r.recordedOn,
+		r.alarms(), r.n, codeList(r.byCode), reasonList(r.byReason), time.Since(start).Round(time.Second))
 }
 
 // checks runs n checks of a against base on rn's backend, every other
