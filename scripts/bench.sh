@@ -6,8 +6,16 @@
 # (strace, node servers). Numbers are reported, never judged: nothing here
 # fails on a timing.
 #   BENCH_REPS (5)  BENCH_LAUNCHES (200)  BENCH_STRESS (1: run the stress)
-#   BENCH_SECTIONS (all: check,record,programs,files,network,startup,cli,rss; e.g. cli
-#   for the CLI's whole-process start-up alone)
+#   BENCH_SECTIONS (all: check,record,programs,files,network,startup,cli,rss,falsealarms;
+#   e.g. cli for the CLI's whole-process start-up alone, falsealarms for the
+#   false-alarm counts alone)
+#   BENCH_FALSE_ALARM_CHECKS (100: checks per agent and backend)
+#   BENCH_FALSE_ALARM_CROSS (30: checks per direction, recorded on one
+#   backend and checked on the other; 0: none)
+#   BENCH_FALSE_ALARM_RECORDS (3: runs of each recording, record + --merge)
+# The false-alarm section counts non-zero exits of unchanged agents: a
+# measurement like the rest. It fails only when an agent cannot be
+# recorded or started at all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$(id -u)" != 0 ]; then
@@ -19,6 +27,8 @@ trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/sysgate" ./cmd/sysgate
 go -C tools build -o "$tmp/bench" ./bench
 "$tmp/bench" -reps "${BENCH_REPS:-5}" -launches "${BENCH_LAUNCHES:-200}" -sysgate "$tmp/sysgate" \
+	-false-alarm-checks "${BENCH_FALSE_ALARM_CHECKS:-100}" -false-alarm-cross "${BENCH_FALSE_ALARM_CROSS:-30}" \
+	-false-alarm-records "${BENCH_FALSE_ALARM_RECORDS:-3}" \
 	${BENCH_SECTIONS:+-sections "$BENCH_SECTIONS"}
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "${BENCH_STRESS:-1}" = 1 ]; then

@@ -33,6 +33,9 @@ func main() {
 	microN := flag.Int("micro", 1_000_000, "syscalls per microbenchmark run")
 	execs := flag.Int("execs", 200, "execs of /bin/true per run of the programs section's exec loop")
 	cliPath := flag.String("sysgate", "", "sysgate CLI binary, for its whole-process start-up and peak RSS (skipped when empty)")
+	faChecks := flag.Int("false-alarm-checks", 100, "checks per agent and backend in the false-alarms section")
+	faCross := flag.Int("false-alarm-cross", 30, "checks per direction of the false-alarms section's cross-backend rows (0: none)")
+	faRecords := flag.Int("false-alarm-records", 3, "runs of each false-alarms recording (record, then --merge)")
 	sections := flag.String("sections", strings.Join(allSections, ","), "comma-separated sections to run: "+strings.Join(allSections, ", "))
 	flag.Parse()
 	want, err := parseSections(*sections)
@@ -40,14 +43,19 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(2)
 	}
-	if err := run(context.Background(), config{reps: *reps, launches: *launches, mcpCalls: *mcpCalls, microN: *microN, execs: *execs, cli: *cliPath, sections: want}); err != nil {
+	if *faChecks < 1 || *faCross < 0 || *faRecords < 1 {
+		fmt.Fprintln(os.Stderr, "bench: -false-alarm-checks and -false-alarm-records must be at least 1, -false-alarm-cross at least 0")
+		os.Exit(2)
+	}
+	fa := falseAlarmConfig{checks: *faChecks, cross: *faCross, records: *faRecords}
+	if err := run(context.Background(), config{reps: *reps, launches: *launches, mcpCalls: *mcpCalls, microN: *microN, execs: *execs, cli: *cliPath, sections: want, falseAlarms: fa}); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
 // allSections are the tables, in the order they run.
-var allSections = []string{"check", "record", "programs", "files", "network", "startup", "cli", "rss"}
+var allSections = []string{"check", "record", "programs", "files", "network", "startup", "cli", "rss", "falsealarms"}
 
 func parseSections(list string) (map[string]bool, error) {
 	want := map[string]bool{}
@@ -66,6 +74,7 @@ type config struct {
 	cli                                     string
 	sections                                map[string]bool
 	backends                                []harness.Backend // measured side by side, audit first
+	falseAlarms                             falseAlarmConfig
 }
 
 func run(ctx context.Context, cfg config) error {
@@ -148,7 +157,12 @@ func run(ctx context.Context, cfg config) error {
 		if err != nil {
 			return err
 		}
-		return peakRSS(ctx, cfg, dir, w.getppid, base)
+		if err := peakRSS(ctx, cfg, dir, w.getppid, base); err != nil {
+			return err
+		}
+	}
+	if cfg.sections["falsealarms"] {
+		return falseAlarmSection(ctx, cfg.falseAlarms, cfg.cli)
 	}
 	return nil
 }
