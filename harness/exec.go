@@ -27,6 +27,14 @@ type execSeen struct {
 	// runs are the programs the exec runs if it succeeds: the file, its
 	// interpreters, and the script an interpreter was given.
 	runs []ProgramRun
+	// opens are the files the kernel opens for execution if the exec
+	// succeeds, as the audit backend's PATH records name them: the file,
+	// each "#!" interpreter, and the ELF interpreter (ld.so) of the last.
+	// Not the script an interpreter program was given: that it reads.
+	opens []string
+	// program is what the process runs once the exec succeeds (expect's
+	// path): the audit backend names it as the exec's exe.
+	program string
 	// expect is the executable the kernel ends up running (the last
 	// interpreter of a script); zero when the path reaches no file (the
 	// exec fails, as in a shell's PATH search).
@@ -115,10 +123,22 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 		role = RoleScript
 	}
 	e.add(file, role, requested)
+	e.opens = append(e.opens, file.Path)
 	e.expect, e.expectSum = file.ID, file.SHA256
+	last := file
 	for _, in := range interps {
 		e.add(in, RoleInterpreter, "")
+		e.opens = append(e.opens, in.Path)
 		e.expect, e.expectSum = in.ID, in.SHA256
+		last = in
+	}
+	e.program = last.Path
+	if last.Interp != "" {
+		// The ELF loader opens it as the caller, from its root (or its
+		// working directory, for a relative name).
+		if ld, err := resolve(unix.AT_FDCWD, last.Interp, false); err == nil {
+			e.opens = append(e.opens, ld.Path)
+		}
 	}
 	if len(interps) == 0 {
 		if script := interpreterScript(file.Path, raw); script != "" {

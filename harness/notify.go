@@ -174,6 +174,9 @@ func (n *notifier) exec(notif *kernel.SeccompNotif, arch scmp.Arch, name string,
 		}
 	}
 	n.book.exec(e)
+	if n.files != nil {
+		n.files.exec(e, name)
+	}
 	return listener.Continue, allowed
 }
 

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -37,6 +39,48 @@ func realPath(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestExecOpensAgreeAcrossBackends: an exec opens for execution the
+// program, its "#!" interpreter and the ELF interpreter (ld.so) of the
+// program that runs; the audit backend reads them from the exec's PATH
+// records, the notify backend from the files themselves, and both list
+// the same files with the same counts: a baseline recorded on either
+// passes a check on the other (issue 42, item 7).
+func TestExecOpensAgreeAcrossBackends(t *testing.T) {
+	testutil.RequireAudit(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "build.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\n/usr/bin/env true\nls / >/dev/null\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ld, err := os.Open("/bin/sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	interp, err := kernel.ELFInterpreter(ld)
+	ld.Close()
+	if err != nil || interp == "" {
+		t.Fatalf("/bin/sh: no ELF interpreter (%v): this test needs a dynamic /bin/sh", err)
+	}
+	ldso := realPath(t, interp)
+	exec := map[Backend]map[string]uint64{}
+	for _, backend := range []Backend{BackendAudit, BackendNotify} {
+		r := mustRun(t, Agent{Command: []string{script}, Dir: dir}, WithMode(baseline.ModeRecord), WithBackend(backend))
+		exec[backend] = r.Observed.Files["exec"]
+		// sh, env, true and ls each load through ld.so.
+		if got := exec[backend][ldso]; got != 4 {
+			t.Errorf("%s: exec of %s %d times, want 4: %v", backend, ldso, got, exec[backend])
+		}
+		for _, p := range []string{realPath(t, "/bin/sh"), "/usr/bin/env", "/usr/bin/true", realPath(t, "/usr/bin/ls")} {
+			if exec[backend][p] != 1 {
+				t.Errorf("%s: exec of %s %d times, want once: %v", backend, p, exec[backend][p], exec[backend])
+			}
+		}
+	}
+	if !maps.Equal(exec[BackendAudit], exec[BackendNotify]) {
+		t.Errorf("the backends saw different execs:\naudit  %v\nnotify %v", exec[BackendAudit], exec[BackendNotify])
+	}
 }
 
 // TestProgramsOfAScript: a "#!" script is listed with its interpreter,
