@@ -68,18 +68,22 @@ const pathMax = 4096
 // launchDir instead.
 //
 // pin says which programs to hash (see notifier.pin); nil: every one.
-func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args [6]uint64, callerExe, comm, launchDir string, pin func(string) bool) *execSeen {
+// opens: also name the files the exec opens for execution (e.opens, for
+// the notify backend's file observer; the audit backend has them from
+// its PATH records).
+func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args [6]uint64, callerExe, comm, launchDir string, pin func(string) bool, opens bool) *execSeen {
 	e := &execSeen{tgid: tgid, parent: callerExe, comm: comm}
 	if callerExe == launcherExe() {
 		e.parent = ""
 	}
-	// resolve opens a name the caller gives as the kernel will.
-	resolve := func(dirfd int, name string, emptyPath bool) (kernel.ExecFile, error) {
+	// resolveSum opens a name the caller gives as the kernel will,
+	// hashing what want says.
+	resolveSum := func(dirfd int, name string, emptyPath bool, want func(string) bool) (kernel.ExecFile, error) {
 		if e.parent == "" && launchDir != "" && dirfd == unix.AT_FDCWD && name != "" && !strings.HasPrefix(name, "/") {
 			name = path.Join(launchDir, name)
 		}
 		lookup := kernel.ExecTarget(tid, tgid, dirfd, name, emptyPath)
-		file, err := kernel.ResolveExecFileSum(lookup, programSums, pin)
+		file, err := kernel.ResolveExecFileSum(lookup, programSums, want)
 		if abs, ok := strings.CutPrefix(lookup, "/proc/"+strconv.Itoa(tid)+"/root"); ok && err != nil && !missing(err) {
 			// The caller's /proc entries are closed to sysgate (the
 			// launcher is not dumpable, and without root sysgate may
@@ -88,9 +92,12 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 			// Never a name through the caller's own /proc entry
 			// (ExecTarget did not put it under root): from here that
 			// is sysgate's.
-			file, err = kernel.ResolveExecFileSum(abs, programSums, pin)
+			file, err = kernel.ResolveExecFileSum(abs, programSums, want)
 		}
 		return file, err
+	}
+	resolve := func(dirfd int, name string, emptyPath bool) (kernel.ExecFile, error) {
+		return resolveSum(dirfd, name, emptyPath, pin)
 	}
 	// The listener has read the caller's exe path (callerExe): only the
 	// file's identity is left to read.
@@ -133,10 +140,11 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 		last = in
 	}
 	e.program = last.Path
-	if last.Interp != "" {
+	if opens && last.Interp != "" {
 		// The ELF loader opens it as the caller, from its root (or its
-		// working directory, for a relative name).
-		if ld, err := resolve(unix.AT_FDCWD, last.Interp, false); err == nil {
+		// working directory, for a relative name). Not a program: never
+		// hashed.
+		if ld, err := resolveSum(unix.AT_FDCWD, last.Interp, false, func(string) bool { return false }); err == nil {
 			e.opens = append(e.opens, ld.Path)
 		}
 	}

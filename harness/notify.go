@@ -139,7 +139,7 @@ func (n *notifier) exec(notif *kernel.SeccompNotif, arch scmp.Arch, name string,
 	if n.mode == baseline.ModeEnforce && !allowed {
 		return listener.Continue, false
 	}
-	e := readExec(int(notif.PID), id.PID, arch, notif.Data.Arch, name, notif.Data.Args, kernel.ProgramPath(id.Exe), id.Comm, n.launchDir, n.pin)
+	e := readExec(int(notif.PID), id.PID, arch, notif.Data.Arch, name, notif.Data.Args, kernel.ProgramPath(id.Exe), id.Comm, n.launchDir, n.pin, n.files != nil)
 	if !kernel.NotifIDValid(n.fd, notif.ID) {
 		// The caller is gone (a fatal signal): its exec never runs, and
 		// what was read may be another process's.
