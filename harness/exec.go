@@ -27,6 +27,14 @@ type execSeen struct {
 	// runs are the programs the exec runs if it succeeds: the file, its
 	// interpreters, and the script an interpreter was given.
 	runs []ProgramRun
+	// opens are the files the kernel opens for execution if the exec
+	// succeeds, as the audit backend's PATH records name them: the file,
+	// each "#!" interpreter, and the ELF interpreter (ld.so) of the last.
+	// Not the script an interpreter program was given: that it reads.
+	opens []string
+	// program is what the process runs once the exec succeeds (expect's
+	// path): the audit backend names it as the exec's exe.
+	program string
 	// expect is the executable the kernel ends up running (the last
 	// interpreter of a script); zero when the path reaches no file (the
 	// exec fails, as in a shell's PATH search).
@@ -60,18 +68,22 @@ const pathMax = 4096
 // launchDir instead.
 //
 // pin says which programs to hash (see notifier.pin); nil: every one.
-func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args [6]uint64, callerExe, comm, launchDir string, pin func(string) bool) *execSeen {
+// opens: also name the files the exec opens for execution (e.opens, for
+// the notify backend's file observer; the audit backend has them from
+// its PATH records).
+func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args [6]uint64, callerExe, comm, launchDir string, pin func(string) bool, opens bool) *execSeen {
 	e := &execSeen{tgid: tgid, parent: callerExe, comm: comm}
 	if callerExe == launcherExe() {
 		e.parent = ""
 	}
-	// resolve opens a name the caller gives as the kernel will.
-	resolve := func(dirfd int, name string, emptyPath bool) (kernel.ExecFile, error) {
+	// resolveSum opens a name the caller gives as the kernel will,
+	// hashing what want says.
+	resolveSum := func(dirfd int, name string, emptyPath bool, want func(string) bool) (kernel.ExecFile, error) {
 		if e.parent == "" && launchDir != "" && dirfd == unix.AT_FDCWD && name != "" && !strings.HasPrefix(name, "/") {
 			name = path.Join(launchDir, name)
 		}
 		lookup := kernel.ExecTarget(tid, tgid, dirfd, name, emptyPath)
-		file, err := kernel.ResolveExecFileSum(lookup, programSums, pin)
+		file, err := kernel.ResolveExecFileSum(lookup, programSums, want)
 		if abs, ok := strings.CutPrefix(lookup, "/proc/"+strconv.Itoa(tid)+"/root"); ok && err != nil && !missing(err) {
 			// The caller's /proc entries are closed to sysgate (the
 			// launcher is not dumpable, and without root sysgate may
@@ -80,9 +92,12 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 			// Never a name through the caller's own /proc entry
 			// (ExecTarget did not put it under root): from here that
 			// is sysgate's.
-			file, err = kernel.ResolveExecFileSum(abs, programSums, pin)
+			file, err = kernel.ResolveExecFileSum(abs, programSums, want)
 		}
 		return file, err
+	}
+	resolve := func(dirfd int, name string, emptyPath bool) (kernel.ExecFile, error) {
+		return resolveSum(dirfd, name, emptyPath, pin)
 	}
 	// The listener has read the caller's exe path (callerExe): only the
 	// file's identity is left to read.
@@ -115,10 +130,23 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 		role = RoleScript
 	}
 	e.add(file, role, requested)
+	e.opens = append(e.opens, file.Path)
 	e.expect, e.expectSum = file.ID, file.SHA256
+	last := file
 	for _, in := range interps {
 		e.add(in, RoleInterpreter, "")
+		e.opens = append(e.opens, in.Path)
 		e.expect, e.expectSum = in.ID, in.SHA256
+		last = in
+	}
+	e.program = last.Path
+	if opens && last.Interp != "" {
+		// The ELF loader opens it as the caller, from its root (or its
+		// working directory, for a relative name). Not a program: never
+		// hashed.
+		if ld, err := resolveSum(unix.AT_FDCWD, last.Interp, false, func(string) bool { return false }); err == nil {
+			e.opens = append(e.opens, ld.Path)
+		}
 	}
 	if len(interps) == 0 {
 		if script := interpreterScript(file.Path, raw); script != "" {

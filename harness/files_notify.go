@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -110,6 +111,22 @@ func (n *notifier) serveFile(notif *kernel.SeccompNotif, arch scmp.Arch, name st
 		return listener.Continue, true
 	}
 	return listener.Answered, true
+}
+
+// exec records the files an exec the listener lets run opens for
+// execution (execSeen.opens: the program, its "#!" interpreters, ld.so),
+// which the kernel opens itself and the proxy never serves. The audit
+// backend reads them from the exec's PATH records: without them here, a
+// baseline recorded on notify would lack what a check on audit sees
+// (issue 42, item 7). A memory file ("memfd:NAME") has no path to list:
+// the programs gate names it.
+func (f *notifyFiles) exec(e *execSeen, syscall string) {
+	for _, p := range e.opens {
+		if !strings.HasPrefix(p, "/") {
+			continue
+		}
+		f.book.add(fileAccess{Path: ownProcOf(p, e.tgid), Op: baseline.FileExec, Syscall: syscall, PID: e.tgid, Exe: e.program})
+	}
 }
 
 func notifyOp(op fileproxy.Op) baseline.FileOp {

@@ -108,7 +108,7 @@ func (n *notifier) decide(notif *kernel.SeccompNotif) listener.Answer {
 	if answer, done := n.serveNet(notif, arch, name, ev, id); done {
 		return answer
 	}
-	if n.book != nil && ok && (name == "execve" || name == "execveat") {
+	if (n.book != nil || n.files != nil) && ok && (name == "execve" || name == "execveat") {
 		if answer, done := n.exec(notif, arch, name, id); done {
 			return answer
 		}
@@ -129,19 +129,24 @@ func (n *notifier) decide(notif *kernel.SeccompNotif) listener.Answer {
 	return answer
 }
 
-// exec reads an exec's program for the book. done: the call is answered
-// without an event, as one the profile allows; otherwise it goes on as
-// any call outside the profile (and in enforce is refused, so runs
-// nothing).
+// exec reads an exec's program for the book (nil without programs) and
+// the files it opens for the file observer (nil without files, and
+// under audit). done: the call is answered without an event, as one the
+// profile allows; otherwise it goes on as any call outside the profile
+// (and in enforce is refused, so runs nothing).
 func (n *notifier) exec(notif *kernel.SeccompNotif, arch scmp.Arch, name string, id kernel.TaskIdent) (listener.Answer, bool) {
 	allowed := n.mode != baseline.ModeRecord && n.profile.Allows(arch, name)
 	if n.mode == baseline.ModeEnforce && !allowed {
 		return listener.Continue, false
 	}
-	e := readExec(int(notif.PID), id.PID, arch, notif.Data.Arch, name, notif.Data.Args, kernel.ProgramPath(id.Exe), id.Comm, n.launchDir, n.pin)
+	e := readExec(int(notif.PID), id.PID, arch, notif.Data.Arch, name, notif.Data.Args, kernel.ProgramPath(id.Exe), id.Comm, n.launchDir, n.pin, n.files != nil)
 	if !kernel.NotifIDValid(n.fd, notif.ID) {
 		// The caller is gone (a fatal signal): its exec never runs, and
 		// what was read may be another process's.
+		return listener.Continue, allowed
+	}
+	if n.book == nil {
+		n.files.exec(e, name)
 		return listener.Continue, allowed
 	}
 	// The agent's start is the caller's command line, not the agent's
@@ -174,6 +179,9 @@ func (n *notifier) exec(notif *kernel.SeccompNotif, arch scmp.Arch, name string,
 		}
 	}
 	n.book.exec(e)
+	if n.files != nil {
+		n.files.exec(e, name)
+	}
 	return listener.Continue, allowed
 }
 

@@ -94,11 +94,14 @@ func (p *runPlan) notifier(events *collector, ses uint32) *notifier {
 	// an event, as the filter answers every allowed call.
 	notes := newNotifier(events, profile, p.filterMode, cfg.action, ses, p.notify)
 	notes.argBlind = cfg.argBlind
+	notes.launchDir = launchDir(p.agent.Dir)
 	if cfg.noPrograms {
+		// Execs are read only for the files they open (notify backend):
+		// no program is hashed.
+		notes.pin = func(string) bool { return false }
 		return notes
 	}
 	notes.book, notes.gated = newProgramBook(), profile.GatesPrograms()
-	notes.launchDir = launchDir(p.agent.Dir)
 	notes.pin = pinWanted(profile, p.agentUID() == 0)
 	if p.mode != baseline.ModeRecord && notes.gated {
 		notes.book.outside = func(path string) bool { return !profile.AllowsProgram(path) }

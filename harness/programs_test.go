@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
+	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
 
@@ -37,6 +39,56 @@ func realPath(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return r
+}
+
+// TestExecOpensAgreeAcrossBackends: an exec opens for execution the
+// program, its "#!" interpreter and the ELF interpreter (ld.so) of the
+// program that runs; the audit backend reads them from the exec's PATH
+// records, the notify backend from the files themselves, and both list
+// the same files with the same counts: a baseline recorded on either
+// passes a check on the other (issue 42, item 7).
+func TestExecOpensAgreeAcrossBackends(t *testing.T) {
+	testutil.RequireAudit(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "build.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\n/usr/bin/env true\nls / >/dev/null\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ld, err := os.Open("/bin/sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	interp, err := kernel.ELFInterpreter(ld)
+	ld.Close()
+	if err != nil || interp == "" {
+		t.Fatalf("/bin/sh: no ELF interpreter (%v): this test needs a dynamic /bin/sh", err)
+	}
+	ldso := realPath(t, interp)
+	// Without programs (--no-programs) the files are observed all the
+	// same: notify then reads each exec for its files alone.
+	for _, programs := range []bool{true, false} {
+		exec := map[Backend]map[string]uint64{}
+		for _, backend := range []Backend{BackendAudit, BackendNotify} {
+			opts := []Option{WithMode(baseline.ModeRecord), WithBackend(backend)}
+			if !programs {
+				opts = append(opts, WithoutPrograms())
+			}
+			r := mustRun(t, Agent{Command: []string{script}, Dir: dir}, opts...)
+			exec[backend] = r.Observed.Files["exec"]
+			// sh, env, true and ls each load through ld.so.
+			if got := exec[backend][ldso]; got != 4 {
+				t.Errorf("%s, programs %t: exec of %s %d times, want 4: %v", backend, programs, ldso, got, exec[backend])
+			}
+			for _, p := range []string{realPath(t, "/bin/sh"), "/usr/bin/env", "/usr/bin/true", realPath(t, "/usr/bin/ls")} {
+				if exec[backend][p] != 1 {
+					t.Errorf("%s, programs %t: exec of %s %d times, want once: %v", backend, programs, p, exec[backend][p], exec[backend])
+				}
+			}
+		}
+		if !maps.Equal(exec[BackendAudit], exec[BackendNotify]) {
+			t.Errorf("programs %t: the backends saw different execs:\naudit  %v\nnotify %v", programs, exec[BackendAudit], exec[BackendNotify])
+		}
+	}
 }
 
 // TestProgramsOfAScript: a "#!" script is listed with its interpreter,
@@ -103,14 +155,17 @@ os.execve(fd, ["payload"], {})`
 }
 
 // TestWithoutProgramsListsNothing: with program observation off, no
-// exec is read and every report says so.
+// program is listed (the notify backend still reads each exec, for the
+// files it opens) and every report says so.
 func TestWithoutProgramsListsNothing(t *testing.T) {
-	r := mustRun(t, Agent{Command: []string{"/bin/sh", "-c", "/usr/bin/true"}}, WithMode(baseline.ModeRecord), WithoutPrograms())
-	if len(r.Programs) != 0 {
-		t.Errorf("programs = %q, want none", programPaths(r))
-	}
-	if !strings.Contains(strings.Join(r.Weakened, "; "), "programs not observed") {
-		t.Errorf("weakened = %q, want it to name the programs", r.Weakened)
+	for _, backend := range []Backend{BackendAudit, BackendNotify} {
+		r := mustRun(t, Agent{Command: []string{"/bin/sh", "-c", "/usr/bin/true"}}, WithMode(baseline.ModeRecord), WithoutPrograms(), WithBackend(backend))
+		if len(r.Programs) != 0 {
+			t.Errorf("%s: programs = %q, want none", backend, programPaths(r))
+		}
+		if !strings.Contains(strings.Join(r.Weakened, "; "), "programs not observed") {
+			t.Errorf("%s: weakened = %q, want it to name the programs", backend, r.Weakened)
+		}
 	}
 }
 

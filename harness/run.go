@@ -145,7 +145,10 @@ func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool
 // loadCompiled loads the baselines (or takes the given profile), picks the
 // mode and compiles the filter; files are cached (see profileCache).
 func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *compile.Filter, error) {
-	opts := compile.Options{Action: c.action, Notify: c.notify, ArgBlind: c.argBlind, Programs: !c.noPrograms}
+	// The notify backend's file observer reads each exec too, for the
+	// files it opens (the audit backend has them from its PATH records),
+	// also when programs are not observed.
+	opts := compile.Options{Action: c.action, Notify: c.notify, ArgBlind: c.argBlind, Programs: !c.noPrograms || (c.notify && !c.noFiles)}
 	if c.notify && !c.noFiles {
 		opts.ProxiedCalls = fileproxy.Syscalls(scmp.Native())
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"io"
 	"os"
 	"path"
 	"strconv"
@@ -31,6 +32,10 @@ type ExecFile struct {
 	// was given and the file could be read; SumErr says why not.
 	SHA256 string
 	SumErr error
+	// Interp is the ELF program interpreter an exec of the file opens
+	// for execution too (ld.so; see ELFInterpreter): "" for a static
+	// program, a script, or a file sysgate could not read.
+	Interp string
 }
 
 // HeadSize is how much of an exec'd file ResolveExecFile reads: the
@@ -219,16 +224,35 @@ func ResolveExecFileSum(target string, sums *ContentCache, want func(path string
 		if rfd, err := unix.Open(self, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NONBLOCK|unix.O_NOCTTY, 0); err == nil {
 			head := make([]byte, HeadSize)
 			n, _ := unix.Pread(rfd, head, 0)
-			unix.Close(rfd)
 			if n > 0 {
 				f.Head = head[:n]
 			}
+			f.Interp, _ = ELFInterpreter(preader(rfd))
+			unix.Close(rfd)
 		}
 		if sums != nil && (want == nil || want(f.Path)) {
 			f.SHA256, f.SumErr = sums.sum(fd, &st)
 		}
 	}
 	return f, nil
+}
+
+// preader reads a descriptor at offsets (pread), leaving its position.
+type preader int
+
+func (fd preader) ReadAt(p []byte, off int64) (int, error) {
+	var n int
+	for n < len(p) {
+		m, err := unix.Pread(int(fd), p[n:], off+int64(n))
+		if err != nil {
+			return n, os.NewSyscallError("pread", err)
+		}
+		if m == 0 {
+			return n, io.EOF
+		}
+		n += m
+	}
+	return n, nil
 }
 
 // openExecTarget opens target O_PATH: its leading /proc magic links
