@@ -8,6 +8,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/baseline/risk"
+	"github.com/sysgate/sysgate/baseline/scheduling"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -36,6 +37,12 @@ type RecordOptions struct {
 	// programs are left out, without the written file extending them:
 	// a new layer leaves out what the agent's own file holds (RecordLayer).
 	Provided []string
+	// Scheduling, when set, is written as the file's "scheduling:" key
+	// (Exact; Grouped removes the key) and decides whether the built-in
+	// scheduling group's syscalls are written; zero keeps the file's key.
+	// While the group is allowed (the default) they are not written: every
+	// check allows them, and whether a run made them is scheduling.
+	Scheduling scheduling.Mode
 }
 
 // RecordResult says what WriteRecorded changed.
@@ -139,7 +146,16 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 		}
 		return false
 	}
-	provided := func(arch scmp.Arch, name string) bool { return base.Allows(arch, name) || inGroup(arch, name) }
+	switch opts.Scheduling {
+	case scheduling.Exact:
+		doc.Scheduling = scheduling.Exact
+	case scheduling.Grouped:
+		doc.Scheduling = 0
+	}
+	exact := doc.Scheduling == scheduling.Exact || base.SchedulingExact()
+	provided := func(arch scmp.Arch, name string) bool {
+		return base.Allows(arch, name) || inGroup(arch, name) || (!exact && scheduling.Is(name))
+	}
 
 	recordSyscalls(doc, old, o, provided, res)
 	carryOverEntries(doc, old, o, provided, opts.Merge, res)
@@ -167,7 +183,7 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 func startDocument(path, agent string, old *Document, extends []string) (*Document, error) {
 	doc := &Document{Path: path, Version: FormatVersion, Agent: agent}
 	if old != nil {
-		doc.Header, doc.Groups, doc.Unmonitored = old.Header, old.Groups, old.Unmonitored
+		doc.Header, doc.Groups, doc.Unmonitored, doc.Scheduling = old.Header, old.Groups, old.Unmonitored, old.Scheduling
 		if doc.Agent == "" {
 			doc.Agent = old.Agent
 		} else if old.Agent != "" && old.Agent != doc.Agent {

@@ -145,7 +145,7 @@ func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool
 // loadCompiled loads the baselines (or takes the given profile), picks the
 // mode and compiles the filter; files are cached (see profileCache).
 func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *compile.Filter, error) {
-	opts := compile.Options{Action: c.action, Notify: c.notify, ArgBlind: c.argBlind, Programs: !c.noPrograms}
+	opts := compile.Options{Action: c.action, Notify: c.notify, ArgBlind: c.argBlind, Programs: !c.noPrograms, Scheduling: c.scheduling}
 	if c.notify && !c.noFiles {
 		opts.ProxiedCalls = fileproxy.Syscalls(scmp.Native())
 	}
@@ -157,7 +157,7 @@ func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *compile.F
 	}
 	mode := c.resolveMode(c.profile)
 	filter, err := compile.Compile(c.profile, mode, opts)
-	return c.profile, mode, filter, err
+	return c.profile.WithScheduling(c.scheduling), mode, filter, err
 }
 
 // incrementalFor reports whether a run with profile p records
