@@ -137,7 +137,15 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 		return nil, nil, err
 	}
 	res := &RecordResult{}
-	doc.Groups = dropProvided(doc.Groups, base, path, res)
+	switch opts.Scheduling {
+	case scheduling.Exact:
+		doc.Scheduling = scheduling.Exact
+	case scheduling.Grouped:
+		doc.Scheduling = 0
+	}
+	exact := doc.Scheduling == scheduling.Exact || base.SchedulingExact()
+	grouped := func(name string) bool { return !exact && scheduling.Is(name) }
+	doc.Groups = dropProvided(doc.Groups, func(arch scmp.Arch, name string) bool { return base.Allows(arch, name) || grouped(name) }, path, res)
 	inGroup := func(arch scmp.Arch, name string) bool {
 		for _, g := range doc.Groups {
 			if sec := sectionFor(&g.Syscalls, arch, false); sec != nil && sec.has(name) {
@@ -146,15 +154,8 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 		}
 		return false
 	}
-	switch opts.Scheduling {
-	case scheduling.Exact:
-		doc.Scheduling = scheduling.Exact
-	case scheduling.Grouped:
-		doc.Scheduling = 0
-	}
-	exact := doc.Scheduling == scheduling.Exact || base.SchedulingExact()
 	provided := func(arch scmp.Arch, name string) bool {
-		return base.Allows(arch, name) || inGroup(arch, name) || (!exact && scheduling.Is(name))
+		return base.Allows(arch, name) || inGroup(arch, name) || grouped(name)
 	}
 
 	recordSyscalls(doc, old, o, provided, res)
@@ -284,16 +285,17 @@ func recordEnvironment(doc, old *Document, o *Observation, merge bool) {
 	}
 }
 
-// dropProvided removes group entries a base now allows (a stack may list
-// a syscall once), and groups left empty, reporting them as removed.
-func dropProvided(groups []Group, base *Profile, path string, res *RecordResult) []Group {
+// dropProvided removes group entries a base (or the built-in scheduling
+// group) now allows (a stack may list a syscall once), and groups left
+// empty, reporting them as removed.
+func dropProvided(groups []Group, allowed func(scmp.Arch, string) bool, path string, res *RecordResult) []Group {
 	var kept []Group
 	for _, g := range groups {
 		var sections []Section
 		for _, sec := range g.Syscalls {
 			var entries []DocEntry
 			for _, e := range sec.Entries {
-				if base.Allows(sec.Arch, e.Name) {
+				if allowed(sec.Arch, e.Name) {
 					res.Removed = append(res.Removed, Finding{Arch: sec.Arch, Syscall: e.Name, Risk: risk.Of(e.Name), Level: risk.LevelOf(e.Name), File: path, Line: e.Line})
 					continue
 				}

@@ -127,6 +127,10 @@ func TestSchedulingRecord(t *testing.T) {
 			"scheduling: exact\nsyscalls:\n  x86_64:\n    - clock_nanosleep\n    - read\n    - sched_yield\n"},
 		{"the flag makes it exact", "", scheduling.Exact,
 			"scheduling: exact\nsyscalls:\n  x86_64:\n    - clock_nanosleep\n    - read\n    - sched_yield\n"},
+		{"a group's members go, and the group when empty", "version: 1\nagent: a\ngroups:\n  waits:\n    reason: r\n    syscalls:\n      x86_64: [clock_nanosleep]\nsyscalls:\n  x86_64: [read]\n", 0,
+			"syscalls:\n  x86_64:\n    - read\n"},
+		{"a group's members go, and the group when empty", "version: 1\nagent: a\ngroups:\n  waits:\n    reason: r\n    syscalls:\n      x86_64: [clock_nanosleep]\nsyscalls:\n  x86_64: [read]\n", 0,
+			"syscalls:\n  x86_64:\n    - read\n"},
 		{"the flag groups an exact file", "version: 1\nagent: a\nscheduling: exact\nsyscalls:\n  x86_64: [read, sched_yield]\n", scheduling.Grouped,
 			"syscalls:\n  x86_64:\n    - read\n"},
 	} {
