@@ -1,7 +1,7 @@
 // Command schedvary records real agents many times, on both backends, idle
 // and beside CPU hogs, and prints which syscalls appear in some runs of an
 // agent but not in all: the data behind the built-in scheduling group
-// (baseline/risk.Scheduling, docs/scheduling.md).
+// (package baseline/scheduling, docs/scheduling.md).
 //
 //	sudo go run ./cmd/schedvary -runs 100 -out ../docs/data/schedvary.tsv
 //
