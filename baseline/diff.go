@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/sysgate/sysgate/baseline/risk"
+	"github.com/sysgate/sysgate/baseline/scheduling"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -69,7 +70,10 @@ func Diff(p *Profile, o *Observation) *DiffResult {
 	}
 	for _, arch := range p.Arches() {
 		for _, e := range p.Entries(arch) {
-			if e.Group != "" || !p.direct[e.File] || o.Uses(arch, e.Name) {
+			// A listed member of the scheduling group is no stale entry
+			// while the group is allowed: a run making it or not is
+			// the scheduler's choice.
+			if e.Group != "" || !p.direct[e.File] || o.Uses(arch, e.Name) || (!p.SchedulingExact() && scheduling.Is(e.Name)) {
 				continue
 			}
 			r.Unused = append(r.Unused, Finding{Arch: arch, Syscall: e.Name, Risk: risk.Of(e.Name), Level: risk.LevelOf(e.Name), File: e.File, Line: e.Line})

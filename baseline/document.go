@@ -3,6 +3,7 @@ package baseline
 import (
 	"sort"
 
+	"github.com/sysgate/sysgate/baseline/scheduling"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -26,6 +27,10 @@ type Document struct {
 	Header  string // leading comment block, "#" lines joined by "\n"; "" = DefaultHeader
 	Version int
 	Agent   string
+	// Scheduling is the file's "scheduling:" key: Exact makes the stack
+	// treat the built-in scheduling group (package baseline/scheduling)
+	// as syscalls like any other; zero when the file does not say.
+	Scheduling scheduling.Mode
 	// Environment is where the file was recorded, per arch (sorted by
 	// arch name); files without one keep working, and drift is then not
 	// explained.
@@ -57,6 +62,7 @@ type Document struct {
 	// "unmonitored:", "groups:" and "programs:" keys (0 when absent), the
 	// last line of the programs list and the last line of the file.
 	syscallsLine, unmonitoredLine, groupsLine, programsLine int
+	schedulingLine                                          int
 	programsEnd, lastLine                                   int
 }
 

@@ -25,6 +25,9 @@ func (d *Document) Format() []byte {
 	if d.Agent != "" {
 		b.WriteString("agent: " + yamlString(d.Agent) + "\n")
 	}
+	if d.Scheduling != 0 {
+		b.WriteString("scheduling: " + d.Scheduling.String() + "\n")
+	}
 	writeEnvironment(&b, d)
 	if len(d.Extends) > 0 {
 		b.WriteString("extends:\n")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/baseline/risk"
+	"github.com/sysgate/sysgate/baseline/scheduling"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -230,6 +231,14 @@ func (p *parser) topLevel(doc *Document, top *yaml.Node) {
 				}
 				doc.Agent = s
 			}
+		case "scheduling":
+			if s, ok := p.scalar(val, "scheduling"); ok {
+				m, err := scheduling.ParseMode(s)
+				if err != nil {
+					p.add(val, KindSchema, "%s", err)
+				}
+				doc.Scheduling, doc.schedulingLine = m, key.Line
+			}
 		case "environment":
 			p.environment(doc, val)
 		case "extends":
@@ -251,7 +260,7 @@ func (p *parser) topLevel(doc *Document, top *yaml.Node) {
 			doc.groupsLine = key.Line
 			p.groups(doc, val)
 		default:
-			p.add(key, KindSchema, "unknown key %q (known: version, agent, environment, extends, programs, files, network, syscalls, unmonitored, groups)", key.Value)
+			p.add(key, KindSchema, "unknown key %q (known: version, agent, scheduling, environment, extends, programs, files, network, syscalls, unmonitored, groups)", key.Value)
 		}
 	}
 	if !seen["version"] {

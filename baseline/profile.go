@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline/argclass"
+	"github.com/sysgate/sysgate/baseline/scheduling"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -16,6 +17,9 @@ type Entry struct {
 	Group  string // "" for the syscalls list, else the group's name
 	File   string
 	Line   int
+	// Builtin: the entry is the built-in scheduling group's (package
+	// baseline/scheduling), allowed by no file; Group is "scheduling".
+	Builtin bool
 }
 
 // Profile is a validated stack of baseline files: the files named by the
@@ -32,6 +36,11 @@ type Profile struct {
 	// runtimes: what the programs' placeholders stand for in a run
 	// (BindRuntimes); nil until bound.
 	runtimes RuntimePrograms
+	// scheduling: Exact when a file says so or WithScheduling asked for
+	// it; otherwise the built-in scheduling group is allowed.
+	scheduling scheduling.Mode
+	// exactAt: the file and line of the first "scheduling: exact".
+	exactAt string
 }
 
 // Load reads one baseline file and the files it extends.
@@ -91,6 +100,9 @@ func loadStack(read func(string) ([]byte, error), sel Selector, paths []string) 
 	}
 	for _, d := range p.Docs {
 		p.add(d)
+		if d.Scheduling == scheduling.Exact && p.scheduling != scheduling.Exact {
+			p.scheduling, p.exactAt = scheduling.Exact, fmt.Sprintf("%s:%d", d.Path, d.schedulingLine)
+		}
 	}
 	p.warnings = l.errs.sorted()
 	p.unrecorded = l.unrecorded
@@ -204,7 +216,7 @@ func (p *Profile) Lookup(arch scmp.Arch, key string) (Entry, bool) {
 		e, ok := p.entries[arch][name]
 		return e, ok
 	}
-	return Entry{}, false
+	return p.builtin(arch, key)
 }
 
 // Classes returns the keys of name's classes the profile allows on arch,
@@ -235,6 +247,13 @@ func (p *Profile) Entries(arch scmp.Arch) []Entry {
 	out := make([]Entry, 0, len(p.entries[arch]))
 	for _, e := range p.entries[arch] {
 		out = append(out, e)
+	}
+	for _, name := range scheduling.Names() {
+		if _, listed := p.entries[arch][name]; !listed {
+			if e, ok := p.builtin(arch, name); ok {
+				out = append(out, e)
+			}
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -342,4 +361,44 @@ func (p *Profile) IsUnmonitored(arch scmp.Arch, name string) bool {
 	}
 	_, ok := p.unmonitored[arch][name]
 	return ok
+}
+
+// builtin is the built-in scheduling group's entry for name on arch: on
+// every arch the stack lists, unless it asks for the group exactly, for
+// each member the arch has.
+func (p *Profile) builtin(arch scmp.Arch, name string) (Entry, bool) {
+	if p.SchedulingExact() || p.entries[arch] == nil || !scheduling.Is(name) {
+		return Entry{}, false
+	}
+	if _, ok := scmp.Number(arch, name); !ok {
+		return Entry{}, false
+	}
+	return Entry{Name: name, Reason: scheduling.Reason(name), Group: scheduling.GroupName, Builtin: true}, true
+}
+
+// SchedulingExact reports whether the stack treats the scheduling group's
+// syscalls as syscalls like any other: a file says "scheduling: exact",
+// or WithScheduling(scheduling.Exact) asked for it.
+func (p *Profile) SchedulingExact() bool { return p != nil && p.scheduling == scheduling.Exact }
+
+// SchedulingMode is how the stack treats the scheduling group, and where
+// that was said: the file and line of its "scheduling: exact", "" for
+// the default or a WithScheduling override.
+func (p *Profile) SchedulingMode() (scheduling.Mode, string) {
+	if p.SchedulingExact() {
+		return scheduling.Exact, p.exactAt
+	}
+	return scheduling.Grouped, ""
+}
+
+// WithScheduling returns the profile with the scheduling group treated as
+// m, whatever the files say (the CLI's --scheduling); zero returns p. The
+// copy shares p's read-only state.
+func (p *Profile) WithScheduling(m scheduling.Mode) *Profile {
+	if p == nil || m == 0 || m == p.scheduling {
+		return p
+	}
+	c := *p
+	c.scheduling, c.exactAt = m, ""
+	return &c
 }

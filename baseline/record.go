@@ -8,6 +8,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/baseline/risk"
+	"github.com/sysgate/sysgate/baseline/scheduling"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -36,6 +37,12 @@ type RecordOptions struct {
 	// programs are left out, without the written file extending them:
 	// a new layer leaves out what the agent's own file holds (RecordLayer).
 	Provided []string
+	// Scheduling, when set, is written as the file's "scheduling:" key
+	// (Exact; Grouped removes the key) and decides whether the built-in
+	// scheduling group's syscalls are written; zero keeps the file's key.
+	// While the group is allowed (the default) they are not written: every
+	// check allows them, and whether a run made them is scheduling.
+	Scheduling scheduling.Mode
 }
 
 // RecordResult says what WriteRecorded changed.
@@ -130,7 +137,15 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 		return nil, nil, err
 	}
 	res := &RecordResult{}
-	doc.Groups = dropProvided(doc.Groups, base, path, res)
+	switch opts.Scheduling {
+	case scheduling.Exact:
+		doc.Scheduling = scheduling.Exact
+	case scheduling.Grouped:
+		doc.Scheduling = 0
+	}
+	exact := doc.Scheduling == scheduling.Exact || base.SchedulingExact()
+	grouped := func(name string) bool { return !exact && scheduling.Is(name) }
+	doc.Groups = dropProvided(doc.Groups, func(arch scmp.Arch, name string) bool { return base.Allows(arch, name) || grouped(name) }, path, res)
 	inGroup := func(arch scmp.Arch, name string) bool {
 		for _, g := range doc.Groups {
 			if sec := sectionFor(&g.Syscalls, arch, false); sec != nil && sec.has(name) {
@@ -139,7 +154,9 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 		}
 		return false
 	}
-	provided := func(arch scmp.Arch, name string) bool { return base.Allows(arch, name) || inGroup(arch, name) }
+	provided := func(arch scmp.Arch, name string) bool {
+		return base.Allows(arch, name) || inGroup(arch, name) || grouped(name)
+	}
 
 	recordSyscalls(doc, old, o, provided, res)
 	carryOverEntries(doc, old, o, provided, opts.Merge, res)
@@ -167,7 +184,7 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 func startDocument(path, agent string, old *Document, extends []string) (*Document, error) {
 	doc := &Document{Path: path, Version: FormatVersion, Agent: agent}
 	if old != nil {
-		doc.Header, doc.Groups, doc.Unmonitored = old.Header, old.Groups, old.Unmonitored
+		doc.Header, doc.Groups, doc.Unmonitored, doc.Scheduling = old.Header, old.Groups, old.Unmonitored, old.Scheduling
 		if doc.Agent == "" {
 			doc.Agent = old.Agent
 		} else if old.Agent != "" && old.Agent != doc.Agent {
@@ -268,16 +285,17 @@ func recordEnvironment(doc, old *Document, o *Observation, merge bool) {
 	}
 }
 
-// dropProvided removes group entries a base now allows (a stack may list
-// a syscall once), and groups left empty, reporting them as removed.
-func dropProvided(groups []Group, base *Profile, path string, res *RecordResult) []Group {
+// dropProvided removes group entries a base (or the built-in scheduling
+// group) now allows (a stack may list a syscall once), and groups left
+// empty, reporting them as removed.
+func dropProvided(groups []Group, allowed func(scmp.Arch, string) bool, path string, res *RecordResult) []Group {
 	var kept []Group
 	for _, g := range groups {
 		var sections []Section
 		for _, sec := range g.Syscalls {
 			var entries []DocEntry
 			for _, e := range sec.Entries {
-				if base.Allows(sec.Arch, e.Name) {
+				if allowed(sec.Arch, e.Name) {
 					res.Removed = append(res.Removed, Finding{Arch: sec.Arch, Syscall: e.Name, Risk: risk.Of(e.Name), Level: risk.LevelOf(e.Name), File: path, Line: e.Line})
 					continue
 				}

@@ -79,6 +79,12 @@ func Widen(base, cur *Profile) []Widened {
 			if base.Allows(arch, e.Name) {
 				continue
 			}
+			// The built-in scheduling group is sysgate's, not the
+			// files': it widens only where the base asked for it
+			// exactly and the files no longer do.
+			if e.Builtin && !base.SchedulingExact() {
+				continue
+			}
 			out = append(out, Widened{Kind: WidenSyscall, Arch: arch, Syscall: e.Name, Group: e.Group, Reason: e.Reason,
 				Risk: risk.Of(e.Name), Level: risk.LevelOf(e.Name), RiskReason: riskReasonIf(e.Name), File: e.File, Line: e.Line})
 		}

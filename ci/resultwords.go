@@ -3,11 +3,13 @@ package ci
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/scheduling"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -196,11 +198,54 @@ func DroppedEnvNote(r *harness.Result) string {
 // DriftNote is the sentence every report puts next to a run's
 // violations: what changed in the environment and what that suggests, or
 // that nothing did. "" when there is nothing to say (no violations).
+// Syscalls of the scheduling group (a baseline that asks for them
+// exactly) are named as scheduling-dependent, never as a behaviour
+// change or drift.
 func DriftNote(r *harness.Result) string {
-	if r.Drift == nil || len(r.Violations) == 0 || r.Mode == baseline.ModeRecord {
+	if len(r.Violations) == 0 || r.Mode == baseline.ModeRecord {
 		return ""
 	}
-	n := len(r.Violations)
+	var sched []string
+	others := 0
+	for _, v := range r.Violations {
+		if scheduling.Is(v.Syscall) {
+			if !slices.Contains(sched, v.Syscall) {
+				sched = append(sched, v.Syscall)
+			}
+		} else {
+			others++
+		}
+	}
+	note := driftNote(r, others)
+	if len(sched) == 0 {
+		return note
+	}
+	if note != "" {
+		note += "; "
+	}
+	return note + SchedulingNote(sched)
+}
+
+// SchedulingNote is what a report says of violations that are syscalls
+// of the scheduling group: a baseline with "scheduling: exact" (or a run
+// with --scheduling exact) counts them, but whether a run makes them is
+// the scheduler's choice, not the agent's.
+func SchedulingNote(names []string) string {
+	them, are := "it", "is a scheduling-dependent call"
+	if len(names) > 1 {
+		them, are = "them", "are scheduling-dependent calls"
+	}
+	return strings.Join(names, ", ") + " " + are + ": whether a run makes " + them +
+		" depends on scheduling and timing alone, not on what the agent does; the baselines ask for the scheduling group exactly (scheduling: exact or --scheduling exact): add " +
+		them + ", or drop that setting to allow the group (docs/scheduling.md)"
+}
+
+// driftNote is DriftNote for the n violations outside the scheduling
+// group; "" for none.
+func driftNote(r *harness.Result, n int) string {
+	if r.Drift == nil || n == 0 {
+		return ""
+	}
 	what := "these " + strconv.Itoa(n) + " new syscalls are"
 	if n == 1 {
 		what = "this new syscall is"

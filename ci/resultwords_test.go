@@ -112,3 +112,47 @@ func TestShimNote(t *testing.T) {
 		t.Errorf("note of no shim: %q", note)
 	}
 }
+
+// A violation of the scheduling group (a baseline that asks for it
+// exactly) is named as scheduling-dependent, never a behaviour change or
+// drift; the other violations keep their sentence.
+func TestDriftNoteScheduling(t *testing.T) {
+	same := &harness.Drift{Recorded: true}
+	drift := &harness.Drift{Recorded: true, Changes: []baseline.EnvChange{{Part: "python", Was: "3.11.2", Now: "3.13.5"}}}
+	v := func(names ...string) harness.Violations {
+		var out harness.Violations
+		for _, n := range names {
+			out = append(out, harness.Violation{Arch: scmp.X86_64, Syscall: n, Count: 1})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name       string
+		drift      *harness.Drift
+		violations harness.Violations
+		want, not  []string
+	}{
+		{"scheduling only", same, v("clock_nanosleep"),
+			[]string{"clock_nanosleep is a scheduling-dependent call", "scheduling: exact"}, []string{"behaviour change", "drift"}},
+		{"scheduling only, two", same, v("sched_yield", "clock_nanosleep", "sched_yield"),
+			[]string{"sched_yield, clock_nanosleep are scheduling-dependent calls"}, []string{"behaviour change"}},
+		{"scheduling without a fingerprint", nil, v("nanosleep"), []string{"nanosleep is a scheduling-dependent call"}, []string{"behaviour"}},
+		{"mixed", same, v("ptrace", "sched_yield"),
+			[]string{"same environment as recorded: this is a behaviour change; sched_yield is a scheduling-dependent call"}, nil},
+		{"mixed with drift counts the others", drift, v("ptrace", "mount", "sched_yield"),
+			[]string{"these 2 new syscalls are most likely environment drift", "; sched_yield is a scheduling-dependent call"}, nil},
+		{"others only", same, v("ptrace"), []string{"same environment as recorded: this is a behaviour change"}, []string{"scheduling"}},
+	} {
+		got := DriftNote(&harness.Result{Mode: baseline.ModeCheck, Drift: c.drift, Violations: c.violations})
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: %q lacks %q", c.name, got, w)
+			}
+		}
+		for _, w := range c.not {
+			if strings.Contains(got, w) {
+				t.Errorf("%s: %q says %q", c.name, got, w)
+			}
+		}
+	}
+}

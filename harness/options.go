@@ -7,6 +7,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/scheduling"
 	"github.com/sysgate/sysgate/internal/kernel"
 )
 
@@ -80,7 +81,14 @@ type runConfig struct {
 	guards            []*BaselineGuard     // WithBaselineGuard: the gate's baselines
 	root              string               // WithRoot: the run's / ("" the host's)
 	rootBinds         []kernel.BindFile
+	scheduling        scheduling.Mode // WithScheduling
 }
+
+// WithScheduling treats the built-in scheduling group (package
+// baseline/scheduling) as m whatever the baselines say: scheduling.Exact
+// makes its syscalls count like any other, scheduling.Grouped allows
+// them; zero leaves it to the files' "scheduling:" key.
+func WithScheduling(m scheduling.Mode) Option { return func(c *runConfig) { c.scheduling = m } }
 
 // WithBaselines checks (or, in record mode, diffs) against these baseline
 // files, layered as baseline.LoadStack does.

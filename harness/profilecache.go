@@ -78,7 +78,7 @@ func loadCompiled(paths []string, sel baseline.Selector, resolve func(*baseline.
 		if entry == nil {
 			mode := resolve(p)
 			filter, err := compile.Compile(p, mode, opts)
-			return p, mode, filter, err
+			return p.WithScheduling(opts.Scheduling), mode, filter, err
 		}
 		profileCache.Lock()
 		profileSeq++
@@ -101,7 +101,7 @@ func loadCompiled(paths []string, sel baseline.Selector, resolve func(*baseline.
 		entry.filters[fk] = filter
 		profileCache.Unlock()
 	}
-	return entry.profile, mode, filter, nil
+	return entry.profile.WithScheduling(opts.Scheduling), mode, filter, nil
 }
 
 // fresh reports whether every file still hashes as it did when loaded.

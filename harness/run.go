@@ -148,7 +148,7 @@ func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *compile.F
 	// The notify backend's file observer reads each exec too, for the
 	// files it opens (the audit backend has them from its PATH records),
 	// also when programs are not observed.
-	opts := compile.Options{Action: c.action, Notify: c.notify, ArgBlind: c.argBlind, Programs: !c.noPrograms || (c.notify && !c.noFiles)}
+	opts := compile.Options{Action: c.action, Notify: c.notify, ArgBlind: c.argBlind, Programs: !c.noPrograms || (c.notify && !c.noFiles), Scheduling: c.scheduling}
 	if c.notify && !c.noFiles {
 		opts.ProxiedCalls = fileproxy.Syscalls(scmp.Native())
 	}
@@ -160,7 +160,7 @@ func (c *runConfig) loadCompiled() (*baseline.Profile, baseline.Mode, *compile.F
 	}
 	mode := c.resolveMode(c.profile)
 	filter, err := compile.Compile(c.profile, mode, opts)
-	return c.profile, mode, filter, err
+	return c.profile.WithScheduling(c.scheduling), mode, filter, err
 }
 
 // incrementalFor reports whether a run with profile p records

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/argclass"
+	"github.com/sysgate/sysgate/baseline/scheduling"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -47,6 +48,10 @@ type Options struct {
 	// internal/netproxy). The listener then judges the call's class
 	// itself.
 	ProxiedCalls []string
+	// Scheduling, when set, overrides how the profile's files treat the
+	// built-in scheduling group (baseline.Profile.WithScheduling): the
+	// CLI's --scheduling.
+	Scheduling scheduling.Mode
 }
 
 // Filter is a compiled seccomp filter.
@@ -122,6 +127,7 @@ func (f *Filter) SockFprog() *unix.SockFprog {
 // unconditional rule override a syscall's conditional ones, so "this class
 // allowed, the rest notified" takes the default).
 func Compile(p *baseline.Profile, mode baseline.Mode, opts Options) (*Filter, error) {
+	p = p.WithScheduling(opts.Scheduling)
 	other, badArch, err := actions(mode, opts)
 	if err != nil {
 		return nil, err

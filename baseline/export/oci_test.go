@@ -266,9 +266,15 @@ func TestExportOCISubArches(t *testing.T) {
 	if jsonOf(prof.ArchMap) != jsonOf(want) {
 		t.Errorf("archMap %s, want %s", jsonOf(prof.ArchMap), jsonOf(want))
 	}
-	// One native arch: nothing needs includes; i386's socketcall joins the family's rule.
-	if len(prof.Syscalls) != 1 || prof.Syscalls[0].Includes != nil || !slices.Equal(prof.Syscalls[0].Names, []string{"read", "socketcall", "write"}) {
+	// One native arch: nothing needs includes; i386's socketcall joins the
+	// family's rule. The other rules are the built-in scheduling group's.
+	if len(prof.Syscalls) == 0 || prof.Syscalls[0].Includes != nil || !slices.Equal(prof.Syscalls[0].Names, []string{"read", "socketcall", "write"}) {
 		t.Errorf("rules %s", jsonOf(prof.Syscalls))
+	}
+	for _, r := range prof.Syscalls[1:] {
+		if r.Includes != nil || !strings.HasPrefix(r.Comment, "group scheduling;") {
+			t.Errorf("rule %s: want the scheduling group's, for every arch", jsonOf(r))
+		}
 	}
 }
 

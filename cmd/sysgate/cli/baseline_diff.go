@@ -169,6 +169,9 @@ func loadSyscallSet(path string) (*syscallSet, error) {
 	for _, arch := range p.Arches() {
 		m := map[string]uint64{}
 		for _, e := range p.Entries(arch) {
+			if e.Builtin {
+				continue // the scheduling group is sysgate's, in every file alike
+			}
 			m[e.Name] = 0
 		}
 		s.counts[arch] = m

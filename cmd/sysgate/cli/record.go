@@ -183,7 +183,7 @@ func (c *Command) writeRecord(rf *recordFlags, r *harness.Result, before *baseli
 		written = u.Path
 		res, err = baseline.RecordLayer(u, r.Observed, baseline.RecordOptions{Select: r.Selector, Before: before, Provided: []string{out}})
 	} else {
-		res, err = baseline.WriteRecorded(out, r.Observed, baseline.RecordOptions{Agent: r.Agent, Extends: rf.extends, Merge: rf.merge, Before: before, Select: r.Selector})
+		res, err = baseline.WriteRecorded(out, r.Observed, baseline.RecordOptions{Agent: r.Agent, Extends: rf.extends, Merge: rf.merge, Before: before, Select: r.Selector, Scheduling: rf.schedulingMode})
 	}
 	if err != nil {
 		if errors.Is(err, baseline.ErrInvalid) {

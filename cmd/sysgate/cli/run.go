@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/baseline/scheduling"
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/kernel"
@@ -50,6 +51,8 @@ type runFlags struct {
 	readOnly          listFlag       // --read-only: more paths the agent cannot write
 	root              string         // --root: the run's own root file system
 	binds             listFlag       // --bind: directories bound into it
+	scheduling        string         // --scheduling: grouped or exact ("": the baselines say)
+	schedulingMode    scheduling.Mode
 }
 
 // register adds the shared flags; agentDefault says where the agent's
@@ -64,6 +67,7 @@ func (f *runFlags) register(fs *flag.FlagSet, agentDefault string) {
 	fs.BoolVar(&f.allowAgentFailure, "allow-agent-failure", false, "a clean run passes even if the agent exits non-zero or dies of a signal (default: exit 4)")
 	f.inherit.register(fs)
 	fs.StringVar(&f.backend, "backend", "auto", "how the run sees syscalls: `BACKEND` audit (root: the kernel's audit records), notify (no root needed: a seccomp listener) or auto (audit where it can, else notify); default $SYSGATE_BACKEND, else auto")
+	fs.StringVar(&f.scheduling, "scheduling", "", "how the scheduling-dependent syscalls ("+strings.Join(scheduling.Names(), ", ")+") count: `MODE` grouped (always allowed, never written by record) or exact (like any other syscall); default: the baselines' scheduling key, else grouped")
 	fs.BoolVar(&f.noArgClasses, "no-arg-classes", false, "switch argument classes off: a baseline entry such as socket(AF_UNIX) allows its syscall with any arguments, and record learns names only (for measuring; every report lists it as a weakening)")
 	fs.BoolVar(&f.noPrograms, "no-programs", false, "do not observe execs: the programs the agent runs are neither listed nor gated, and record learns no programs (for measuring; every report lists it as a weakening)")
 	fs.BoolVar(&f.noFiles, "no-files", false, "do not observe files: the files the agent reads and writes are neither listed nor gated, and record learns no files (for measuring; every report lists it as a weakening)")
@@ -103,6 +107,12 @@ func (c *Command) runOptions(f *runFlags) ([]harness.Option, error) {
 	opts := []harness.Option{harness.WithTimeout(f.timeout), harness.WithGrace(f.grace), harness.WithBackend(backend), harness.WithFilterCache()}
 	if f.allowAgentFailure {
 		opts = append(opts, harness.WithAllowAgentFailure())
+	}
+	if f.scheduling != "" {
+		if f.schedulingMode, err = scheduling.ParseMode(f.scheduling); err != nil {
+			return nil, fmt.Errorf("--%w", err)
+		}
+		opts = append(opts, harness.WithScheduling(f.schedulingMode))
 	}
 	if f.noArgClasses {
 		opts = append(opts, harness.WithoutArgClasses())

@@ -1,0 +1,158 @@
+// Package scheduling is sysgate's built-in group of the syscalls whose
+// appearance in a run of an unchanged program depends on scheduling and
+// timing alone, and which have no effect outside the calling process.
+//
+// Every baseline allows them on every arch it lists, in check and enforce,
+// unless it asks for them exactly ("scheduling: exact", or the CLI's
+// --scheduling exact); record does not write them while they are grouped.
+// With exact, a member outside the baseline is still a violation, but the
+// reports call it scheduling-dependent, never a behaviour change.
+//
+// The members and the data they come from are in docs/scheduling.md
+// (measured with tools/cmd/schedvary). It is a leaf: the standard library
+// only, no cgo, no privileges, no errors but ParseMode's.
+package scheduling
+
+import (
+	"fmt"
+	"sort"
+)
+
+// GroupName is the group's name in reports and in Entry.Group.
+const GroupName = "scheduling"
+
+// Member is one syscall of the group and why whether a run makes it is
+// the scheduler's choice, and why it changes nothing outside the caller.
+type Member struct {
+	Name string
+	// Varies: what makes the call appear in some runs and not others.
+	Varies string
+	// Confined: the kernel reason the call has no effect outside the
+	// calling process, whatever its arguments.
+	Confined string
+	// Effect: what it does, in a few words, for reports and exports.
+	Effect string
+}
+
+// Members are the group, sorted by name. A name an arch does not have
+// (clock_nanosleep_time64 exists on 32-bit arches only) is simply absent
+// there.
+var Members = []Member{
+	{
+		Name:     "clock_nanosleep",
+		Effect:   "sleeps the calling thread",
+		Varies:   "glibc's sleep, nanosleep(3) and CPython's subprocess wait with a timeout (which sleeps only when the child is not reaped at its first look) call it only when there is something left to wait for",
+		Confined: "it suspends the calling thread until a time on a clock it only reads; it changes no state, and a signal ends it early",
+	},
+	{
+		Name:     "clock_nanosleep_time64",
+		Effect:   "sleeps the calling thread",
+		Varies:   "clock_nanosleep's 64-bit-time twin on 32-bit arches (arm, i386)",
+		Confined: "as clock_nanosleep: it only suspends the calling thread",
+	},
+	{
+		Name:     "nanosleep",
+		Effect:   "sleeps the calling thread",
+		Varies:   "spin-then-sleep back-offs (Go's runtime, older libcs' sleep) sleep only when a lock or a child was not ready in time",
+		Confined: "it suspends the calling thread for a relative time on CLOCK_MONOTONIC; it changes no state",
+	},
+	{
+		Name:     "restart_syscall",
+		Effect:   "resumes the calling thread's interrupted wait",
+		Varies:   "the kernel makes it when a signal interrupts a sleep, poll or futex wait that it can resume: whether a signal lands during such a wait is timing",
+		Confined: "it resumes only the calling thread's own interrupted call from the restart block the kernel saved for that thread (without one it fails with EINTR); the filter saw and allowed the original call",
+	},
+	{
+		Name:     "sched_yield",
+		Effect:   "gives up the calling thread's CPU",
+		Varies:   "threads that spin on a contended lock (node's and V8's worker threads, Go's runtime, glibc's adaptive mutexes) yield only when they contend",
+		Confined: "it moves the calling thread to the end of its run queue; no argument, no state, nothing another process can observe beyond the CPU time it gives up",
+	},
+}
+
+var byName = func() map[string]*Member {
+	m := map[string]*Member{}
+	for i := range Members {
+		m[Members[i].Name] = &Members[i]
+	}
+	return m
+}()
+
+// Is reports whether name (a syscall name, not an argument class) is a
+// member.
+func Is(name string) bool { return byName[name] != nil }
+
+// Lookup returns the member called name.
+func Lookup(name string) (Member, bool) {
+	if m := byName[name]; m != nil {
+		return *m, true
+	}
+	return Member{}, false
+}
+
+// Names are the members' names, sorted.
+func Names() []string {
+	out := make([]string, len(Members))
+	for i, m := range Members {
+		out[i] = m.Name
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Split separates names into the members and the rest, each in the order
+// given.
+func Split(names []string) (members, others []string) {
+	for _, n := range names {
+		if Is(n) {
+			members = append(members, n)
+		} else {
+			others = append(others, n)
+		}
+	}
+	return members, others
+}
+
+// Mode is how a baseline treats the group. The zero value means "not
+// said": a stack with no file saying exact groups them.
+type Mode int
+
+const (
+	// Grouped: every member is allowed (the default).
+	Grouped Mode = iota + 1
+	// Exact: members are syscalls like any other; a run that makes one
+	// the baseline does not list fails.
+	Exact
+)
+
+// String is the mode as a baseline file and the CLI write it.
+func (m Mode) String() string {
+	switch m {
+	case Grouped:
+		return "grouped"
+	case Exact:
+		return "exact"
+	}
+	return ""
+}
+
+// ParseMode reads "grouped" or "exact".
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "grouped":
+		return Grouped, nil
+	case "exact":
+		return Exact, nil
+	}
+	return 0, fmt.Errorf("scheduling %q: want grouped (the default: the scheduling-dependent syscalls %v are always allowed) or exact", s, Names())
+}
+
+// Reason is the one line reports and exports give a member: why it is in
+// the group.
+func Reason(name string) string {
+	m, ok := Lookup(name)
+	if !ok {
+		return ""
+	}
+	return "built-in: whether a run makes it depends on scheduling alone; it only " + m.Effect
+}
