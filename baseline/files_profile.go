@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/sysgate/sysgate/baseline/scheduling"
 )
 
 // FilesGated reports whether some file of the profile has a files
@@ -58,6 +60,9 @@ func (p *Profile) FileBlindWarning() *Error {
 // entries are a map lookup, globs a walk over the path's elements.
 type FileMatcher struct {
 	entries []FileEntry
+	// builtin: entries from this index on are the scheduling group's,
+	// which allow but are never named as the closest entry.
+	builtin int
 	exact   map[FileOp]map[string]int // expanded literal path -> entry
 	globs   map[FileOp][]compiledFile
 }
@@ -70,12 +75,26 @@ type compiledFile struct {
 // FileMatcher compiles the profile's files entries with ctx's placeholder
 // values. With ctx zero except for symbolic values (FileContext.Abstract
 // form) it matches paths as observations keep them.
+//
+// Unless the stack treats the scheduling group exactly, the group's files
+// (scheduling.Files) are allowed for reading after every entry of the
+// files: whether a run reads them is the scheduler's choice, as for the
+// group's syscalls, so record never needs to write them.
 func (p *Profile) FileMatcher(ctx FileContext) *FileMatcher {
-	return newFileMatcher(p.FileEntries(), ctx)
+	entries := p.FileEntries()
+	n := len(entries)
+	if !p.SchedulingExact() {
+		for _, f := range scheduling.Files {
+			entries = append(entries, FileEntry{Pattern: f.Path, Op: FileRead, Reason: scheduling.FileReason(f.Path)})
+		}
+	}
+	m := newFileMatcher(entries, ctx)
+	m.builtin = n
+	return m
 }
 
 func newFileMatcher(entries []FileEntry, ctx FileContext) *FileMatcher {
-	m := &FileMatcher{entries: entries, exact: map[FileOp]map[string]int{}, globs: map[FileOp][]compiledFile{}}
+	m := &FileMatcher{entries: entries, builtin: len(entries), exact: map[FileOp]map[string]int{}, globs: map[FileOp][]compiledFile{}}
 	for i, e := range entries {
 		for _, x := range expand(ctx, e.Pattern, e.repo) {
 			g := compileGlob(x)
@@ -143,20 +162,24 @@ func (m *FileMatcher) Closest(p string, op FileOp) (FileEntry, bool) {
 		if other == op {
 			continue
 		}
-		if e, ok := m.Lookup(p, other); ok {
-			return e, true
+		if i := m.index(p, other); i >= 0 && i < m.builtin {
+			return m.entries[i], true
 		}
 	}
 	name := splitPath(path.Clean(p))
 	best, bestLen := -1, -1
 	for _, list := range m.globs {
 		for _, c := range list {
-			best, bestLen = closer(best, bestLen, c.idx, commonElems(c.g, name))
+			if c.idx < m.builtin {
+				best, bestLen = closer(best, bestLen, c.idx, commonElems(c.g, name))
+			}
 		}
 	}
 	for _, exact := range m.exact {
 		for x, i := range exact {
-			best, bestLen = closer(best, bestLen, i, commonElems(compileGlob(x), name))
+			if i < m.builtin {
+				best, bestLen = closer(best, bestLen, i, commonElems(compileGlob(x), name))
+			}
 		}
 	}
 	if best < 0 {

@@ -167,3 +167,46 @@ func TestSchedulingKey(t *testing.T) {
 		t.Errorf("round trip: %v\n%s", d.Scheduling, d.Format())
 	}
 }
+
+// The group's files: a read of the CPU list is allowed by every gated
+// stack unless it is exact, never another access, and never named as the
+// closest entry of an unrelated refusal.
+func TestSchedulingFiles(t *testing.T) {
+	dir := t.TempDir()
+	grouped := writeFile(t, dir, "grouped.yaml", "version: 1\nfiles:\n  read:\n    - /etc/hostname\nsyscalls:\n  x86_64: [read]\n")
+	exact := writeFile(t, dir, "exact.yaml", "version: 1\nscheduling: exact\nfiles:\n  read:\n    - /etc/hostname\nsyscalls:\n  x86_64: [read]\n")
+	load := func(path string) *Profile {
+		t.Helper()
+		p, err := LoadStack(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	online := "/sys/devices/system/cpu/online"
+	for _, c := range []struct {
+		name string
+		p    *Profile
+		path string
+		op   FileOp
+		want bool
+	}{
+		{"grouped: read of the online CPUs", load(grouped), online, FileRead, true},
+		{"grouped: read of the possible CPUs", load(grouped), "/sys/devices/system/cpu/possible", FileRead, true},
+		{"grouped: no write", load(grouped), online, FileWrite, false},
+		{"grouped: no other sysfs file", load(grouped), "/sys/devices/system/cpu/cpu0/online", FileRead, false},
+		{"exact: not allowed", load(exact), online, FileRead, false},
+		{"the flag makes it exact", load(grouped).WithScheduling(scheduling.Exact), online, FileRead, false},
+	} {
+		if got := c.p.FileAllows(FileContext{}, c.path, c.op); got != c.want {
+			t.Errorf("%s: FileAllows(%s, %s) = %v, want %v", c.name, c.path, c.op, got, c.want)
+		}
+	}
+	m := load(grouped).FileMatcher(FileContext{})
+	if got := m.Explain("/sys/devices/system/cpu/cpu0/online", FileRead); got != "not in the baseline; it has /etc/hostname: read" {
+		t.Errorf("Explain names a built-in entry: %s", got)
+	}
+	if got := m.Explain(online, FileWrite); strings.Contains(got, online) {
+		t.Errorf("Explain of a write names the built-in read: %s", got)
+	}
+}

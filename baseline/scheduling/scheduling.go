@@ -156,3 +156,40 @@ func Reason(name string) string {
 	}
 	return "built-in: whether a run makes it depends on scheduling alone; it only " + m.Effect
 }
+
+// File is a file whose read depends on scheduling alone, allowed for
+// reading with the syscalls (never for any other access).
+type File struct {
+	Path string
+	// Varies and Confined as for Member.
+	Varies, Confined string
+}
+
+// Files are the group's files, sorted by path. glibc's get_nprocs and
+// get_nprocs_conf (sysconf(_SC_NPROCESSORS_ONLN/_CONF)) read them; a
+// runtime that sizes a pool only when work first contends (node's
+// filesystem MCP server: 3 of 30 checks on audit, tools/bench's
+// false-alarm section) reads them in some runs only.
+var Files = []File{
+	{
+		Path:     "/sys/devices/system/cpu/online",
+		Varies:   "glibc's get_nprocs reads it when a runtime asks for the number of online CPUs, which node and V8 do when they first size a pool of threads under contention",
+		Confined: "a read of the list of online CPUs, which sched_getaffinity(2) and sysinfo(2) give every process; it changes nothing",
+	},
+	{
+		Path:     "/sys/devices/system/cpu/possible",
+		Varies:   "glibc's get_nprocs_conf reads it when a runtime asks for the number of configured CPUs, as lazily as get_nprocs",
+		Confined: "a read of the list of possible CPUs, fixed at boot and world-readable; it changes nothing",
+	},
+}
+
+// FileReason is the reason reports give the group's allowance of a read
+// of path ("" for a path that is not the group's).
+func FileReason(path string) string {
+	for _, f := range Files {
+		if f.Path == path {
+			return "built-in: whether a run reads it depends on scheduling alone; it only tells how many CPUs there are"
+		}
+	}
+	return ""
+}
