@@ -17,6 +17,12 @@ type kernelSnapshot struct {
 	RateLimit       uint32 `json:"rate_limit"`
 	Enabled         uint32 `json:"enabled"`
 	ActionsLogged   string `json:"actions_logged"`
+	// HeldTuning: tuning.json listed holders when the snapshot was taken
+	// (a test that holds the tuning, then takes ExclusiveKernel), so the
+	// snapshot holds tuned values and tuning.json the ones from before.
+	// Without it, holds in tuning.json were taken inside the exclusive
+	// hold and saved values the test may have forced.
+	HeldTuning bool `json:"held_tuning"`
 }
 
 // exclusiveKernel takes runs.lock exclusively: it waits until no run on
@@ -58,6 +64,11 @@ func exclusiveKernel() (release func() error, err error) {
 }
 
 func snapshotKernel() (kernelSnapshot, error) {
+	unlock, err := lockTuningFile()
+	if err != nil {
+		return kernelSnapshot{}, err
+	}
+	defer unlock()
 	st, err := ReadStatus()
 	if err != nil {
 		return kernelSnapshot{}, err
@@ -66,7 +77,12 @@ func snapshotKernel() (kernelSnapshot, error) {
 	if err != nil {
 		return kernelSnapshot{}, err
 	}
-	return kernelSnapshot{st.BacklogLimit, st.BacklogWaitTime, st.RateLimit, st.Enabled, logged}, nil
+	var tuning tuningState
+	if _, err := readJSON(stateFile("tuning.json"), &tuning); err != nil {
+		return kernelSnapshot{}, err
+	}
+	held := len(tuning.Holders) > 0 || tuning.Rules != nil
+	return kernelSnapshot{st.BacklogLimit, st.BacklogWaitTime, st.RateLimit, st.Enabled, logged, held}, nil
 }
 
 func restoreKernel(s kernelSnapshot) error {
@@ -102,8 +118,27 @@ func recoverExclusive() error {
 	if err != nil || !found {
 		return err
 	}
-	if err := restoreKernel(snap); err != nil {
-		return fmt.Errorf("restore kernel settings left by a crashed test: %w", err)
+	// The crashed process's holds of the run tuning are recovered in the
+	// reverse order of taking: those taken inside the exclusive hold
+	// before its snapshot is restored, those it took before after it.
+	// (Always snapshot first, then tuning, left the values a test had
+	// forced before its own run tuned, e.g. backlog_wait_time=0.)
+	err = withTuningState(func(st *tuningState, c *control) error {
+		if !snap.HeldTuning {
+			if err := recoverTuning(st, c, holder{}); err != nil {
+				return err
+			}
+		}
+		if err := restoreKernel(snap); err != nil {
+			return fmt.Errorf("restore kernel settings left by a crashed test: %w", err)
+		}
+		if snap.HeldTuning {
+			return recoverTuning(st, c, holder{})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if err := os.Remove(stateFile("exclusive.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err

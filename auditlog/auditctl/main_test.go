@@ -14,10 +14,48 @@ func TestMain(m *testing.M) {
 	switch os.Getenv(childEnv) {
 	case "crash-exclusive":
 		crashHoldingExclusive()
+	case "crash-exclusive-then-tuning":
+		crashForcedThenTuned()
 	case "lock-runs-exclusive", "lock-runs-shared":
 		lockRunsOnce(os.Getenv(childEnv) == "lock-runs-exclusive")
 	}
-	os.Exit(m.Run())
+	// The leak check (auditctltest.RunChecked, which this package cannot
+	// import): every setting must settle where it was.
+	before, orphans, err := Settled()
+	code := m.Run()
+	if err == nil {
+		if err := LeftBehind(before, orphans); err != nil {
+			fmt.Fprintln(os.Stderr, "FAIL leak check:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// crashForcedThenTuned is a fault test that dies holding ExclusiveKernel
+// after forcing a dropping backlog (16/0) and then holding the run
+// tuning, which saves the forced values. It prints what the settings
+// settle to before it forces anything.
+func crashForcedThenTuned() {
+	if _, err := exclusiveKernel(); err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	s, _, err := Settled()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	fmt.Printf("%d %d\n", s.BacklogLimit, s.BacklogWaitTime)
+	if err := forceBacklog(16, 0); err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	if _, err := AcquireTuning(); err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	os.Exit(0)
 }
 
 // crashHoldingExclusive takes ExclusiveKernel, changes the backlog and

@@ -139,3 +139,60 @@ func TestCheckActionsLogged(t *testing.T) {
 		t.Errorf("without log: %v", err)
 	}
 }
+
+// A hold that another process dropped (its recovery took this process
+// for dead, or a test replaced tuning.json) must not restore on release:
+// there is nothing saved to restore, and the zero values it restored
+// were the backlog_limit=0 backlog_wait_time=0 users found after runs.
+func TestReleaseOfADroppedHoldChangesNothing(t *testing.T) {
+	testutil.RequireAudit(t)
+	holdExclusive(t)
+	before := backlogOf(t)
+	release, err := AcquireTuning()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a recovery that took this holder for dead does: restore the
+	// saved values, drop the hold, remove the file.
+	err = withTuningLock(func(st *tuningState, c *control) error {
+		st.Holders = nil
+		return restoreTuning(st, c)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = release()
+	if got := backlogOf(t); got != before {
+		t.Errorf("release of a dropped hold set the backlog to %+v, want %+v as the recovery left it", got, before)
+	}
+	if err == nil || !strings.Contains(err.Error(), "tuning.json") {
+		t.Errorf("release of a dropped hold: %v, want an error naming tuning.json", err)
+	}
+}
+
+// A fault test that forced a dropping backlog, then held the tuning (which
+// saved the forced values) and crashed: the next locker restores the
+// tuning's saved values first and the exclusive snapshot last, so the
+// forced 16/0 does not survive.
+func TestCrashedExclusiveHolderWithTuningInside(t *testing.T) {
+	testutil.RequireAudit(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"=crash-exclusive-then-tuning")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("child: %v", err)
+	}
+	var want savedBacklog
+	if _, err := fmt.Sscan(string(out), &want.BacklogLimit, &want.BacklogWaitTime); err != nil {
+		t.Fatalf("child said %q: %v", out, err)
+	}
+	holdExclusive(t) // recovers the child's holds, unless another locker did first
+	s, _, err := Settled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := (savedBacklog{s.BacklogLimit, s.BacklogWaitTime}); got != want {
+		t.Errorf("after the crashed holder the backlog settles at %+v, want %+v (16/0 is what it forced)", got, want)
+	}
+}
