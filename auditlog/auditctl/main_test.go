@@ -4,6 +4,12 @@ import (
 	"fmt"
 	"os"
 	"testing"
+
+	"github.com/elastic/go-libaudit/v2/rule"
+	"github.com/elastic/go-libaudit/v2/rule/flags"
+	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/auditlog/auditctl/internal/faulthook"
 )
 
 // The test binary doubles as a crashing ExclusiveKernel holder: with
@@ -16,6 +22,8 @@ func TestMain(m *testing.M) {
 		crashHoldingExclusive()
 	case "crash-exclusive-then-tuning":
 		crashForcedThenTuned()
+	case "stop-at":
+		runStoppingAt(Stage(os.Getenv(childEnv+"_STAGE")), os.Getenv(childEnv+"_AUID"))
 	case "lock-runs-exclusive", "lock-runs-shared":
 		lockRunsOnce(os.Getenv(childEnv) == "lock-runs-exclusive")
 	}
@@ -103,4 +111,46 @@ func holdExclusive(t *testing.T) {
 			t.Errorf("release exclusive kernel: %v", err)
 		}
 	})
+}
+
+// runStoppingAt goes through every stage of a run's kernel settings
+// (tune, add a rule keyed sysgate-AUID, delete it, leave) and stops at
+// stop, saying "stopped" on stdout, to be killed there. It takes no
+// runs.lock: the parent test holds it exclusively.
+func runStoppingAt(stop Stage, auid string) {
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	faulthook.Stage = func(s string) {
+		if Stage(s) == stop {
+			fmt.Println("stopped")
+			for {
+				_ = unix.Pause()
+			}
+		}
+	}
+	r, err := flags.Parse("-a always,exit -F arch=b64 -S openat -F auid=" + auid + " -F success=1 -k sysgate-" + auid)
+	if err != nil {
+		fail(err)
+	}
+	wire, err := rule.Build(r)
+	if err != nil {
+		fail(err)
+	}
+	if err := withTuningLock(enterTuning); err != nil {
+		fail(err)
+	}
+	release, err := AddRules([][]byte{wire})
+	if err != nil {
+		fail(err)
+	}
+	if err := release(); err != nil {
+		fail(err)
+	}
+	if err := withTuningLock(leaveTuning); err != nil {
+		fail(err)
+	}
+	fmt.Println("finished")
+	os.Exit(0)
 }

@@ -20,6 +20,9 @@ const (
 	// StageRulesDeleted: on release, the kernel's rules are gone and the
 	// rule file is not.
 	StageRulesDeleted Stage = "rules-deleted"
+	// StageLeaving: on release, the process is about to drop its hold
+	// of the backlog tuning (reached by every holder, last or not).
+	StageLeaving Stage = "leaving"
 	// StageRestoring: the last holder has restored backlog_limit and not
 	// yet backlog_wait_time.
 	StageRestoring Stage = "restoring"

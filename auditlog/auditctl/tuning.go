@@ -135,6 +135,7 @@ func leaveTuning(st *tuningState, c *control) error {
 	if !slices.Contains(st.Holders, me) {
 		return fmt.Errorf("leave the audit run tuning: pid %d is not a holder in %s (its hold was dropped by another process); backlog_limit and backlog_wait_time left as they are", me.PID, stateFile("tuning.json"))
 	}
+	stage(StageLeaving)
 	st.Holders = slices.DeleteFunc(st.Holders, func(h holder) bool { return h == me })
 	if len(st.Holders) > 0 {
 		return writeJSON(stateFile("tuning.json"), st)
