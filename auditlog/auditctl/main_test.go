@@ -3,6 +3,7 @@ package auditctl
 import (
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 
 	"github.com/elastic/go-libaudit/v2/rule"
@@ -153,4 +154,33 @@ func runStoppingAt(stop Stage, auid string) {
 	}
 	fmt.Println("finished")
 	os.Exit(0)
+}
+
+// plantState writes tuning.json as a crashed holder left it, for a test
+// that holds the runs lock exclusively. It refuses to replace the live
+// hold of another process (one between its shared and its exclusive
+// hold of runs.lock, where flock keeps neither): replaced, that hold was
+// gone, and its release restored zeros (backlog_limit=0
+// backlog_wait_time=0).
+func plantState(t *testing.T, st tuningState) {
+	t.Helper()
+	unlock, err := lockTuningFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	var cur tuningState
+	if _, err := readJSON(stateFile("tuning.json"), &cur); err != nil {
+		t.Fatal(err)
+	}
+	live := slices.ContainsFunc(cur.Holders, holder.alive)
+	if cur.Rules != nil {
+		live = live || slices.ContainsFunc(cur.Rules.Holders, holder.alive)
+	}
+	if live {
+		t.Fatalf("%s has live holders while this test holds runs.lock exclusively (%+v): planting a crashed holder would replace theirs", stateFile("tuning.json"), cur)
+	}
+	if err := writeJSON(stateFile("tuning.json"), st); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -68,9 +68,7 @@ func TestTuningRecoversFromCrashedHolder(t *testing.T) {
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeJSON(stateFile("tuning.json"), tuningState{Saved: before, Holders: []holder{{PID: dead.Process.Pid, Start: 1}}}); err != nil {
-		t.Fatal(err)
-	}
+	plantState(t, tuningState{Saved: before, Holders: []holder{{PID: dead.Process.Pid, Start: 1}}})
 	if err := forceBacklog(TunedBacklogLimit, TunedBacklogWaitTime); err != nil {
 		t.Fatal(err)
 	}
