@@ -14,8 +14,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/sysgate/sysgate/auditlog/auditctl"
 	"github.com/sysgate/sysgate/suites/internal/deadline"
+	"github.com/sysgate/sysgate/suites/internal/gate"
 )
 
 func TestFaults(t *testing.T) {
@@ -42,16 +42,8 @@ type paths struct {
 
 var bin paths
 
-// settledBefore is auditctl.Settled when the suite began (process 1
-// only), for the leak check after it; settledErr says why there is none.
-var (
-	settledBefore auditctl.Settings
-	orphansBefore []string
-	settledErr    error
-)
-
 var _ = SynchronizedBeforeSuite(func() []byte {
-	settledBefore, orphansBefore, settledErr = auditctl.Settled()
+	gate.RecordSettings()
 	dir, err := os.MkdirTemp("", "sysgate-faults")
 	Expect(err).NotTo(HaveOccurred())
 	// World-readable: specs run the agent as nobody too.
@@ -108,12 +100,7 @@ var _ = SynchronizedAfterSuite(func() {}, func() {
 		cmdlines = append(cmdlines, fmt.Sprintf("%d: %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
 	}
 	Expect(cmdlines).To(BeEmpty(), "agent processes left running after the suite")
-	// The kernel settings: every holder of this suite is gone, and those
-	// of other processes beside it are counted by what they will give
-	// back (auditctl.Settled), so only a setting left behind differs.
-	if settledErr == nil {
-		Expect(auditctl.LeftBehind(settledBefore, orphansBefore)).To(Succeed())
-	}
+	gate.ExpectSettingsBack()
 })
 
 // processesRunning lists the live processes whose executable is exe.
