@@ -52,11 +52,7 @@ func exclusiveKernel() (release func() error, err error) {
 	return func() error {
 		var err error
 		once.Do(func() {
-			err = restoreKernel(snap)
-			if err == nil {
-				err = os.Remove(stateFile("exclusive.json"))
-			}
-			err = errors.Join(err, unlockRuns(true))
+			err = errors.Join(releaseSnapshot(snap), unlockRuns(true))
 			exclusiveMu.Unlock()
 		})
 		return err
@@ -96,6 +92,42 @@ func restoreKernel(s kernelSnapshot) error {
 		errs = append(errs, c.setEnabled(s.Enabled == 1))
 	}
 	return errors.Join(errs...)
+}
+
+// releaseSnapshot restores the snapshot as exclusive.json has it now
+// (adoptRestored may have changed it since it was taken) and removes it.
+func releaseSnapshot(snap kernelSnapshot) error {
+	unlock, err := lockTuningFile()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if _, err := readJSON(stateFile("exclusive.json"), &snap); err != nil {
+		return err
+	}
+	if err := restoreKernel(snap); err != nil {
+		return err
+	}
+	if err := os.Remove(stateFile("exclusive.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// adoptRestored hands what the last holder of the tuning restored to
+// exclusive.json when its snapshot was taken while the tuning was held:
+// the snapshot's tuned values belonged to holds that are gone now, and
+// restoring them on release left the kernel tuned with no holder, for
+// the next run to save as the values to restore. The caller holds
+// tuning.lock.
+func adoptRestored(set func(*kernelSnapshot)) error {
+	var snap kernelSnapshot
+	found, err := readJSON(stateFile("exclusive.json"), &snap)
+	if err != nil || !found || !snap.HeldTuning {
+		return err
+	}
+	set(&snap)
+	return writeJSON(stateFile("exclusive.json"), snap)
 }
 
 // recoverExclusive restores a snapshot left by an ExclusiveKernel holder

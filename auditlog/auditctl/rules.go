@@ -149,8 +149,11 @@ func leaveRules(st *tuningState, c *control, me holder) error {
 }
 
 func restoreEnabled(st *tuningState, c *control) error {
-	if st.Rules.SavedEnabled <= 1 {
-		if err := c.setEnabled(st.Rules.SavedEnabled == 1); err != nil {
+	if saved := st.Rules.SavedEnabled; saved <= 1 {
+		if err := c.setEnabled(saved == 1); err != nil {
+			return err
+		}
+		if err := adoptRestored(func(s *kernelSnapshot) { s.Enabled = saved }); err != nil {
 			return err
 		}
 	}

@@ -151,6 +151,10 @@ func restoreTuning(st *tuningState, c *control) error {
 	if err := c.setBacklogWaitTime(st.Saved.BacklogWaitTime); err != nil {
 		return err
 	}
+	saved := st.Saved
+	if err := adoptRestored(func(s *kernelSnapshot) { s.BacklogLimit, s.BacklogWaitTime = saved.BacklogLimit, saved.BacklogWaitTime }); err != nil {
+		return err
+	}
 	st.Saved, st.Holders = savedBacklog{}, nil
 	return persistTuning(st)
 }

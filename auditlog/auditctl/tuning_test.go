@@ -194,3 +194,37 @@ func TestCrashedExclusiveHolderWithTuningInside(t *testing.T) {
 		t.Errorf("after the crashed holder the backlog settles at %+v, want %+v (16/0 is what it forced)", got, want)
 	}
 }
+
+// A test that holds the tuning, takes ExclusiveKernel (its snapshot has
+// the tuned values) and gives the tuning back first: the release of the
+// exclusive hold must put back what the tuning restored, not the tuned
+// values with no holder left (the next run would save them as the
+// values to restore).
+func TestExclusiveReleasedAfterTheTuningItSnapshotted(t *testing.T) {
+	testutil.RequireAudit(t)
+	before, orphans, err := Settled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	untune, err := AcquireTuning()
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := exclusiveKernel()
+	if err != nil {
+		t.Fatal(errors.Join(err, untune()))
+	}
+	var snap kernelSnapshot
+	if found, err := readJSON(stateFile("exclusive.json"), &snap); err != nil || !found || !snap.HeldTuning || snap.BacklogLimit < TunedBacklogLimit {
+		t.Errorf("snapshot under the tuning %+v (found %v, %v): want the tuned values, held", snap, found, err)
+	}
+	if err := untune(); err != nil {
+		t.Error(err)
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := LeftBehind(before, orphans); err != nil {
+		t.Error(err)
+	}
+}
