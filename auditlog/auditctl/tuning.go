@@ -213,7 +213,11 @@ func recoverTuning(st *tuningState, c *control, dead holder) error {
 	if len(st.Holders) == 0 {
 		return nil
 	}
+	n := len(st.Holders)
 	st.Holders = slices.DeleteFunc(st.Holders, func(h holder) bool { return h == dead || !h.alive() })
+	if len(st.Holders) == n {
+		return nil
+	}
 	if len(st.Holders) > 0 {
 		return persistTuning(st)
 	}
