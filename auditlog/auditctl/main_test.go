@@ -42,9 +42,12 @@ func TestMain(m *testing.M) {
 }
 
 // crashForcedThenTuned is a fault test that dies holding ExclusiveKernel
-// after forcing a dropping backlog (16/0) and then holding the run
-// tuning, which saves the forced values. It prints what the settings
-// settle to before it forces anything.
+// after forcing a backlog (65000/2) and then holding the run tuning,
+// which saves the forced values. It prints what the settings settle to
+// before it forces anything. The forced values are harmless ones: a
+// sysgate of the old recovery order elsewhere on the machine may recover
+// first and leave them (seen with 16/0, a dropping backlog, while other
+// worktrees ran the old code).
 func crashForcedThenTuned() {
 	if _, err := exclusiveKernel(); err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
@@ -56,7 +59,7 @@ func crashForcedThenTuned() {
 		os.Exit(2)
 	}
 	fmt.Printf("%d %d\n", s.BacklogLimit, s.BacklogWaitTime)
-	if err := forceBacklog(16, 0); err != nil {
+	if err := forceBacklog(65000, 2); err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		os.Exit(2)
 	}

@@ -168,10 +168,10 @@ func TestReleaseOfADroppedHoldChangesNothing(t *testing.T) {
 	}
 }
 
-// A fault test that forced a dropping backlog, then held the tuning (which
-// saved the forced values) and crashed: the next locker restores the
-// tuning's saved values first and the exclusive snapshot last, so the
-// forced 16/0 does not survive.
+// A fault test that forced a backlog, then held the tuning (which saved
+// the forced values) and crashed: the next locker restores the tuning's
+// saved values first and the exclusive snapshot last, so the forced
+// values (65000/2 here; 16/0 in the fault suite) do not survive.
 func TestCrashedExclusiveHolderWithTuningInside(t *testing.T) {
 	testutil.RequireAudit(t)
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -191,7 +191,7 @@ func TestCrashedExclusiveHolderWithTuningInside(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := (savedBacklog{s.BacklogLimit, s.BacklogWaitTime}); got != want {
-		t.Errorf("after the crashed holder the backlog settles at %+v, want %+v (16/0 is what it forced)", got, want)
+		t.Errorf("after the crashed holder the backlog settles at %+v, want %+v (65000/2 is what it forced)", got, want)
 	}
 }
 
