@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
 	"github.com/sysgate/sysgate/auditlog/barrier"
 	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/internal/kernel"
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) {
 		os.Unsetenv(childEnv)
 		loggedChild(n)
 	}
-	os.Exit(m.Run())
+	os.Exit(auditctltest.RunChecked(m))
 }
 
 // loggedChild takes a fresh audit session (writing its loginuid), prints

@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
 	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/argclass"
@@ -36,7 +37,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	testAgentDir = dir
-	code := m.Run()
+	code := auditctltest.RunChecked(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

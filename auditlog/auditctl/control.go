@@ -51,9 +51,20 @@ func (c *control) status() (Status, error) {
 }
 
 func (c *control) setBacklog(limit, wait uint32) error {
+	if err := c.setBacklogLimit(limit); err != nil {
+		return err
+	}
+	return c.setBacklogWaitTime(wait)
+}
+
+func (c *control) setBacklogLimit(limit uint32) error {
 	if err := c.client.SetBacklogLimit(limit, libaudit.WaitForReply); err != nil {
 		return fmt.Errorf("set audit backlog_limit=%d: %w", limit, ClassifySocketErr(err))
 	}
+	return nil
+}
+
+func (c *control) setBacklogWaitTime(wait uint32) error {
 	if err := c.client.SetBacklogWaitTime(int32(wait), libaudit.WaitForReply); err != nil {
 		return fmt.Errorf("set audit backlog_wait_time=%d: %w", wait, ClassifySocketErr(err))
 	}

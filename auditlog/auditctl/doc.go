@@ -10,6 +10,10 @@
 // RecoverOwner and the next AddRules or AcquireTuning clean up after a
 // crashed owner; audit locked at enabled=2 gives ErrLocked).
 //
+// Settled says what the kernel returns to once every holder on the
+// machine lets go (the leak check of the tests); Stage marks the points
+// where a fault build stops a holder to be killed.
+//
 // It also defines the environment errors of every audit package: a *Error
 // names the problem and the exact fix, and matches one of ErrNotSupported,
 // ErrPermission, ErrNamespace or ErrActionNotLogged with errors.Is.

@@ -17,6 +17,12 @@ type kernelSnapshot struct {
 	RateLimit       uint32 `json:"rate_limit"`
 	Enabled         uint32 `json:"enabled"`
 	ActionsLogged   string `json:"actions_logged"`
+	// HeldTuning: tuning.json listed holders when the snapshot was taken
+	// (a test that holds the tuning, then takes ExclusiveKernel), so the
+	// snapshot holds tuned values and tuning.json the ones from before.
+	// Without it, holds in tuning.json were taken inside the exclusive
+	// hold and saved values the test may have forced.
+	HeldTuning bool `json:"held_tuning"`
 }
 
 // exclusiveKernel takes runs.lock exclusively: it waits until no run on
@@ -46,11 +52,7 @@ func exclusiveKernel() (release func() error, err error) {
 	return func() error {
 		var err error
 		once.Do(func() {
-			err = restoreKernel(snap)
-			if err == nil {
-				err = os.Remove(stateFile("exclusive.json"))
-			}
-			err = errors.Join(err, unlockRuns(true))
+			err = errors.Join(releaseSnapshot(snap), unlockRuns(true))
 			exclusiveMu.Unlock()
 		})
 		return err
@@ -58,6 +60,11 @@ func exclusiveKernel() (release func() error, err error) {
 }
 
 func snapshotKernel() (kernelSnapshot, error) {
+	unlock, err := lockTuningFile()
+	if err != nil {
+		return kernelSnapshot{}, err
+	}
+	defer unlock()
 	st, err := ReadStatus()
 	if err != nil {
 		return kernelSnapshot{}, err
@@ -66,7 +73,12 @@ func snapshotKernel() (kernelSnapshot, error) {
 	if err != nil {
 		return kernelSnapshot{}, err
 	}
-	return kernelSnapshot{st.BacklogLimit, st.BacklogWaitTime, st.RateLimit, st.Enabled, logged}, nil
+	var tuning tuningState
+	if _, err := readJSON(stateFile("tuning.json"), &tuning); err != nil {
+		return kernelSnapshot{}, err
+	}
+	held := len(tuning.Holders) > 0 || tuning.Rules != nil
+	return kernelSnapshot{st.BacklogLimit, st.BacklogWaitTime, st.RateLimit, st.Enabled, logged, held}, nil
 }
 
 func restoreKernel(s kernelSnapshot) error {
@@ -80,6 +92,42 @@ func restoreKernel(s kernelSnapshot) error {
 		errs = append(errs, c.setEnabled(s.Enabled == 1))
 	}
 	return errors.Join(errs...)
+}
+
+// releaseSnapshot restores the snapshot as exclusive.json has it now
+// (adoptRestored may have changed it since it was taken) and removes it.
+func releaseSnapshot(snap kernelSnapshot) error {
+	unlock, err := lockTuningFile()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if _, err := readJSON(stateFile("exclusive.json"), &snap); err != nil {
+		return err
+	}
+	if err := restoreKernel(snap); err != nil {
+		return err
+	}
+	if err := os.Remove(stateFile("exclusive.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// adoptRestored hands what the last holder of the tuning restored to
+// exclusive.json when its snapshot was taken while the tuning was held:
+// the snapshot's tuned values belonged to holds that are gone now, and
+// restoring them on release left the kernel tuned with no holder, for
+// the next run to save as the values to restore. The caller holds
+// tuning.lock.
+func adoptRestored(set func(*kernelSnapshot)) error {
+	var snap kernelSnapshot
+	found, err := readJSON(stateFile("exclusive.json"), &snap)
+	if err != nil || !found || !snap.HeldTuning {
+		return err
+	}
+	set(&snap)
+	return writeJSON(stateFile("exclusive.json"), snap)
 }
 
 // recoverExclusive restores a snapshot left by an ExclusiveKernel holder
@@ -102,8 +150,27 @@ func recoverExclusive() error {
 	if err != nil || !found {
 		return err
 	}
-	if err := restoreKernel(snap); err != nil {
-		return fmt.Errorf("restore kernel settings left by a crashed test: %w", err)
+	// The crashed process's holds of the run tuning are recovered in the
+	// reverse order of taking: those taken inside the exclusive hold
+	// before its snapshot is restored, those it took before after it.
+	// (Always snapshot first, then tuning, left the values a test had
+	// forced before its own run tuned, e.g. backlog_wait_time=0.)
+	err = withTuningState(func(st *tuningState, c *control) error {
+		if !snap.HeldTuning {
+			if err := recoverTuning(st, c, holder{}); err != nil {
+				return err
+			}
+		}
+		if err := restoreKernel(snap); err != nil {
+			return fmt.Errorf("restore kernel settings left by a crashed test: %w", err)
+		}
+		if snap.HeldTuning {
+			return recoverTuning(st, c, holder{})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if err := os.Remove(stateFile("exclusive.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err

@@ -104,7 +104,10 @@ func dropRuleHold() error {
 	if procRules.holds > 0 {
 		return nil
 	}
-	me, _ := self()
+	me, err := self()
+	if err != nil {
+		return err
+	}
 	return withTuningLock(func(st *tuningState, c *control) error { return leaveRules(st, c, me) })
 }
 
@@ -132,9 +135,11 @@ func enterRules(st *tuningState, c *control, me holder) error {
 	return persistTuning(st)
 }
 
+// leaveRules drops this process's enabled hold; like leaveTuning, a
+// process no longer listed changes nothing.
 func leaveRules(st *tuningState, c *control, me holder) error {
-	if st.Rules == nil {
-		return nil
+	if st.Rules == nil || !slices.Contains(st.Rules.Holders, me) {
+		return fmt.Errorf("leave the audit enabled hold: pid %d is not a holder in %s (its hold was dropped by another process); enabled left as it is", me.PID, stateFile("tuning.json"))
 	}
 	st.Rules.Holders = slices.DeleteFunc(st.Rules.Holders, func(h holder) bool { return h == me })
 	if len(st.Rules.Holders) > 0 {
@@ -144,8 +149,11 @@ func leaveRules(st *tuningState, c *control, me holder) error {
 }
 
 func restoreEnabled(st *tuningState, c *control) error {
-	if st.Rules.SavedEnabled <= 1 {
-		if err := c.setEnabled(st.Rules.SavedEnabled == 1); err != nil {
+	if saved := st.Rules.SavedEnabled; saved <= 1 {
+		if err := c.setEnabled(saved == 1); err != nil {
+			return err
+		}
+		if err := adoptRestored(func(s *kernelSnapshot) { s.Enabled = saved }); err != nil {
 			return err
 		}
 	}
@@ -161,6 +169,7 @@ func addRuleFile(path string, me holder, rules [][]byte) error {
 	if err := writeJSON(path, rf); err != nil {
 		return err
 	}
+	stage(StageRulesSaved)
 	c, err := dialControl()
 	if err != nil {
 		return errors.Join(err, os.Remove(path))
@@ -179,6 +188,7 @@ func addRuleFile(path string, me holder, rules [][]byte) error {
 			return errors.Join(err, os.Remove(path))
 		}
 	}
+	stage(StageRulesAdded)
 	return nil
 }
 
@@ -220,6 +230,7 @@ func (c *control) removeRuleFile(path string) error {
 			return fmt.Errorf("%s: the kernel kept an audit rule sysgate deleted", path)
 		}
 	}
+	stage(StageRulesDeleted)
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -274,31 +285,17 @@ func recoverRules(st *tuningState, c *control, dead holder) error {
 // backlog holds, which are restored if it was the last holder. Other
 // dead owners are recovered too.
 func RecoverOwner(owner Owner) error {
-	dead := holder(owner)
 	unlock, err := lockTuningFile()
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	c, err := dialControl()
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	var st tuningState
-	if _, err := readJSON(stateFile("tuning.json"), &st); err != nil {
-		return err
-	}
-	if err := recoverRules(&st, c, dead); err != nil {
-		return err
-	}
-	if len(st.Holders) > 0 {
-		st.Holders = slices.DeleteFunc(st.Holders, func(h holder) bool { return h == dead || !h.alive() })
-		if len(st.Holders) == 0 {
-			return restoreTuning(&st, c)
+	return withTuningState(func(st *tuningState, c *control) error {
+		if err := recoverTuning(st, c, holder(owner)); err != nil {
+			return err
 		}
-	}
-	return persistTuning(&st)
+		return persistTuning(st)
+	})
 }
 
 // ListRules returns the kernel's audit rules in wire format (tests use it

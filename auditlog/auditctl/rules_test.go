@@ -145,9 +145,7 @@ func TestRecoverOwnerTrustsTheWatchdog(t *testing.T) {
 	ours := buildRule(t, "-a always,exit -F arch=b64 -S openat -F auid=2147483003 -F success=1 -k sysgate-test-owner")
 	state := tuningState{Saved: savedBacklog{st0.BacklogLimit, st0.BacklogWaitTime}, Holders: []holder{owner},
 		Rules: &ruleHolds{SavedEnabled: st0.Enabled, Holders: []holder{owner}}}
-	if err := writeJSON(stateFile("tuning.json"), state); err != nil {
-		t.Fatal(err)
-	}
+	plantState(t, state)
 	path := stateFile("rules-test-owner.json")
 	if err := addRuleFile(path, owner, [][]byte{ours}); err != nil {
 		t.Fatal(err)
@@ -195,9 +193,7 @@ func TestNextRunRemovesADeadOwnersRules(t *testing.T) {
 	}
 	owner := holder{PID: dead.Process.Pid, Start: 1}
 	ours := buildRule(t, "-a always,exit -F arch=b64 -S openat -F auid=2147483004 -F success=1 -k sysgate-test-dead")
-	if err := writeJSON(stateFile("tuning.json"), tuningState{Rules: &ruleHolds{SavedEnabled: st0.Enabled, Holders: []holder{owner}}}); err != nil {
-		t.Fatal(err)
-	}
+	plantState(t, tuningState{Rules: &ruleHolds{SavedEnabled: st0.Enabled, Holders: []holder{owner}}})
 	if err := addRuleFile(stateFile("rules-test-dead.json"), owner, [][]byte{ours}); err != nil {
 		t.Fatal(err)
 	}

@@ -105,14 +105,37 @@ func enterTuning(st *tuningState, c *control) error {
 		if err := writeJSON(stateFile("tuning.json"), st); err != nil {
 			return err
 		}
-		return c.setBacklog(max(cur.BacklogLimit, TunedBacklogLimit), TunedBacklogWaitTime)
+		stage(StageTuningSaved)
+		if err := c.setBacklog(max(cur.BacklogLimit, TunedBacklogLimit), TunedBacklogWaitTime); err != nil {
+			return err
+		}
+		stage(StageTuned)
+		return nil
 	}
 	st.Holders = append(st.Holders, me)
-	return writeJSON(stateFile("tuning.json"), st)
+	if err := writeJSON(stateFile("tuning.json"), st); err != nil {
+		return err
+	}
+	stage(StageTuningSaved)
+	stage(StageTuned)
+	return nil
 }
 
+// leaveTuning drops this process's hold and restores the saved values
+// if it was the last. A process that is no longer listed changes
+// nothing: its hold is gone (a recovery took it for dead, or the state
+// file was replaced), and restoring st.Saved then would apply values
+// nobody saved, zeros when the file is gone. That was how runs left
+// backlog_limit=0 backlog_wait_time=0 behind.
 func leaveTuning(st *tuningState, c *control) error {
-	me, _ := self()
+	me, err := self()
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(st.Holders, me) {
+		return fmt.Errorf("leave the audit run tuning: pid %d is not a holder in %s (its hold was dropped by another process); backlog_limit and backlog_wait_time left as they are", me.PID, stateFile("tuning.json"))
+	}
+	stage(StageLeaving)
 	st.Holders = slices.DeleteFunc(st.Holders, func(h holder) bool { return h == me })
 	if len(st.Holders) > 0 {
 		return writeJSON(stateFile("tuning.json"), st)
@@ -121,7 +144,15 @@ func leaveTuning(st *tuningState, c *control) error {
 }
 
 func restoreTuning(st *tuningState, c *control) error {
-	if err := c.setBacklog(st.Saved.BacklogLimit, st.Saved.BacklogWaitTime); err != nil {
+	if err := c.setBacklogLimit(st.Saved.BacklogLimit); err != nil {
+		return err
+	}
+	stage(StageRestoring) // half restored: tuning.json still lists the holders
+	if err := c.setBacklogWaitTime(st.Saved.BacklogWaitTime); err != nil {
+		return err
+	}
+	saved := st.Saved
+	if err := adoptRestored(func(s *kernelSnapshot) { s.BacklogLimit, s.BacklogWaitTime = saved.BacklogLimit, saved.BacklogWaitTime }); err != nil {
 		return err
 	}
 	st.Saved, st.Holders = savedBacklog{}, nil
@@ -149,30 +180,51 @@ func withTuningLock(fn func(*tuningState, *control) error) error {
 		return err
 	}
 	defer unlock()
+	return withTuningState(func(st *tuningState, c *control) error {
+		if err := recoverTuning(st, c, holder{}); err != nil {
+			return err
+		}
+		return fn(st, c)
+	})
+}
+
+// withTuningState runs fn with a control connection and the state read
+// from tuning.json; the caller holds tuning.lock.
+func withTuningState(fn func(*tuningState, *control) error) error {
 	c, err := dialControl()
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	var st tuningState
-	found, err := readJSON(stateFile("tuning.json"), &st)
-	if err != nil {
+	if _, err := readJSON(stateFile("tuning.json"), &st); err != nil {
 		return err
-	}
-	if err := recoverRules(&st, c, holder{}); err != nil {
-		return err
-	}
-	if found && len(st.Holders) > 0 {
-		alive := slices.DeleteFunc(slices.Clone(st.Holders), func(h holder) bool { return !h.alive() })
-		if len(alive) == 0 {
-			if err := restoreTuning(&st, c); err != nil {
-				return fmt.Errorf("restore audit settings left by a crashed sysgate: %w", err)
-			}
-		} else {
-			st.Holders = alive
-		}
 	}
 	return fn(&st, c)
+}
+
+// recoverTuning drops dead holders (and dead, a process known to be
+// gone though /proc may still show it) from st, removes their rules and
+// restores what the last of them saved. The caller holds tuning.lock.
+func recoverTuning(st *tuningState, c *control, dead holder) error {
+	if err := recoverRules(st, c, dead); err != nil {
+		return err
+	}
+	if len(st.Holders) == 0 {
+		return nil
+	}
+	n := len(st.Holders)
+	st.Holders = slices.DeleteFunc(st.Holders, func(h holder) bool { return h == dead || !h.alive() })
+	if len(st.Holders) == n {
+		return nil
+	}
+	if len(st.Holders) > 0 {
+		return persistTuning(st)
+	}
+	if err := restoreTuning(st, c); err != nil {
+		return fmt.Errorf("restore audit settings left by a crashed sysgate: %w", err)
+	}
+	return nil
 }
 
 // lockTuningFile takes tuning.lock exclusively; closing the file drops it.

@@ -68,9 +68,7 @@ func TestTuningRecoversFromCrashedHolder(t *testing.T) {
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeJSON(stateFile("tuning.json"), tuningState{Saved: before, Holders: []holder{{PID: dead.Process.Pid, Start: 1}}}); err != nil {
-		t.Fatal(err)
-	}
+	plantState(t, tuningState{Saved: before, Holders: []holder{{PID: dead.Process.Pid, Start: 1}}})
 	if err := forceBacklog(TunedBacklogLimit, TunedBacklogWaitTime); err != nil {
 		t.Fatal(err)
 	}
@@ -137,5 +135,96 @@ func TestCheckActionsLogged(t *testing.T) {
 	var e *Error
 	if !errors.Is(err, ErrActionNotLogged) || !errors.As(err, &e) || !strings.Contains(e.Fix, "sysctl -w kernel.seccomp.actions_logged=") || !strings.Contains(e.Fix, " log\"") {
 		t.Errorf("without log: %v", err)
+	}
+}
+
+// A hold that another process dropped (its recovery took this process
+// for dead, or a test replaced tuning.json) must not restore on release:
+// there is nothing saved to restore, and the zero values it restored
+// were the backlog_limit=0 backlog_wait_time=0 users found after runs.
+func TestReleaseOfADroppedHoldChangesNothing(t *testing.T) {
+	testutil.RequireAudit(t)
+	holdExclusive(t)
+	before := backlogOf(t)
+	release, err := AcquireTuning()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a recovery that took this holder for dead does: restore the
+	// saved values, drop the hold, remove the file.
+	err = withTuningLock(func(st *tuningState, c *control) error {
+		st.Holders = nil
+		return restoreTuning(st, c)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = release()
+	if got := backlogOf(t); got != before {
+		t.Errorf("release of a dropped hold set the backlog to %+v, want %+v as the recovery left it", got, before)
+	}
+	if err == nil || !strings.Contains(err.Error(), "tuning.json") {
+		t.Errorf("release of a dropped hold: %v, want an error naming tuning.json", err)
+	}
+}
+
+// A fault test that forced a backlog, then held the tuning (which saved
+// the forced values) and crashed: the next locker restores the tuning's
+// saved values first and the exclusive snapshot last, so the forced
+// values (65000/2 here; 16/0 in the fault suite) do not survive.
+func TestCrashedExclusiveHolderWithTuningInside(t *testing.T) {
+	testutil.RequireAudit(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"=crash-exclusive-then-tuning")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("child: %v", err)
+	}
+	var want savedBacklog
+	if _, err := fmt.Sscan(string(out), &want.BacklogLimit, &want.BacklogWaitTime); err != nil {
+		t.Fatalf("child said %q: %v", out, err)
+	}
+	holdExclusive(t) // recovers the child's holds, unless another locker did first
+	s, _, err := Settled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := (savedBacklog{s.BacklogLimit, s.BacklogWaitTime}); got != want {
+		t.Errorf("after the crashed holder the backlog settles at %+v, want %+v (65000/2 is what it forced)", got, want)
+	}
+}
+
+// A test that holds the tuning, takes ExclusiveKernel (its snapshot has
+// the tuned values) and gives the tuning back first: the release of the
+// exclusive hold must put back what the tuning restored, not the tuned
+// values with no holder left (the next run would save them as the
+// values to restore).
+func TestExclusiveReleasedAfterTheTuningItSnapshotted(t *testing.T) {
+	testutil.RequireAudit(t)
+	before, orphans, err := Settled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	untune, err := AcquireTuning()
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := exclusiveKernel()
+	if err != nil {
+		t.Fatal(errors.Join(err, untune()))
+	}
+	var snap kernelSnapshot
+	if found, err := readJSON(stateFile("exclusive.json"), &snap); err != nil || !found || !snap.HeldTuning || snap.BacklogLimit < TunedBacklogLimit {
+		t.Errorf("snapshot under the tuning %+v (found %v, %v): want the tuned values, held", snap, found, err)
+	}
+	if err := untune(); err != nil {
+		t.Error(err)
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	if err := LeftBehind(before, orphans); err != nil {
+		t.Error(err)
 	}
 }

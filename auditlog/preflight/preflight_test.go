@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 		fmt.Printf("namespace=%v\n%v\n", errors.Is(err, auditctl.ErrNamespace), err)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(auditctltest.RunChecked(m))
 }
 
 func TestPreflightPassesHere(t *testing.T) {

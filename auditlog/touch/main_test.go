@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
 )
 
 // The test binary doubles as a run that installs rules and is then
@@ -19,7 +21,7 @@ func TestMain(m *testing.M) {
 		}
 		installAndHang(v)
 	}
-	os.Exit(m.Run())
+	os.Exit(auditctltest.RunChecked(m))
 }
 
 func installAndHang(auidArg string) {

@@ -3,6 +3,7 @@ package landlock
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"flag"
 	"fmt"
 	"net/netip"
@@ -111,6 +112,9 @@ func receive(t *testing.T, fd int) (uint16, []byte) {
 	buf := make([]byte, 1<<16)
 	for {
 		n, _, err := unix.Recvfrom(fd, buf, 0)
+		if errors.Is(err, unix.EINTR) {
+			continue // a signal (the Go runtime's preemption) before a record, under SO_RCVTIMEO
+		}
 		if err != nil {
 			t.Fatalf("no landlock record: %v", err)
 		}

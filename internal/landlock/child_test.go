@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
 )
 
 // The tests apply rulesets in a re-executed test binary: a restriction
@@ -28,7 +30,7 @@ func TestMain(m *testing.M) {
 	if ops := os.Getenv(childEnv); ops != "" {
 		os.Exit(runChild(strings.Split(ops, "\n")))
 	}
-	os.Exit(m.Run())
+	os.Exit(auditctltest.RunChecked(m))
 }
 
 // runChild restricts its thread with the inherited ruleset and prints one

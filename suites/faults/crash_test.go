@@ -98,7 +98,10 @@ var _ = Describe("the harness killed with SIGKILL mid-run", RequiresAudit, Crash
 	// on the machine while they exist. Its watchdog removes them, and
 	// gives back audit's enabled setting, as soon as the harness dies.
 	It("leaves no audit rule behind and audit enabled as it was (the run's watchdog)", ExclusiveKernel, func(ctx SpecContext) {
-		before, err := auditctl.ReadStatus()
+		// What the kernel returns to once every holder lets go: a read of
+		// the kernel's own value here would see other processes' runs
+		// (enabled=1 while one holds rules) and fail the spec.
+		before, orphans, err := auditctl.Settled()
 		Expect(err).NotTo(HaveOccurred())
 		base := recordBaseline(ctx, "linger")
 		pidFile := filepath.Join(GinkgoT().TempDir(), "pids")
@@ -124,13 +127,7 @@ var _ = Describe("the harness killed with SIGKILL mid-run", RequiresAudit, Crash
 		Expect(err).NotTo(HaveOccurred())
 		Expect(ready).NotTo(BeEmpty(), "the watchdog (pid %d) still runs 20 s after its harness died", watchdog)
 		Expect(keyedRules(key)).To(BeEmpty(), "the killed run's rules are still in the kernel")
-
-		release, err := auditctltest.ExclusiveKernel()
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(release)
-		now, err := auditctl.ReadStatus()
-		Expect(err).NotTo(HaveOccurred())
-		Expect(now.Enabled).To(Equal(before.Enabled), "audit's enabled setting not given back after the crash")
+		expectSettled(before, orphans, []string{key})
 	})
 
 	It("ends a run whose agent outlives its timeout: exit 3 naming the timeout, the tree killed", BadInput, func(ctx SpecContext) {
@@ -170,14 +167,9 @@ func keyedRules(key string) []string {
 // (a child re-executed as sysgate-touch-watchdog).
 func watchdogOf(parent int) int {
 	GinkgoHelper()
-	kids, err := kernel.Descendants(parent)
-	Expect(err).NotTo(HaveOccurred())
-	for _, kid := range kids {
-		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", kid.PID))
-		if err == nil && strings.HasPrefix(string(cmdline), "sysgate-touch-watchdog\x00") {
-			return kid.PID
-		}
+	pid := watchdogPID(parent)
+	if pid == 0 {
+		Fail(fmt.Sprintf("no watchdog among the children of %d", parent))
 	}
-	Fail(fmt.Sprintf("no watchdog among the children of %d (%v)", parent, kids))
-	return 0
+	return pid
 }

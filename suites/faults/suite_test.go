@@ -15,6 +15,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/suites/internal/deadline"
+	"github.com/sysgate/sysgate/suites/internal/gate"
 )
 
 func TestFaults(t *testing.T) {
@@ -25,10 +26,13 @@ func TestFaults(t *testing.T) {
 
 // paths are built once by the first Ginkgo process and shared with all.
 type paths struct {
-	Sysgate  string // the CLI under test
-	Agent    string // testdata/agent.c, static
-	Replay   string // testdata/replay.c, a static PIE (handoff_test.go)
-	NoUserns string // testdata/nouserns.c: runs a command where user namespaces cannot be made
+	Sysgate string // the CLI under test
+	// SysgateStops: the CLI built with -tags sysgate_faults, which stops
+	// at the audit stage SYSGATE_FAULT_STOP names (settings_test.go)
+	SysgateStops string
+	Agent        string // testdata/agent.c, static
+	Replay       string // testdata/replay.c, a static PIE (handoff_test.go)
+	NoUserns     string // testdata/nouserns.c: runs a command where user namespaces cannot be made
 	// MagicLink: testdata/magiclink.c, static (magiclink_test.go)
 	MagicLink  string
 	StopParent string // testdata/stopparent.c, static
@@ -39,6 +43,7 @@ type paths struct {
 var bin paths
 
 var _ = SynchronizedBeforeSuite(func() []byte {
+	gate.RecordSettings()
 	dir, err := os.MkdirTemp("", "sysgate-faults")
 	Expect(err).NotTo(HaveOccurred())
 	// World-readable: specs run the agent as nobody too.
@@ -49,6 +54,11 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	build.Dir = moduleRoot()
 	out, err := build.CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "go build sysgate: %s", out)
+	p.SysgateStops = filepath.Join(dir, "sysgate-stops")
+	build = exec.Command("go", "build", "-tags", "sysgate_faults", "-o", p.SysgateStops, "./cmd/sysgate")
+	build.Dir = moduleRoot()
+	out, err = build.CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "go build -tags sysgate_faults sysgate: %s", out)
 	out, err = exec.Command("gcc", "-static", "-O1", "-pthread", "-o", p.Agent, "testdata/agent.c").CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "gcc -static agent.c: %s", out)
 	out, err = exec.Command("gcc", "-static-pie", "-O1", "-o", p.Replay, "testdata/replay.c").CombinedOutput()
@@ -75,7 +85,8 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 })
 
 // The leak check: no process of the suite's agent may outlive the suite,
-// whatever a spec or sysgate did. On process 1 once every other process
+// and no kernel setting may be left changed, whatever a spec or sysgate
+// did. On process 1 once every other process
 // has finished: the first function runs on each process as it finishes,
 // while the others may still be running agents.
 var _ = SynchronizedAfterSuite(func() {}, func() {
@@ -89,6 +100,7 @@ var _ = SynchronizedAfterSuite(func() {}, func() {
 		cmdlines = append(cmdlines, fmt.Sprintf("%d: %s", pid, bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '})))
 	}
 	Expect(cmdlines).To(BeEmpty(), "agent processes left running after the suite")
+	gate.ExpectSettingsBack()
 })
 
 // processesRunning lists the live processes whose executable is exe.

@@ -22,6 +22,7 @@ var goagent string
 
 var _ = SynchronizedBeforeSuite(func() []byte {
 	gate.RequireBackend(GinkgoT())
+	gate.RecordSettings()
 	// Built where the baselines' programs list expects it (a stable path,
 	// so the program gate has one line for it).
 	bin, err := fixture.InstallGoAgent()
@@ -31,4 +32,4 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	goagent = string(data)
 })
 
-var _ = SynchronizedAfterSuite(gate.ExpectNoLeftovers, func() {})
+var _ = SynchronizedAfterSuite(gate.ExpectNoLeftovers, gate.ExpectSettingsBack)

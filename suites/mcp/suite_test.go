@@ -23,6 +23,7 @@ var servers map[string][]string
 
 var _ = SynchronizedBeforeSuite(func() []byte {
 	gate.RequireBackend(GinkgoT())
+	gate.RecordSettings()
 	// make security-test runs npm ci first (scripts/deps.sh --suites); a
 	// plain go test needs `make deps-suites` once.
 	found := map[string][]string{}
@@ -38,4 +39,4 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	Expect(json.Unmarshal(data, &servers)).To(Succeed())
 })
 
-var _ = SynchronizedAfterSuite(gate.ExpectNoLeftovers, func() {})
+var _ = SynchronizedAfterSuite(gate.ExpectNoLeftovers, gate.ExpectSettingsBack)

@@ -28,6 +28,7 @@ var (
 
 var _ = SynchronizedBeforeSuite(func() []byte {
 	gate.RequireBackend(GinkgoT())
+	gate.RecordSettings()
 	argv, err := fixture.PythonAgent()
 	Expect(err).NotTo(HaveOccurred())
 	tool, err := fixture.InstallFetchTool()
@@ -38,4 +39,4 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	agent, fetchTool = all[:len(all)-1], all[len(all)-1]
 })
 
-var _ = SynchronizedAfterSuite(gate.ExpectNoLeftovers, func() {})
+var _ = SynchronizedAfterSuite(gate.ExpectNoLeftovers, gate.ExpectSettingsBack)

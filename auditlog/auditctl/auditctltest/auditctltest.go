@@ -12,6 +12,8 @@
 package auditctltest
 
 import (
+	"fmt"
+	"os"
 	"testing"
 
 	"github.com/sysgate/sysgate/auditlog/auditctl" // also fills faulthook in its init
@@ -67,4 +69,29 @@ func HoldTuning(t testing.TB) {
 			t.Error(err)
 		}
 	})
+}
+
+// OnStage calls fn at each auditctl.Stage this process reaches, in the
+// goroutine that reaches it (a fault build of sysgate stops there to be
+// killed). Set it before anything holds the tuning.
+func OnStage(fn func(auditctl.Stage)) {
+	faulthook.Stage = func(s string) { fn(auditctl.Stage(s)) }
+}
+
+// RunChecked runs a test package (TestMain's m.Run) and then the leak
+// check: the kernel settings sysgate changes must settle where they were
+// before (auditctl.Settled, which counts what other processes' live
+// holds will give back, so packages running beside it cannot make it
+// fail). Without root or audit it only runs the tests.
+func RunChecked(m *testing.M) int {
+	before, orphans, err := auditctl.Settled()
+	if err != nil {
+		return m.Run()
+	}
+	code := m.Run()
+	if err := auditctl.LeftBehind(before, orphans); err != nil {
+		fmt.Fprintln(os.Stderr, "FAIL leak check:", err)
+		return 1
+	}
+	return code
 }

@@ -522,6 +522,20 @@ int main(int argc, char **argv) {
 		close(fd);
 		return 0;
 	}
+	if (!strcmp(mode, "hold")) {
+		// Writes its pid to argv[3] (twice, as linger does), then reads
+		// stdin to its end: the overlapping-runs spec ends each run by
+		// closing it. benign and escape do the same.
+		FILE *f = fopen(argv[3], "w");
+		if (!f)
+			return 1;
+		fprintf(f, "%d %d\n", getpid(), getpid());
+		fclose(f);
+		char buf[64];
+		while (read(0, buf, sizeof buf) > 0)
+			;
+		return 0;
+	}
 	if (!strcmp(mode, "linger")) {
 		// Writes its pid and a child's to argv[3], then both sleep (for
 		// the killed-harness fault). benign writes and exits.

@@ -9,4 +9,7 @@ var (
 	SetBacklog       func(limit, wait uint32) error
 	SetEnabled       func(on bool) error
 	SetActionsLogged func(v string) error
+	// Stage, when set (auditctltest.OnStage), is called at each
+	// auditctl.Stage a process reaches.
+	Stage func(stage string)
 )
