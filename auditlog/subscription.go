@@ -43,7 +43,9 @@ type Subscription struct {
 // backs up the socket until the kernel drops records, which then shows as
 // loss) and must not call Subscribe, Close or Barrier on the same stream
 // (they wait for the dispatch goroutine). The loss counters are
-// snapshotted now, so subscribe before the tagged process starts.
+// snapshotted and the run's start marker fired now, so subscribe before
+// the tagged process starts: serial gaps count against the run only
+// after the marker.
 func (s *Stream) Subscribe(ses uint32, fn func(*record.SeccompEvent)) *Subscription {
 	return s.subscribe(ses, false, fn)
 }
