@@ -22,14 +22,19 @@
 // Loss is counted three ways and fails closed: ENOBUFS on the socket,
 // serial numbers that never arrive, and the kernel's status "lost"
 // counter. Subscription.Close runs a barrier and returns the Loss seen
-// while subscribed.
+// while subscribed. Serials are counted from a marker fired after the
+// socket joined (never from its first record, see package gaps), and a
+// run is charged only for those between its start marker (fired by
+// Subscribe) and its end barrier; a seccomp record the parser rejects
+// is charged to the runs of its audit session, or to every open run when
+// its session id does not read.
 //
 // Conclusive means: Subscription.Close returned a nil error and a Loss
 // with Any() false. Every other outcome (an error from Open, Shared,
 // auditctl.AcquireTuning or Close, or any loss) leaves the run
-// inconclusive; the error or Loss.String() says why. Loss is counted per
-// socket and machine, not per run, so a loss marks every run open at the
-// time. A barrier that times out matches ErrBarrierTimeout (joined with
+// inconclusive; the error or Loss.String() says why. ENOBUFS and the
+// kernel's counter are the socket's and the machine's, not the run's,
+// so they mark every run open at the time. A barrier that times out matches ErrBarrierTimeout (joined with
 // auditctl.ErrActionNotLogged when that is the reason); a closed stream
 // gives ErrClosed.
 //

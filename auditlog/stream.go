@@ -86,8 +86,7 @@ type Stream struct {
 	gaps             *gaps.Tracker
 	suppressSentinel atomic.Bool // test-only (export_test.go): barriers time out
 	sentinels        *barrier.Sentinels
-	malformed        atomic.Uint64
-	malformedSample  atomic.Pointer[string] // the latest record the parser rejected
+	malformed        atomic.Uint64 // seccomp records the parser rejected, anyone's
 	records          atomic.Uint64
 	closeOnce        sync.Once
 }
@@ -135,6 +134,13 @@ func Open(opts Options) (*Stream, error) {
 	}
 	go s.read()
 	go s.dispatch()
+	// The join marker: the first sentinel record of this stream starts
+	// gap tracking (see package gaps), and this one fires right after
+	// the socket joined.
+	if err := s.sentinels.Launch(true); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("audit stream start marker: %w", err)
+	}
 	return s, nil
 }
 
@@ -269,13 +275,14 @@ func (s *Stream) handle(p *record.Parser, b *batch) {
 		}
 		var r record.Seccomp
 		if err := record.DecodeSeccomp(data, &r); err != nil {
-			// Whose it was is unknown: every open run counts it as loss.
-			sample := string(data[:min(len(data), maxMalformedSample)])
-			s.malformedSample.Store(&sample)
 			s.malformed.Add(1)
+			s.chargeMalformed(data, serial, herr == nil)
 			continue
 		}
 		if r.PID == s.pid && s.sentinels.IsMarker(r.Comm) {
+			// Taken after the socket joined: every later serial must
+			// arrive.
+			s.gaps.Start(r.Serial, now)
 			s.sentinels.Fired(r.Comm, r.Serial)
 			continue
 		}
@@ -307,18 +314,14 @@ func trimRecord(b []byte) []byte {
 	return b
 }
 
-// maxMalformedSample bounds the sample of a rejected record in reports.
-const maxMalformedSample = 512
-
 // counters is a snapshot of the stream's loss counters.
 type counters struct {
-	enobufs   uint64
-	gaps      uint64
-	malformed uint64
+	enobufs uint64
+	gaps    uint64
 }
 
 func (s *Stream) counters() counters {
-	return counters{enobufs: s.conn.ENOBUFS(), gaps: s.gaps.LostCount(), malformed: s.malformed.Load()}
+	return counters{enobufs: s.conn.ENOBUFS(), gaps: s.gaps.LostCount()}
 }
 
 // Stats are the stream's running totals, for diagnostics.

@@ -20,9 +20,11 @@ type Sentinels struct {
 	waiters  map[*Waiter]struct{}
 }
 
-// Waiter is one barrier call waiting for a sentinel.
+// Waiter is one barrier call waiting for a sentinel, or one marker
+// (Mark) waiting for its own.
 type Waiter struct {
 	reg    uint64
+	only   uint64 // a marker's: released by this sentinel alone
 	done   chan struct{}
 	serial uint64 // the releasing sentinel's serial, set before done closes
 }
@@ -71,6 +73,33 @@ func (b *Sentinels) Launch(fire bool) error {
 	return <-errc
 }
 
+// Mark fires a sentinel and returns a waiter that only that sentinel
+// releases: once it is done, its Serial was taken before Mark returned,
+// so every record of anything started after Mark has a higher serial
+// (a run's start marker). Nothing needs to wait for it; Unregister it
+// when done with it.
+func (b *Sentinels) Mark(fire bool) (*Waiter, error) {
+	name, w := b.nextMarker()
+	errc := make(chan error, 1)
+	go fireSentinel(name, fire, errc)
+	if err := <-errc; err != nil {
+		b.Unregister(w)
+		return nil, err
+	}
+	return w, nil
+}
+
+// nextMarker records the launch of a marker sentinel and its waiter.
+func (b *Sentinels) nextMarker() (string, *Waiter) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.gen++
+	b.launched[b.gen] = 0 // releases no barrier waiter
+	w := &Waiter{only: b.gen, done: make(chan struct{})}
+	b.waiters[w] = struct{}{}
+	return b.prefix + strconv.FormatUint(b.gen, 36), w
+}
+
 // next records the launch of a sentinel and returns its thread name.
 func (b *Sentinels) next() string {
 	b.mu.Lock()
@@ -101,7 +130,10 @@ func (b *Sentinels) Fired(comm record.Text, serial uint64) {
 	}
 	delete(b.launched, gen)
 	for w := range b.waiters {
-		if w.reg <= regs && w.serial == 0 {
+		if w.only != 0 && w.only != gen || w.only == 0 && w.reg > regs {
+			continue
+		}
+		if w.serial == 0 {
 			w.serial = serial
 			close(w.done)
 			delete(b.waiters, w)

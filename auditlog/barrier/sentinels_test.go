@@ -47,3 +47,33 @@ func TestSentinelReleasesOnlyEarlierWaiters(t *testing.T) {
 		t.Errorf("CloseAll left a waiter waiting (serial %d)", w3.Serial())
 	}
 }
+
+// A marker (a run's start) is released by its own sentinel alone: a
+// later sentinel's serial would be no lower bound for the run's records,
+// and its own releases no barrier waiter.
+func TestMarkerReleasedOnlyByItsOwnSentinel(t *testing.T) {
+	b := New(3)
+	marker := func(name string) record.Text { return record.Text{Raw: []byte(name), Quoted: true} }
+	barrierWaiter := b.Register()
+	name, m := b.nextMarker()
+	later := b.next()
+	b.Fired(marker(later), 50)
+	select {
+	case <-m.Done():
+		t.Fatalf("marker %s released by a later sentinel (serial %d)", name, m.Serial())
+	default:
+	}
+	if barrierWaiter.Serial() != 50 {
+		t.Errorf("the barrier waiter was not released by its sentinel")
+	}
+	w2 := b.Register()
+	b.Fired(marker(name), 40)
+	select {
+	case <-m.Done():
+	default:
+		t.Fatalf("marker %s not released by its own sentinel", name)
+	}
+	if m.Serial() != 40 || w2.Serial() != 0 {
+		t.Errorf("marker serial %d, barrier waiter %d; want 40 and unreleased", m.Serial(), w2.Serial())
+	}
+}

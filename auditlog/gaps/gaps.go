@@ -2,6 +2,7 @@ package gaps
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -10,17 +11,25 @@ import (
 // queued slightly out of serial order (the serial is taken when a record
 // starts, it is queued when it ends, on any CPU), and several records of
 // one event share a serial, so a missing serial is only pending at first:
-// it is declared lost when it is still missing after grace. Records the
-// kernel drops before they get a serial (backlog, rate limit) leave no gap;
-// the status lost counter covers those.
+// it is declared lost when it is still missing after grace.
+//
+// What leaves a gap: a record the kernel dropped after it took its serial
+// (the rate limit drops in __audit_log_end; that also moves the status
+// lost counter), one the socket overran (ENOBUFS), one kauditd failed to
+// copy for multicast. Records dropped at the backlog limit never got a
+// serial and leave none: only the lost counter tells.
 type Tracker struct {
 	mu      sync.Mutex
 	grace   time.Duration
-	max     uint64              // highest serial seen; 0 before the first record
+	started bool
+	highest uint64              // highest serial seen, before Start too
+	early   map[uint64]struct{} // serials seen before Start
+	max     uint64              // highest serial counted from; set by Start
 	pending map[uint64]struct{} // serials still missing
 	queue   []gapRange          // the gaps in serial (and so detection) order
 	lost    uint64              // serials declared lost
-	recent  []lostRange         // the latest lost serials, oldest first
+	ranges  []SerialRange       // the lost ranges, in declaration order
+	forgot  uint64              // highest Hi of a lost range no longer kept
 	changed chan struct{}       // closed and replaced whenever pending shrinks
 }
 
@@ -37,38 +46,24 @@ func (r SerialRange) String() string {
 	return fmt.Sprintf("%d-%d", r.Lo, r.Hi)
 }
 
-// lostRange is a SerialRange declared lost, with the lost count after it,
-// so a subscription can pick the ones lost while it was open.
-type lostRange struct {
-	SerialRange
-	upTo uint64
-}
+// maxKeptRanges bounds the lost ranges kept for LostIn. A run whose
+// window a forgotten range may have touched is charged every serial lost
+// while it was open (LostIn's exact is false).
+const maxKeptRanges = 4096
 
-// maxRecentLost bounds the lost ranges kept for reports.
-const maxRecentLost = 16
+// maxEarly bounds the serials remembered before Start. One beyond it is
+// forgotten, so Start sees it as missing: a false gap, never a missed one.
+const maxEarly = 1 << 16
 
 // declareLost counts lo..hi as lost and remembers the range. The caller
 // holds mu.
 func (g *Tracker) declareLost(lo, hi uint64) {
 	g.lost += hi - lo + 1
-	g.recent = append(g.recent, lostRange{SerialRange{lo, hi}, g.lost})
-	if len(g.recent) > maxRecentLost {
-		g.recent = g.recent[1:]
+	g.ranges = append(g.ranges, SerialRange{lo, hi})
+	if len(g.ranges) > maxKeptRanges {
+		g.forgot = max(g.forgot, g.ranges[0].Hi)
+		g.ranges = g.ranges[1:]
 	}
-}
-
-// LostSince returns the remembered ranges declared lost after the lost
-// count was from (a subscription's start), oldest first.
-func (g *Tracker) LostSince(from uint64) []SerialRange {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	var out []SerialRange
-	for _, r := range g.recent {
-		if r.upTo > from {
-			out = append(out, r.SerialRange)
-		}
-	}
-	return out
 }
 
 // gapRange is one run of missing serials and when it was seen.
@@ -82,18 +77,68 @@ type gapRange struct {
 const maxPendingGap = 1 << 16
 
 // New returns a Tracker that declares a serial lost once it has been
-// missing for grace.
+// missing for grace. It counts nothing before Start.
 func New(grace time.Duration) *Tracker {
-	return &Tracker{grace: grace, pending: map[uint64]struct{}{}, changed: make(chan struct{})}
+	return &Tracker{grace: grace, early: map[uint64]struct{}{}, pending: map[uint64]struct{}{}, changed: make(chan struct{})}
+}
+
+// Start makes s0, the serial of a record known to have been taken after
+// the socket joined, the origin: serials at or below it are never
+// counted, every one above it must arrive. Serials above s0 seen before
+// the call (their records overtook s0's in the queue) are counted as
+// arrived. Only the first call counts.
+func (g *Tracker) Start(s0 uint64, now time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.started {
+		return
+	}
+	g.started, g.max = true, s0
+	var after []uint64
+	for s := range g.early {
+		if s > s0 {
+			after = append(after, s)
+		}
+	}
+	g.early = nil
+	slices.Sort(after)
+	for _, s := range after {
+		g.observe(s, now)
+	}
+}
+
+// Started reports whether Start was called.
+func (g *Tracker) Started() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.started
+}
+
+// Highest returns the highest serial seen so far (0 if none). Every
+// serial the kernel hands out from now on is above it.
+func (g *Tracker) Highest() uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.highest
 }
 
 // Observe records serial s, seen at now.
 func (g *Tracker) Observe(s uint64, now time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.highest = max(g.highest, s)
+	if !g.started {
+		if len(g.early) < maxEarly {
+			g.early[s] = struct{}{}
+		}
+		return
+	}
+	g.observe(s, now)
+}
+
+// observe counts s after Start. The caller holds mu.
+func (g *Tracker) observe(s uint64, now time.Time) {
 	switch {
-	case g.max == 0:
-		g.max = s
 	case s > g.max:
 		if missing := s - g.max - 1; missing > maxPendingGap {
 			g.declareLost(g.max+1, s-1)
@@ -150,28 +195,39 @@ func (g *Tracker) signal() {
 	g.changed = make(chan struct{})
 }
 
-// SettledBelow reports whether no serial below s is pending; if not, it
-// returns a channel that is closed on the next change.
-func (g *Tracker) SettledBelow(s uint64) (bool, <-chan struct{}) {
+// SettledBetween reports whether no serial strictly between lo and hi is
+// pending; if not, it returns a channel that is closed on the next
+// change. Pending serials outside (a run's window) are not waited for.
+func (g *Tracker) SettledBetween(lo, hi uint64) (bool, <-chan struct{}) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.dropArrived()
+	for _, r := range g.queue {
+		if r.lo >= hi {
+			break
+		}
+		for m := max(r.lo, lo+1); m <= r.hi && m < hi; m++ {
+			if _, ok := g.pending[m]; ok {
+				return false, g.changed
+			}
+		}
+	}
+	return true, nil
+}
+
+// dropArrived forgets the leading gap ranges whose serials all arrived.
+// The caller holds mu.
+func (g *Tracker) dropArrived() {
 	for len(g.queue) > 0 {
 		r := &g.queue[0]
 		for r.lo <= r.hi {
 			if _, ok := g.pending[r.lo]; ok {
-				break
+				return
 			}
 			r.lo++
 		}
-		if r.lo <= r.hi {
-			break
-		}
 		g.queue = g.queue[1:]
 	}
-	if len(g.queue) == 0 || g.queue[0].lo >= s {
-		return true, nil
-	}
-	return false, g.changed
 }
 
 // LostCount returns how many serials were declared lost so far.
@@ -179,4 +235,26 @@ func (g *Tracker) LostCount() uint64 {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.lost
+}
+
+// LostIn returns how many serials strictly between lo and hi were
+// declared lost, and those ranges (clipped to the window) in declaration
+// order. exact is false when a range that may have reached into the
+// window is no longer kept: the caller must then assume more was lost.
+func (g *Tracker) LostIn(lo, hi uint64) (n uint64, ranges []SerialRange, exact bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	exact = g.forgot <= lo
+	if hi <= lo+1 {
+		return 0, nil, exact
+	}
+	for _, r := range g.ranges {
+		a, b := max(r.Lo, lo+1), min(r.Hi, hi-1)
+		if a > b {
+			continue
+		}
+		n += b - a + 1
+		ranges = append(ranges, SerialRange{a, b})
+	}
+	return n, ranges, exact
 }

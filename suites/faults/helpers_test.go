@@ -54,36 +54,10 @@ func sysgate(ctx context.Context, args ...string) outcome {
 }
 
 // sysgateWith runs the built CLI like sysgate, after setup has adjusted
-// the command (extra descriptors, environment, terminal). A run that lost
-// audit records to the machine is inconclusive, rightly, and says nothing
-// about what the spec checks: it is run again, at most twice (see
-// lostToTheMachine).
+// the command (extra descriptors, environment, terminal).
 func sysgateWith(ctx context.Context, setup func(*exec.Cmd), args ...string) outcome {
 	GinkgoHelper()
-	o := sysgateOnce(ctx, setup, args...)
-	for try := 0; try < 2 && lostToTheMachine(args, o); try++ {
-		GinkgoWriter.Printf("the run lost audit records, run again: %s\n", o)
-		o = sysgateOnce(ctx, setup, args...)
-	}
-	return o
-}
-
-// lostToTheMachine reports a run that is inconclusive only because audit
-// records went missing machine-wide while it ran (another package's runs
-// flooding audit, or a serial the kernel never sent): a record, whose
-// run is a spec's set-up, or any run that lost only serial numbers and
-// nothing the kernel counted. The specs of loss itself run in-process
-// (sysgateInProcess) and are never repeated; neither is a violation.
-func lostToTheMachine(args []string, o outcome) bool {
-	if o.Code != cli.ExitInconclusive || !strings.Contains(o.Output(), "audit records lost") {
-		return false
-	}
-	if len(args) > 0 && args[0] == "record" {
-		return true
-	}
-	out := o.Output()
-	return strings.Contains(out, "never delivered (serial number gaps") && !strings.Contains(out, "dropped by the kernel") &&
-		!strings.Contains(out, "receive overruns") && !strings.Contains(out, "could not parse")
+	return sysgateOnce(ctx, setup, args...)
 }
 
 func sysgateOnce(ctx context.Context, setup func(*exec.Cmd), args ...string) outcome {
@@ -100,7 +74,7 @@ func sysgateOnce(ctx context.Context, setup func(*exec.Cmd), args ...string) out
 	o := outcome{Code: cmd.ProcessState.ExitCode(), Stdout: stdout.String(), Stderr: stderr.String()}
 	if i := slices.Index(args, "--result"); i >= 0 && i+1 < len(args) && cmd.Stderr != &stderr {
 		// The report went to the spec's terminal: the result file says
-		// why a run was inconclusive (lostToTheMachine reads it).
+		// why a run was inconclusive.
 		if b, err := os.ReadFile(args[i+1]); err == nil {
 			var r struct {
 				Inconclusive string `json:"inconclusive"`
