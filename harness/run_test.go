@@ -61,31 +61,19 @@ func agentPath(t *testing.T) string {
 	return path
 }
 
-// lossAttempts bounds how often a test repeats a run that lost audit
-// records. Loss is a machine-wide condition (the kernel's lost counter
-// counts drops of every process, and a loaded box can overflow the
-// backlog); the harness reports it as inconclusive, which its own tests
-// of that (auditlog's) cover. Here it only means: try again.
-const lossAttempts = 3
-
 func mustRun(t *testing.T, agent Agent, opts ...Option) *Result {
 	t.Helper()
 	testutil.RequireAudit(t)
-	for attempt := 1; ; attempt++ {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		r, err := Run(ctx, agent, opts...)
-		cancel()
-		if err != nil {
-			t.Fatalf("run %v: %v", agent.Command, err)
-		}
-		if left, err := kernel.SessionMembers(r.Session); err != nil || len(left) > 0 {
-			t.Fatalf("processes of session %d left after the run: %+v (%v)", r.Session, left, err)
-		}
-		if !r.Loss.Any() || attempt == lossAttempts {
-			return r
-		}
-		t.Logf("attempt %d of %v lost audit records (%s); running it again", attempt, agent.Command, r.Loss)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	r, err := Run(ctx, agent, opts...)
+	cancel()
+	if err != nil {
+		t.Fatalf("run %v: %v", agent.Command, err)
 	}
+	if left, err := kernel.SessionMembers(r.Session); err != nil || len(left) > 0 {
+		t.Fatalf("processes of session %d left after the run: %+v (%v)", r.Session, left, err)
+	}
+	return r
 }
 
 // trueBaseline records /bin/true and writes its baseline file.
@@ -382,15 +370,7 @@ func TestConcurrentRunsGetOnlyTheirEvents(t *testing.T) {
 		}
 	}()
 
-	for attempt := 1; ; attempt++ {
-		results := concurrentRuns(t, agent)
-		lost := slices.ContainsFunc(results, func(r *Result) bool { return r != nil && r.Loss.Any() })
-		if !lost || attempt == lossAttempts {
-			checkConcurrentRuns(t, results)
-			return
-		}
-		t.Logf("attempt %d lost audit records; running the batch again", attempt)
-	}
+	checkConcurrentRuns(t, concurrentRuns(t, agent))
 }
 
 const concurrentCount, concurrentCalls = 8, 25 // small bursts: the kernel backlog is shared with parallel test packages

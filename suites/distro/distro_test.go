@@ -3,7 +3,6 @@ package distro_test
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +16,6 @@ import (
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 	"github.com/sysgate/sysgate/internal/testutil"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
-	"github.com/sysgate/sysgate/suites/internal/gate"
 	"github.com/sysgate/sysgate/suites/internal/labels"
 )
 
@@ -25,30 +23,11 @@ import (
 // code and what it printed (stdout and stderr together).
 func sysgate(args ...string) (int, string) {
 	GinkgoHelper()
-	return againAfterLoss(func() (int, string) {
-		var out bytes.Buffer
-		c := &cli.Command{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out}
-		code := c.Main(append([]string{"sysgate"}, args...))
-		GinkgoWriter.Printf("$ sysgate %s\n%s\n", strings.Join(args, " "), out.String())
-		return code, out.String()
-	})
-}
-
-// againAfterLoss runs a sysgate command line again, up to gate.Attempts
-// times, while it ends inconclusive because audit records were lost, as
-// the suites' gate does: the kernel's loss counters are global, so a
-// flood of records from elsewhere on the machine says nothing about the
-// agent. Each attempt is in the report.
-func againAfterLoss(run func() (int, string)) (int, string) {
-	GinkgoHelper()
-	for n := 1; ; n++ {
-		code, out := run()
-		if n < gate.Attempts && code == cli.ExitInconclusive && strings.Contains(out, "audit records lost") {
-			AddReportEntry(fmt.Sprintf("attempt %d of %d inconclusive", n, gate.Attempts), out)
-			continue
-		}
-		return code, out
-	}
+	var out bytes.Buffer
+	c := &cli.Command{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out}
+	code := c.Main(append([]string{"sysgate"}, args...))
+	GinkgoWriter.Printf("$ sysgate %s\n%s\n", strings.Join(args, " "), out.String())
+	return code, out.String()
 }
 
 // shellWords splits a command as a POSIX shell does for the hints

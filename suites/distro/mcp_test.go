@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -22,7 +21,6 @@ import (
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
-	"github.com/sysgate/sysgate/suites/internal/gate"
 	"github.com/sysgate/sysgate/suites/internal/labels"
 )
 
@@ -104,23 +102,17 @@ func readSession(ctx context.Context, c *mcptest.Client, workspace string) {
 
 // gatedSession runs the read session with server under the gate (opts
 // and baselines) and returns the conclusive result of a server that
-// exited 0; again after lost audit records, as againAfterLoss.
+// exited 0.
 func gatedSession(ctx context.Context, server harness.Agent, workspace string, opts []harness.Option, baselines string) *harness.Result {
 	GinkgoHelper()
-	for n := 1; ; n++ {
-		result, err := mcptest.Run(ctx, server, func(ctx context.Context, c *mcptest.Client) error {
-			readSession(ctx, c, workspace)
-			return nil
-		}, append(slices.Clone(opts), harness.WithBaselines(baselines))...)
-		Expect(err).NotTo(HaveOccurred())
-		if n < gate.Attempts && !result.Conclusive() && result.Loss.Any() && !result.TimedOut {
-			AddReportEntry(fmt.Sprintf("attempt %d of %d inconclusive", n, gate.Attempts), result.Inconclusive)
-			continue
-		}
-		Expect(result.Conclusive()).To(BeTrue(), "inconclusive: %s", result.Inconclusive)
-		Expect(result.ExitStatus).To(Equal(0), "the server failed: %s", result)
-		return result
-	}
+	result, err := mcptest.Run(ctx, server, func(ctx context.Context, c *mcptest.Client) error {
+		readSession(ctx, c, workspace)
+		return nil
+	}, append(slices.Clone(opts), harness.WithBaselines(baselines))...)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(result.Conclusive()).To(BeTrue(), "inconclusive: %s", result.Inconclusive)
+	Expect(result.ExitStatus).To(Equal(0), "the server failed: %s", result)
+	return result
 }
 
 // resultText is a result as `sysgate check` prints it.
@@ -208,10 +200,8 @@ var _ = Describe("The MCP filesystem server on Debian 13", Ordered, labels.Requi
 		committed, err := os.ReadFile(readBaseline)
 		Expect(err).NotTo(HaveOccurred())
 
-		code, out := againAfterLoss(func() (int, string) {
-			return sysgateServing(ctx, server.Env, argv[1:], func(ctx context.Context, c *mcptest.Client) {
-				readSession(ctx, c, workspace)
-			})
+		code, out := sysgateServing(ctx, server.Env, argv[1:], func(ctx context.Context, c *mcptest.Client) {
+			readSession(ctx, c, workspace)
 		})
 		Expect(code).To(Equal(0), out)
 		data, err := os.ReadFile(layer)

@@ -20,7 +20,7 @@ import (
 )
 
 // Ordinary is the default for a spec that runs a few agents: the slowest
-// run of the suites takes seconds, gate.Attempts of them at most.
+// run of the suites takes seconds, each once.
 const Ordinary = 2 * time.Minute
 
 // Default decorates every It created after it with SpecTimeout(d), unless

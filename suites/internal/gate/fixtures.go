@@ -116,25 +116,6 @@ func handToAgent(dir string) {
 	})).To(Succeed())
 }
 
-// resetWorkspace puts a workspace made by NewWorkspace back into its
-// first state, for a run that must start over. Other directories are left
-// alone.
-func resetWorkspace(dir string) {
-	GinkgoHelper()
-	root, err := workspaceRoot()
-	Expect(err).NotTo(HaveOccurred())
-	if rel, err := filepath.Rel(root, dir); err != nil || strings.HasPrefix(rel, "..") || rel == "." {
-		return
-	}
-	entries, err := os.ReadDir(dir)
-	Expect(err).NotTo(HaveOccurred())
-	for _, e := range entries {
-		Expect(os.RemoveAll(filepath.Join(dir, e.Name()))).To(Succeed())
-	}
-	Expect(fixture.NewWorkspace(dir)).To(Succeed())
-	handToAgent(dir)
-}
-
 // ExpectNoLeftovers fails if a process still works in one of this test
 // process's workspaces (every agent runs there), then removes them. The
 // harness kills and reports what outlives a run; this is the suite-level
