@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sysgate/sysgate/harness"
@@ -19,16 +20,19 @@ import (
 //
 // It stats each file the run says its processes executed or touched
 // (Programs, Observed.Programs, Observed.Files with {workspace} expanded
-// to the agent's directory) and the command's own files, and every file
-// under the agent's directory (.git left out), opening each directory
-// there so that a file added to it counts too: a check run's
-// Observed.Files need not list what the agent read (one whose baselines
-// have no files section lists none), and a run WithoutFiles observes
-// nothing. It only stats and lists: it writes nothing and never reads a
-// file's contents. The go command rechecks only what lies inside the
-// module (or GOROOT or GOPATH) of the package under test: a program or
-// server installed outside it (/usr/bin/node, a global npm module) is
-// not rechecked, which the docs say (docs/specs.md).
+// to the agent's directory) and the files its command names, and walks
+// the agent's directory and each node_modules or site-packages tree that
+// holds one of those files (an MCP server's dependencies), .git left
+// out: it stats every file there and lists every directory, so that an
+// added file counts too. The walk is needed: a check run's
+// Observed.Files need not list every file the agent read (it was empty
+// for a shell agent sourcing a file in its directory), and a run
+// WithoutFiles observes none. It only stats and
+// lists: it writes nothing and reads no file's contents. The go command
+// rechecks only what lies inside the module (or GOROOT or GOPATH) of the
+// package under test: a program or server installed outside it
+// (/usr/bin/node, a global npm module) is not rechecked, which the docs
+// say (docs/specs.md).
 //
 // Run and mcptest's Close call it; a spec that calls harness.Run itself
 // calls it after the run. A nil r does nothing.
@@ -40,12 +44,34 @@ func NoteAgentFiles(agent harness.Agent, r *harness.Result) {
 	if err != nil {
 		dir = ""
 	}
-	for _, p := range agentFiles(agent, r, dir) {
+	files := agentFiles(agent, r, dir)
+	for _, p := range files {
 		_, _ = os.Stat(p) // the test log records the name, whatever the answer
 	}
-	if dir != "" {
-		walkAgentDir(dir)
+	for _, d := range append([]string{dir}, packageTrees(files)...) {
+		if d != "" {
+			walkAgentDir(d)
+		}
 	}
+}
+
+// packageTrees are the outermost node_modules or site-packages
+// directories holding one of files (an MCP server's entry script): what
+// it imports lies in them, and a check run need not list those reads.
+func packageTrees(files []string) []string {
+	var out []string
+	for _, p := range files {
+		elems := strings.Split(filepath.Clean(p), string(filepath.Separator))
+		for i, e := range elems[:len(elems)-1] {
+			if e == "node_modules" || e == "site-packages" {
+				if d := strings.Join(elems[:i+1], string(filepath.Separator)); !slices.Contains(out, d) {
+					out = append(out, d)
+				}
+				break
+			}
+		}
+	}
+	return out
 }
 
 // agentFiles are the absolute paths of the files r says the agent ran or

@@ -44,3 +44,17 @@ func TestAgentFiles(t *testing.T) {
 		t.Errorf("agentFiles with a Root: %q, want none", got)
 	}
 }
+
+func TestPackageTrees(t *testing.T) {
+	got := packageTrees([]string{
+		"/repo/suites/node_modules/@mcp/server/dist/index.js",
+		"/repo/suites/node_modules/@mcp/server/node_modules/x/lib.js",
+		"/venv/lib/python3.12/site-packages/srv/__main__.py",
+		"/usr/bin/node",
+		"/repo/node_modules",
+	})
+	want := []string{"/repo/suites/node_modules", "/venv/lib/python3.12/site-packages"}
+	if !slices.Equal(got, want) {
+		t.Errorf("packageTrees = %q, want %q", got, want)
+	}
+}
