@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sysgate/sysgate/harness"
 )
@@ -49,11 +50,18 @@ func NoteAgentFiles(agent harness.Agent, r *harness.Result) {
 		_, _ = os.Stat(p) // the test log records the name, whatever the answer
 	}
 	for _, d := range append([]string{dir}, packageTrees(files)...) {
-		if d != "" {
+		// The go command hashes the files when the test process has
+		// exited: naming a tree once per process is enough, and a suite
+		// of MCP specs walks its node_modules (4113 files in the suites',
+		// about 0.2 s) once.
+		if _, done := walkedTrees.LoadOrStore(d, true); d != "" && !done {
 			walkAgentDir(d)
 		}
 	}
 }
+
+// walkedTrees are the directories walkAgentDir walked in this process.
+var walkedTrees sync.Map
 
 // packageTrees are the outermost node_modules or site-packages
 // directories holding one of files (an MCP server's entry script): what
