@@ -1,6 +1,9 @@
 package gatetest_test
 
 import (
+	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,8 +16,9 @@ import (
 	"github.com/sysgate/sysgate/harness"
 )
 
-// cacheSpec is a user's spec in a module of its own: the agent is a shell
-// script that sources lib.sh, a file only the agent reads.
+// cacheSpec is a user's spec in a module of its own (fmt.Sprintf with the
+// agent's directory and command): the agent is a shell script that
+// sources lib.sh, a file only the agent reads.
 const cacheSpec = `package cachespec_test
 
 import (
@@ -26,7 +30,7 @@ import (
 )
 
 func TestAgent(t *testing.T) {
-	r, err := gatetest.Run(context.Background(), harness.Agent{Name: "agent", Command: []string{"/bin/sh", "agent.sh"}},
+	r, err := gatetest.Run(context.Background(), harness.Agent{Name: "agent", Dir: %q, Command: []string{"/bin/sh", %q}},
 		harness.WithBaselines("agent.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +44,24 @@ func TestAgent(t *testing.T) {
 // TestChangedAgentIsNotCached is issue #46 item 1: an agent changed after
 // a passing `go test` (a file it reads, which the test process never
 // opens) got "ok ... (cached)" instead of a run that fails the gate.
+// The agent lies in its own directory, or, as an MCP server does, in a
+// node_modules tree outside it, with lib.sh in another package there.
 func TestChangedAgentIsNotCached(t *testing.T) {
+	t.Run("workspace", func(t *testing.T) {
+		changedAgentIsNotCached(t, ".", "agent.sh", map[string]string{"agent.sh": ". ./lib.sh\n"}, "lib.sh")
+	})
+	t.Run("node_modules", func(t *testing.T) {
+		changedAgentIsNotCached(t, "ws", "../node_modules/srv/agent.sh", map[string]string{
+			"ws/.keep":                  "",
+			"node_modules/srv/agent.sh": ". \"$(dirname \"$0\")/../dep/lib.sh\"\n",
+		}, "node_modules/dep/lib.sh")
+	})
+}
+
+// changedAgentIsNotCached runs the case of an agent started as
+// /bin/sh script in dir, with agent files besides lib (relative to the
+// module).
+func changedAgentIsNotCached(t *testing.T, dir, script string, agentFiles map[string]string, lib string) {
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatalf("this test runs the go command on a spec: %v", err)
@@ -63,18 +84,21 @@ func TestChangedAgentIsNotCached(t *testing.T) {
 	files := map[string]string{
 		"go.mod":        modText,
 		"go.sum":        string(goSum),
-		"agent_test.go": cacheSpec,
-		"agent.sh":      ". ./lib.sh\n",
-		"lib.sh":        "echo hello\n",
+		"agent_test.go": fmt.Sprintf(cacheSpec, dir, script),
+		lib:             "echo hello\n",
 	}
+	maps.Copy(files, agentFiles)
 	for name, text := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(mod, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(filepath.Join(mod, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 
 	// The baseline: a record run of the unchanged agent.
-	agent := harness.Agent{Name: "agent", Command: []string{"/bin/sh", "agent.sh"}, Dir: mod}
+	agent := harness.Agent{Name: "agent", Command: []string{"/bin/sh", script}, Dir: filepath.Join(mod, dir)}
 	obsPath := filepath.Join(t.TempDir(), "agent.json")
 	r, err := gatetest.Run(t.Context(), agent, harness.WithMode(baseline.ModeRecord), harness.WithObservationFile(obsPath))
 	if err != nil {
@@ -124,7 +148,7 @@ func TestChangedAgentIsNotCached(t *testing.T) {
 	}
 
 	// The agent changes: lib.sh now runs a program the baseline lacks.
-	lib := filepath.Join(mod, "lib.sh")
+	lib = filepath.Join(mod, lib)
 	if err := os.WriteFile(lib, []byte("echo hello\n/bin/true\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -145,16 +169,16 @@ func TestChangedAgentIsNotCached(t *testing.T) {
 	}
 }
 
-// age sets the times of every file under dir to t.
+// age sets the times of every file under dir to when.
 func age(t *testing.T, dir string, when time.Time) {
 	t.Helper()
-	entries, err := os.ReadDir(dir)
+	err := filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, when, when)
+	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if err := os.Chtimes(filepath.Join(dir, e.Name()), when, when); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
