@@ -29,7 +29,8 @@ import (
 // Observed.Files need not list every file the agent read (it was empty
 // for a shell agent sourcing a file in its directory), and a run
 // WithoutFiles observes none. It only stats and
-// lists: it writes nothing and reads no file's contents. The go command
+// lists: it writes nothing and reads no file's contents; it walks no
+// tree outside the module of the package under test. The go command
 // rechecks only what lies inside the module (or GOROOT or GOPATH) of the
 // package under test: a program or server installed outside it
 // (/usr/bin/node, a global npm module) is not rechecked, which the docs
@@ -54,10 +55,42 @@ func NoteAgentFiles(agent harness.Agent, r *harness.Result) {
 		// exited: naming a tree once per process is enough, and a suite
 		// of MCP specs walks its node_modules (4113 files in the suites',
 		// about 0.2 s) once.
-		if _, done := walkedTrees.LoadOrStore(d, true); d != "" && !done {
+		if !inside(d, moduleRoot()) {
+			continue // the go command would not recheck it: no walk of / or $HOME
+		}
+		if _, done := walkedTrees.LoadOrStore(d, true); !done {
 			walkAgentDir(d)
 		}
 	}
+}
+
+// moduleRoot is the directory of the go.mod nearest above the test's
+// working directory (the package's): the go command rechecks only files
+// under it ("" when there is none).
+var moduleRoot = sync.OnceValue(func() string {
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		return ""
+	}
+	for {
+		if info, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && !info.IsDir() {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+})
+
+// inside reports whether dir is root or under it (both absolute).
+func inside(dir, root string) bool {
+	if dir == "" || root == "" {
+		return false
+	}
+	rel, err := filepath.Rel(root, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 // walkedTrees are the directories walkAgentDir walked in this process.

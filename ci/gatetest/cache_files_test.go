@@ -58,3 +58,23 @@ func TestPackageTrees(t *testing.T) {
 		t.Errorf("packageTrees = %q, want %q", got, want)
 	}
 }
+
+func TestInside(t *testing.T) {
+	for _, c := range []struct {
+		dir, root string
+		want      bool
+	}{
+		{"/m", "/m", true},
+		{"/m/ws", "/m", true},
+		{"/", "/m", false},
+		{"/root", "/m", false},
+		{"/m2", "/m", false},
+		{"/m/..x", "/m", true},
+		{"/m/ws", "", false},
+		{"", "/m", false},
+	} {
+		if got := inside(c.dir, c.root); got != c.want {
+			t.Errorf("inside(%q, %q) = %v, want %v", c.dir, c.root, got, c.want)
+		}
+	}
+}
