@@ -18,7 +18,8 @@ import (
 // belong in the suite's reports. The environment's options (EnvOptions:
 // $SYSGATE_MODE, $SYSGATE_BACKEND, ... as the sysgate action sets them)
 // come first, so the spec's own opts override them; a variable it cannot
-// read is an error before anything runs.
+// read is an error before anything runs. The files the agent used
+// become inputs of Go's test cache (NoteAgentFiles).
 func Run(ctx context.Context, agent harness.Agent, opts ...harness.Option) (*harness.Result, error) {
 	name := agent.Name
 	if name == "" && len(agent.Command) > 0 {
@@ -29,6 +30,7 @@ func Run(ctx context.Context, agent harness.Agent, opts ...harness.Option) (*har
 		return nil, fmt.Errorf("gatetest.Run %s: %w", agent.Name, err)
 	}
 	r, err := harness.Run(ctx, agent, append(env, opts...)...)
+	NoteAgentFiles(agent, r)
 	ReportResult(r)
 	return r, err
 }

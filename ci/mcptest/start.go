@@ -27,6 +27,7 @@ const CloseTimeout = 10 * time.Second
 type Server struct {
 	*Client
 	name   string
+	agent  harness.Agent // as run: NoteAgentFiles reads its Dir and Command
 	stderr *stderrTail
 	cancel context.CancelFunc // ends the run: its tree is killed
 
@@ -67,7 +68,7 @@ func Start(ctx context.Context, agent harness.Agent, opts ...harness.Option) (*S
 	if err != nil {
 		return nil, fmt.Errorf("mcptest.Start %s: %w", name, err)
 	}
-	s := &Server{name: name, stderr: &stderrTail{}, runDone: make(chan struct{})}
+	s := &Server{name: name, agent: agent, stderr: &stderrTail{}, runDone: make(chan struct{})}
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
 	agent.Stdin, agent.Stdout = stdinR, stdoutW
@@ -120,7 +121,8 @@ func (s *Server) Stderr() string { return s.stderr.String() }
 // Close ends the session as the stdio transport does: it closes the
 // server's stdin, waits for the server to close its stdout, and waits for
 // the run to end, which returns its Result (also put into the running
-// Ginkgo spec's report). When the server does not exit before ctx ends
+// Ginkgo spec's report, and the files the server used become inputs of
+// Go's test cache: gatetest.NoteAgentFiles). When the server does not exit before ctx ends
 // (or the Client's Timeout, without a deadline), the run is ended, its
 // tree killed, and the Result is inconclusive.
 //
@@ -136,6 +138,7 @@ func (s *Server) Close(ctx context.Context) (*harness.Result, error) {
 		}
 		<-s.runDone
 		s.cancel()
+		gatetest.NoteAgentFiles(s.agent, s.result)
 		gatetest.ReportResult(s.result)
 		switch {
 		case clientErr != nil:
