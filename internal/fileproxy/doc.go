@@ -11,8 +11,9 @@
 // lookup with the caller's file credentials (fsuid, fsgid, groups and,
 // in the supervisor's user namespace, effective capabilities) and umask,
 // on a locked thread of its own. An open is answered with
-// SECCOMP_IOCTL_NOTIF_ADDFD and SECCOMP_ADDFD_FLAG_SEND (the caller gets
-// the descriptor and the answer in one step); other calls with their
+// SECCOMP_IOCTL_NOTIF_ADDFD and then NOTIF_SEND with the new number
+// (not SECCOMP_ADDFD_FLAG_SEND, which a signal to the proxy's thread
+// can leave answered with 0: see kernel.NotifAddFDSend); other calls with their
 // return value or errno. A second thread that rewrites the path buffer
 // after the read changes nothing: the caller's memory is never read
 // again. open_by_handle_at and name_to_handle_at are refused (EPERM)
@@ -23,7 +24,7 @@
 // signal that reaches the caller after the proxy acted and before it
 // answered restarts the call, which then runs twice (seen here: a FIFO
 // open paired with the writer, then lost, hung the reader, 1 run in 15).
-// Linux 5.14+ (ADDFD_FLAG_SEND), 5.6+ (openat2, pidfd_getfd);
+// Linux 5.9+ (ADDFD), 5.6+ (openat2, pidfd_getfd);
 // ptrace access to the callers (their parent, or the same uid with
 // ptrace_scope 0/1; root otherwise). No root: a supervisor that is not
 // root can only act as its own uid, and refuses a caller of another

@@ -101,7 +101,7 @@ func (p *Proxy) run(f func()) error {
 // kernel would for the caller, asks decide about each file (false: the
 // call fails with EACCES and is not performed), performs the call with
 // the caller's credentials and hands the result over (a new descriptor
-// through SECCOMP_ADDFD_FLAG_SEND, or the return value or errno).
+// through SECCOMP_IOCTL_NOTIF_ADDFD, or the return value or errno).
 // handled=false: not such a call, nothing was answered; the caller
 // answers it. With handled=true the call has been answered, unless its
 // task died first; err reports a failure of the proxy itself, in which

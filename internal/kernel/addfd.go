@@ -17,12 +17,27 @@ type seccompNotifAddfd struct {
 }
 
 // NotifAddFDSend installs a copy of srcfd in the task behind the held
-// call id and answers the call with the new descriptor's number, in one
-// step (SECCOMP_ADDFD_FLAG_SEND, Linux 5.14+): the caller gets exactly
-// the file the supervisor opened, and no answer can be sent without it.
-// newFDFlags takes O_CLOEXEC only. It returns the number the caller got.
+// call id and then answers the call with the new descriptor's number:
+// the caller gets exactly the file the supervisor opened, and no answer
+// is sent without it. newFDFlags takes O_CLOEXEC only. It returns the
+// number the caller got.
+//
+// It does not use SECCOMP_ADDFD_FLAG_SEND, which does both in one
+// ioctl: the kernel marks the call answered before it waits for the
+// caller to take the descriptor, and a signal to this thread in that
+// wait (Go's preemption, a child's SIGCHLD) takes the descriptor back
+// but leaves the call answered with 0. The caller's open returned 0,
+// a descriptor it never opened, and the restarted ioctl failed
+// EINPROGRESS (or ENOENT once the caller had gone on): seen as a false
+// "answer openat: ioctl(SECCOMP_IOCTL_NOTIF_SEND): operation now in
+// progress" under load (issue 42). Without the flag an interrupted
+// ADDFD either installed nothing (the kernel took the request back,
+// and it is sent again) or returns the number it installed, and the
+// call stays held until NOTIF_SEND. Between the two the caller waits
+// killable (InstallKillableListenerFilter, as agents are spawned): only
+// its death ends the wait, and the descriptor goes with it.
 func NotifAddFDSend(listener int, id uint64, srcfd int, newFDFlags uint32) (int, error) {
-	req := seccompNotifAddfd{ID: id, Flags: unix.SECCOMP_ADDFD_FLAG_SEND, SrcFD: uint32(srcfd), NewFDFlags: newFDFlags}
+	req := seccompNotifAddfd{ID: id, SrcFD: uint32(srcfd), NewFDFlags: newFDFlags}
 	for {
 		r, _, errno := unix.Syscall(unix.SYS_IOCTL, uintptr(listener), unix.SECCOMP_IOCTL_NOTIF_ADDFD, uintptr(unsafe.Pointer(&req)))
 		if errno == unix.EINTR {
@@ -31,7 +46,7 @@ func NotifAddFDSend(listener int, id uint64, srcfd int, newFDFlags uint32) (int,
 		if errno != 0 {
 			return -1, os.NewSyscallError("ioctl(SECCOMP_IOCTL_NOTIF_ADDFD)", errno)
 		}
-		return int(r), nil
+		return int(r), NotifReturn(listener, id, int64(r))
 	}
 }
 

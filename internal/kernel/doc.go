@@ -23,7 +23,7 @@
 //     namespace inodes;
 //   - flock.go, recvmmsg.go: flock and recvmmsg, retried on EINTR;
 //   - addfd.go, fscred.go: what a supervisor needs to perform a held
-//     call itself (SECCOMP_IOCTL_NOTIF_ADDFD with SEND, a value answer,
+//     call itself (SECCOMP_IOCTL_NOTIF_ADDFD then NOTIF_SEND, a value answer,
 //     pidfd_getfd, openat2, a struct read from the caller's memory) and
 //     a thread's own file credentials and umask.
 //
