@@ -35,7 +35,7 @@ func RareNote(seen, runs int) string {
 // docItem is one entry of a document: its name in reports, its line and
 // its line comment.
 type docItem struct {
-	label       string
+	label, arch string // arch: a syscall entry's
 	line        int
 	lineComment *string
 }
@@ -50,20 +50,20 @@ func (d *Document) items() []docItem {
 		sec := &d.Syscalls[i]
 		for j := range sec.Entries {
 			e := &sec.Entries[j]
-			out = append(out, docItem{sec.Arch.String() + " " + e.Name, e.Line, &e.LineComment})
+			out = append(out, docItem{sec.Arch.String() + " " + e.Name, sec.Arch.String(), e.Line, &e.LineComment})
 		}
 	}
 	for i := range d.Programs {
 		e := &d.Programs[i]
-		out = append(out, docItem{"program " + e.written(), e.Line, &e.LineComment})
+		out = append(out, docItem{"program " + e.written(), "", e.Line, &e.LineComment})
 	}
 	for i := range d.Files {
 		e := &d.Files[i]
-		out = append(out, docItem{e.Op.String() + " " + e.Pattern, e.Line, &e.LineComment})
+		out = append(out, docItem{e.Op.String() + " " + e.Pattern, "", e.Line, &e.LineComment})
 	}
 	for i := range d.Network {
 		e := &d.Network[i]
-		out = append(out, docItem{e.Op.String() + " " + e.String(), e.Line, &e.LineComment})
+		out = append(out, docItem{e.Op.String() + " " + e.String(), "", e.Line, &e.LineComment})
 	}
 	return out
 }
@@ -113,21 +113,34 @@ func noteRare(doc, old *Document, o *Observation, read func(string) ([]byte, err
 			missed[l]++
 		}
 	}
+	// A syscall entry is judged among the runs on its arch: shards of
+	// several arches merge into one observation.
+	archRuns := map[string]int{}
+	for r := 1; r <= o.Runs; r++ {
+		for _, arch := range o.Run(r).Arches() {
+			archRuns[arch.String()]++
+		}
+	}
 	had := map[string]bool{}
 	for _, it := range old.items() {
 		had[it.label] = true
 	}
-	rare := map[string]int{}
+	rare := map[string]RareEntry{}
 	for _, it := range written.items() {
+		runs := o.Runs
+		if it.arch != "" {
+			runs = archRuns[it.arch]
+		}
 		// Seen in no run: an entry kept from the file, not this recording's.
-		if seen := o.Runs - missed[it.line]; seen > 0 && seen < o.Runs {
-			rare[it.label] = seen
-			res.Rare = append(res.Rare, RareEntry{Entry: it.label, Seen: seen, Runs: o.Runs, Added: !had[it.label], File: doc.Path, Line: it.line})
+		if seen := o.Runs - missed[it.line]; seen > 0 && seen < runs {
+			e := RareEntry{Entry: it.label, Seen: seen, Runs: runs, Added: !had[it.label], File: doc.Path, Line: it.line}
+			rare[it.label] = e
+			res.Rare = append(res.Rare, e)
 		}
 	}
 	for _, it := range doc.items() {
-		if seen, ok := rare[it.label]; ok && !had[it.label] && *it.lineComment == "" {
-			*it.lineComment = RareNote(seen, o.Runs)
+		if e, ok := rare[it.label]; ok && e.Added && *it.lineComment == "" {
+			*it.lineComment = RareNote(e.Seen, e.Runs)
 		}
 	}
 	return nil

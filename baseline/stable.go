@@ -118,3 +118,36 @@ func RecordedEntries(path string, o *Observation, opts RecordOptions) (map[strin
 	}
 	return entries, nil
 }
+
+// Recording merges the runs of one recording and follows its stability:
+// what record does between runs, for the CLI and for specs.
+type Recording struct {
+	*Stability
+	// Merged holds every run added so far.
+	Merged *Observation
+	path   string
+}
+
+// NewRecording starts a recording with policy p of the file at path (the
+// file the runs are written to, or any path: stability only compares
+// what the runs would write there).
+func NewRecording(p RecordRuns, path string) *Recording {
+	return &Recording{Stability: NewStability(p), Merged: NewObservation(""), path: path}
+}
+
+// Add merges a conclusive run's observation and says whether to run the
+// agent again; opts are how the runs are written (RecordedEntries).
+func (r *Recording) Add(run *Observation, opts RecordOptions) (again bool, err error) {
+	if err := r.Merged.Merge(run); err != nil {
+		return false, fmt.Errorf("record run %d: %w", r.Runs+1, err)
+	}
+	if r.Policy.Exact == 1 {
+		r.Runs++
+		return false, nil
+	}
+	entries, err := RecordedEntries(r.path, r.Merged, opts)
+	if err != nil {
+		return false, err
+	}
+	return r.Next(entries), nil
+}

@@ -219,3 +219,19 @@ func cloneSet(m map[string]bool) map[string]bool {
 	}
 	return out
 }
+
+// Shards of two arches merge into one observation: a syscall only one
+// arch makes is needed by every run on that arch, not rare.
+func TestRareSyscallsCountRunsOfTheirArch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.yaml")
+	arm := NewObservation("a")
+	arm.Runs = 1
+	arm.Add(scmp.AArch64, "read", 1)
+	res, err := WriteRecorded(path, mergeAll(t, recordRun([]string{"read"}, nil), recordRun([]string{"read"}, nil), arm), RecordOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rare) != 0 {
+		t.Errorf("rare across arches: %v", res.Rare)
+	}
+}

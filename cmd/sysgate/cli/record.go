@@ -157,33 +157,27 @@ func (c *Command) runRecord(args []string) int {
 // whose result must not become a baseline (refuseRecord says why), or
 // that changed a baseline; r nil: exit with code.
 func (c *Command) recordRuns(rf *recordFlags, a harness.Agent, opts []harness.Option, before *baseline.Snapshot) (r *harness.Result, rec *baseline.Stability, code int) {
-	rec = baseline.NewStability(rf.policy())
-	merged := baseline.NewObservation("")
+	recording := baseline.NewRecording(rf.policy(), rf.out)
 	for {
 		r, code = c.runAgent(a, opts)
 		if r == nil {
 			return nil, nil, code
 		}
 		if _, refused := refusal(r); refused || len(r.ModifiedBaselines) > 0 || len(r.ChangedBaselines) > 0 {
-			rec.Runs++
-			return r, rec, ExitOK
+			recording.Runs++
+			return r, recording.Stability, ExitOK
 		}
-		if err := merged.Merge(r.Observed); err != nil {
-			return nil, nil, c.errorf(ExitInconclusive, "record run %d: %v", rec.Runs+1, err)
-		}
-		r.Observed = merged
-		if rec.Policy.Exact == 1 {
-			rec.Runs++
-			return r, rec, ExitOK
-		}
-		entries, err := baseline.RecordedEntries(rf.out, merged, rf.recordOptions(r, before))
+		again, err := recording.Add(r.Observed, rf.recordOptions(r, before))
 		if err != nil {
 			return nil, nil, c.errorf(ExitUsage, "%v", err)
 		}
-		again := rec.Next(entries)
-		ci.WriteRecordRun(c.Stderr, rec)
+		r.Observed = recording.Merged
+		r.Recording = harness.RecordingOf(recording.Stability)
+		if recording.Runs > 1 || again {
+			ci.WriteRecordRun(c.Stderr, recording.Stability)
+		}
 		if !again {
-			return r, rec, ExitOK
+			return r, recording.Stability, ExitOK
 		}
 	}
 }
