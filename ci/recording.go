@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness"
 )
 
 // WriteRecordRun says what the newest run of a recording added to the
@@ -92,4 +93,19 @@ func entryList(entries []string) string {
 		names = append(names, term(e))
 	}
 	return strings.Join(names, ", ")
+}
+
+// RecordingNote says of a Result that is the last of several record runs
+// how the recording went: "the last of 4 record runs (stable after run
+// 2); observed: all of them". "" for a single run.
+func RecordingNote(r *harness.Result) string {
+	rec := r.Recording
+	if rec == nil {
+		return ""
+	}
+	state := fmt.Sprintf("stable after run %d", rec.LastChange)
+	if !rec.Stable {
+		state = fmt.Sprintf("not stable: run %d added entries", rec.LastChange)
+	}
+	return fmt.Sprintf("the last of %d record runs (%s); observed: all of them", rec.Runs, state)
 }
