@@ -27,7 +27,9 @@ func Record(ctx context.Context, agent harness.Agent, policy baseline.RecordRuns
 	opts = append(opts, harness.WithObservationFile(""))
 	for {
 		r, err := harness.Run(ctx, agent, opts...)
-		if err != nil || r.Verdict != harness.VerdictClean {
+		// A record run's new syscalls make it a "violation" of the
+		// spec's baselines: that is what it learns, not a reason to stop.
+		if err != nil || !r.Conclusive() || r.Verdict == harness.VerdictAgentFailed || len(r.ModifiedBaselines) > 0 || len(r.ChangedBaselines) > 0 {
 			return r, err
 		}
 		again, err := rec.Add(r.Observed, baseline.RecordOptions{Agent: r.Agent, Select: r.Selector})

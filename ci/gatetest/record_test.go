@@ -48,7 +48,14 @@ func TestRecordUntilStable(t *testing.T) {
 	script := "import os, sys\np = sys.argv[1]\nn = int(open(p).read())\nopen(p, 'w').write(str(n + 1))\nif n == 1:\n    os.getpgid(0)\n"
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	r, err := Record(ctx, harness.Agent{Name: "agent", Command: []string{py, "-I", "-S", "-c", script, counter}}, baseline.DefaultRecordRuns, obs)
+	// A baseline that allows little: what the runs do beyond it is what
+	// they learn, not a reason to stop.
+	base := filepath.Join(dir, "base.yaml")
+	if err := os.WriteFile(base, []byte("version: 1\nagent: agent\nsyscalls:\n  x86_64: [read]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Record(ctx, harness.Agent{Name: "agent", Command: []string{py, "-I", "-S", "-c", script, counter}}, baseline.DefaultRecordRuns, obs,
+		harness.WithBaselines(base))
 	if err != nil {
 		t.Fatal(err)
 	}
