@@ -49,6 +49,9 @@ type Observation struct {
 	// says nothing about which entries went unused: an update from it
 	// keeps them. Merging keeps it set.
 	Incremental bool `json:"incremental,omitempty"`
+	// SeenIn are the runs that saw each key seen in only some of them
+	// (seen.go): what record reports as rare. Merging fills it.
+	SeenIn SeenIn `json:"seen_in,omitempty"`
 }
 
 // AddEnvironment merges env into arch's fingerprint.
@@ -157,6 +160,7 @@ func (o *Observation) merge(other *Observation, allowMixed bool) error {
 		return err
 	}
 	o.Agent = agent
+	o.SeenIn = o.mergeSeen(other)
 	o.Runs += other.Runs
 	o.Incremental = o.Incremental || other.Incremental
 	for arch, m := range other.Syscalls {
@@ -278,6 +282,9 @@ func DecodeObservation(data []byte) (*Observation, error) {
 		return nil, err
 	}
 	if err := o.checkNetwork(); err != nil {
+		return nil, err
+	}
+	if err := o.checkSeen(); err != nil {
 		return nil, err
 	}
 	for arch, m := range o.Syscalls {

@@ -40,6 +40,15 @@ func TestMergeIsAssociativeAndOrderIndependent(t *testing.T) {
 	want := obs("agent", 4, map[scmp.Arch]map[string]uint64{
 		scmp.X86_64: {"read": 4, "write": 1, "1000": 2, "close": 7}, scmp.AArch64: {"openat": 5}, scmp.I386: {"getuid32": 1},
 	})
+	// The runs are numbered by what they saw, whatever the merge order:
+	// b's two runs (aarch64 first), c's, then a's.
+	sys := func(arch scmp.Arch, name string) ObservedKey {
+		return ObservedKey{Kind: KeySyscall, Arch: arch, Name: name}
+	}
+	want.SeenIn = SeenIn{
+		sys(scmp.X86_64, "read"): {1, 2, 4}, sys(scmp.X86_64, "write"): {4}, sys(scmp.X86_64, "1000"): {1, 2},
+		sys(scmp.AArch64, "openat"): {1, 2}, sys(scmp.I386, "getuid32"): {3}, sys(scmp.X86_64, "close"): {3},
+	}
 	orders := [][]*Observation{{a, b, c}, {c, b, a}, {b, a, c}, {c, a, b}}
 	for _, order := range orders {
 		if got := mergeAll(t, order...); !reflect.DeepEqual(got, want) {

@@ -96,7 +96,24 @@ func TestObservationPrograms(t *testing.T) {
   "programs": {
     "/usr/bin/git": 1,
     "/usr/bin/python3.13": 3
-  }
+  },
+  "seen_in": [
+    {
+      "kind": "program",
+      "name": "/usr/bin/git",
+      "runs": [
+        1
+      ]
+    },
+    {
+      "kind": "syscall",
+      "arch": "x86_64",
+      "name": "read",
+      "runs": [
+        2
+      ]
+    }
+  ]
 }
 `)
 	for _, bad := range []string{`{"agent":"a","programs":{"":1}}`, `{"agent":"a","programs":["/usr/bin/git"]}`, `{"agent":"a","program":{"/x":1}}`} {

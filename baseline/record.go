@@ -12,6 +12,10 @@ import (
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
+// errNothingRecorded: the runs did nothing the bases do not allow, and
+// the file would have nothing of its own.
+var errNothingRecorded = fmt.Errorf("%w: nothing observed beyond the bases and no extends to write", ErrInvalid)
+
 // RecordOptions say how record mode writes an agent's baseline.
 type RecordOptions struct {
 	Agent string
@@ -66,6 +70,11 @@ type RecordResult struct {
 	// (Dest is the entry's pattern, Program its by).
 	AddedNetwork   []NetworkFinding
 	RemovedNetwork []NetworkFinding
+	// Runs is how many runs the observation holds; Rare the entries of
+	// the written file only some of them used (seen in 1..Runs-1), in the
+	// file's order.
+	Runs int
+	Rare []RareEntry
 }
 
 // WriteRecorded writes the baseline of a record run to path: the
@@ -166,7 +175,7 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 	recordEnvironment(doc, old, o, opts.Merge)
 	doc.normalize()
 	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 && !doc.HasPrograms && !doc.HasFiles && !doc.HasNetwork {
-		return nil, nil, fmt.Errorf("record baseline %s: %w: nothing observed beyond the bases and no extends to write", path, ErrInvalid)
+		return nil, nil, fmt.Errorf("record baseline %s: %w", path, errNothingRecorded)
 	}
 	sortFindings(res.Added)
 	sortFindings(res.Removed)
@@ -174,6 +183,9 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 	// What record writes, check must accept as is.
 	if _, err := ParseDocument(path, doc.Format()); err != nil {
 		return nil, nil, fmt.Errorf("record baseline %s: generated file does not validate: %w", path, err)
+	}
+	if err := noteRare(doc, old, o, read, opts.Select, res); err != nil {
+		return nil, nil, err
 	}
 	return doc, res, nil
 }

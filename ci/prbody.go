@@ -129,6 +129,7 @@ func (u *Update) writeFileChanges(b *strings.Builder) {
 			writeProgramChanges(b, f)
 			writeFilesChanges(b, f)
 			writeNetworkChanges(b, f)
+			writeRare(b, f)
 		}
 	}
 }
@@ -303,4 +304,18 @@ func programChange(p baseline.ProgramFinding, added bool) string {
 		s += ", run " + times(p.Count)
 	}
 	return s
+}
+
+// writeRare lists the entries of a file only some runs needed: what a
+// recording of fewer runs would have missed, and where a check may meet
+// something new.
+func writeRare(b *strings.Builder, f FileUpdate) {
+	if len(f.Rare) == 0 {
+		return
+	}
+	b.WriteString("Seen in only some runs (what fewer runs would have missed; lines added now say so in a comment):\n\n")
+	for _, r := range f.Rare {
+		fmt.Fprintf(b, "- %s: %d of %d runs\n", code(r.Entry), r.Seen, r.Runs)
+	}
+	b.WriteString("\n")
 }

@@ -14,6 +14,11 @@ func (r *Report) writeSummaryNotes(b *strings.Builder) {
 	for _, w := range r.weakenedRuns() {
 		fmt.Fprintf(b, "> **Weakened gate** (%s): %s\n\n", cell(w.Agent), cell(w.Banner))
 	}
+	for _, run := range r.Runs {
+		if note := RecordingNote(run.Result); note != "" {
+			fmt.Fprintf(b, "Recorded %s: %s.\n\n", cell(run.Agent), cell(note))
+		}
+	}
 	r.writeUnseenSummary(b)
 	if names := r.droppedEnv(); len(names) > 0 {
 		fmt.Fprintf(b, "Not passed to the agents: %s (runner credentials and workflow-command files; `--pass-env NAME` passes one).\n\n",

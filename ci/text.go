@@ -37,6 +37,9 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "  backend: %s\n", BackendText(r))
+	if note := RecordingNote(r); note != "" {
+		fmt.Fprintf(&b, "  %s\n", note)
+	}
 	if note := ShimNote(r.Shim); note != "" {
 		fmt.Fprintf(&b, "  %s\n", note)
 	}

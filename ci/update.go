@@ -68,6 +68,9 @@ type FileUpdate struct {
 	// pattern, Program its by:; risky ones with the placeholder reason);
 	// RemovedNetwork the entries it drops.
 	AddedNetwork, RemovedNetwork []baseline.NetworkFinding
+	// Rare are the file's entries only some of the runs needed
+	// (baseline.RecordResult.Rare).
+	Rare []baseline.RareEntry
 }
 
 // Changed reports whether the file changes.
@@ -166,7 +169,7 @@ func PlanUpdate(obs map[string]*baseline.Observation, opts UpdateOptions) (*Upda
 		fu := FileUpdate{Agent: agent, File: repoPath(opts.Root, "", f.path), RuntimeBase: f.base, Runs: o.Runs,
 			Added: res.Added, Removed: res.Removed, Skipped: res.Skipped, HadClasses: hadClasses(before[agent], res.Added),
 			AddedPrograms: addedPrograms, RemovedPrograms: removedPrograms, AddedFiles: res.AddedFiles, RemovedFiles: res.RemovedFiles,
-			AddedNetwork: res.AddedNetwork, RemovedNetwork: res.RemovedNetwork}
+			AddedNetwork: res.AddedNetwork, RemovedNetwork: res.RemovedNetwork, Rare: res.Rare}
 		for _, list := range [][]baseline.Finding{fu.Added, fu.Removed, fu.Skipped} {
 			for i := range list {
 				list[i].File = fu.File

@@ -107,6 +107,10 @@ type Result struct {
 	// (WithObservationFile): the run learned a baseline rather than
 	// checking one.
 	ObservationFile string `json:"observation_file,omitempty"`
+	// Recording: a record of several runs (sysgate record, gatetest.Run)
+	// whose observation (Observed) holds all of them; this Result is the
+	// last run's.
+	Recording *Recording `json:"recording,omitempty"`
 	// KeptCapabilities are the FencedCapabilities the agent kept
 	// (WithKeepCapabilities, --keep-cap), sorted: each weakens the gate,
 	// and every report says so (ci.WeakenedBanner).
@@ -269,4 +273,22 @@ func (r *Result) GomegaString() string {
 		"program violations: %d, file violations: %d, network violations: %d, exit status: %d, signal: %q}",
 		r.Agent, r.Mode, r.Verdict, r.Inconclusive, r.Events, len(r.Violations),
 		len(r.ProgramViolations), len(r.FileViolations), len(r.NetworkViolations), r.ExitStatus, r.Signal)
+}
+
+// Recording says how a recording of several runs went: Runs in all,
+// LastChange the last run that added an entry to the baseline the runs
+// before it would write, Stable whether enough runs after it added
+// nothing (baseline.Stability).
+type Recording struct {
+	Runs       int  `json:"runs"`
+	LastChange int  `json:"last_change"`
+	Stable     bool `json:"stable"`
+}
+
+// RecordingOf is how s's recording went; nil for a single run.
+func RecordingOf(s *baseline.Stability) *Recording {
+	if s == nil || s.Runs < 2 {
+		return nil
+	}
+	return &Recording{Runs: s.Runs, LastChange: s.LastChange, Stable: s.Stable()}
 }

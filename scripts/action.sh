@@ -412,6 +412,7 @@ step_gate() {
 	bool_input allow-agent-failure "$allow_failure"
 	bool_input upload "${INPUT_UPLOAD:-true}"
 	if [ -n "${INPUT_ENV_FILE:-}" ] && [ ! -f "$INPUT_ENV_FILE" ]; then die 2 "env-file: $INPUT_ENV_FILE is not a file"; fi
+	[[ "${INPUT_RECORD_RUNS:-}" =~ ^([1-9][0-9]*)?$ ]] || die 2 "record-runs: '$INPUT_RECORD_RUNS' is not a number of runs (empty: until stable)"
 	parse_args_input
 	parse_pass_env_input
 	if [ -n "${INPUT_COMMAND:-}" ] && [ -n "${INPUT_PACKAGES:-}" ]; then die 2 "give command or packages, not both"; fi
@@ -549,6 +550,8 @@ gate_command() {
 			for b in "${baselines[@]:0:${#baselines[@]}-1}"; do flags+=(--extends "$b"); done
 			[ -f "$target" ] && flags+=(--merge)
 		fi
+		# How often the agent runs: until stable unless record-runs says.
+		[ -n "${INPUT_RECORD_RUNS:-}" ] && flags+=(--runs "$INPUT_RECORD_RUNS")
 		as_root mkdir -p "$out/observations"
 		# Record writes the baseline into the job's checkout, which the
 		# agent's user can write: --force says that is meant.
@@ -583,6 +586,8 @@ gate_packages() {
 		export SYSGATE_OBSERVATIONS="$out/observations"
 		SYSGATE_INCREMENTAL=$([ "${INPUT_INCREMENTAL:-false}" = true ] && echo 1 || echo 0)
 		export SYSGATE_INCREMENTAL
+		# gatetest.Run records until stable unless this says how often.
+		export SYSGATE_RECORD_RUNS=${INPUT_RECORD_RUNS:-}
 		as_root mkdir -p "$SYSGATE_OBSERVATIONS"
 	fi
 	if escalates; then

@@ -5,7 +5,10 @@
 #
 # make baseline-update (--record): the same specs in record mode
 # (SYSGATE_MODE=record, bite specs left out), every spec run RECORD_RUNS times
-# with the observations merged, then the baseline files rewritten in place
+# (Ginkgo --repeat: a fresh workspace each time; SYSGATE_RECORD_RUNS=1 so
+# gatetest.Run runs each agent once per repeat) with the observations merged
+# (they keep which runs saw what: the pull-request body and the new lines
+# name the entries only some runs needed), then the baseline files rewritten in place
 # (canonical layout, sorted, reasons kept) and the changes printed.
 # Incremental by default (SYSGATE_INCREMENTAL=1): each spec's committed
 # baseline is allowed in the kernel and only the rest is logged, so an
@@ -103,7 +106,7 @@ if [ "${PRUNE:-0}" = 1 ] && [ "$incremental" = 1 ]; then
 	exit 2
 fi
 echo "baseline-update: recording every spec $runs times ($([ "$incremental" = 1 ] && echo "incremental: the committed baselines allowed, stale entries not checked; FULL=1 records everything" || echo full))"
-SYSGATE_MODE=record SYSGATE_INCREMENTAL=$incremental SYSGATE_OBSERVATIONS="$obs" "${ginkgo[@]}" "${flags[@]}" \
+SYSGATE_MODE=record SYSGATE_RECORD_RUNS=1 SYSGATE_INCREMENTAL=$incremental SYSGATE_OBSERVATIONS="$obs" "${ginkgo[@]}" "${flags[@]}" \
 	--json-report=baseline-update.json --label-filter='!bite' --repeat=$((runs - 1)) \
 	"${extra[@]}" "${suites[@]}"
 if [ "${SYSGATE_RECORD_ONLY:-0}" = 1 ]; then

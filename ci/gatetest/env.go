@@ -40,7 +40,37 @@ const (
 	// agent must not write (its own checkout, the tool cache, _actions,
 	// the file-command directory, the reports).
 	EnvReadOnly = "SYSGATE_READ_ONLY"
+	// EnvRecordRuns is how often Run runs an agent it records for
+	// $SYSGATE_OBSERVATIONS: a number is exactly that many runs (1: one
+	// run); empty: until stable (RecordPolicy).
+	EnvRecordRuns = "SYSGATE_RECORD_RUNS"
+	// EnvRecordMaxRuns bounds a recording that runs until stable
+	// (default baseline.DefaultRecordRuns.Max).
+	EnvRecordMaxRuns = "SYSGATE_RECORD_MAX_RUNS"
 )
+
+// RecordPolicy is how often the environment asks Run to run an agent it
+// records: $SYSGATE_RECORD_RUNS runs exactly, else until 2 runs in a row
+// add nothing to the baseline (at least 3, at most
+// $SYSGATE_RECORD_MAX_RUNS, default 10), as sysgate record does.
+func RecordPolicy(getenv func(string) string) (baseline.RecordRuns, error) {
+	p := baseline.DefaultRecordRuns
+	if v := getenv(EnvRecordRuns); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return p, fmt.Errorf("$%s=%q: want a number of runs, at least 1", EnvRecordRuns, v)
+		}
+		return baseline.ExactRuns(n), nil
+	}
+	if v := getenv(EnvRecordMaxRuns); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return p, fmt.Errorf("$%s=%q: want a number of runs, at least 1", EnvRecordMaxRuns, v)
+		}
+		p.Max, p.Min = n, min(p.Min, n)
+	}
+	return p, nil
+}
 
 // guards holds one BaselineGuard per EnvBaselines value for the process
 // (a Ginkgo process runs one suite, or a part of it): made at the first
@@ -112,7 +142,7 @@ func EnvOptions(agentName string, getenv func(string) string) ([]harness.Option,
 			if agentName == "" || strings.ContainsAny(agentName, "/\x00") || agentName == "." || agentName == ".." {
 				return nil, fmt.Errorf("$%s=record: the agent's name %q cannot name a file in $%s: give the agent a Name", EnvMode, agentName, EnvObservations)
 			}
-			opts = append(opts, harness.WithObservationFile(filepath.Join(dir, agentName+".json")))
+			opts = append(opts, harness.WithObservationFile(observationFile(dir, agentName)))
 			inc, err := Incremental(getenv)
 			if err != nil {
 				return nil, err
@@ -147,6 +177,9 @@ func EnvOptions(agentName string, getenv func(string) string) ([]harness.Option,
 	}
 	return opts, nil
 }
+
+// observationFile is where record mode merges agentName's observation.
+func observationFile(dir, agentName string) string { return filepath.Join(dir, agentName+".json") }
 
 // parseIDs reads "uid:gid" or "uid" (gid = uid).
 func parseIDs(s string) (uid, gid uint32, err error) {

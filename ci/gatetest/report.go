@@ -10,6 +10,7 @@ import (
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 )
@@ -29,7 +30,17 @@ func Run(ctx context.Context, agent harness.Agent, opts ...harness.Option) (*har
 	if err != nil {
 		return nil, fmt.Errorf("gatetest.Run %s: %w", agent.Name, err)
 	}
-	r, err := harness.Run(ctx, agent, append(env, opts...)...)
+	opts = append(env, opts...)
+	var r *harness.Result
+	if m, _ := baseline.ParseMode(os.Getenv(EnvMode)); m == baseline.ModeRecord {
+		policy, perr := RecordPolicy(os.Getenv)
+		if perr != nil {
+			return nil, fmt.Errorf("gatetest.Run %s: %w", agent.Name, perr)
+		}
+		r, err = Record(ctx, agent, policy, observationFile(os.Getenv(EnvObservations), name), opts...)
+	} else {
+		r, err = harness.Run(ctx, agent, opts...)
+	}
 	NoteAgentFiles(agent, r)
 	ReportResult(r)
 	return r, err

@@ -41,7 +41,7 @@ func TestArgumentClassesCatchWhatNamesMiss(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), c.name+".yaml")
-			if code, _, stderr := runAgentVerb(t, "record", "-o", path, "--", py, "-I", "-S", "-c", c.well); code != ExitOK {
+			if code, _, stderr := runAgentVerb(t, "record", "--runs", "1", "-o", path, "--", py, "-I", "-S", "-c", c.well); code != ExitOK {
 				t.Fatalf("record: %d\n%s", code, stderr)
 			}
 			if code, stdout, stderr := runAgentVerb(t, "check", "-b", path, "--", py, "-I", "-S", "-c", c.well); code != ExitOK {
@@ -68,7 +68,7 @@ func TestEnforceRefusesAClassOutsideTheBaseline(t *testing.T) {
 	py := testutil.Python(t)
 	path := filepath.Join(t.TempDir(), "unix.yaml")
 	well := "import socket; socket.socket(socket.AF_UNIX).close(); print('unix ok')"
-	if code, _, stderr := runAgentVerb(t, "record", "-o", path, "--", py, "-I", "-S", "-c", well); code != ExitOK {
+	if code, _, stderr := runAgentVerb(t, "record", "--runs", "1", "-o", path, "--", py, "-I", "-S", "-c", well); code != ExitOK {
 		t.Fatalf("record: %d\n%s", code, stderr)
 	}
 	changed := "import socket\ntry:\n    socket.socket(socket.AF_INET)\nexcept PermissionError as e:\n    print('refused', e.errno)\n"

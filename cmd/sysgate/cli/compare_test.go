@@ -173,7 +173,7 @@ func TestComparePythonAgentObservation(t *testing.T) {
 	dir := t.TempDir()
 	obs := filepath.Join(dir, "agent.json")
 	agent := "import ctypes, socket; socket.socket(socket.AF_UNIX).close(); ctypes.CDLL(None, use_errno=True).unshare(0x04000000)"
-	code, _, stderr := runAgentVerb(t, "record", "-o", filepath.Join(dir, "agent.yaml"), "--observation", obs, "--", py, "-I", "-S", "-c", agent)
+	code, _, stderr := runAgentVerb(t, "record", "--runs", "1", "-o", filepath.Join(dir, "agent.yaml"), "--observation", obs, "--", py, "-I", "-S", "-c", agent)
 	if code != ExitOK {
 		t.Fatalf("record: code %d\n%s", code, stderr)
 	}

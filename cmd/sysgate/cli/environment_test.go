@@ -28,7 +28,7 @@ func TestRecordWritesTheEnvironment(t *testing.T) {
 func recordPrint(t *testing.T, py string) (string, []byte) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "a.yaml")
-	if code, _, stderr := runAgentVerb(t, "record", "-o", path, "--", py, "-I", "-S", "-c", "print(1)"); code != ExitOK {
+	if code, _, stderr := runAgentVerb(t, "record", "--runs", "1", "-o", path, "--", py, "-I", "-S", "-c", "print(1)"); code != ExitOK {
 		t.Fatalf("record: %d\n%s", code, stderr)
 	}
 	data, err := os.ReadFile(path)
@@ -51,7 +51,7 @@ func TestCheckExplainsEnvironmentDrift(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), "a.yaml")
 	well := "print(1)"
-	if code, _, stderr := runAgentVerb(t, "record", "-o", path, "--", py, "-I", "-S", "-c", well); code != ExitOK {
+	if code, _, stderr := runAgentVerb(t, "record", "--runs", "1", "-o", path, "--", py, "-I", "-S", "-c", well); code != ExitOK {
 		t.Fatalf("record: %d\n%s", code, stderr)
 	}
 	// The same interpreter doing something new: a behaviour change.
@@ -147,7 +147,7 @@ func TestUnrecordedEnvironmentIsRecordedByTheCommandItNames(t *testing.T) {
 	if !ok || !strings.HasPrefix(recordCmd, "sysgate record --merge -o "+agent+" -- ") {
 		t.Fatalf("no record command in the hint:\n%s", stdout)
 	}
-	code, _, stderr = runAgentVerb(t, append([]string{"record", "--merge", "-o", agent, "--"}, cmd...)...)
+	code, _, stderr = runAgentVerb(t, append([]string{"record", "--runs", "1", "--merge", "-o", agent, "--"}, cmd...)...)
 	if code != ExitOK {
 		t.Fatalf("record: %d\n%s", code, stderr)
 	}
@@ -172,7 +172,7 @@ func TestUnrecordedEnvironmentIsRecordedByTheCommandItNames(t *testing.T) {
 	}
 	// The hint's command again, the layer recorded: a record into the
 	// agent's file is its agent's, not the command's base name's.
-	if code, _, stderr := runAgentVerb(t, append([]string{"record", "--merge", "-o", agent, "--"}, cmd...)...); code != ExitOK {
+	if code, _, stderr := runAgentVerb(t, append([]string{"record", "--runs", "1", "--merge", "-o", agent, "--"}, cmd...)...); code != ExitOK {
 		t.Fatalf("the same record again: %d\n%s", code, stderr)
 	}
 	if data, _ := os.ReadFile(agent); !strings.Contains(string(data), "agent: layered\n") {

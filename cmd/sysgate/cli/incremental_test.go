@@ -39,7 +39,7 @@ func TestIncrementalRecordAddsWhatIsNew(t *testing.T) {
 			}
 			dir := t.TempDir()
 			path, result := filepath.Join(dir, "agent.yaml"), filepath.Join(dir, "result.json")
-			if code, _, stderr := runAgentVerb(t, "record", "--backend", backend, "-o", path, "--", py, "-I", "-S", "-c", well); code != ExitOK {
+			if code, _, stderr := runAgentVerb(t, "record", "--runs", "1", "--backend", backend, "-o", path, "--", py, "-I", "-S", "-c", well); code != ExitOK {
 				t.Fatalf("record: %d\n%s", code, stderr)
 			}
 			before, err := baseline.LoadStack(path)
@@ -52,7 +52,7 @@ func TestIncrementalRecordAddsWhatIsNew(t *testing.T) {
 					t.Fatalf("the well-behaved agent's baseline allows %s already: the test proves nothing", key)
 				}
 			}
-			code, _, stderr := runAgentVerb(t, "record", "--backend", backend, "--against", path, "--result", result, "--", py, "-I", "-S", "-c", changed)
+			code, _, stderr := runAgentVerb(t, "record", "--runs", "1", "--backend", backend, "--against", path, "--result", result, "--", py, "-I", "-S", "-c", changed)
 			if code != ExitOK || !strings.Contains(stderr, "stale entries not checked") || !strings.Contains(stderr, "wrote "+path) {
 				t.Fatalf("incremental record: code %d\n%s", code, stderr)
 			}
@@ -106,8 +106,8 @@ func TestIncrementalRecordBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"record", "--against", missing, "--", "/bin/true"}, "--against " + missing},
-		{[]string{"record", "--against", missing, "--extends", missing, "--", "/bin/true"}, "--against and --extends"},
+		{[]string{"record", "--runs", "1", "--against", missing, "--", "/bin/true"}, "--against " + missing},
+		{[]string{"record", "--runs", "1", "--against", missing, "--extends", missing, "--", "/bin/true"}, "--against and --extends"},
 	} {
 		code, _, stderr := run(t, c.args...)
 		if code != ExitUsage || !strings.Contains(stderr, c.want) {

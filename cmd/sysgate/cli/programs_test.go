@@ -88,7 +88,7 @@ func TestRecordRefusesAnExecMismatch(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "python-agent.yaml")
 	res := programsResult(baseline.ModeRecord)
 	fakeRun(t, res)
-	code, _, stderr := run(t, "record", "-o", out, "--color", "never", "--", "python3", "agent.py")
+	code, _, stderr := run(t, "record", "--runs", "1", "-o", out, "--color", "never", "--", "python3", "agent.py")
 	if code != ExitViolation || !strings.Contains(stderr, "VIOLATION") ||
 		!strings.Contains(stderr, "not writing "+out+": the exec named /bin/true; the kernel ran /usr/bin/dash") {
 		t.Errorf("code %d, want %d naming the mismatch\n%s", code, ExitViolation, stderr)
@@ -99,7 +99,7 @@ func TestRecordRefusesAnExecMismatch(t *testing.T) {
 
 	res.ProgramViolations = res.ProgramViolations[:1]
 	fakeRun(t, res)
-	code, _, stderr = run(t, "record", "-o", out, "--color", "never", "--", "python3", "agent.py")
+	code, _, stderr = run(t, "record", "--runs", "1", "-o", out, "--color", "never", "--", "python3", "agent.py")
 	if code != ExitOK || !strings.Contains(stderr, "RECORDED") {
 		t.Errorf("code %d, want %d\n%s", code, ExitOK, stderr)
 	}

@@ -20,6 +20,19 @@ type recordFlags struct {
 	extends, against         listFlag
 	merge                    bool
 	ciOut                    ciOutputs
+	// runs: --runs (exact; 0: until stable), maxRuns: --max-runs.
+	runs, maxRuns int
+}
+
+// policy is how often the flags say to run the agent.
+func (rf *recordFlags) policy() baseline.RecordRuns {
+	if rf.runs != 0 {
+		return baseline.ExactRuns(rf.runs)
+	}
+	p := baseline.DefaultRecordRuns
+	p.Max = rf.maxRuns
+	p.Min = min(p.Min, p.Max)
+	return p
 }
 
 // parseRecord parses and checks record's command line; ok false: exit
@@ -34,6 +47,9 @@ func (c *Command) parseRecord(args []string) (rf *recordFlags, fs *flag.FlagSet,
 	fs.Var(&rf.extends, "extends", "a `BASELINE` the written file extends (a runtime base; the file records it relative to itself); repeatable")
 	fs.StringVar(&rf.obsPath, "observation", "", "also write the observation (syscalls with counts) as JSON to `FILE`")
 	fs.BoolVar(&rf.merge, "merge", false, "add to an existing baseline and observation instead of replacing them")
+	fs.IntVar(&rf.runs, "runs", 0, "run the command exactly `N` times and record what the runs did together (1: one run; default: until stable, see --max-runs)")
+	fs.IntVar(&rf.maxRuns, "max-runs", baseline.DefaultRecordRuns.Max, fmt.Sprintf("without --runs, run the command until %d runs in a row add nothing to the baseline (at least %d runs), at most `N` times",
+		baseline.DefaultRecordRuns.Quiet, baseline.DefaultRecordRuns.Min))
 	rf.ciOut.register(fs, true)
 	if code, ok := c.parse(fs, args); !ok {
 		return nil, nil, code, false
@@ -43,6 +59,9 @@ func (c *Command) parseRecord(args []string) (rf *recordFlags, fs *flag.FlagSet,
 	}
 	if code, ok := c.require(fs, "record", required{"-o BASELINE", rf.out != ""}, required{"-- CMD", fs.NArg() > 0}); !ok {
 		return nil, nil, code, false
+	}
+	if err := rf.policy().Check(); err != nil {
+		return nil, nil, c.errorf(ExitUsage, "record: --runs/--max-runs: %v", err), false
 	}
 	if len(rf.against) > 0 && len(rf.extends) > 0 {
 		return nil, nil, c.errorf(ExitUsage, "record: --against and --extends: an incremental record adds to files that exist, whose extends stay as they are"), false
@@ -105,12 +124,13 @@ func (c *Command) runRecord(args []string) int {
 	// write to it (see harness.WithBaselineSnapshot).
 	before := baseline.SnapshotStack(append(append([]string{out}, rf.extends...), rf.against...)...)
 	opts = append(opts, harness.WithBaselineSnapshot(before))
-	r, code := c.runAgent(c.agent(f, fs.Args(), false), opts)
+	r, rec, code := c.recordRuns(rf, c.agent(f, fs.Args(), false), opts, before)
 	if r == nil {
 		return code
 	}
 	// CI reads these whatever the run's outcome: an inconclusive run is a
-	// failed testcase, not a missing one.
+	// failed testcase, not a missing one. They are the last run's (with
+	// every run's observation), or the one that stopped the recording.
 	if code, ok := c.writeRunCIOutputs(f, &rf.ciOut, r); !ok {
 		return code
 	}
@@ -122,42 +142,100 @@ func (c *Command) runRecord(args []string) int {
 			return c.errorf(ExitInconclusive, "write result: %v", err)
 		}
 	}
-	if code, refused := c.refuseRecord(r, out, pal); refused {
+	if code, refused := c.refuseRecord(r, out, rec, pal); refused {
 		return code
 	}
 	// The agent ran as another user: it may have planted links since.
 	if code, ok := c.checkOutputs(f, outputs...); !ok {
 		return code
 	}
-	return c.writeRecord(rf, r, before, pal)
+	return c.writeRecord(rf, r, rec, before, pal)
 }
 
-// refuseRecord says why a run's result must not become a baseline, if
-// it must not: refused true, exit with code.
-func (c *Command) refuseRecord(r *harness.Result, out string, pal ci.Palette) (code int, refused bool) {
-	if !r.Conclusive() {
-		ci.WriteText(c.Stderr, r, pal)
-		return c.errorf(ExitInconclusive, "not writing %s: the run was inconclusive: %s", out, r.Inconclusive), true
+// recordRuns runs the agent as often as rf's policy says, merging the
+// runs' observations into the last Result's. It stops at the first run
+// whose result must not become a baseline (refuseRecord says why), or
+// that changed a baseline; r nil: exit with code.
+func (c *Command) recordRuns(rf *recordFlags, a harness.Agent, opts []harness.Option, before *baseline.Snapshot) (r *harness.Result, rec *baseline.Stability, code int) {
+	recording := baseline.NewRecording(rf.policy(), rf.out)
+	for {
+		r, code = c.runAgent(a, opts)
+		if r == nil {
+			return nil, nil, code
+		}
+		if _, refused := refusal(r); refused || len(r.ModifiedBaselines) > 0 || len(r.ChangedBaselines) > 0 {
+			recording.Runs++
+			return r, recording.Stability, ExitOK
+		}
+		again, err := recording.Add(r.Observed, rf.recordOptions(r, before))
+		if err != nil {
+			return nil, nil, c.errorf(ExitUsage, "%v", err)
+		}
+		r.Observed = recording.Merged
+		r.Recording = harness.RecordingOf(recording.Stability)
+		if recording.Runs > 1 || again {
+			ci.WriteRecordRun(c.Stderr, recording.Stability)
+		}
+		if !again {
+			return r, recording.Stability, ExitOK
+		}
 	}
-	if r.Verdict == harness.VerdictAgentFailed {
-		ci.WriteText(c.Stderr, r, pal)
-		return c.errorf(ExitAgentFailed, "not writing %s: the agent %s, so it may not have done what its baseline should hold "+
-			"(--allow-agent-failure records it anyway)", out, ci.ExitText(r)), true
+}
+
+// recordOptions are how the flags write a run's observation to -o.
+func (rf *recordFlags) recordOptions(r *harness.Result, before *baseline.Snapshot) baseline.RecordOptions {
+	return baseline.RecordOptions{Agent: r.Agent, Extends: rf.extends, Merge: rf.merge, Before: before, Select: r.Selector, Scheduling: rf.schedulingMode}
+}
+
+// refusal says why a run's result must not become a baseline: the exit
+// code and the reason, refused false when it may.
+func refusal(r *harness.Result) (code int, refused bool) {
+	switch {
+	case !r.Conclusive():
+		return ExitInconclusive, true
+	case r.Verdict == harness.VerdictAgentFailed:
+		return ExitAgentFailed, true
 	}
-	// An exec that ran another program than it named is how an agent
-	// slips a program past the gate: no baseline learns it.
 	for _, v := range r.ProgramViolations {
 		if v.Mismatch != "" {
-			ci.WriteText(c.Stderr, r, pal)
-			return c.errorf(ExitViolation, "not writing %s: %s", out, v.Mismatch), true
+			return ExitViolation, true
 		}
 	}
 	return 0, false
 }
 
+// refuseRecord says why a run's result must not become a baseline, if
+// it must not: refused true, exit with code. rec says which run it was.
+func (c *Command) refuseRecord(r *harness.Result, out string, rec *baseline.Stability, pal ci.Palette) (code int, refused bool) {
+	code, refused = refusal(r)
+	if !refused {
+		return 0, false
+	}
+	ci.WriteText(c.Stderr, r, pal)
+	run := "the run"
+	if rec.Runs > 1 || rec.Policy.Exact != 1 {
+		run = fmt.Sprintf("run %d", rec.Runs)
+	}
+	switch code {
+	case ExitInconclusive:
+		return c.errorf(code, "not writing %s: %s was inconclusive: %s", out, run, r.Inconclusive), true
+	case ExitAgentFailed:
+		return c.errorf(code, "not writing %s: in %s the agent %s, so it may not have done what its baseline should hold "+
+			"(--allow-agent-failure records it anyway)", out, run, ci.ExitText(r)), true
+	}
+	// An exec that ran another program than it named is how an agent
+	// slips a program past the gate: no baseline learns it.
+	for _, v := range r.ProgramViolations {
+		if v.Mismatch != "" {
+			return c.errorf(code, "not writing %s: %s", out, v.Mismatch), true
+		}
+	}
+	return code, true
+}
+
 // writeRecord writes the observation and the baseline (or the layer this
 // environment lacks) from a conclusive run, then reports.
-func (c *Command) writeRecord(rf *recordFlags, r *harness.Result, before *baseline.Snapshot, pal ci.Palette) int {
+func (c *Command) writeRecord(rf *recordFlags, r *harness.Result, rec *baseline.Stability, before *baseline.Snapshot, pal ci.Palette) int {
 	out := rf.out
 	var err error
 	if rf.obsPath != "" {
@@ -183,7 +261,7 @@ func (c *Command) writeRecord(rf *recordFlags, r *harness.Result, before *baseli
 		written = u.Path
 		res, err = baseline.RecordLayer(u, r.Observed, baseline.RecordOptions{Select: r.Selector, Before: before, Provided: []string{out}})
 	} else {
-		res, err = baseline.WriteRecorded(out, r.Observed, baseline.RecordOptions{Agent: r.Agent, Extends: rf.extends, Merge: rf.merge, Before: before, Select: r.Selector, Scheduling: rf.schedulingMode})
+		res, err = baseline.WriteRecorded(out, r.Observed, rf.recordOptions(r, before))
 	}
 	if err != nil {
 		if errors.Is(err, baseline.ErrInvalid) {
@@ -197,6 +275,9 @@ func (c *Command) writeRecord(rf *recordFlags, r *harness.Result, before *baseli
 		return c.errorf(ExitInconclusive, "write result: %v", err)
 	}
 	if err := ci.WriteRecorded(c.Stderr, written, res, pal); err != nil {
+		return c.errorf(ExitInconclusive, "write result: %v", err)
+	}
+	if err := ci.WriteRecording(c.Stderr, rec, res); err != nil {
 		return c.errorf(ExitInconclusive, "write result: %v", err)
 	}
 	if len(r.ModifiedBaselines) > 0 {

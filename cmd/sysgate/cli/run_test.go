@@ -22,7 +22,7 @@ func TestRecordThenCheckTrue(t *testing.T) {
 	testutil.RequireAudit(t)
 	path := filepath.Join(t.TempDir(), "true.yaml")
 	obs := filepath.Join(t.TempDir(), "true.json")
-	code, _, stderr := runAgentVerb(t, "record", "-o", path, "--observation", obs, "--", "/bin/true")
+	code, _, stderr := runAgentVerb(t, "record", "--runs", "1", "-o", path, "--observation", obs, "--", "/bin/true")
 	if code != ExitOK || !strings.Contains(stderr, "wrote "+path) {
 		t.Fatalf("record: code %d\n%s", code, stderr)
 	}
@@ -40,7 +40,7 @@ func TestRecordThenCheckTrue(t *testing.T) {
 func TestCheckReportsOrphanSocket(t *testing.T) {
 	testutil.RequireAudit(t)
 	path := filepath.Join(t.TempDir(), "true.yaml")
-	if code, _, stderr := runAgentVerb(t, "record", "-o", path, "--", "/bin/true"); code != ExitOK {
+	if code, _, stderr := runAgentVerb(t, "record", "--runs", "1", "-o", path, "--", "/bin/true"); code != ExitOK {
 		t.Fatalf("record: %d %s", code, stderr)
 	}
 	// The command as written: python3 from PATH. Where that is a
@@ -84,7 +84,7 @@ func TestCheckReportsOrphanSocket(t *testing.T) {
 func TestCheckIgnoresRecordEnvironment(t *testing.T) {
 	testutil.RequireAudit(t)
 	path := filepath.Join(t.TempDir(), "true.yaml")
-	if code, _, stderr := runAgentVerb(t, "record", "-o", path, "--", "/bin/true"); code != ExitOK {
+	if code, _, stderr := runAgentVerb(t, "record", "--runs", "1", "-o", path, "--", "/bin/true"); code != ExitOK {
 		t.Fatalf("record: %d %s", code, stderr)
 	}
 	obs := t.TempDir()
@@ -103,7 +103,7 @@ func TestRunVerbErrors(t *testing.T) {
 	testutil.RequireAudit(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "true.yaml")
-	if code, _, stderr := runAgentVerb(t, "record", "-o", path, "--", "/bin/true"); code != ExitOK {
+	if code, _, stderr := runAgentVerb(t, "record", "--runs", "1", "-o", path, "--", "/bin/true"); code != ExitOK {
 		t.Fatalf("record: %d %s", code, stderr)
 	}
 	// A misspelt command is bad input (exit 2), named with the PATH it
@@ -145,10 +145,10 @@ func TestRecordExtendsAndMerge(t *testing.T) {
 	testutil.RequireAudit(t)
 	dir := t.TempDir()
 	base, agent := filepath.Join(dir, "base.yaml"), filepath.Join(dir, "agent.yaml")
-	if code, _, stderr := runAgentVerb(t, "record", "-o", base, "--agent", "base", "--", "/bin/true"); code != ExitOK {
+	if code, _, stderr := runAgentVerb(t, "record", "--runs", "1", "-o", base, "--agent", "base", "--", "/bin/true"); code != ExitOK {
 		t.Fatalf("record base: %d %s", code, stderr)
 	}
-	code, _, stderr := runAgentVerb(t, "record", "-o", agent, "--agent", "agent", "--extends", base, "--", "sh", "-c", "exit 0")
+	code, _, stderr := runAgentVerb(t, "record", "--runs", "1", "-o", agent, "--agent", "agent", "--extends", base, "--", "sh", "-c", "exit 0")
 	if code != ExitOK {
 		t.Fatalf("record agent: %d %s", code, stderr)
 	}
@@ -161,7 +161,7 @@ func TestRecordExtendsAndMerge(t *testing.T) {
 		t.Errorf("agent file should extend base.yaml and leave its syscalls out:\n%s", text)
 	}
 	// A second, different run merged in: the first run's entries stay.
-	code, _, stderr = runAgentVerb(t, "record", "-o", agent, "--agent", "agent", "--merge", "--", "sh", "-c", "ls / >/dev/null")
+	code, _, stderr = runAgentVerb(t, "record", "--runs", "1", "-o", agent, "--agent", "agent", "--merge", "--", "sh", "-c", "ls / >/dev/null")
 	if code != ExitOK {
 		t.Fatalf("record --merge: %d %s", code, stderr)
 	}

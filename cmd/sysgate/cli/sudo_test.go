@@ -29,7 +29,7 @@ func runEnv(t *testing.T, env []string, args ...string) (code int, stdout, stder
 func TestAgentRunsAsTheSudoCaller(t *testing.T) {
 	testutil.RequireAudit(t)
 	base := filepath.Join(t.TempDir(), "id.yaml")
-	if code, _, stderr := runAgentVerb(t, "record", "-o", base, "--user", "65534:65534", "--", "/usr/bin/id", "-u"); code != ExitOK {
+	if code, _, stderr := runAgentVerb(t, "record", "--runs", "1", "-o", base, "--user", "65534:65534", "--", "/usr/bin/id", "-u"); code != ExitOK {
 		t.Fatalf("record: %d %s", code, stderr)
 	}
 	if err := os.Chmod(filepath.Dir(base), 0o755); err != nil {
@@ -78,7 +78,7 @@ func TestAgentRunsAsTheCallerOfRealSudo(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := filepath.Join(dir, "id.yaml")
-	if code, _, stderr := runAgentVerb(t, "record", "-o", base, "--user", fmt.Sprintf("%d:%d", u.UID, u.GID), "--", "/usr/bin/id", "-u"); code != ExitOK {
+	if code, _, stderr := runAgentVerb(t, "record", "--runs", "1", "-o", base, "--user", fmt.Sprintf("%d:%d", u.UID, u.GID), "--", "/usr/bin/id", "-u"); code != ExitOK {
 		t.Fatalf("record: %d %s", code, stderr)
 	}
 	for _, c := range []struct {

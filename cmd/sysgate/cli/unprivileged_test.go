@@ -78,7 +78,7 @@ func TestCheckWithoutRoot(t *testing.T) {
 	benign := []string{"/bin/sh", "-c", "echo hi; ls / >/dev/null"}
 	// mkdir, then a TCP socket: what the benign run never did.
 	changed := []string{"/bin/sh", "-c", "echo hi; ls / >/dev/null; mkdir " + filepath.Join(u.dir, "made") + "; python3 -c 'import socket; socket.socket().close()'"}
-	if code, _, out := u.run(t, asNobody, append([]string{"record", "-o", base, "--"}, benign...)...); code != ExitOK {
+	if code, _, out := u.run(t, asNobody, append([]string{"record", "--runs", "1", "-o", base, "--"}, benign...)...); code != ExitOK {
 		t.Fatalf("record as nobody: exit %d\n%s", code, out)
 	}
 	// The audit side, as root: the same check, the same agent uid.
@@ -158,7 +158,7 @@ func TestAgentKillingItsSupervisorFailsTheRun(t *testing.T) {
 	}
 	base := filepath.Join(u.dir, "sh.yaml")
 	benign := []string{"/bin/sh", "-c", "echo hi"}
-	if code, _, out := u.run(t, asNobody, append([]string{"record", "-o", base, "--"}, benign...)...); code != ExitOK {
+	if code, _, out := u.run(t, asNobody, append([]string{"record", "--runs", "1", "-o", base, "--"}, benign...)...); code != ExitOK {
 		t.Fatalf("record: exit %d\n%s", code, out)
 	}
 	result := filepath.Join(u.dir, "result.json")

@@ -17,7 +17,7 @@ import (
 func recordSh(t *testing.T, script string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "sh.yaml")
-	if code, _, stderr := runAgentVerb(t, "record", "-o", path, "--", "sh", "-c", script); code != ExitOK {
+	if code, _, stderr := runAgentVerb(t, "record", "--runs", "1", "-o", path, "--", "sh", "-c", script); code != ExitOK {
 		t.Fatalf("record: %d %s", code, stderr)
 	}
 	return path
@@ -89,7 +89,7 @@ func TestMissingArgumentsAreNamed(t *testing.T) {
 	}{
 		{[]string{"check", "--", "/bin/true"}, []string{"missing -b BASELINE"}},
 		{[]string{"check", "-b", "x.yaml"}, []string{"missing -- CMD"}},
-		{[]string{"record", "--", "/bin/true"}, []string{"missing -o BASELINE"}},
+		{[]string{"record", "--runs", "1", "--", "/bin/true"}, []string{"missing -o BASELINE"}},
 		{[]string{"enforce"}, []string{"missing -b BASELINE", "missing -- CMD"}},
 	} {
 		code, _, stderr := run(t, c.args...)

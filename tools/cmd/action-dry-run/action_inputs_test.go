@@ -69,6 +69,7 @@ func TestActionInputs(t *testing.T) {
 		{"strict", "strict=yes", "strict: 'yes' is not true or false"},
 		{"upload", "upload=1", "upload: '1' is not true or false"},
 		{"incremental", "incremental=True", "incremental: 'True' is not true or false"},
+		{"record-runs", "record-runs=0", "record-runs: '0' is not a number of runs"},
 		{"allow-agent-failure", "allow-agent-failure=on", "allow-agent-failure: 'on' is not true or false"},
 		{"mode", "mode=learn", "mode: 'learn' is not check, record or enforce"},
 		{"backend", "backend=ebpf", "backend: 'ebpf' is not auto, audit or notify"},
