@@ -12,7 +12,7 @@
 #   BENCH_FALSE_ALARM_CHECKS (100: checks per agent and backend)
 #   BENCH_FALSE_ALARM_CROSS (30: checks per direction, recorded on one
 #   backend and checked on the other; 0: none)
-#   BENCH_FALSE_ALARM_RECORDS (3: runs of each recording, record + --merge)
+#   BENCH_FALSE_ALARM_RECORDS (1: recordings of each agent; each runs until stable, later ones --merge)
 # The false-alarm section counts non-zero exits of unchanged agents: a
 # measurement like the rest. It fails only when an agent cannot be
 # recorded or started at all.
@@ -28,7 +28,7 @@ go build -o "$tmp/sysgate" ./cmd/sysgate
 go -C tools build -o "$tmp/bench" ./bench
 "$tmp/bench" -reps "${BENCH_REPS:-5}" -launches "${BENCH_LAUNCHES:-200}" -sysgate "$tmp/sysgate" \
 	-false-alarm-checks "${BENCH_FALSE_ALARM_CHECKS:-100}" -false-alarm-cross "${BENCH_FALSE_ALARM_CROSS:-30}" \
-	-false-alarm-records "${BENCH_FALSE_ALARM_RECORDS:-3}" \
+	-false-alarm-records "${BENCH_FALSE_ALARM_RECORDS:-1}" \
 	${BENCH_SECTIONS:+-sections "$BENCH_SECTIONS"}
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "${BENCH_STRESS:-1}" = 1 ]; then

@@ -93,10 +93,30 @@ func sysgateOnce(ctx context.Context, setup func(*exec.Cmd), args ...string) out
 // out run); SIGKILL only if it has not exited 20 s later, inside Ginkgo's
 // default grace period of 30 s.
 func sysgateCommand(ctx context.Context, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, bin.Sysgate, args...)
+	cmd := exec.CommandContext(ctx, bin.Sysgate, recordOnce(args)...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 20 * time.Second
 	return cmd
+}
+
+// recordOnce gives a record command line --runs 1 unless it says how
+// many runs: the fault agents change their workspace or the machine (an
+// attack planted, a file moved, a repository cloned), so running one
+// again is another invocation, and these specs are about what one run
+// does. Record's default, until further runs add nothing, has specs of
+// its own (cmd/sysgate/cli, ci/gatetest).
+func recordOnce(args []string) []string {
+	if len(args) == 0 || args[0] != "record" {
+		return args
+	}
+	flags := args
+	if i := slices.Index(args, "--"); i >= 0 {
+		flags = args[:i]
+	}
+	if slices.ContainsFunc(flags, func(a string) bool { return a == "--runs" || strings.HasPrefix(a, "--runs=") }) {
+		return args
+	}
+	return append([]string{"record", "--runs", "1"}, args[1:]...)
 }
 
 // sysgateInProcess runs the CLI's Main in this process: for faults forced
@@ -104,7 +124,7 @@ func sysgateCommand(ctx context.Context, args ...string) *exec.Cmd {
 func sysgateInProcess(args ...string) outcome {
 	var stdout, stderr bytes.Buffer
 	c := &cli.Command{Stdout: &stdout, Stderr: &stderr}
-	code := c.Main(append([]string{"sysgate"}, args...))
+	code := c.Main(append([]string{"sysgate"}, recordOnce(args)...))
 	return outcome{Code: code, Stdout: stdout.String(), Stderr: stderr.String()}
 }
 

@@ -96,6 +96,7 @@ var _ = Describe("an unprivileged agent reading its caller's credentials from /p
 // shell that stays its parent, with a clean environment plus env.
 func sysgateAs(ctx context.Context, wrap, env []string, args ...string) outcome {
 	GinkgoHelper()
+	args = recordOnce(args)
 	quoted := make([]string, len(args))
 	for i, a := range args {
 		quoted[i] = ci.ShellQuote(a)

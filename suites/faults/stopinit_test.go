@@ -53,8 +53,8 @@ var _ = Describe("an agent that stops the run's init", RequiresAudit, Escape, fu
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
 	}
 	recordArgs := func(timeout string) []string {
-		return []string{"record", "--backend", "notify", "--timeout", timeout, "--grace", "1s",
-			"-o", filepath.Join(dir, "stop.yaml"), "--", "/bin/sh", "-c", stopInit}
+		return recordOnce([]string{"record", "--backend", "notify", "--timeout", timeout, "--grace", "1s",
+			"-o", filepath.Join(dir, "stop.yaml"), "--", "/bin/sh", "-c", stopInit})
 	}
 
 	It("gets a verdict naming the stopped init within its timeout", func(ctx SpecContext) {

@@ -81,8 +81,8 @@
 //     loopback model API the bench serves and one JSON file written,
 //     testdata/toolagent.py; the filesystem and memory MCP servers of
 //     suites/node_modules driven over the CLI's stdio; the suites' Go
-//     agent) recorded by the CLI as the README says (record, then
-//     --merge; -false-alarm-records runs) and checked -false-alarm-checks
+//     agent) recorded by the CLI as the README says (record, which runs
+//     until stable; -false-alarm-records > 1 adds --merge recordings) and checked -false-alarm-checks
 //     times each on audit (as root) and notify (the CLI's pick as
 //     nobody), every other check beside two busy loops; then
 //     -false-alarm-cross checks per direction against the recording of

@@ -285,8 +285,9 @@ func modelAPI() (string, func(), error) {
 }
 
 // record is the one place the section records a baseline, as the
-// README says: `sysgate record -o FILE -- CMD`, then `--merge` for the
-// remaining runs. Every run must exit 0: an agent that cannot be
+// README says: `sysgate record -o FILE -- CMD`, which runs the agent
+// until further runs add nothing, then `--merge` for any further
+// recordings the -false-alarm-records knob asks for. Every run must exit 0: an agent that cannot be
 // recorded cannot be measured.
 func (fa *falseAlarms) record(ctx context.Context, a faAgent, rn runner) (string, error) {
 	base := filepath.Join(fa.dir, "baselines-"+string(rn.backend), slug(a.name)+".yaml")

@@ -111,7 +111,7 @@ func recordFloor(ctx context.Context, cfg config, dir, drain string, w workload)
 // reports. An inconclusive run (loss) is an error: its time would not be
 // a record's.
 func cliRecord(ctx context.Context, cli, out string, w workload) (time.Duration, time.Duration, int64, error) {
-	args := append([]string{"record", "--agent", "bench", "-o", out, "--"}, w.command...)
+	args := append([]string{"record", "--runs", "1", "--agent", "bench", "-o", out, "--"}, w.command...)
 	cmd := exec.CommandContext(ctx, cli, args...)
 	cmd.Dir, cmd.Env = w.dir, w.env
 	var stderr bytes.Buffer

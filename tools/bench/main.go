@@ -35,7 +35,7 @@ func main() {
 	cliPath := flag.String("sysgate", "", "sysgate CLI binary, for its whole-process start-up and peak RSS (skipped when empty)")
 	faChecks := flag.Int("false-alarm-checks", 100, "checks per agent and backend in the false-alarms section")
 	faCross := flag.Int("false-alarm-cross", 30, "checks per direction of the false-alarms section's cross-backend rows (0: none)")
-	faRecords := flag.Int("false-alarm-records", 3, "runs of each false-alarms recording (record, then --merge)")
+	faRecords := flag.Int("false-alarm-records", 1, "recordings of each false-alarms agent (record, until stable; then --merge)")
 	sections := flag.String("sections", strings.Join(allSections, ","), "comma-separated sections to run: "+strings.Join(allSections, ", "))
 	flag.Parse()
 	want, err := parseSections(*sections)
