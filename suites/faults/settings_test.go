@@ -92,6 +92,10 @@ var _ = Describe("the kernel settings runs hold", RequiresAudit, Crash, func() {
 			DeferCleanup(unix.Close, wd)
 		}
 		Expect(r.cmd.Process.Kill()).To(Succeed())
+		// The agent may outlive its killed harness (it is the watchdog's
+		// and the next run's to clean up after); it holds the output
+		// pipes until its stdin ends, so end that before waiting.
+		_ = r.stdin.Close()
 		_ = r.cmd.Wait()
 		if wd >= 0 {
 			// A deadline, not a sleep: the spec goes on as soon as it exits.
@@ -164,6 +168,9 @@ func startHeld(ctx SpecContext, exe, base, stage string) *heldRun {
 	r := &heldRun{pidFile: filepath.Join(GinkgoT().TempDir(), "pids"), out: &stageWatcher{stopped: stopped}, stopped: stopped}
 	r.cmd = exec.CommandContext(ctx, exe, "check", "-b", base, "--", bin.Agent, "hold", "benign", r.pidFile)
 	r.cmd.Env = append(os.Environ(), "SYSGATE_FAULT_STOP="+stage)
+	// What sysgate printed is kept up to its exit: a descendant that
+	// still holds the pipes must not hold the spec.
+	r.cmd.WaitDelay = 10 * time.Second
 	var err error
 	r.stdin, err = r.cmd.StdinPipe()
 	Expect(err).NotTo(HaveOccurred())
