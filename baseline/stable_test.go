@@ -30,16 +30,16 @@ func recordRun(syscalls []string, reads []string, programs ...string) *Observati
 func TestSeenInCountsRunsAcrossMerges(t *testing.T) {
 	runs := []*Observation{
 		recordRun([]string{"read", "write"}, nil, "/usr/bin/agent"),
-		recordRun([]string{"read", "write", "clock_nanosleep"}, []string{"/etc/x"}, "/usr/bin/agent"),
+		recordRun([]string{"read", "write", "getpgid"}, []string{"/etc/x"}, "/usr/bin/agent"),
 		recordRun([]string{"read", "write"}, nil, "/usr/bin/agent", "/usr/bin/git"),
 	}
 	merged := mergeAll(t, runs...)
 	if merged.Runs != 3 {
 		t.Fatalf("runs %d", merged.Runs)
 	}
-	sleep := ObservedKey{Kind: KeySyscall, Arch: scmp.X86_64, Name: "clock_nanosleep"}
+	pgid := ObservedKey{Kind: KeySyscall, Arch: scmp.X86_64, Name: "getpgid"}
 	for k, want := range map[ObservedKey]int{
-		sleep: 1, {Kind: KeyFile, Op: "read", Name: "/etc/x"}: 1, {Kind: KeyProgram, Name: "/usr/bin/git"}: 1,
+		pgid: 1, {Kind: KeyFile, Op: "read", Name: "/etc/x"}: 1, {Kind: KeyProgram, Name: "/usr/bin/git"}: 1,
 		{Kind: KeySyscall, Arch: scmp.X86_64, Name: "read"}: 3, {Kind: KeyProgram, Name: "/usr/bin/agent"}: 3,
 	} {
 		if got := len(merged.RunsOf(k)); got != want {
@@ -50,12 +50,12 @@ func TestSeenInCountsRunsAcrossMerges(t *testing.T) {
 		t.Errorf("seen_in holds %d keys, want the 3 seen in only some runs: %v", len(merged.SeenIn), merged.SeenIn)
 	}
 	// Merging a merged observation with one more run keeps counting.
-	again := mergeAll(t, merged, recordRun([]string{"read", "write", "clock_nanosleep"}, nil, "/usr/bin/agent"))
-	if got := len(again.RunsOf(sleep)); got != 2 || again.Runs != 4 {
-		t.Errorf("after a fourth run: clock_nanosleep in %d of %d runs, want 2 of 4", got, again.Runs)
+	again := mergeAll(t, merged, recordRun([]string{"read", "write", "getpgid"}, nil, "/usr/bin/agent"))
+	if got := len(again.RunsOf(pgid)); got != 2 || again.Runs != 4 {
+		t.Errorf("after a fourth run: getpgid in %d of %d runs, want 2 of 4", got, again.Runs)
 	}
 	// A run's projection holds what it saw.
-	if r := merged.Run(merged.RunsOf(sleep)[0]); r.Count(scmp.X86_64, "clock_nanosleep") == 0 || r.Runs != 1 || r.Files == nil {
+	if r := merged.Run(merged.RunsOf(pgid)[0]); r.Count(scmp.X86_64, "getpgid") == 0 || r.Runs != 1 || r.Files == nil {
 		t.Errorf("run projection %v", r)
 	}
 	// The file round-trips, and a seen_in entry the observation cannot
@@ -72,7 +72,7 @@ func TestSeenInCountsRunsAcrossMerges(t *testing.T) {
 		t.Errorf("round trip: %v, %v vs %v", err, back.SeenIn, merged.SeenIn)
 	}
 	bad := mergeAll(t, merged)
-	bad.SeenIn[sleep] = []int{4}
+	bad.SeenIn[pgid] = []int{4}
 	if _, err := writeAndRead(bad); err == nil || !strings.Contains(err.Error(), "seen_in") {
 		t.Errorf("run 4 of 3 read without error: %v", err)
 	}
@@ -83,7 +83,7 @@ func TestRecordNotesRareEntries(t *testing.T) {
 	path := filepath.Join(dir, "a.yaml")
 	merged := mergeAll(t,
 		recordRun([]string{"read"}, []string{"/srv/data/a"}),
-		recordRun([]string{"read", "clock_nanosleep"}, []string{"/srv/data/a", "/srv/rare"}),
+		recordRun([]string{"read", "getpgid"}, []string{"/srv/data/a", "/srv/rare"}),
 		recordRun([]string{"read"}, []string{"/srv/data/a"}),
 	)
 	res, err := WriteRecorded(path, merged, RecordOptions{})
@@ -94,11 +94,11 @@ func TestRecordNotesRareEntries(t *testing.T) {
 	for _, r := range res.Rare {
 		rare = append(rare, r.String())
 	}
-	if want := []string{"x86_64 clock_nanosleep (1 of 3 runs)", "read /srv/rare (1 of 3 runs)"}; !reflect.DeepEqual(rare, want) {
+	if want := []string{"x86_64 getpgid (1 of 3 runs)", "read /srv/rare (1 of 3 runs)"}; !reflect.DeepEqual(rare, want) {
 		t.Errorf("rare %q, want %q", rare, want)
 	}
 	data := readFile(t, path)
-	for _, line := range []string{"- clock_nanosleep # seen in 1 of 3 record runs\n", "- /srv/rare # seen in 1 of 3 record runs\n", "- read\n"} {
+	for _, line := range []string{"- getpgid # seen in 1 of 3 record runs\n", "- /srv/rare # seen in 1 of 3 record runs\n", "- read\n"} {
 		if !strings.Contains(data, line) {
 			t.Errorf("written file lacks %q:\n%s", line, data)
 		}
@@ -106,8 +106,8 @@ func TestRecordNotesRareEntries(t *testing.T) {
 	// A second recording whose runs all needed the entries keeps the
 	// notes as they are: the diff does not churn.
 	all := mergeAll(t,
-		recordRun([]string{"read", "clock_nanosleep"}, []string{"/srv/data/a", "/srv/rare"}),
-		recordRun([]string{"read", "clock_nanosleep"}, []string{"/srv/data/a", "/srv/rare"}),
+		recordRun([]string{"read", "getpgid"}, []string{"/srv/data/a", "/srv/rare"}),
+		recordRun([]string{"read", "getpgid"}, []string{"/srv/data/a", "/srv/rare"}),
 	)
 	res, err = WriteRecorded(path, all, RecordOptions{})
 	if err != nil {
@@ -118,8 +118,8 @@ func TestRecordNotesRareEntries(t *testing.T) {
 	}
 	// In a third, read is rare but was there before: listed, not noted.
 	third := mergeAll(t,
-		recordRun([]string{"read", "clock_nanosleep"}, []string{"/srv/data/a", "/srv/rare"}),
-		recordRun([]string{"clock_nanosleep"}, []string{"/srv/data/a", "/srv/rare"}),
+		recordRun([]string{"read", "getpgid"}, []string{"/srv/data/a", "/srv/rare"}),
+		recordRun([]string{"getpgid"}, []string{"/srv/data/a", "/srv/rare"}),
 	)
 	res, err = WriteRecorded(path, third, RecordOptions{})
 	if err != nil {
