@@ -104,3 +104,25 @@ func PidfdPid(pidfd int) (int, error) {
 	}
 	return 0, fmt.Errorf("%s: no Pid line (not a pidfd?)", path)
 }
+
+// PidfdOpenThread opens a pidfd for the task tid, which may be any
+// thread of its process: a seccomp notification names its caller by
+// thread id, and pidfd_open refuses a thread that does not lead its
+// group (ENOENT) unless asked with PIDFD_THREAD (Linux 6.9). Where that
+// flag is unknown (EINVAL), the pidfd is the thread group's, found in
+// /proc/tid/status; the caller must still check the notification is
+// valid afterwards, as for any pid read while a call is held.
+func PidfdOpenThread(tid int) (int, error) {
+	fd, err := unix.PidfdOpen(tid, unix.PIDFD_THREAD)
+	if err == nil {
+		return fd, nil
+	}
+	if err != unix.EINVAL {
+		return -1, os.NewSyscallError("pidfd_open", err)
+	}
+	cred, err := ReadTaskCred(tid)
+	if err != nil {
+		return -1, err
+	}
+	return PidfdOpen(cred.Tgid)
+}

@@ -15,7 +15,9 @@ import (
 func (c *call) serve() (outcome, error) {
 	pid := int(c.notif.PID)
 	var err error
-	if c.pidfd, err = kernel.PidfdOpen(pid); err != nil {
+	// The caller may be any thread of its process: the notification
+	// names it by thread id.
+	if c.pidfd, err = kernel.PidfdOpenThread(pid); err != nil {
 		return fail(unix.EACCES), nil // gone: the answer will find no task
 	}
 	if c.cred, err = kernel.ReadTaskCred(pid); err != nil {
