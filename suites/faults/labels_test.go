@@ -24,6 +24,10 @@ var (
 	// to it stays on the machine). Serial: while it is there, every
 	// process of the machine that asks that address reaches the spec.
 	MachineAddress = []any{Label("machine-address"), Serial}
+	// AuditSettings: the spec checks the kernel settings the audit
+	// backend's runs hold (the tuning, the run's rules): the notify
+	// backend holds none, so the Makefile's notify pass leaves it out.
+	AuditSettings = Label("audit-settings")
 	// Loss: audit records go missing on the way to sysgate.
 	Loss = Label("loss")
 	// Escape: the agent tries to get a syscall past the gate.

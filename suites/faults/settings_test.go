@@ -32,7 +32,7 @@ import (
 // auditctl.Settled: what the kernel returns to once every holder on the
 // machine lets go, so runs of other processes beside the spec change
 // nothing, and the kernel's own values when no holder is left.
-var _ = Describe("the kernel settings runs hold", RequiresAudit, Crash, func() {
+var _ = Describe("the kernel settings runs hold", RequiresAudit, Crash, AuditSettings, func() {
 	BeforeEach(func() {
 		requireAudit()
 	})
