@@ -247,7 +247,10 @@ fsp.readFile = async function (...args) {
 
 		// Programs: a server whose tool call shells out. The preload
 		// stands in for a tool implementation that runs a command line
-		// through /bin/sh -c as it loads its store (read_graph reads it).
+		// through /bin/sh -c as it loads its store (read_graph reads it);
+		// node's own module loads, which read through the same function
+		// (about 170 before initialize), spawn nothing, or the session
+		// waits on them.
 		It("fails the gate when a tool call spawns /bin/sh -c", labels.Bite, func(ctx SpecContext) {
 			gate.SkipWhenRecording()
 			preload := filepath.Join(gate.AgentTempDir(), "shell-tool.cjs")
@@ -255,7 +258,9 @@ fsp.readFile = async function (...args) {
 const { execFileSync } = require('child_process');
 const readFile = fsp.readFile;
 fsp.readFile = function (...args) {
-  execFileSync('/bin/sh', ['-c', 'id > /dev/null']);
+  if (!/(\.[cm]?js|package\.json)$/.test(String(args[0]))) {
+    execFileSync('/bin/sh', ['-c', 'id > /dev/null']);
+  }
   return readFile.apply(this, args);
 };
 `), 0o644)).To(Succeed())
