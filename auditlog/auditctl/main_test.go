@@ -1,7 +1,9 @@
 package auditctl
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"testing"
@@ -25,6 +27,10 @@ func TestMain(m *testing.M) {
 		crashForcedThenTuned()
 	case "stop-at":
 		runStoppingAt(Stage(os.Getenv(childEnv+"_STAGE")), os.Getenv(childEnv+"_AUID"))
+	case "tune-then-exclusive":
+		tuneThenExclusive()
+	case "exclusive-report":
+		exclusiveReport()
 	case "lock-runs-exclusive", "lock-runs-shared":
 		lockRunsOnce(os.Getenv(childEnv) == "lock-runs-exclusive")
 	}
@@ -186,4 +192,52 @@ func plantState(t *testing.T, st tuningState) {
 	if err := writeJSON(stateFile("tuning.json"), st); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// tuneThenExclusive holds the run tuning, says "tuned", upgrades to
+// ExclusiveKernel, says "exclusive" and keeps both until stdin closes.
+func tuneThenExclusive() {
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	leave, err := AcquireTuning()
+	if err != nil {
+		fail(err)
+	}
+	fmt.Println("tuned")
+	release, err := exclusiveKernel()
+	if err != nil {
+		fail(err)
+	}
+	fmt.Println("exclusive")
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	if err := errors.Join(release(), leave()); err != nil {
+		fail(err)
+	}
+	os.Exit(0)
+}
+
+// exclusiveReport takes ExclusiveKernel and prints the live tuning
+// holders it finds, "holders: PID ...", then releases.
+func exclusiveReport() {
+	release, err := exclusiveKernel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	var st tuningState
+	_, err = readJSON(stateFile("tuning.json"), &st)
+	fmt.Print("holders:")
+	for _, h := range st.Holders {
+		if h.alive() {
+			fmt.Print(" ", h.PID)
+		}
+	}
+	fmt.Println()
+	if err := errors.Join(err, release()); err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	os.Exit(0)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -124,8 +125,18 @@ func exclusiveIntent() error {
 				return errors.Join(err, f.Close())
 			}
 			if ok {
-				procState.intentLock = f
-				return nil
+				wait, err := upgraderAhead()
+				if err != nil {
+					return errors.Join(err, kernel.Flock(procState.runsLock, kernel.LockUnlock), f.Close())
+				}
+				if !wait {
+					procState.intentLock = f
+					return nil
+				}
+				if err := kernel.Flock(procState.runsLock, kernel.LockUnlock); err != nil {
+					return errors.Join(err, f.Close())
+				}
+				break
 			}
 			if time.Now().After(deadline) {
 				break
@@ -137,6 +148,35 @@ func exclusiveIntent() error {
 		}
 		time.Sleep(intentBackoff)
 	}
+}
+
+// upgraderAhead tells a process that just took runs.lock exclusively
+// to give it back: another live process holds the run tuning without
+// holding runs.lock, which happens only while it upgrades to exclusive
+// (lockRuns drops its shared hold first). Taking the kernel from under
+// it would let a test force faults, or replace tuning.json, beside that
+// process's runs. Holders go in the order they took the tuning, and a
+// process without a hold goes after all of them, so two upgraders never
+// wait for each other.
+func upgraderAhead() (bool, error) {
+	unlock, err := lockTuningFile()
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	var st tuningState
+	if _, err := readJSON(stateFile("tuning.json"), &st); err != nil {
+		return false, err
+	}
+	me, err := self()
+	if err != nil {
+		return false, err
+	}
+	ahead := st.Holders
+	if i := slices.Index(st.Holders, me); i >= 0 {
+		ahead = st.Holders[:i]
+	}
+	return slices.ContainsFunc(ahead, holder.alive), nil
 }
 
 func unlockRuns(exclusive bool) error {
