@@ -75,7 +75,7 @@ var _ = Describe("a baseline recorded on one backend", RequiresAudit, func() {
 		ws := gate.NewWorkspace()
 		argv, stdin := agent(ws)
 		args = append(append(args, "--backend", string(b), "--dir", ws, "--"), argv...)
-		return sysgateOnce(ctx, func(cmd *exec.Cmd) {
+		return sysgateWith(ctx, func(cmd *exec.Cmd) {
 			cmd.Env = fixture.AgentEnv(ws)
 			cmd.Stdin = strings.NewReader(stdin)
 		}, args...)

@@ -81,7 +81,7 @@ func everydayRun(ctx context.Context, t everydayTool, verb string, args ...strin
 	all = append(all, t.argv...)
 	// Once: no run is repeated (a repeat in the same workspace would not
 	// be the same invocation, and a user's CI repeats nothing).
-	return sysgateOnce(ctx, func(cmd *exec.Cmd) {
+	return sysgateWith(ctx, func(cmd *exec.Cmd) {
 		cmd.Dir = ws
 		cmd.Env = append(os.Environ(), "HOME="+home)
 	}, all...)

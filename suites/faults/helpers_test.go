@@ -57,11 +57,6 @@ func sysgate(ctx context.Context, args ...string) outcome {
 // the command (extra descriptors, environment, terminal).
 func sysgateWith(ctx context.Context, setup func(*exec.Cmd), args ...string) outcome {
 	GinkgoHelper()
-	return sysgateOnce(ctx, setup, args...)
-}
-
-func sysgateOnce(ctx context.Context, setup func(*exec.Cmd), args ...string) outcome {
-	GinkgoHelper()
 	cmd := sysgateCommand(ctx, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
