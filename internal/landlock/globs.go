@@ -3,6 +3,8 @@ package landlock
 import (
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // FileGlob is one line of a baseline's `files:` section after placeholder
@@ -31,6 +33,7 @@ const (
 	WideOneLevel = "Landlock grants a whole tree, not one level"
 	WideMeta     = "a pattern in a path component: granted beneath its literal prefix"
 	WideNoPrefix = "no literal prefix: granted beneath /"
+	WideProcSelf = "a process's own /proc entry is /proc/PID, a directory per process whose PID is known only after it starts: granted beneath /proc"
 )
 
 // RulesFromGlobs turns `files:` globs into Landlock path rules, without
@@ -41,7 +44,15 @@ const (
 //   - dir/* becomes dir, wider than check (WideOneLevel);
 //   - any other pattern becomes its literal prefix directory, e.g.
 //     /usr/lib/x86_64-linux-gnu/*.so* becomes /usr/lib/x86_64-linux-gnu
-//     and **/.env becomes / (WideMeta, WideNoPrefix).
+//     and **/.env becomes / (WideMeta, WideNoPrefix);
+//   - anything under /proc/self or /proc/thread-self becomes /proc
+//     (WideProcSelf). Opened here, /proc/self is sysgate's own /proc/PID:
+//     a rule there gave the agent nothing of its own entry, and each of
+//     the agent's processes has its entry, made at its fork. /proc holds
+//     them all (in a run with its own PID namespace, a /proc of the run's
+//     processes, mounted over this one, whose root the rule reaches). A
+//     magic link beneath (fd/N, root, cwd) opens its target, which
+//     Landlock checks by the target's own path.
 //
 // The prefix is chosen over expanding the glob against the file system at
 // enforce time: expansion fixes the set when the agent starts, so a file
@@ -78,6 +89,9 @@ func RulesFromGlobs(globs []FileGlob) ([]PathRule, []Widening) {
 // wider than the glob ("" when exact).
 func literalPrefix(glob string) (string, string) {
 	parts := strings.Split(filepath.Clean("/"+glob), "/")[1:]
+	if len(parts) >= 2 && parts[0] == "proc" && (parts[1] == "self" || parts[1] == "thread-self") {
+		return "/proc", WideProcSelf
+	}
 	for i, p := range parts {
 		if !hasMeta(p) {
 			continue
@@ -102,4 +116,36 @@ func literalPrefix(glob string) (string, string) {
 // the files: section (path.Match plus ** and {a,b}).
 func hasMeta(component string) bool {
 	return strings.ContainsAny(component, `*?[{\`)
+}
+
+// ProcRule is a rule beneath /proc with the rights the ruleset's ABI
+// gives it.
+type ProcRule struct {
+	Path   string
+	Access Access
+}
+
+// ProcRules are the rules of rules beneath /proc, for the agent's first
+// process to add again on the /proc it sees: a run in a PID namespace of
+// its own mounts a procfs of its own over /proc, and a rule sysgate put
+// on its /proc (or an entry of it) is on another file system. A rule on
+// a file gets only the rights a file takes (its kind is read from
+// sysgate's /proc: /proc's layout is the kernel's, not the run's).
+func ProcRules(abi int, rules []PathRule) []ProcRule {
+	handled := HandledAccess(abi)
+	var out []ProcRule
+	for _, r := range rules {
+		if r.Path != "/proc" && !strings.HasPrefix(r.Path, "/proc/") {
+			continue
+		}
+		access := r.Rights() & handled
+		var st unix.Stat_t
+		if unix.Stat(r.Path, &st) == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			access &= fileRights
+		}
+		if access != 0 {
+			out = append(out, ProcRule{Path: r.Path, Access: access})
+		}
+	}
+	return out
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 )
 
-// Issue 43, item 1: an agent that reads a few files of its own
+// Issue 43, items 1 and 8: an agent that reads a few files of its own
 // /proc entry, so that record writes /proc/self/**: read
 // (testdata/filetouch.c, mode procself).
 
@@ -60,6 +60,35 @@ var _ = Describe("an agent that reads a tmpfs file through /proc/self/root/..", 
 			r := o.Result()
 			Expect(r.Violations).To(BeEmpty(), "only the file is new: %s", o)
 			Expect(r.FileViolations).To(ContainElement(And(HaveField("Path", token), HaveField("Op", baseline.FileRead))), "%s", o)
+		},
+		Entry("audit as root", "audit", false),
+		Entry("notify as nobody", "notify", true),
+	)
+})
+
+var _ = Describe("enforce under a baseline with the agent's own /proc entry", RequiresAudit, func() {
+	BeforeEach(func() { requireAudit() })
+
+	// Item 8: the Landlock rule for /proc/self/** was put on what
+	// /proc/self is to sysgate (its own /proc/PID), so enforce refused
+	// the agent the reads its baseline lists: "open /proc/self/status:
+	// Permission denied".
+	DescribeTable("lets the agent read its /proc files and still refuses a file outside",
+		func(ctx SpecContext, backend string, nobody bool) {
+			s := newFileScene(nobody)
+			recordProcSelf(ctx, s, backend)
+			enf := append([]string{"enforce", "--format", "json", "-b", s.base}, s.flags(backend)...)
+			o := s.run(ctx, append(enf, "--", bin.FileTouch, "procself", filepath.Join(s.work, "inside.txt"))...)
+			Expect(o.Code).To(Equal(cli.ExitOK), "the benign run under enforce: %s", o)
+			Expect(o.Result().ExitStatus).To(BeZero(), "%s", o)
+
+			// Not the scene's key: its home lies under /tmp, which the
+			// agent's own program there opens to enforce ({tmp}/**: exec).
+			token := shmSecret()
+			o = s.run(ctx, append(enf, "--", bin.FileTouch, "procself", token)...)
+			Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)
+			Expect(o.Output()).To(ContainSubstring("read "+token+": nothing"), "enforce let the agent read the token: %s", o)
+			Expect(o.Result().FileViolations).To(ConsistOf(And(HaveField("Path", token), HaveField("Op", baseline.FileRead), HaveField("Denied", true))), "%s", o)
 		},
 		Entry("audit as root", "audit", false),
 		Entry("notify as nobody", "notify", true),
