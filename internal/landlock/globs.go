@@ -33,7 +33,7 @@ const (
 	WideOneLevel = "Landlock grants a whole tree, not one level"
 	WideMeta     = "a pattern in a path component: granted beneath its literal prefix"
 	WideNoPrefix = "no literal prefix: granted beneath /"
-	WideProcSelf = "a process's own /proc entry is /proc/PID, a directory per process whose PID is known only after it starts: granted beneath /proc"
+	WideProcSelf = "a process's /proc entry is a directory of its own, made when it starts (and /proc/self is sysgate's here): granted beneath /proc"
 )
 
 // RulesFromGlobs turns `files:` globs into Landlock path rules, without
@@ -45,12 +45,13 @@ const (
 //   - any other pattern becomes its literal prefix directory, e.g.
 //     /usr/lib/x86_64-linux-gnu/*.so* becomes /usr/lib/x86_64-linux-gnu
 //     and **/.env becomes / (WideMeta, WideNoPrefix);
-//   - anything under /proc/self or /proc/thread-self becomes /proc
-//     (WideProcSelf). Opened here, /proc/self is sysgate's own /proc/PID:
-//     a rule there gave the agent nothing of its own entry, and each of
-//     the agent's processes has its entry, made at its fork. /proc holds
-//     them all (in a run with its own PID namespace, a /proc of the run's
-//     processes, mounted over this one, whose root the rule reaches). A
+//   - anything in a process's /proc entry (/proc/self, /proc/thread-self,
+//     /proc/PID, and /proc/net and /proc/mounts, links into self) becomes
+//     /proc (WideProcSelf). Opened here, /proc/self is sysgate's own
+//     /proc/PID: a rule there gave the agent nothing of its own entry,
+//     and each of the agent's processes has its entry, made at its fork;
+//     opening /proc/PID/root would put the rule on that process's root.
+//     /proc holds them all (ProcRules: on the run's own /proc too). A
 //     magic link beneath (fd/N, root, cwd) opens its target, which
 //     Landlock checks by the target's own path.
 //
@@ -89,7 +90,7 @@ func RulesFromGlobs(globs []FileGlob) ([]PathRule, []Widening) {
 // wider than the glob ("" when exact).
 func literalPrefix(glob string) (string, string) {
 	parts := strings.Split(filepath.Clean("/"+glob), "/")[1:]
-	if len(parts) >= 2 && parts[0] == "proc" && (parts[1] == "self" || parts[1] == "thread-self") {
+	if len(parts) >= 2 && parts[0] == "proc" && processEntry(parts[1]) {
 		return "/proc", WideProcSelf
 	}
 	for i, p := range parts {
@@ -110,6 +111,16 @@ func literalPrefix(glob string) (string, string) {
 		}
 	}
 	return filepath.Clean("/" + glob), ""
+}
+
+// processEntry reports a first element beneath /proc that is, or leads
+// into, one process's entry.
+func processEntry(elem string) bool {
+	switch elem {
+	case "self", "thread-self", "net", "mounts":
+		return true
+	}
+	return elem != "" && strings.Trim(elem, "0123456789") == ""
 }
 
 // hasMeta reports whether a path component is a pattern, in the syntax of

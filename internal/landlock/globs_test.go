@@ -18,6 +18,9 @@ func TestRulesFromGlobs(t *testing.T) {
 		{Glob: "/proc/self/**", Read: true},
 		{Glob: "/proc/thread-self/comm", Write: true},
 		{Glob: "/proc/self", Read: true},
+		{Glob: "/proc/1/root/**", Read: true},
+		{Glob: "/proc/net/dev", Read: true},
+		{Glob: "/proc/cpuinfo", Read: true},
 	}
 	rules, wide := RulesFromGlobs(globs)
 	wantRules := []PathRule{
@@ -28,6 +31,7 @@ func TestRulesFromGlobs(t *testing.T) {
 		{Path: "/", Read: true},
 		{Path: "/tmp", Write: true},
 		{Path: "/proc", Read: true, Write: true},
+		{Path: "/proc/cpuinfo", Read: true},
 	}
 	if !reflect.DeepEqual(rules, wantRules) {
 		t.Errorf("rules\n got %+v\nwant %+v", rules, wantRules)
@@ -40,6 +44,9 @@ func TestRulesFromGlobs(t *testing.T) {
 		{Glob: "/proc/self/**", Granted: "/proc", Reason: WideProcSelf},
 		{Glob: "/proc/thread-self/comm", Granted: "/proc", Reason: WideProcSelf},
 		{Glob: "/proc/self", Granted: "/proc", Reason: WideProcSelf},
+		// Never the process's root, which the link would open.
+		{Glob: "/proc/1/root/**", Granted: "/proc", Reason: WideProcSelf},
+		{Glob: "/proc/net/dev", Granted: "/proc", Reason: WideProcSelf},
 	}
 	if !reflect.DeepEqual(wide, wantWide) {
 		t.Errorf("widenings\n got %+v\nwant %+v", wide, wantWide)
