@@ -42,8 +42,11 @@ type execSeen struct {
 	// expectSum is expect's content (sha256) as the exec was answered;
 	// "" when unreadable.
 	expectSum string
-	pre       kernel.FileID // the caller's executable
-	comm      string        // the caller's name
+	// expectFresh: expectSum was read from the file (kernel.SumFresh),
+	// and so is the check of what ran.
+	expectFresh bool
+	pre         kernel.FileID // the caller's executable
+	comm        string        // the caller's name
 	// readErr: the caller's memory could not be read, so the exec's
 	// program is known only if /proc shows it afterwards.
 	readErr error
@@ -67,18 +70,19 @@ const pathMax = 4096
 // command "./x", the script operand of "python3 agent.py") resolve from
 // launchDir instead.
 //
-// pin says which programs to hash (see notifier.pin); nil: every one.
+// pin says which programs to hash (see notifier.pin); nil: every one,
+// none from the cache.
 // opens: also name the files the exec opens for execution (e.opens, for
 // the notify backend's file observer; the audit backend has them from
 // its PATH records).
-func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args [6]uint64, callerExe, comm, launchDir string, pin func(string) bool, opens bool) *execSeen {
+func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args [6]uint64, callerExe, comm, launchDir string, pin func(string) kernel.Sum, opens bool) *execSeen {
 	e := &execSeen{tgid: tgid, parent: callerExe, comm: comm}
 	if callerExe == launcherExe() {
 		e.parent = ""
 	}
 	// resolveSum opens a name the caller gives as the kernel will,
 	// hashing what want says.
-	resolveSum := func(dirfd int, name string, emptyPath bool, want func(string) bool) (kernel.ExecFile, error) {
+	resolveSum := func(dirfd int, name string, emptyPath bool, want func(string) kernel.Sum) (kernel.ExecFile, error) {
 		if e.parent == "" && launchDir != "" && dirfd == unix.AT_FDCWD && name != "" && !strings.HasPrefix(name, "/") {
 			name = path.Join(launchDir, name)
 		}
@@ -131,12 +135,12 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 	}
 	e.add(file, role, requested)
 	e.opens = append(e.opens, file.Path)
-	e.expect, e.expectSum = file.ID, file.SHA256
+	e.expect, e.expectSum, e.expectFresh = file.ID, file.SHA256, file.Fresh
 	last := file
 	for _, in := range interps {
 		e.add(in, RoleInterpreter, "")
 		e.opens = append(e.opens, in.Path)
-		e.expect, e.expectSum = in.ID, in.SHA256
+		e.expect, e.expectSum, e.expectFresh = in.ID, in.SHA256, in.Fresh
 		last = in
 	}
 	e.program = last.Path
@@ -144,7 +148,7 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 		// The ELF loader opens it as the caller, from its root (or its
 		// working directory, for a relative name). Not a program: never
 		// hashed.
-		if ld, err := resolveSum(unix.AT_FDCWD, last.Interp, false, func(string) bool { return false }); err == nil {
+		if ld, err := resolveSum(unix.AT_FDCWD, last.Interp, false, func(string) kernel.Sum { return kernel.SumSkip }); err == nil {
 			e.opens = append(e.opens, ld.Path)
 		}
 	}

@@ -185,7 +185,7 @@ func (f *fileEmitter) close() {
 // only that empty tmpfs there, which no name from outside can reach
 // again once the run's processes are gone.
 func (f *fileEmitter) inHidden(a touch.Access) bool {
-	if !strings.HasPrefix(a.Item.Dev, "00:") {
+	if !strings.HasPrefix(a.Item.Dev, "00:") || touch.HasDotDot(a.Path) {
 		return false
 	}
 	for _, d := range f.hidden {
@@ -228,13 +228,17 @@ func bindIdentities(binds []kernel.BindFile) map[string]fileID {
 // process's fd/, cwd, root, exe, map_files/), and the agent cannot mount
 // over it (CAP_SYS_ADMIN is fenced, mount is a syscall the baselines
 // gate). A magic link is refused here: through it the name says nothing
-// of the file. The kernel's device must be a virtual one (major 0).
+// of the file; so is a "..", which leaves /proc from wherever a link
+// before it led (/proc/self/root/../run/secrets/token is /run's). The
+// kernel's device must be a virtual one (major 0): tmpfs, overlayfs,
+// btrfs and FUSE are major 0 too, so the name must be one procfs alone
+// can hold.
 func procEntry(a touch.Access) (string, bool) {
 	rest, ok := strings.CutPrefix(a.Path, "/proc/")
 	if a.Path == "/proc" && strings.HasPrefix(a.Item.Dev, "00:") {
 		return a.Path, true
 	}
-	if !ok || !strings.HasPrefix(a.Item.Dev, "00:") {
+	if !ok || !strings.HasPrefix(a.Item.Dev, "00:") || touch.HasDotDot(rest) {
 		return "", false
 	}
 	elems := strings.Split(rest, "/")

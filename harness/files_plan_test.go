@@ -28,6 +28,11 @@ func TestProcEntry(t *testing.T) {
 		{"/proc/thread-self/root/etc/shadow", "00:15", false},
 		{"/proc/42/task/43/fd/1", "00:15", false},
 		{"/proc/self/map_files/1000-2000", "00:15", false},
+		// A ".." leaves /proc from wherever the link before it led
+		// (issue 43, item 1): a tmpfs file is major 0 too.
+		{"/proc/self/root/../run/secrets/token", "00:1a", false},
+		{"/proc/self/task/../root/../dev/shm/token", "00:1a", false},
+		{"/proc/1/../self/status", "00:15", false},
 		// Not a virtual device: a disk file behind a /proc name.
 		{"/proc/self/status", "fe:00", false},
 		{"/etc/passwd", "00:15", false},
@@ -92,6 +97,8 @@ func TestInHidden(t *testing.T) {
 		{"/run/sysgatex", "00:2f", false},
 		{"/run/sysgate/x", "fe:00", false}, // a disk file: not the tmpfs
 		{"/home/u/.ssh/id_rsa", "00:2f", false},
+		// ".." leaves the hidden tmpfs for its mount point's parent.
+		{"/run/sysgate/../secrets/token", "00:2f", false},
 	} {
 		if got := f.inHidden(touch.Access{Path: c.path, Item: touch.Path{Dev: c.dev}}); got != c.ok {
 			t.Errorf("inHidden(%s on %s) = %v, want %v", c.path, c.dev, got, c.ok)

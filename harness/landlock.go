@@ -39,9 +39,13 @@ func (p *runPlan) prepareLandlock(s *started) error {
 	}
 	var spec landlock.Spec
 	var sections []string
+	var proc []kernel.LandlockPath
 	if files {
 		spec.Files, spec.Paths = true, p.landlockPaths()
 		sections = append(sections, "files")
+		for _, r := range landlock.ProcRules(abi, spec.Paths) {
+			proc = append(proc, kernel.LandlockPath{Path: r.Path, Access: uint64(r.Access)})
+		}
 	}
 	if network {
 		spec.Net = p.landlockNet(abi)
@@ -57,7 +61,7 @@ func (p *runPlan) prepareLandlock(s *started) error {
 		return fmt.Errorf("enforce the %s %s with Landlock: %w", strings.Join(sections, " and "), plural(len(sections), "section", "sections"), err)
 	}
 	s.undo = append(s.undo, func() { _ = rs.Close() })
-	p.setup.Landlock = &kernel.LandlockSetup{FD: rs.FD(), Flags: uint32(landlock.LogFlags(abi))}
+	p.setup.Landlock = &kernel.LandlockSetup{FD: rs.FD(), Flags: uint32(landlock.LogFlags(abi)), Proc: proc}
 	return nil
 }
 

@@ -50,8 +50,9 @@ type notifier struct {
 	// launchDir is the absolute directory the launcher starts the agent
 	// in (see readExec).
 	launchDir string
-	// pin says which programs an exec hashes (nil: all): see pinWanted.
-	pin func(path string) bool
+	// pin says which programs an exec hashes, and which from a cache
+	// (nil: all, none from it): see pinWanted.
+	pin func(path string) kernel.Sum
 	// files serves the file calls (notify backend, files observed).
 	files *notifyFiles
 	// net serves the socket calls (notify backend, network observed).

@@ -11,6 +11,7 @@ import (
 	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/auditlog/touch"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/kernel"
 )
 
 // observer is how a run sees its calls: the collector they go to, the
@@ -98,7 +99,7 @@ func (p *runPlan) notifier(events *collector, ses uint32) *notifier {
 	if cfg.noPrograms {
 		// Execs are read only for the files they open (notify backend):
 		// no program is hashed.
-		notes.pin = func(string) bool { return false }
+		notes.pin = func(string) kernel.Sum { return kernel.SumSkip }
 		return notes
 	}
 	notes.book, notes.gated = newProgramBook(), profile.GatesPrograms()

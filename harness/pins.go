@@ -21,13 +21,20 @@ var programSums = kernel.NewContentCache(4096)
 // baseline pinning /usr/bin/node would fail on the next runner image),
 // and hashing it costs a read of all of it at every run (about 90 ms for
 // node's 99 MB here).
-func pinWanted(p *baseline.Profile, agentRoot bool) func(string) bool {
-	return func(path string) bool {
+//
+// A program the agent could replace is hashed at every exec
+// (kernel.SumFresh): it can rewrite it in place, and on tmpfs through a
+// mapping without moving any time a cache key holds. Only a pinned
+// program it cannot write comes from the cache.
+func pinWanted(p *baseline.Profile, agentRoot bool) func(string) kernel.Sum {
+	return func(path string) kernel.Sum {
 		if agentRoot || baseline.ProgramWritable(path) != "" {
-			return true
+			return kernel.SumFresh
 		}
-		e, ok := p.LookupProgram(path)
-		return ok && len(e.SHA256) > 0
+		if e, ok := p.LookupProgram(path); ok && len(e.SHA256) > 0 {
+			return kernel.SumCached
+		}
+		return kernel.SumSkip
 	}
 }
 

@@ -29,7 +29,7 @@ func TestProgramBookRehashesWhatRan(t *testing.T) {
 			proc := &fakeProc{exes: map[int][]fakeExe{7: {{id: idTrue, path: "/w/tool.sh"}}}, stats: map[int]kernel.Stat{}}
 			b := newProgramBook()
 			b.readExe, b.readStat, b.openPidfd = proc.readExe, proc.readStat, noPidfd
-			b.sumExe = func(int) (kernel.FileID, string, error) { return idTrue, c.ran, nil }
+			b.sumExe = func(int, kernel.Sum) (kernel.FileID, string, error) { return idTrue, c.ran, nil }
 			e := execClaim(7, "/w/tool.sh", idTrue)
 			e.expectSum = sumTool
 			b.exec(e)
@@ -104,15 +104,17 @@ func TestPinWanted(t *testing.T) {
 	}
 	p := &baseline.Profile{Docs: []*baseline.Document{doc}}
 	user, root := pinWanted(p, false), pinWanted(p, true)
+	// What the agent can write is hashed at every exec, never from the
+	// cache (issue 43, item 6): a root agent can write every program.
 	for _, c := range []struct {
 		path       string
-		user, root bool
+		user, root kernel.Sum
 	}{
-		{tool, true, true},
-		{"/usr/bin/env", true, true},   // pinned
-		{"/usr/bin/true", false, true}, // root-owned, unpinned
+		{tool, kernel.SumFresh, kernel.SumFresh},
+		{"/usr/bin/env", kernel.SumCached, kernel.SumFresh}, // pinned
+		{"/usr/bin/true", kernel.SumSkip, kernel.SumFresh},  // root-owned, unpinned
 	} {
-		if baseline.ProgramWritable(c.path) != "" && !c.user {
+		if baseline.ProgramWritable(c.path) != "" && c.user != kernel.SumFresh {
 			t.Skipf("[environment]: %s is writable by a user other than root on this machine", c.path)
 		}
 		if got := user(c.path); got != c.user {

@@ -48,7 +48,7 @@ type programBook struct {
 	readExe  func(pid int) (kernel.FileID, string, error)
 	readStat func(pid int) (kernel.Stat, error)
 	// sumExe hashes a process's executable (through /proc/<pid>/exe).
-	sumExe    func(pid int) (kernel.FileID, string, error)
+	sumExe    func(pid int, how kernel.Sum) (kernel.FileID, string, error)
 	openPidfd func(pid int) (int, error)
 }
 
@@ -263,7 +263,11 @@ func (b *programBook) settleLocked(p *pendingExec, id kernel.FileID, path string
 		if e.expectSum == "" {
 			return
 		}
-		if got, sum, err := b.sumExe(e.tgid); err == nil && got == id && sum != e.expectSum {
+		how := kernel.SumCached
+		if e.expectFresh {
+			how = kernel.SumFresh
+		}
+		if got, sum, err := b.sumExe(e.tgid, how); err == nil && got == id && sum != e.expectSum {
 			run := ProgramRun{Path: path, Role: RoleProgram, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1, SHA256: []string{sum}}
 			b.mismatchLocked(e, run, fmt.Sprintf("content: the kernel ran %s with sha256 %s; sysgate checked sha256 %s when it answered the exec (the file changed in between)", path, sum, e.expectSum))
 		}
@@ -293,8 +297,8 @@ func (b *programBook) pinMismatch(run ProgramRun, why string) {
 	b.mismatches = append(b.mismatches, ProgramViolation{ProgramRun: run, Mismatch: why})
 }
 
-func sumExe(pid int) (kernel.FileID, string, error) {
-	return programSums.SumFile("/proc/" + strconv.Itoa(pid) + "/exe")
+func sumExe(pid int, how kernel.Sum) (kernel.FileID, string, error) {
+	return programSums.SumFile("/proc/"+strconv.Itoa(pid)+"/exe", how)
 }
 
 func (b *programBook) mismatchLocked(e *execSeen, run ProgramRun, why string) {

@@ -3,6 +3,8 @@ package touch
 import (
 	"net/netip"
 	"path"
+	"slices"
+	"strings"
 )
 
 // Event is one audited syscall: its SYSCALL record with the CWD, PATH,
@@ -45,9 +47,10 @@ type Path struct {
 	// kernel assumes the name was relative to it, even when it was
 	// relative to a descriptor: only Inode is sure); "" for (null).
 	Name string
-	// Abs is Name made absolute with the CWD and cleaned, "" when Name
-	// is relative to a directory descriptor other than the CWD, or null.
-	// It is a string operation: symlinks are not resolved (ResolvedAccesses does).
+	// Abs is Name made absolute with the CWD, "" when Name is relative
+	// to a directory descriptor other than the CWD, or null. It is a
+	// string operation that keeps every ".." (see absName): symlinks are
+	// not resolved (ResolvedAccesses does).
 	Abs      string
 	NameType string // NORMAL, PARENT, CREATE, DELETE, UNKNOWN
 	Inode    uint64 // 0 when the record has none (a name that did not exist)
@@ -106,6 +109,31 @@ func (ev *Event) openFlags(oflag uint64) uint64 {
 	return 0
 }
 
+// absName cleans an absolute name of empty and "." elements only. A
+// ".." stays: the kernel takes it from wherever the elements before it
+// led, through symlinks and /proc's magic links, so only a walk of the
+// file system may remove it. Cleaned as a string,
+// /proc/self/root/../run/secrets/token (the caller's root, then /run)
+// became /proc/self/run/secrets/token, a /proc name.
+func absName(name string) string {
+	if !HasDotDot(name) {
+		return path.Clean(name)
+	}
+	var elems []string
+	for _, e := range strings.Split(name, "/") {
+		if e != "" && e != "." {
+			elems = append(elems, e)
+		}
+	}
+	return "/" + strings.Join(elems, "/")
+}
+
+// HasDotDot reports a ".." element in a name: one only a walk of the
+// file system can place (see absName).
+func HasDotDot(name string) bool {
+	return slices.Contains(strings.Split(name, "/"), "..")
+}
+
 // makeAbs fills Path.Abs: relative names join the CWD, unless the call
 // named a directory descriptor for them.
 //
@@ -124,10 +152,10 @@ func (ev *Event) makeAbs() {
 		switch {
 		case p.Name == "":
 		case path.IsAbs(p.Name):
-			p.Abs = path.Clean(p.Name)
+			p.Abs = absName(p.Name)
 		case ev.relativeToCWD(named):
 			if ev.CWD != "" {
-				p.Abs = path.Join(ev.CWD, p.Name)
+				p.Abs = absName(ev.CWD + "/" + p.Name)
 			}
 		default:
 			p.dirfd = ev.dirfd(named)

@@ -65,14 +65,21 @@ func (e Event) ResolvedAccesses(root string) []Access {
 }
 
 func (e Event) resolve(root, name string, item Path) (string, bool) {
+	name = absName(name)
 	if rest, ok := procSelf(name); ok {
-		return e.resolveProc(rest, item)
+		return e.resolveProc(root, rest, item)
 	}
-	dir, err := walk(root, path.Dir(name))
+	// The directory as the kernel walked it: a ".." in name is taken
+	// from where the elements before it led.
+	dirName, base := name[:strings.LastIndex(name, "/")+1], path.Base(name)
+	dir, err := walk(root, dirName)
 	if err != nil {
 		return "", false
 	}
-	full := path.Join(dir, path.Base(name))
+	full := path.Join(dir, base)
+	if base == ".." {
+		full = path.Dir(dir)
+	}
 	var st unix.Stat_t
 	if err := unix.Lstat(path.Join(root, full), &st); err == nil {
 		if sameFile(&st, item) {
@@ -161,8 +168,21 @@ func procSelf(name string) (string, bool) {
 }
 
 // resolveProc reads /proc/PID/REST of the caller while it lives: a
-// reopen through /proc/self/fd/N is the file behind the descriptor.
-func (e Event) resolveProc(rest string, item Path) (string, bool) {
+// reopen through /proc/self/fd/N is the file behind the descriptor. A
+// name through the caller's root or CWD link (/proc/self/root/../x)
+// continues from there: under root, or from the CWD the kernel
+// recorded. Any other name through a magic link stays unverified: the
+// link's target names the link, not the file beyond it.
+func (e Event) resolveProc(root, rest string, item Path) (string, bool) {
+	switch first, tail, _ := strings.Cut(rest, "/"); first {
+	case "root":
+		return e.resolve(root, "/"+tail, item)
+	case "cwd":
+		if path.IsAbs(e.CWD) {
+			return e.resolve(root, e.CWD+"/"+tail, item)
+		}
+		return "", false
+	}
 	link := fmt.Sprintf("/proc/%d/%s", e.PID, rest)
 	var st unix.Stat_t
 	if unix.Stat(link, &st) != nil || !sameFile(&st, item) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -217,5 +218,69 @@ func TestSocketPathThroughSymlink(t *testing.T) {
 	}
 	if _, found, _ := (Event{Syscall: "connect"}).SocketPath("/"); found {
 		t.Error("an event without a socket item found one")
+	}
+}
+
+// A ".." after a symlink is taken from the link's target, not from the
+// link's directory: ws/link/../key is outside/key. Cleaned as a string
+// it was ws/key.
+func TestResolveDotDotAfterSymlink(t *testing.T) {
+	dir := t.TempDir()
+	ws, outside := filepath.Join(dir, "ws"), filepath.Join(dir, "outside")
+	for _, d := range []string{ws, filepath.Join(outside, "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	key := filepath.Join(outside, "key")
+	if err := os.WriteFile(key, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "sub"), filepath.Join(ws, "link")); err != nil {
+		t.Fatal(err)
+	}
+	ev := Event{Syscall: "openat", Args: [4]uint64{atFDCWD}, Flags: oRDONLY, CWD: ws,
+		Paths: []Path{itemOf(t, key, "link/../key", "NORMAL")}}
+	ev.makeAbs()
+	if want := ws + "/link/../key"; ev.Paths[0].Abs != want {
+		t.Fatalf("Abs %q, want %q: a \"..\" is the file system's to place", ev.Paths[0].Abs, want)
+	}
+	acc := ev.ResolvedAccesses("/")
+	if len(acc) != 1 || acc[0].Path != key || acc[0].Unverified {
+		t.Fatalf("read of ws/link/../key: %+v, want a verified read of %s", acc, key)
+	}
+}
+
+// Issue 43, item 1: /proc/self/root/../PATH is PATH under the caller's
+// root, never /proc/self/PATH. The caller here is this test's process.
+func TestResolveThroughOwnRootLink(t *testing.T) {
+	dir := t.TempDir()
+	key := filepath.Join(dir, "token")
+	if err := os.WriteFile(key, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"/proc/self/root/.." + key, "/proc/thread-self/root/../.." + key, "/proc/self/root" + key} {
+		ev := Event{PID: os.Getpid(), Syscall: "open", Args: [4]uint64{0, oRDONLY}, Flags: oRDONLY, Paths: []Path{itemOf(t, key, name, "NORMAL")}}
+		ev.makeAbs()
+		if strings.Contains(name, "..") && ev.Paths[0].Abs != name {
+			t.Fatalf("%s: Abs %q: the \"..\" after the root link was cleaned away", name, ev.Paths[0].Abs)
+		}
+		acc := ev.ResolvedAccesses("/")
+		if len(acc) != 1 || acc[0].Path != key || acc[0].Unverified {
+			t.Fatalf("%s: %+v, want a verified read of %s", name, acc, key)
+		}
+	}
+	// Through another magic link (a descriptor's directory), the name
+	// beyond it cannot be placed: unverified, never a /proc name.
+	d, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	name := fmt.Sprintf("/proc/self/fd/%d/../%s/token", d.Fd(), filepath.Base(dir))
+	ev := Event{PID: os.Getpid(), Syscall: "open", Args: [4]uint64{0, oRDONLY}, Flags: oRDONLY, Paths: []Path{itemOf(t, key, name, "NORMAL")}}
+	ev.makeAbs()
+	if acc := ev.ResolvedAccesses("/"); len(acc) != 1 || !acc[0].Unverified || acc[0].Path != name {
+		t.Fatalf("%s: %+v, want unverified under its recorded name", name, acc)
 	}
 }

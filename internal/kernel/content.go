@@ -30,29 +30,61 @@ func keyOf(st *unix.Stat_t) FileKey {
 // errChanged: the file changed while it was read.
 var errChanged = errors.New("the file changed while sysgate read it")
 
-// ContentCache hashes files (sha256) once per FileKey. It is safe for
-// concurrent use; it forgets everything when it holds max keys.
+// Sum says whether a file is hashed, and whether a ContentCache may
+// answer for it.
+type Sum uint8
+
+const (
+	// SumSkip: not hashed.
+	SumSkip Sum = iota + 1
+	// SumCached: answered from the cache while the file's FileKey holds.
+	SumCached
+	// SumFresh: read at every call, for a file the agent can write in
+	// place. A write through a MAP_SHARED mapping on tmpfs, to a page
+	// read first (mapped writable at that fault: tmpfs wants no write
+	// notification), moves neither the size nor the mtime nor the
+	// ctime, so no key tells the new content from the old. The file is never answered from the
+	// cache again, for any caller: whoever asks next, the agent that
+	// could write it may have.
+	SumFresh
+)
+
+// ContentCache hashes files (sha256) once per FileKey, unless a caller
+// hashed the file with SumFresh. It is safe for concurrent use; it
+// forgets everything when it holds max keys, and answers nothing from
+// the cache once max files were hashed fresh.
 type ContentCache struct {
 	mu   sync.Mutex
 	sums map[FileKey]string
-	max  int
+	// fresh are the files hashed with SumFresh.
+	fresh map[FileID]bool
+	max   int
 	// Reads counts the files read (not answered from the cache), for tests.
 	Reads int
 }
 
 // NewContentCache returns a cache of at most max keys.
 func NewContentCache(max int) *ContentCache {
-	return &ContentCache{sums: map[FileKey]string{}, max: max}
+	return &ContentCache{sums: map[FileKey]string{}, fresh: map[FileID]bool{}, max: max}
 }
 
 // sum returns the sha256 of the file open at fd (any mode: it is
-// reopened for reading through /proc/self/fd), whose stat is st.
-func (c *ContentCache) sum(fd int, st *unix.Stat_t) (string, error) {
+// reopened for reading through /proc/self/fd), whose stat is st: from
+// the cache only for SumCached (SumSkip is the caller's to honour).
+func (c *ContentCache) sum(fd int, st *unix.Stat_t, how Sum) (string, error) {
 	key := keyOf(st)
 	c.mu.Lock()
+	if how == SumFresh && !c.fresh[key.ID] {
+		if len(c.fresh) < c.max {
+			c.fresh[key.ID] = true
+		} else {
+			c.max = 0 // too many to remember: cache nothing
+		}
+		delete(c.sums, key)
+	}
 	s, ok := c.sums[key]
 	c.mu.Unlock()
-	if ok {
+	if ok && how == SumCached {
 		return s, nil
 	}
 	f, err := os.OpenFile("/proc/self/fd/"+strconv.Itoa(fd), os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
@@ -77,14 +109,17 @@ func (c *ContentCache) sum(fd int, st *unix.Stat_t) (string, error) {
 	if len(c.sums) >= c.max {
 		clear(c.sums)
 	}
-	c.sums[key] = s
+	if c.max > 0 && !c.fresh[key.ID] {
+		c.sums[key] = s
+	}
 	c.mu.Unlock()
 	return s, nil
 }
 
 // SumFile hashes the file at path (opened as the kernel would; a
-// "/proc/<pid>/exe" link opens the process's executable) and identifies it.
-func (c *ContentCache) SumFile(path string) (FileID, string, error) {
+// "/proc/<pid>/exe" link opens the process's executable) and identifies
+// it; how is SumCached or SumFresh.
+func (c *ContentCache) SumFile(path string, how Sum) (FileID, string, error) {
 	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return FileID{}, "", &os.PathError{Op: "open", Path: path, Err: err}
@@ -94,7 +129,7 @@ func (c *ContentCache) SumFile(path string) (FileID, string, error) {
 	if err := unix.Fstat(fd, &st); err != nil {
 		return FileID{}, "", os.NewSyscallError("fstat", err)
 	}
-	s, err := c.sum(fd, &st)
+	s, err := c.sum(fd, &st, how)
 	if err != nil {
 		return FileID{}, "", &os.PathError{Op: "hash", Path: path, Err: err}
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestContentCacheRehashesARewrite(t *testing.T) {
@@ -22,7 +24,7 @@ func TestContentCacheRehashesARewrite(t *testing.T) {
 	c := NewContentCache(16)
 	sum := func() string {
 		t.Helper()
-		_, s, err := c.SumFile(path)
+		_, s, err := c.SumFile(path, SumCached)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,11 +60,70 @@ func TestContentCacheForgetsWhenFull(t *testing.T) {
 		if err := os.WriteFile(p, []byte(name), 0o644); err != nil && i < 3 {
 			t.Fatal(err)
 		}
-		if _, _, err := c.SumFile(p); err != nil {
+		if _, _, err := c.SumFile(p, SumCached); err != nil {
 			t.Fatal(err)
 		}
 		if len(c.sums) > 2 {
 			t.Fatalf("%d keys held, max 2", len(c.sums))
 		}
+	}
+}
+
+// Issue 43, item 6: a rewrite through a MAP_SHARED mapping on tmpfs,
+// of a page read first, keeps the size, the mtime and the ctime: the
+// key holds, the content does not. SumFresh reads the file, and from then on no caller gets
+// the file from the cache.
+func TestContentCacheFreshForAMappedRewrite(t *testing.T) {
+	dir, err := os.MkdirTemp("/dev/shm", "sysgate-content-")
+	if err != nil {
+		t.Fatalf("a tmpfs directory (/dev/shm): %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	path := filepath.Join(dir, "tool.sh")
+	before, after := "#!/bin/sh\necho benign\n", "#!/bin/sh\necho escape\n"
+	if err := os.WriteFile(path, []byte(before), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hex256 := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
+	c := NewContentCache(16)
+	sum := func(how Sum) string {
+		t.Helper()
+		_, s, err := c.SumFile(path, how)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if got := sum(SumCached); got != hex256(before) {
+		t.Fatalf("first sum %s, want %s", got, hex256(before))
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := unix.Mmap(int(f.Fd()), 0, len(before), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Read first: the read fault maps the page writable (tmpfs asks
+	// for no write notification), so the write takes no fault, and the
+	// kernel's file_update_time on a shared write fault never runs.
+	if string(m) != before {
+		t.Fatalf("mapped %q", m)
+	}
+	copy(m, after)
+	if err := unix.Munmap(m); err != nil {
+		t.Fatal(err)
+	}
+	// The hole: the key still holds.
+	if got := sum(SumCached); got != hex256(before) {
+		t.Fatalf("cached sum after the mapped rewrite %s: the key changed, the spec proves nothing", got)
+	}
+	if got := sum(SumFresh); got != hex256(after) {
+		t.Fatalf("fresh sum %s, want %s", got, hex256(after))
+	}
+	if got := sum(SumCached); got != hex256(after) || c.Reads != 3 {
+		t.Fatalf("cached sum of a file once hashed fresh: %s, %d reads; want %s read again", got, c.Reads, hex256(after))
 	}
 }

@@ -32,6 +32,8 @@ type ExecFile struct {
 	// was given and the file could be read; SumErr says why not.
 	SHA256 string
 	SumErr error
+	// Fresh: SHA256 was read from the file, not a cache (SumFresh).
+	Fresh bool
 	// Interp is the ELF program interpreter an exec of the file opens
 	// for execution too (ld.so; see ELFInterpreter): "" for a static
 	// program, a script, or a file sysgate could not read.
@@ -203,8 +205,9 @@ func ResolveExecFile(target string) (ExecFile, error) {
 // is the file's that the path reached, not whatever the path names later.
 //
 // want, when not nil, says which files are worth hashing (by the path
-// reached): hashing a big program nobody pins costs a read of all of it.
-func ResolveExecFileSum(target string, sums *ContentCache, want func(path string) bool) (ExecFile, error) {
+// reached), and which the cache may answer for: hashing a big program
+// nobody pins costs a read of all of it. Nil hashes every file fresh.
+func ResolveExecFileSum(target string, sums *ContentCache, want func(path string) Sum) (ExecFile, error) {
 	fd, err := openExecTarget(target)
 	if err != nil {
 		return ExecFile{}, &os.PathError{Op: "open", Path: target, Err: err}
@@ -230,8 +233,13 @@ func ResolveExecFileSum(target string, sums *ContentCache, want func(path string
 			f.Interp, _ = ELFInterpreter(preader(rfd))
 			unix.Close(rfd)
 		}
-		if sums != nil && (want == nil || want(f.Path)) {
-			f.SHA256, f.SumErr = sums.sum(fd, &st)
+		how := SumFresh
+		if want != nil {
+			how = want(f.Path)
+		}
+		if sums != nil && how != SumSkip {
+			f.SHA256, f.SumErr = sums.sum(fd, &st, how)
+			f.Fresh = how == SumFresh
 		}
 	}
 	return f, nil

@@ -206,7 +206,7 @@ var spawnSteps = map[int32]string{
 	C.SYSGATE_STEP_HIDE_DIR: "tmpfs over sysgate's state directory", C.SYSGATE_STEP_RO_PATH: "bind a file of the run read-only",
 	C.SYSGATE_STEP_PROC: "mount the PID namespace's /proc", C.SYSGATE_STEP_AGENT: "start the agent under init",
 	C.SYSGATE_STEP_USERNS:   "map the caller's uid and gid in the run's user namespace",
-	C.SYSGATE_STEP_LANDLOCK: "landlock_restrict_self",
+	C.SYSGATE_STEP_LANDLOCK: "landlock_restrict_self", C.SYSGATE_STEP_LANDLOCK_PROC: "add the Landlock rules beneath the run's /proc",
 
 	// BindFiles: the steps of a BindFileError.
 	C.SYSGATE_STEP_BIND_SOURCE: "open the source", C.SYSGATE_STEP_BIND_TARGET: "open the target",
@@ -441,6 +441,15 @@ func fillSpawn(s *C.struct_sysgate_spawn, mem *cMemory, cfg *SpawnConfig) {
 	s.landlock_fd = -1
 	if cfg.Landlock != nil {
 		s.landlock_fd, s.landlock_flags = C.int(cfg.Landlock.FD), C.uint32_t(cfg.Landlock.Flags)
+		if n := len(cfg.Landlock.Proc); n > 0 {
+			paths := make([]string, n)
+			access := unsafe.Slice((*C.uint64_t)(mem.alloc(uintptr(n)*8)), n)
+			for i, r := range cfg.Landlock.Proc {
+				paths[i], access[i] = r.Path, C.uint64_t(r.Access)
+			}
+			s.landlock_proc = (**C.char)(mem.strings(paths))
+			s.landlock_proc_access = &access[0]
+		}
 	}
 }
 
@@ -449,6 +458,17 @@ func fillSpawn(s *C.struct_sysgate_spawn, mem *cMemory, cfg *SpawnConfig) {
 type LandlockSetup struct {
 	FD    int
 	Flags uint32
+	// Proc are rules beneath /proc, which the agent's first process
+	// adds to the ruleset before it restricts itself, on the /proc it
+	// sees (its PID namespace's own).
+	Proc []LandlockPath
+}
+
+// LandlockPath is a path-beneath rule: the path and its rights
+// (LANDLOCK_ACCESS_FS_*).
+type LandlockPath struct {
+	Path   string
+	Access uint64
 }
 
 func cBool(b bool) C.int {

@@ -37,6 +37,8 @@ struct sysgate_spawn {
 	int cloexec_loop;         // tests: skip close_range, use the fallback loop
 	int landlock_fd;          // a Landlock ruleset the agent restricts itself to, after no_new_privs (-1: none)
 	uint32_t landlock_flags;  // landlock_restrict_self's flags (audit logging, ABI 7)
+	const char *const *landlock_proc;   // paths beneath /proc (NULL-terminated): each gets a rule, opened in the agent's own view
+	const uint64_t *landlock_proc_access; // the rights of landlock_proc[i]
 	const char *root;         // with fence: the run's / (pivot_root), read-only; NULL: the host's
 	const char *root_tmp;     // root's /tmp, a fresh tmpfs
 	const char *const *root_binds; // source, target pairs (targets inside root): bound read-write, recursively
@@ -88,6 +90,7 @@ enum {
 	SYSGATE_STEP_AGENT,        // init: start the agent
 	SYSGATE_STEP_USERNS,       // init: map its own uid and gid in the run's user namespace
 	SYSGATE_STEP_LANDLOCK,     // landlock_restrict_self (enforce's files section)
+	SYSGATE_STEP_LANDLOCK_PROC, // a Landlock rule beneath the run's /proc (the record carries the path)
 	SYSGATE_STEP_BIND_SOURCE,  // open a bound file's source (the record carries source and target)
 	SYSGATE_STEP_BIND_TARGET,  // open its target (idem)
 	SYSGATE_STEP_BIND_FILE,    // bind the source over the target, read-only (idem)

@@ -97,6 +97,36 @@ void reap_helper(struct child_arg *a) {
 	}
 }
 
+// landlock_proc_rules adds the rules beneath /proc to the ruleset, on the
+// /proc the agent sees: in a PID namespace of the run's own, a procfs
+// mounted over sysgate's, whose entries a rule that sysgate opened on its
+// own /proc never reaches (Landlock's walk skips a mount point that is
+// itself a mount's root). A path missing here is skipped, as the
+// builder skips one. 0, or -1 with errno.
+static int landlock_proc_rules(const struct sysgate_spawn *s) {
+	if (!s->landlock_proc)
+		return 0;
+	for (int i = 0; s->landlock_proc[i]; i++) {
+		int fd = syscall(SYS_openat, AT_FDCWD, s->landlock_proc[i], O_PATH | O_CLOEXEC);
+		if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+			continue;
+		if (fd < 0)
+			return -1;
+		struct {
+			uint64_t allowed_access;
+			int32_t parent_fd;
+		} __attribute__((packed)) attr = {s->landlock_proc_access[i], fd};
+		long r = syscall(SYS_landlock_add_rule, s->landlock_fd, 1 /* LANDLOCK_RULE_PATH_BENEATH */, &attr, 0);
+		int err = errno;
+		syscall(SYS_close, fd);
+		if (r != 0) {
+			errno = err;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 // agent_steps are the agent's own steps, from the capability drop to the
 // execve; on failure they return the errno and set *step (-1: the filter
 // was loaded, and a->late_step says which step failed).
@@ -117,6 +147,8 @@ static int agent_steps(struct child_arg *a, int *step) {
 	// Landlock after the user switch (the domain survives setuid and
 	// execve) and before the filter, which then need not allow it: what
 	// enforce's files section permits, the kernel alone decides from here.
+	if (s->landlock_fd >= 0 && landlock_proc_rules(s) != 0)
+		return *step = SYSGATE_STEP_LANDLOCK_PROC, errno;
 	if (s->landlock_fd >= 0 &&
 	    syscall(SYS_landlock_restrict_self, s->landlock_fd, s->landlock_flags) != 0)
 		return *step = SYSGATE_STEP_LANDLOCK, errno;

@@ -39,6 +39,9 @@
 #ifndef SYS_landlock_restrict_self
 #define SYS_landlock_restrict_self 446
 #endif
+#ifndef SYS_landlock_add_rule
+#define SYS_landlock_add_rule 445
+#endif
 
 #if defined(__x86_64__)
 static inline long raw_syscall(long n, long a, long b, long c, long d, long e, long f) {

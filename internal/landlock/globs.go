@@ -3,6 +3,8 @@ package landlock
 import (
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // FileGlob is one line of a baseline's `files:` section after placeholder
@@ -31,6 +33,7 @@ const (
 	WideOneLevel = "Landlock grants a whole tree, not one level"
 	WideMeta     = "a pattern in a path component: granted beneath its literal prefix"
 	WideNoPrefix = "no literal prefix: granted beneath /"
+	WideProcSelf = "a process's /proc entry is a directory of its own, made when it starts (and /proc/self is sysgate's here): granted beneath /proc"
 )
 
 // RulesFromGlobs turns `files:` globs into Landlock path rules, without
@@ -41,7 +44,16 @@ const (
 //   - dir/* becomes dir, wider than check (WideOneLevel);
 //   - any other pattern becomes its literal prefix directory, e.g.
 //     /usr/lib/x86_64-linux-gnu/*.so* becomes /usr/lib/x86_64-linux-gnu
-//     and **/.env becomes / (WideMeta, WideNoPrefix).
+//     and **/.env becomes / (WideMeta, WideNoPrefix);
+//   - anything in a process's /proc entry (/proc/self, /proc/thread-self,
+//     /proc/PID, and /proc/net and /proc/mounts, links into self) becomes
+//     /proc (WideProcSelf). Opened here, /proc/self is sysgate's own
+//     /proc/PID: a rule there gave the agent nothing of its own entry,
+//     and each of the agent's processes has its entry, made at its fork;
+//     opening /proc/PID/root would put the rule on that process's root.
+//     /proc holds them all (ProcRules: on the run's own /proc too). A
+//     magic link beneath (fd/N, root, cwd) opens its target, which
+//     Landlock checks by the target's own path.
 //
 // The prefix is chosen over expanding the glob against the file system at
 // enforce time: expansion fixes the set when the agent starts, so a file
@@ -78,6 +90,9 @@ func RulesFromGlobs(globs []FileGlob) ([]PathRule, []Widening) {
 // wider than the glob ("" when exact).
 func literalPrefix(glob string) (string, string) {
 	parts := strings.Split(filepath.Clean("/"+glob), "/")[1:]
+	if len(parts) >= 2 && parts[0] == "proc" && processEntry(parts[1]) {
+		return "/proc", WideProcSelf
+	}
 	for i, p := range parts {
 		if !hasMeta(p) {
 			continue
@@ -98,8 +113,50 @@ func literalPrefix(glob string) (string, string) {
 	return filepath.Clean("/" + glob), ""
 }
 
+// processEntry reports a first element beneath /proc that is, or leads
+// into, one process's entry.
+func processEntry(elem string) bool {
+	switch elem {
+	case "self", "thread-self", "net", "mounts":
+		return true
+	}
+	return elem != "" && strings.Trim(elem, "0123456789") == ""
+}
+
 // hasMeta reports whether a path component is a pattern, in the syntax of
 // the files: section (path.Match plus ** and {a,b}).
 func hasMeta(component string) bool {
 	return strings.ContainsAny(component, `*?[{\`)
+}
+
+// ProcRule is a rule beneath /proc with the rights the ruleset's ABI
+// gives it.
+type ProcRule struct {
+	Path   string
+	Access Access
+}
+
+// ProcRules are the rules of rules beneath /proc, for the agent's first
+// process to add again on the /proc it sees: a run in a PID namespace of
+// its own mounts a procfs of its own over /proc, and a rule sysgate put
+// on its /proc (or an entry of it) is on another file system. A rule on
+// a file gets only the rights a file takes (its kind is read from
+// sysgate's /proc: /proc's layout is the kernel's, not the run's).
+func ProcRules(abi int, rules []PathRule) []ProcRule {
+	handled := HandledAccess(abi)
+	var out []ProcRule
+	for _, r := range rules {
+		if r.Path != "/proc" && !strings.HasPrefix(r.Path, "/proc/") {
+			continue
+		}
+		access := r.Rights() & handled
+		var st unix.Stat_t
+		if unix.Stat(r.Path, &st) == nil && st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			access &= fileRights
+		}
+		if access != 0 {
+			out = append(out, ProcRule{Path: r.Path, Access: access})
+		}
+	}
+	return out
 }

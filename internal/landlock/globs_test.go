@@ -15,6 +15,12 @@ func TestRulesFromGlobs(t *testing.T) {
 		{Glob: "/tmp/*", Write: true},
 		{Glob: "/home/u/ws/*/build/**", Delete: true},
 		{Glob: "/usr/lib/python3.11", Exec: true},
+		{Glob: "/proc/self/**", Read: true},
+		{Glob: "/proc/thread-self/comm", Write: true},
+		{Glob: "/proc/self", Read: true},
+		{Glob: "/proc/1/root/**", Read: true},
+		{Glob: "/proc/net/dev", Read: true},
+		{Glob: "/proc/cpuinfo", Read: true},
 	}
 	rules, wide := RulesFromGlobs(globs)
 	wantRules := []PathRule{
@@ -24,6 +30,8 @@ func TestRulesFromGlobs(t *testing.T) {
 		{Path: "/usr/lib/x86_64-linux-gnu", Read: true, Exec: true},
 		{Path: "/", Read: true},
 		{Path: "/tmp", Write: true},
+		{Path: "/proc", Read: true, Write: true},
+		{Path: "/proc/cpuinfo", Read: true},
 	}
 	if !reflect.DeepEqual(rules, wantRules) {
 		t.Errorf("rules\n got %+v\nwant %+v", rules, wantRules)
@@ -33,6 +41,12 @@ func TestRulesFromGlobs(t *testing.T) {
 		{Glob: "**/.env", Granted: "/", Reason: WideNoPrefix},
 		{Glob: "/tmp/*", Granted: "/tmp", Reason: WideOneLevel},
 		{Glob: "/home/u/ws/*/build/**", Granted: "/home/u/ws", Reason: WideMeta},
+		{Glob: "/proc/self/**", Granted: "/proc", Reason: WideProcSelf},
+		{Glob: "/proc/thread-self/comm", Granted: "/proc", Reason: WideProcSelf},
+		{Glob: "/proc/self", Granted: "/proc", Reason: WideProcSelf},
+		// Never the process's root, which the link would open.
+		{Glob: "/proc/1/root/**", Granted: "/proc", Reason: WideProcSelf},
+		{Glob: "/proc/net/dev", Granted: "/proc", Reason: WideProcSelf},
 	}
 	if !reflect.DeepEqual(wide, wantWide) {
 		t.Errorf("widenings\n got %+v\nwant %+v", wide, wantWide)
@@ -51,5 +65,23 @@ func TestLiteralPrefixCleans(t *testing.T) {
 		if got, _ := literalPrefix(glob); got != want {
 			t.Errorf("literalPrefix(%q) = %q, want %q", glob, got, want)
 		}
+	}
+}
+
+func TestProcRules(t *testing.T) {
+	rules := []PathRule{
+		{Path: "/proc", Read: true},
+		{Path: "/proc/cpuinfo", Read: true, Delete: true},
+		{Path: "/procx", Read: true},
+		{Path: "/usr/lib", Read: true},
+	}
+	got := ProcRules(3, rules)
+	want := []ProcRule{
+		{Path: "/proc", Access: readRights},
+		// A file takes only a file's rights.
+		{Path: "/proc/cpuinfo", Access: readRights & fileRights},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ProcRules\n got %+v\nwant %+v", got, want)
 	}
 }

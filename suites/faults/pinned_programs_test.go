@@ -60,3 +60,51 @@ var _ = Describe("an agent replacing a listed program it can write", RequiresAud
 		Entry("enforce, notify", "enforce", "notify"),
 	)
 })
+
+// Issue 43, item 6: a pinned helper on tmpfs that the agent can write,
+// rewritten in place through a MAP_SHARED mapping of a page it read
+// first, keeps its size, mtime and ctime; the hash cached at its first
+// exec answered for the second (testdata/mmapswap.c): a clean run.
+var _ = Describe("an agent rewriting its pinned helper on tmpfs through a shared mapping", RequiresAudit, Escape, func() {
+	BeforeEach(func() { requireAudit() })
+
+	DescribeTable("is caught: the helper's content is not the one pinned",
+		func(ctx SpecContext, backend string, nobody bool) {
+			s := newFileScene(nobody)
+			dir, err := os.MkdirTemp("/dev/shm", "sysgate-helper-")
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(os.RemoveAll, dir)
+			Expect(os.Chmod(dir, 0o755)).To(Succeed())
+			helper := filepath.Join(dir, "helper")
+			reset := func() {
+				GinkgoHelper()
+				Expect(os.WriteFile(helper, []byte("#!/bin/sh\necho benign\n"), 0o755)).To(Succeed())
+				if nobody {
+					Expect(os.Chown(dir, 65534, 65534)).To(Succeed())
+					Expect(os.Chown(helper, 65534, 65534)).To(Succeed())
+				}
+			}
+			reset()
+			rec := append([]string{"record", "--agent", "mmapswap", "-o", s.base}, s.flags(backend)...)
+			o := s.run(ctx, append(rec, "--", bin.MmapSwap, "benign", helper)...)
+			Expect(o.Code).To(Equal(cli.ExitOK), "record: %s", o)
+			data, err := os.ReadFile(s.base)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(string(data)).To(MatchRegexp(`(?m)^  - path: `+regexp.QuoteMeta(helper)+`\n    sha256: [0-9a-f]{64}$`), "record did not pin the agent's helper")
+
+			reset()
+			chk := append([]string{"check", "--format", "json", "-b", s.base}, s.flags(backend)...)
+			o = s.run(ctx, append(chk, "--", bin.MmapSwap, "escape", helper)...)
+			Expect(o.Output()).To(ContainSubstring("benign\nescape\n"), "the rewritten helper must run: %s", o)
+			Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)
+			r := o.Result()
+			Expect(r.Violations).To(BeEmpty(), "only the program's content is new: %s", o)
+			Expect(r.ProgramViolations).To(ContainElement(And(
+				HaveField("Path", helper),
+				HaveField("Mismatch", ContainSubstring("sha256")),
+			)), "%s", o)
+		},
+		Entry("audit as root", "audit", false),
+		Entry("notify as nobody", "notify", true),
+	)
+})

@@ -38,6 +38,7 @@ type paths struct {
 	StopParent string // testdata/stopparent.c, static
 	FileTouch  string // testdata/filetouch.c, static (files_test.go)
 	NetConnect string // testdata/netconnect.c, static (network_test.go)
+	MmapSwap   string // testdata/mmapswap.c, static (pinned_programs_test.go)
 }
 
 var bin paths
@@ -77,6 +78,9 @@ var _ = SynchronizedBeforeSuite(func() []byte {
 	p.NetConnect = filepath.Join(dir, "netconnect")
 	out, err = exec.Command("gcc", "-static", "-O1", "-pthread", "-o", p.NetConnect, "testdata/netconnect.c").CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "gcc -static netconnect.c: %s", out)
+	p.MmapSwap = filepath.Join(dir, "mmapswap")
+	out, err = exec.Command("gcc", "-static", "-O1", "-o", p.MmapSwap, "testdata/mmapswap.c").CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "gcc -static mmapswap.c: %s", out)
 	data, err := json.Marshal(p)
 	Expect(err).NotTo(HaveOccurred())
 	return data

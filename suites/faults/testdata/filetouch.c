@@ -21,6 +21,10 @@
 //   flip      a second thread flips a path buffer between ./input.txt and
 //             TARGET while this thread opens it 2000 times; prints
 //             "opened-target N" when it read TARGET's content N times.
+//   procself  reads a few files of its own /proc entry (status, stat,
+//             cmdline, fdinfo/0: record writes /proc/self/**), then TARGET
+//   procroot  reads the same /proc files, then TARGET through its own
+//             root's magic link and "..": /proc/self/root/../TARGET
 // Exit status 0 whatever the outcome of the attack (the verdict is the
 // gate's, not the agent's).
 #define _GNU_SOURCE
@@ -168,6 +172,16 @@ int main(int argc, char **argv) {
 			close(mfd);
 		}
 		free(h);
+	} else if (!strcmp(mode, "procself") || !strcmp(mode, "procroot")) {
+		static const char *own[] = {"/proc/self/status", "/proc/self/stat", "/proc/self/cmdline", "/proc/self/fdinfo/0"};
+		for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
+			slurp(own[i], buf, sizeof buf);
+			must(buf[0] != 0, own[i]);
+		}
+		char via[4096];
+		snprintf(via, sizeof via, "%s%s", strcmp(mode, "procroot") ? "" : "/proc/self/root/..", target);
+		slurp(via, buf, sizeof buf);
+		printf("read %s: %s\n", via, buf[0] ? "content" : "nothing");
 	} else if (!strcmp(mode, "flip")) {
 		flip(target);
 	} else {
