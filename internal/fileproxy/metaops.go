@@ -106,7 +106,7 @@ func (h *held) utimensat(dirfd int, pathAddr, timesAddr uint64, flags int) (outc
 		}
 	}
 	if pathAddr == 0 {
-		return h.changeThrough(uint64(uint32(dirfd)), func(fd int) outcome { return setTimes(fd, "", ts, flags) })
+		return h.timesThrough(dirfd, ts, flags)
 	}
 	return h.changeInPlace(dirfd, pathAddr, flags, func(r ref) outcome { return setTimes(unix.AT_FDCWD, magic(r.fd), ts, 0) })
 }
@@ -129,7 +129,7 @@ func (h *held) utimes(dirfd int, pathAddr, tvAddr uint64) (outcome, error) {
 		}
 	}
 	if pathAddr == 0 {
-		return h.changeThrough(uint64(uint32(dirfd)), func(fd int) outcome { return setTimes(fd, "", ts, 0) })
+		return h.timesThrough(dirfd, ts, 0)
 	}
 	return h.changeInPlace(dirfd, pathAddr, 0, func(r ref) outcome { return setTimes(unix.AT_FDCWD, magic(r.fd), ts, 0) })
 }
@@ -144,6 +144,15 @@ func (h *held) utime(pathAddr, bufAddr uint64) (outcome, error) {
 		ts = &[2]unix.Timespec{{Sec: u.Actime}, {Sec: u.Modtime}}
 	}
 	return h.changeInPlace(unix.AT_FDCWD, pathAddr, 0, func(r ref) outcome { return setTimes(unix.AT_FDCWD, magic(r.fd), ts, 0) })
+}
+
+// timesThrough is a NULL path: the descriptor's file (futimens); with
+// AT_FDCWD the kernel looks the NULL name up, and faults.
+func (h *held) timesThrough(dirfd int, ts *[2]unix.Timespec, flags int) (outcome, error) {
+	if dirfd == unix.AT_FDCWD {
+		return fail(unix.EFAULT), nil
+	}
+	return h.changeThrough(uint64(uint32(dirfd)), func(fd int) outcome { return setTimes(fd, "", ts, flags) })
 }
 
 // readStruct reads a fixed-size struct argument once from the caller's
