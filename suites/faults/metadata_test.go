@@ -72,7 +72,7 @@ var _ = Describe("an agent that changes a file's metadata outside its files base
 // metadataAttacks are the modes of items 2-4 on one backend: the
 // capability attack needs root (CAP_SETFCAP), chown to root too.
 func metadataAttacks(backend string, nobody bool) []TableEntry {
-	modes := []string{"chmod2", "fchmod", "fxattr", "setxattr", "utimens"}
+	modes := []string{"chmod2", "fchmod", "fxattr", "setxattr", "utimens", "futimens"}
 	if !nobody {
 		modes = append(modes, "fchown", "fsetcap")
 	}
