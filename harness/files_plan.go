@@ -151,7 +151,14 @@ type fileEmitter struct {
 	// records; held are the accesses it places once the run is over.
 	dirs *touch.Dirs
 	held []heldAccess
+	// opened is the file each process's recorded open returned under a
+	// number, by a verified name: a change through that descriptor for
+	// which the kernel records no file (futimens) is a write of it. A
+	// guess: dup2 and close are not recorded.
+	opened map[pidFD]string
 }
+
+type pidFD struct{ pid, fd int }
 
 // heldAccess is an access by a name relative to a directory descriptor
 // that Dirs places at the end of the run.
@@ -168,7 +175,7 @@ type fileID struct {
 }
 
 func newFileEmitter(book *fileBook) *fileEmitter {
-	return &fileEmitter{book: book, inodes: map[fileID]string{}, pending: map[pendingKey][]fileAccess{}, rootFD: -1, dirs: touch.NewDirs()}
+	return &fileEmitter{book: book, inodes: map[fileID]string{}, pending: map[pendingKey][]fileAccess{}, rootFD: -1, dirs: touch.NewDirs(), opened: map[pidFD]string{}}
 }
 
 // close flushes what stayed unverified and gives back the run's root.
@@ -350,9 +357,12 @@ func (f *fileEmitter) emit(ev touch.Event) {
 		}
 	}
 	f.confirm(ev)
+	f.noteOpened(ev, acc)
 	for _, a := range acc {
 		if a.Unverified {
 			if p, ok := f.inodes[fileID{a.Item.Dev, a.Item.Inode}]; ok && a.Item.Inode != 0 {
+				a.Path, a.Unverified = p, false
+			} else if p, ok := f.changedThrough(ev, a); ok {
 				a.Path, a.Unverified = p, false
 			} else if p, ok := procEntry(a); ok {
 				a.Path, a.Unverified = p, false
@@ -389,6 +399,35 @@ func (f *fileEmitter) emit(ev touch.Event) {
 		}
 		f.book.add(access)
 	}
+}
+
+// noteOpened remembers the file a successful open returned under its
+// number, when its name was verified (else forgets the number: a guess
+// from an older open of it would be wrong).
+func (f *fileEmitter) noteOpened(ev touch.Event, acc []touch.Access) {
+	fd, ok := ev.OpenedFD()
+	if !ok {
+		return
+	}
+	k := pidFD{ev.PID, fd}
+	delete(f.opened, k)
+	for _, a := range acc {
+		if !a.Unverified && a.Path != "" && len(f.opened) < maxLearnedFiles {
+			f.opened[k] = a.Path
+		}
+	}
+}
+
+// changedThrough places a change through a descriptor for which the
+// kernel recorded no file (futimens: no item, no inode) at the file the
+// process's recorded open returned under that number.
+func (f *fileEmitter) changedThrough(ev touch.Event, a touch.Access) (string, bool) {
+	fd, ok := ev.ChangedFD()
+	if !ok || a.Item.Inode != 0 || a.Item.Name != "" {
+		return "", false
+	}
+	p, ok := f.opened[pidFD{ev.PID, fd}]
+	return p, ok
 }
 
 // pendingKey is an unverified access's recorded name and inode.

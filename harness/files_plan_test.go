@@ -176,3 +176,45 @@ func TestOPathCandidateNotInherited(t *testing.T) {
 		t.Errorf("unverified %q, want the reopen", got)
 	}
 }
+
+// A change through a descriptor (issue 43, item 3): fchmod records the
+// file's inode and no name, which the run's recorded open ties to its
+// path; futimens records no file at all, and is the file the process's
+// recorded open returned under that number. A descriptor the run's
+// records never gave leaves the run unverified, never clean.
+func TestChangeThroughDescriptor(t *testing.T) {
+	dir := t.TempDir()
+	tool := filepath.Join(dir, "tool")
+	if err := os.WriteFile(tool, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(tool, &st); err != nil {
+		t.Fatal(err)
+	}
+	item := touch.Path{Name: tool, Abs: tool, NameType: "NORMAL", Inode: st.Ino, Mode: st.Mode,
+		Dev: fmt.Sprintf("%02x:%02x", unix.Major(st.Dev), unix.Minor(st.Dev))}
+	gone := 1 << 30 // no such process: /proc says nothing
+	f := newFileEmitter(newFileBook(true, nil))
+	f.started = true
+	f.emit(touch.Event{Syscall: "openat", PID: gone, Exit: 3, Flags: unix.O_RDONLY, Args: [4]uint64{0xffffff9c}, Paths: []touch.Path{item}})
+	nameless := item
+	nameless.Name, nameless.Abs = "", ""
+	f.emit(touch.Event{Syscall: "fchmod", PID: gone, Args: [4]uint64{3, 0o4755}, Paths: []touch.Path{nameless}})
+	f.emit(touch.Event{Syscall: "utimensat", PID: gone, Args: [4]uint64{3, 0}})
+	f.emit(touch.Event{Syscall: "utimensat", PID: gone, Args: [4]uint64{7, 0}})
+	f.close()
+	var writes uint64
+	got := f.book.touches()
+	for _, touched := range got {
+		if touched.Path == tool && touched.Op == baseline.FileWrite {
+			writes += touched.Count
+		}
+	}
+	if writes != 2 {
+		t.Errorf("want fchmod and futimens of fd 3 as two writes of %s, got %+v", tool, got)
+	}
+	if u := f.book.unverifiedPaths(); len(u) != 1 {
+		t.Errorf("futimens of a descriptor the records never gave: unverified %q, want one", u)
+	}
+}

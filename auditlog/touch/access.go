@@ -1,5 +1,7 @@
 package touch
 
+import "github.com/sysgate/sysgate/internal/filecalls"
+
 // Op is what a call did to a file.
 type Op uint8
 
@@ -48,8 +50,14 @@ type Access struct {
 //   - unlink, rmdir: delete; rename: delete of the source, write of the
 //     destination; link: read of the source (a new name gives access to
 //     it), write of the new name; symlink: write of the new name;
-//   - mkdir, chmod, chown, truncate: write; execve, execveat: exec of
-//     every NORMAL item (the program, a script's interpreter, ld.so);
+//   - mkdir, mknod: write of the new name; a change in place (truncate,
+//     the chmod, chown, xattr and times calls: filecalls.Change) is a
+//     write of the file; by a descriptor (fchmod, fsetxattr, futimens)
+//     the item has no name, only the inode the kernel recorded (no item
+//     at all for futimens), and the access is Unverified until the
+//     resolver or the run's records tie it to a path;
+//   - execve, execveat: exec of every NORMAL item (the program, a
+//     script's interpreter, ld.so);
 //   - unix sockets: bind writes the socket file, connect and sendto or
 //     sendmsg to a path write to it (docker.sock is a way out);
 //   - name_to_handle_at: read (the handle opens the file later without a
@@ -94,12 +102,10 @@ func (e Event) FileAccesses() []Access {
 			} else {
 				add(p, Read)
 			}
-		case "symlink", "symlinkat", "mkdir", "mkdirat":
+		case "symlink", "symlinkat", "mkdir", "mkdirat", "mknod", "mknodat":
 			if p.NameType == "CREATE" {
 				add(p, Write)
 			}
-		case "chmod", "fchmodat", "chown", "fchownat", "lchown", "truncate":
-			add(p, Write)
 		case "execve", "execveat":
 			add(p, Exec)
 		case "bind":
@@ -112,9 +118,48 @@ func (e Event) FileAccesses() []Access {
 			// A handle opens the file later without a path lookup: count
 			// the lookup as a read, so a handle never hides a file.
 			add(p, Read)
+		default:
+			if filecalls.EffectOf(e.Syscall) == filecalls.Change {
+				add(p, Write)
+			}
 		}
 	}
+	if out == nil && e.byDescriptorOnly() {
+		// futimens: the kernel records no item for a change through a
+		// descriptor without a name; the descriptor says which file.
+		add(Path{dirfd: -1}, Write)
+	}
 	return out
+}
+
+// ChangedFD is the descriptor a change through a descriptor named
+// (fchmod(fd), futimens(fd)); ok=false for any other call.
+func (e Event) ChangedFD() (fd int, ok bool) {
+	if !e.byDescriptorOnly() {
+		return -1, false
+	}
+	return int(int32(uint32(e.Args[0]))), true
+}
+
+// OpenedFD is the descriptor a successful open returned.
+func (e Event) OpenedFD() (fd int, ok bool) {
+	if !openCall(e.Syscall) || e.Failed || e.Exit < 0 {
+		return -1, false
+	}
+	return int(e.Exit), true
+}
+
+// byDescriptorOnly reports a change through the descriptor in the
+// first argument that named no path: fchmod and the like, or
+// utimensat and futimesat with a NULL path.
+func (e Event) byDescriptorOnly() bool {
+	switch filecalls.NamingOf(e.Syscall) {
+	case filecalls.ByDescriptor:
+		return true
+	case filecalls.PathOrDescriptor:
+		return e.Args[1] == 0
+	}
+	return false
 }
 
 // lastObject reports whether item i is the last non-PARENT item: an

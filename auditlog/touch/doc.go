@@ -16,10 +16,11 @@
 //     attribution is by session anyway.
 //   - Rules builds the exit rules (go-libaudit rule/flags.Parse and
 //     rule.Build), per arch one for each set, key sysgate-AUID. Files:
-//     open, openat, openat2, creat, truncate, rename*, link*, symlink*,
-//     unlink*, mkdir*, rmdir, chmod, fchmodat, chown, fchownat, lchown,
-//     execve*, name_to_handle_at, open_by_handle_at (calls an arch lacks
-//     are left out: aarch64 has only the *at forms), successful calls
+//     the calls of the one table both backends watch (internal/filecalls:
+//     opens, creates, removes, renames, links, the mode, owner, xattr
+//     and times changes by name and through a descriptor, execs, the
+//     file-handle calls; calls an arch lacks are left out: aarch64 has
+//     only the *at forms), successful calls
 //     only (-F success=1: failed lookups are noise, an interpreter probes
 //     hundreds of missing paths). Network: connect, bind, listen, sendto,
 //     sendmsg, sendmmsg and the 32-bit socketcall(2) (a SOCKADDR record

@@ -128,9 +128,10 @@ func (e Event) parentOf(item Path) (Path, bool) {
 }
 
 // fdCandidate names an item through /proc/PID/fd while the caller lives:
-// the directory descriptor a relative name starts from, or for an open
+// the directory descriptor a relative name starts from, for an open
 // that recorded no name (a file created through a dangling symlink, an
-// open_by_handle_at) the descriptor it returned. "" when there is none.
+// open_by_handle_at) the descriptor it returned, for a change through a
+// descriptor (fchmod) that descriptor. "" when there is none.
 func (e Event) fdCandidate(item Path) string {
 	fd := -1
 	name := ""
@@ -139,6 +140,9 @@ func (e Event) fdCandidate(item Path) string {
 		fd, name = item.dirfd, item.Name
 	case item.Name == "" && e.Exit >= 0 && openCall(e.Syscall):
 		fd = int(e.Exit)
+	case item.Name == "" && e.byDescriptorOnly():
+		// fchmod(fd), fsetxattr(fd), futimens: the descriptor itself.
+		fd = int(int32(uint32(e.Args[0])))
 	default:
 		return ""
 	}

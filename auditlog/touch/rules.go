@@ -10,6 +10,8 @@ import (
 	"github.com/elastic/go-libaudit/v2/auparse"
 	"github.com/elastic/go-libaudit/v2/rule"
 	"github.com/elastic/go-libaudit/v2/rule/flags"
+
+	"github.com/sysgate/sysgate/internal/filecalls"
 )
 
 // Set selects which calls a run's rules record.
@@ -30,13 +32,9 @@ const (
 	Compat                  // -F arch=b32 (i386 on x86_64, arm on aarch64)
 )
 
-var fileCalls = []string{
-	"open", "openat", "openat2", "creat", "truncate",
-	"rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat",
-	"unlink", "unlinkat", "mkdir", "mkdirat", "rmdir",
-	"chmod", "fchmodat", "chown", "fchownat", "lchown",
-	"execve", "execveat", "name_to_handle_at", "open_by_handle_at",
-}
+// fileCalls are the one table both file observers watch
+// (internal/filecalls): the notify proxy serves the same calls.
+var fileCalls = filecalls.Names()
 
 // sendto without an address carries no SOCKADDR; it is kept because one
 // with an address is how UDP leaves. socketcall is the 32-bit

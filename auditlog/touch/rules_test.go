@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/elastic/go-libaudit/v2/rule"
+
+	"github.com/sysgate/sysgate/internal/filecalls"
+	"github.com/sysgate/sysgate/internal/scmp"
 )
 
 func TestRulesPerArchAndSetScopedToAUID(t *testing.T) {
@@ -38,6 +41,40 @@ func TestRulesPerArchAndSetScopedToAUID(t *testing.T) {
 		for _, w := range want {
 			if !strings.Contains(text, w) {
 				t.Errorf("rule %d %q lacks %q", i, text, w)
+			}
+		}
+	}
+}
+
+// TestFileRulesHoldTheWholeTable: every call of the one table that an
+// arch has is in that arch's file rule (a name go-libaudit's table
+// lacked would be left out silently).
+func TestFileRulesHoldTheWholeTable(t *testing.T) {
+	wires, err := Rules(0x7f001234, Files, Native|Compat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	native := scmp.Native()
+	compat := map[scmp.Arch]scmp.Arch{scmp.X86_64: scmp.I386, scmp.AArch64: scmp.ARM}[native]
+	for i, arch := range []scmp.Arch{native, compat} {
+		text, err := rule.ToCommandLine(rule.WireFormat(wires[i]), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls := map[string]bool{}
+		for _, f := range strings.Fields(text) {
+			for _, name := range strings.Split(f, ",") {
+				calls[name] = true
+			}
+		}
+		for _, name := range filecalls.Names() {
+			if _, ok := scmp.Number(arch, name); ok && !calls[name] {
+				t.Errorf("%s: the file rule lacks %s: %s", arch, name, text)
+			}
+		}
+		for _, name := range []string{"fchmodat2", "fchmod", "fsetxattr", "utimensat", "setxattr"} {
+			if !calls[name] {
+				t.Errorf("%s: the file rule lacks %s", arch, name)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package fileproxy
 import (
 	"golang.org/x/sys/unix"
 
+	"github.com/sysgate/sysgate/internal/filecalls"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -54,19 +55,19 @@ type Access struct {
 	Racy bool
 }
 
-// handled are the calls Serve answers itself, by name: the ones that
-// take a path. The file-handle calls are refused with EPERM.
-var handledCalls = []string{
-	"open", "openat", "openat2", "creat",
-	"unlink", "unlinkat", "rmdir",
-	"rename", "renameat", "renameat2",
-	"link", "linkat", "symlink", "symlinkat",
-	"mkdir", "mkdirat",
-	"chmod", "fchmodat", "fchmodat2",
-	"chown", "lchown", "fchownat",
-	"truncate",
-	"name_to_handle_at", "open_by_handle_at",
-}
+// handledCalls are the calls Serve answers itself: the one table both
+// file observers watch (internal/filecalls) but the execs, which the
+// notify backend's exec verification holds and reports (with the
+// program's path) instead. The file-handle calls are refused with EPERM.
+var handledCalls = func() []string {
+	var out []string
+	for _, name := range filecalls.Names() {
+		if filecalls.EffectOf(name) != filecalls.Exec {
+			out = append(out, name)
+		}
+	}
+	return out
+}()
 
 // Syscalls returns the names of the calls Serve handles that arch has
 // (aarch64, for one, has no open, unlink or rename): the filter makes

@@ -1,11 +1,14 @@
 package fileproxy
 
 import (
+	"fmt"
+
 	"golang.org/x/sys/unix"
 )
 
-// attrCall serves the calls that change a file in place (mode, owner,
-// length: writes) and refuses the file-handle calls.
+// attrCall serves the calls that change a file in place (length, mode,
+// owner, extended attributes, times: writes), by name or through a
+// descriptor, and mknod, and refuses the file-handle calls.
 func (h *held) attrCall() (outcome, error) {
 	a := h.notif.Data.Args
 	switch h.name {
@@ -23,6 +26,31 @@ func (h *held) attrCall() (outcome, error) {
 		return h.chown(dirfdArg(a[0]), a[1], int(int32(a[2])), int(int32(a[3])), int(a[4]))
 	case "truncate":
 		return h.truncate(a[0], int64(a[1]))
+	case "mknod":
+		return h.mknod(unix.AT_FDCWD, a[0], uint32(a[1]), uint32(a[2]))
+	case "mknodat":
+		return h.mknod(dirfdArg(a[0]), a[1], uint32(a[2]), uint32(a[3]))
+	case "fchmod":
+		return h.changeThrough(a[0], func(fd int) outcome { return result(unix.Fchmod(fd, uint32(a[1])&0o7777)) })
+	case "fchown":
+		return h.changeThrough(a[0], func(fd int) outcome { return result(unix.Fchown(fd, int(int32(a[1])), int(int32(a[2])))) })
+	case "setxattr", "lsetxattr", "fsetxattr":
+		return h.setxattr(a)
+	case "removexattr", "lremovexattr", "fremovexattr":
+		return h.removexattr(a)
+	case "utimensat":
+		return h.utimensat(dirfdArg(a[0]), a[1], a[2], int(a[3]))
+	case "futimesat":
+		return h.utimes(dirfdArg(a[0]), a[1], a[2])
+	case "utimes":
+		return h.utimes(unix.AT_FDCWD, a[0], a[1])
+	case "utime":
+		return h.utime(a[0], a[1])
+	case "name_to_handle_at", "open_by_handle_at":
+	default:
+		// A call of the table (internal/filecalls) this proxy has no
+		// way to perform: refused, never run unchecked.
+		return fail(unix.ENOSYS), fmt.Errorf("fileproxy: %s: no way to serve it", h.name)
 	}
 	// name_to_handle_at and open_by_handle_at: a handle names a file
 	// by inode, past every path; refused, and reported as refused.
@@ -107,4 +135,10 @@ func (h *held) handlePath(dirfd int, addr uint64, flags int) string {
 		return p
 	}
 	return r.path
+}
+
+// mknod makes a node (a FIFO, a socket, a device) as the caller: a
+// write of its new name.
+func (h *held) mknod(dirfd int, addr uint64, mode, dev uint32) (outcome, error) {
+	return h.onParent(dirfd, addr, OpWrite, func(r ref) error { return unix.Mknodat(r.fd, r.base, mode, int(dev)) })
 }

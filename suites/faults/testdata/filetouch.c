@@ -25,9 +25,23 @@
 //             cmdline, fdinfo/0: record writes /proc/self/**), then TARGET
 //   procroot  reads the same /proc files, then TARGET through its own
 //             root's magic link and "..": /proc/self/root/../TARGET
+// Issue 43: metadata changes, by name and through a descriptor opened
+// read-only (each reports a failed call on stderr and exits 0):
+//   chmod2    fchmodat2(AT_FDCWD, TARGET, 0666, 0) (Linux 6.6; glibc 2.39's chmod)
+//   fchmod    opens TARGET read-only, fchmod(fd, 04755): setuid
+//   fchown    opens TARGET read-only, fchown(fd, 0, 0)
+//   fsetcap   opens TARGET read-only, fsetxattr(fd, "security.capability",
+//             cap_setuid,cap_setgid=ep)
+//   fxattr    opens TARGET read-only, fsetxattr(fd, "user.sysgate") and
+//             fremovexattr(fd, "user.sysgate")
+//   setxattr  setxattr(TARGET, "user.note", ...): a store beside the content
+//   utimens   utimensat(AT_FDCWD, TARGET, {1, 1}, 0): back-dates it
+//   futimens  opens TARGET read-only, futimens(fd, {1, 1}): the kernel
+//             records no file for it on audit
 // Exit status 0 whatever the outcome of the attack (the verdict is the
 // gate's, not the agent's).
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -35,13 +49,33 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452 // the same number on every arch (Linux 6.6)
+#endif
 
 static void must(int ok, const char *what) {
 	if (!ok) {
 		perror(what);
 		exit(2);
 	}
+}
+
+// attempt reports a failed call without failing the agent: the verdict
+// is the gate's.
+static void attempt(int ok, const char *what) {
+	if (!ok)
+		fprintf(stderr, "filetouch: failed: %s: %s\n", what, strerror(errno));
+}
+
+// rdonly opens target read-only: every descriptor attack starts so.
+static int rdonly(const char *target) {
+	int fd = open(target, O_RDONLY | O_CLOEXEC);
+	must(fd >= 0, target);
+	return fd;
 }
 
 static void slurp(const char *path, char *buf, size_t size) {
@@ -184,6 +218,38 @@ int main(int argc, char **argv) {
 		printf("read %s: %s\n", via, buf[0] ? "content" : "nothing");
 	} else if (!strcmp(mode, "flip")) {
 		flip(target);
+	} else if (!strcmp(mode, "chmod2")) {
+		attempt(syscall(SYS_fchmodat2, AT_FDCWD, target, 0666, 0) == 0, "fchmodat2");
+	} else if (!strcmp(mode, "fchmod")) {
+		int fd = rdonly(target);
+		attempt(fchmod(fd, 04755) == 0, "fchmod");
+		close(fd);
+	} else if (!strcmp(mode, "fchown")) {
+		int fd = rdonly(target);
+		attempt(fchown(fd, 0, 0) == 0, "fchown");
+		close(fd);
+	} else if (!strcmp(mode, "fsetcap")) {
+		// struct vfs_cap_data, revision 2, effective: permitted
+		// CAP_SETGID (6) and CAP_SETUID (7).
+		unsigned int cap[5] = {0x02000001, (1u << 6) | (1u << 7), 0, 0, 0};
+		int fd = rdonly(target);
+		attempt(fsetxattr(fd, "security.capability", cap, sizeof cap, 0) == 0, "fsetxattr security.capability");
+		close(fd);
+	} else if (!strcmp(mode, "fxattr")) {
+		int fd = rdonly(target);
+		attempt(fsetxattr(fd, "user.sysgate", "1", 1, 0) == 0, "fsetxattr");
+		attempt(fremovexattr(fd, "user.sysgate") == 0, "fremovexattr");
+		close(fd);
+	} else if (!strcmp(mode, "setxattr")) {
+		attempt(setxattr(target, "user.note", "hidden store", 12, 0) == 0, "setxattr");
+	} else if (!strcmp(mode, "utimens")) {
+		struct timespec ts[2] = {{1, 0}, {1, 0}};
+		attempt(utimensat(AT_FDCWD, target, ts, 0) == 0, "utimensat");
+	} else if (!strcmp(mode, "futimens")) {
+		struct timespec ts[2] = {{1, 0}, {1, 0}};
+		int fd = rdonly(target);
+		attempt(futimens(fd, ts) == 0, "futimens");
+		close(fd);
 	} else {
 		fprintf(stderr, "filetouch: unknown mode %s\n", mode);
 		return 2;
