@@ -94,14 +94,15 @@ files:
 	o := filesObservation(
 		ObservedFile{Path: "{runtime}/os.py", Op: FileRead},
 		ObservedFile{Path: "{home}/.gitconfig", Op: FileRead},
-		ObservedFile{Path: "{tmp}/tmpab12cd/x", Op: FileWrite},
+		ObservedFile{Path: "{tmp}/tmpab12cd_x", Op: FileWrite},
+		ObservedFile{Path: "{tmp}/tmpab12cd_x/x", Op: FileWrite},
 	)
 	doc, res, err := FromObservation(path, o, RecordOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := string(doc.Format())
-	if !strings.Contains(got, "files:\n  read:\n    - path: \"{home}/.gitconfig\"\n      reason: git identity\n  write:\n    - \"{tmp}/**\"\n") {
+	if !strings.Contains(got, "files:\n  read:\n    - path: \"{home}/.gitconfig\"\n      reason: git identity\n  write:\n    - \"{tmp}/tmp????????/**\"\n") {
 		t.Errorf("without merge:\n%s", got)
 	}
 	if len(res.AddedFiles) != 1 || len(res.RemovedFiles) != 2 {
