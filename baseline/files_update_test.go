@@ -193,3 +193,31 @@ func TestRecordFilesRepo(t *testing.T) {
 		t.Errorf("got:\n%s", got)
 	}
 }
+
+// TestRecordSaysWhatAGlobCovers: record reports a glob it writes that
+// covers credentials (issue 43, item 10), and a path it names.
+func TestRecordSaysWhatAGlobCovers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.yaml")
+	o := filesObservation(
+		ObservedFile{Path: "{workspace}/input.txt", Op: FileRead},
+		ObservedFile{Path: "{workspace}/deploy/id_rsa", Op: FileRead},
+		ObservedFile{Path: "/etc/hosts", Op: FileRead},
+	)
+	_, res, err := FromObservation(path, o, RecordOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]FileFinding{}
+	for _, f := range res.AddedFiles {
+		got[f.Path] = f
+	}
+	if f := got["{workspace}/**"]; !strings.Contains(f.Covers, "/**/.env (env file, high)") || !strings.Contains(f.Covers, "ssh key") {
+		t.Errorf("{workspace}/**: %+v", f)
+	}
+	if f := got["{workspace}/deploy/id_rsa"]; f.Sensitive != "ssh key" || f.Covers != "" {
+		t.Errorf("the key: %+v", f)
+	}
+	if f := got["/etc/hosts"]; f.Covers != "" || f.Sensitive != "" {
+		t.Errorf("/etc/hosts: %+v", f)
+	}
+}
