@@ -47,6 +47,25 @@ const collapseAt = 4
 //
 // The entries are sorted by access, then glob.
 func GeneraliseFiles(ctx FileContext, seen []ObservedFile) []FileEntry {
+	return generaliseFiles(ctx, seen, madeUnder(ctx, seen))
+}
+
+// madeUnder are the names the run wrote, abstracted: what it may have
+// made under {tmp} (see tmpPattern).
+func madeUnder(ctx FileContext, seen []ObservedFile) map[string]bool {
+	made := map[string]bool{}
+	for _, s := range seen {
+		if s.Op == FileWrite {
+			made[ctx.Abstract(s.Path)] = true
+		}
+	}
+	return made
+}
+
+// generaliseFiles is GeneraliseFiles with the names the run made given
+// apart: record judges them from everything the run did, also what a
+// base already allows.
+func generaliseFiles(ctx FileContext, seen []ObservedFile, made map[string]bool) []FileEntry {
 	// byOp: the paths of each access, abstracted; the value says whether
 	// the path is sensitive, judged before abstracting (a workspace that
 	// is the home would hide {home}/.ssh as {workspace}/.ssh).
@@ -78,7 +97,7 @@ func GeneraliseFiles(ctx FileContext, seen []ObservedFile) []FileEntry {
 			if under, ok := strings.CutPrefix(p, phTmp+"/"); ok {
 				// Only what the run made: a shared directory's tree is
 				// not the run's to generalise.
-				placeholderGlobs[tmpPattern(under, byOp[FileWrite])] = true
+				placeholderGlobs[tmpPattern(under, made)] = true
 				continue
 			}
 			if ph, ok := collapsesInto(p); ok {

@@ -6,8 +6,7 @@ import (
 )
 
 // tmpPattern writes a path under {tmp} (under: the part after "{tmp}/")
-// for record. written are the run's write accesses, abstracted (the
-// value does not matter): the
+// for record. made are the names the run wrote, abstracted: the
 // first name below {tmp} is the run's own when the run wrote that name
 // itself (mkdir, or a create), and only then is anything generalised:
 //   - the name, when it has the shape of a name a temporary-file call
@@ -18,9 +17,9 @@ import (
 //
 // A path the run did not make stays literal: a key another process left
 // in /tmp/x/ is not allowed by the run having read /tmp/y/z.
-func tmpPattern(under string, written map[string]bool) string {
+func tmpPattern(under string, made map[string]bool) string {
 	top, _, deeper := strings.Cut(under, "/")
-	if _, made := written[phTmp+"/"+top]; !made {
+	if !made[phTmp+"/"+top] {
 		return literalGlob(phTmp + "/" + under)
 	}
 	name := tempShape(top)

@@ -60,7 +60,9 @@ func recordFiles(doc, old *Document, base *Profile, o *Observation, merge bool, 
 	for _, e := range doc.Files {
 		have[e.key()] = true
 	}
-	for _, e := range GeneraliseFiles(FileContext{}, fresh) {
+	// What the run made under {tmp} is judged from everything it did:
+	// its mkdir may be one a base already allows.
+	for _, e := range generaliseFiles(FileContext{}, fresh, madeUnder(FileContext{}, o.FileList())) {
 		if have[e.key()] {
 			continue
 		}

@@ -221,3 +221,23 @@ func TestRecordSaysWhatAGlobCovers(t *testing.T) {
 		t.Errorf("/etc/hosts: %+v", f)
 	}
 }
+
+// TestRecordTmpMadeUnderABase: the run's mkdir decides what it made in
+// {tmp} even when a base already allows the mkdir, so the read inside
+// is written by its directory's shape, not by this run's random name.
+func TestRecordTmpMadeUnderABase(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "base.yaml", "version: 1\nfiles:\n  write:\n    - \"{tmp}/tmp????????\"\n")
+	path := writeFile(t, dir, "a.yaml", "version: 1\nagent: a\nextends: [base.yaml]\n")
+	o := filesObservation(
+		ObservedFile{Path: "{tmp}/tmpk3j_9x2a", Op: FileWrite},
+		ObservedFile{Path: "{tmp}/tmpk3j_9x2a/in.txt", Op: FileRead},
+	)
+	doc, _, err := FromObservation(path, o, RecordOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(doc.Format()); !strings.Contains(got, "files:\n  read:\n    - \"{tmp}/tmp????????/**\"\n") {
+		t.Errorf("got:\n%s", got)
+	}
+}
