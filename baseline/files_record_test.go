@@ -180,6 +180,8 @@ func TestGeneraliseTmp(t *testing.T) {
 			[]string{"exec {tmp}/tmp.??????????/**", "write {tmp}/tmp.??????????"}},
 		{"Go's os.MkdirTemp", []ObservedFile{{Path: "/tmp/build3456789012", Op: FileWrite}, {Path: "/tmp/build3456789012/a.out", Op: FileWrite}},
 			[]string{"write {tmp}/build*/**"}},
+		{"gcc's files", []ObservedFile{{Path: "/tmp/ccId21Co.s", Op: FileWrite}, {Path: "/tmp/ccId21Co.s", Op: FileRead}, {Path: "/tmp/ccNvkZoA.cdtor.c", Op: FileWrite}},
+			[]string{"read {tmp}/cc??????.s", "write {tmp}/cc??????.cdtor.c", "write {tmp}/cc??????.s"}},
 		{"a name of its own", []ObservedFile{{Path: "/tmp/cache", Op: FileWrite}, {Path: "/tmp/cache/a", Op: FileRead}},
 			[]string{"read {tmp}/cache/**", "write {tmp}/cache"}},
 		// The drill: one read of a file in a directory the run did not

@@ -34,12 +34,15 @@ func tmpPattern(under string, made map[string]bool) string {
 // tempfile (prefix "tmp", 8 of [a-z0-9_], then its suffix), mkdtemp(3),
 // mkstemp(3), mktemp(1) and node's fs.mkdtemp (a prefix ending in ".",
 // "-" or "_", then 6 or more letters and digits), Go's os.MkdirTemp and
-// os.CreateTemp (a prefix, then a decimal number of any length, so "*").
+// os.CreateTemp (a prefix, then a decimal number of any length, so "*"),
+// and gcc's and collect2's files ("cc", 6 letters and digits, then the
+// kind: ccId21Co.s, ccNvkZoA.cdtor.c).
 var tempShapes = []struct {
 	re   *regexp.Regexp
 	mask func(rnd string) string
 }{
 	{regexp.MustCompile(`^(?P<pre>tmp)(?P<rnd>[a-z0-9_]{8})(?P<post>.*)$`), sameLength},
+	{regexp.MustCompile(`^(?P<pre>cc)(?P<rnd>[A-Za-z0-9]{6})(?P<post>\..+)$`), sameLength},
 	{regexp.MustCompile(`^(?P<pre>.+[._-])(?P<rnd>[A-Za-z0-9]{6,})(?P<post>)$`), sameLength},
 	{regexp.MustCompile(`^(?P<pre>.*[^0-9])(?P<rnd>[0-9]{6,})(?P<post>)$`), func(string) string { return "*" }},
 }
