@@ -16,6 +16,10 @@ type FileFinding struct {
 	// Explain says what the baseline has instead: "not in the baseline;
 	// it has {workspace}/**: read".
 	Explain string `json:"explain,omitempty"`
+	// Covers, for an entry record added: the sensitive paths its glob
+	// covers ("covers sensitive paths: /**/.env (env file, high), ..."),
+	// which the gate lets it reach only with a reason a person writes.
+	Covers string `json:"covers,omitempty"`
 	// File and Line: for a new access, the file its entry belongs in; for
 	// an unused one, the entry.
 	File string `json:"file,omitempty"`

@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -242,12 +243,22 @@ func (p *parser) sensitiveEntry(n *yaml.Node, e FileEntry) {
 // (ssh key, high)" or "covers sensitive paths: {home}/.ssh/** (ssh key,
 // high), ... and 3 more".
 func describeOverlap(hits []sensitiveHit) string {
-	if len(hits) == 1 && hits[0].names {
+	if hits[0].names {
+		// A literal path: the first row it matches decides, as for an
+		// access (SensitivePath).
 		return fmt.Sprintf("names a sensitive path (%s, %s)", hits[0].entry.Label, hits[0].entry.Level)
 	}
 	const shown = 3
-	// High rows first: they are the ones a reviewer must see.
+	// High rows first: they are the ones a reviewer must see; one row of
+	// each kind (ssh key, env file), since a glob over a checkout covers
+	// many rows of one.
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].entry.Level == risk.High && hits[j].entry.Level != risk.High })
+	kinds := map[string]bool{}
+	hits = slices.DeleteFunc(slices.Clone(hits), func(h sensitiveHit) bool {
+		seen := kinds[h.entry.Label]
+		kinds[h.entry.Label] = true
+		return seen
+	})
 	var parts []string
 	for i, h := range hits {
 		if i == shown {

@@ -25,9 +25,12 @@ const collapseAt = 4
 
 // GeneraliseFiles turns the paths a run touched into a short list of
 // entries a reviewer can read:
-//   - a path under {workspace}, {tmp} or {runtime} becomes "{name}/**" for
-//     the access seen (so per-run names such as /tmp/tmpab12cd/x need no
-//     line of their own);
+//   - a path under {workspace} or {runtime} becomes "{name}/**" for the
+//     access seen;
+//   - a path under {tmp} is generalised only within what the run made
+//     there (see tmpPattern): /tmp is shared with everything else on the
+//     machine (ssh-agent sockets, Kerberos caches, other tools' tokens),
+//     so its whole tree is never written;
 //   - a path in an installed package's tree (node_modules,
 //     site-packages, dist-packages) becomes that tree's "/**", and one
 //     under /sys/fs/cgroup "/sys/fs/cgroup/**" (see packageTree);
@@ -44,6 +47,25 @@ const collapseAt = 4
 //
 // The entries are sorted by access, then glob.
 func GeneraliseFiles(ctx FileContext, seen []ObservedFile) []FileEntry {
+	return generaliseFiles(ctx, seen, madeUnder(ctx, seen))
+}
+
+// madeUnder are the names the run wrote, abstracted: what it may have
+// made under {tmp} (see tmpPattern).
+func madeUnder(ctx FileContext, seen []ObservedFile) map[string]bool {
+	made := map[string]bool{}
+	for _, s := range seen {
+		if s.Op == FileWrite {
+			made[ctx.Abstract(s.Path)] = true
+		}
+	}
+	return made
+}
+
+// generaliseFiles is GeneraliseFiles with the names the run made given
+// apart: record judges them from everything the run did, also what a
+// base already allows.
+func generaliseFiles(ctx FileContext, seen []ObservedFile, made map[string]bool) []FileEntry {
 	// byOp: the paths of each access, abstracted; the value says whether
 	// the path is sensitive, judged before abstracting (a workspace that
 	// is the home would hide {home}/.ssh as {workspace}/.ssh).
@@ -72,6 +94,12 @@ func GeneraliseFiles(ctx FileContext, seen []ObservedFile) []FileEntry {
 				out = append(out, FileEntry{Pattern: literalGlob(p), Op: op, Reason: UnreviewedReason})
 				continue
 			}
+			if under, ok := strings.CutPrefix(p, phTmp+"/"); ok {
+				// Only what the run made: a shared directory's tree is
+				// not the run's to generalise.
+				placeholderGlobs[tmpPattern(under, made)] = true
+				continue
+			}
 			if ph, ok := collapsesInto(p); ok {
 				placeholderGlobs[ph+"/**"] = true
 				continue
@@ -83,7 +111,10 @@ func GeneraliseFiles(ctx FileContext, seen []ObservedFile) []FileEntry {
 			rest = append(rest, p)
 		}
 		for g := range placeholderGlobs {
-			out = append(out, FileEntry{Pattern: g, Op: op})
+			// "{tmp}/d/**" holds "{tmp}/d" itself.
+			if !placeholderGlobs[g+"/**"] {
+				out = append(out, FileEntry{Pattern: g, Op: op})
+			}
 		}
 		slices.Sort(rest)
 		for _, g := range collapse(rest, op) {
@@ -110,7 +141,7 @@ func GeneraliseFiles(ctx FileContext, seen []ObservedFile) []FileEntry {
 // collapsesInto names the placeholder whose whole tree a path's access
 // is written as.
 func collapsesInto(p string) (string, bool) {
-	for _, ph := range []string{phWorkspace, phTmp, phRuntime} {
+	for _, ph := range []string{phWorkspace, phRuntime} {
 		if p == ph || strings.HasPrefix(p, ph+"/") {
 			return ph, true
 		}

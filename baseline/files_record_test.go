@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -104,7 +105,8 @@ func TestGeneraliseFiles(t *testing.T) {
 	seen := []ObservedFile{
 		{Path: "/w/a", Op: FileRead}, {Path: "/w/b/c", Op: FileRead},
 		{Path: "/w/out/r.md", Op: FileWrite},
-		{Path: "/tmp/tmpab12cd/x", Op: FileWrite}, {Path: "/tmp/tmpab12cd/x", Op: FileDelete},
+		{Path: "/tmp/tmpab12cd_x", Op: FileWrite}, {Path: "/tmp/tmpab12cd_x/x", Op: FileWrite}, {Path: "/tmp/tmpab12cd_x/x", Op: FileDelete},
+		{Path: "/tmp/shared/key", Op: FileRead},
 		{Path: "/rt/lib/os.py", Op: FileRead},
 		{Path: "/proc/41/status", Op: FileRead}, {Path: "/proc/42/status", Op: FileRead}, {Path: "/proc/1/cmdline", Op: FileRead},
 		{Path: "/home/u/.ssh/id_rsa", Op: FileRead},
@@ -142,16 +144,74 @@ files:
     - path: "{home}/.ssh/id_rsa"
       reason: "unreviewed: seen in record mode"
     - "{runtime}/**"
+    - "{tmp}/shared/key"
     - "{workspace}/**"
   write:
-    - "{tmp}/**"
+    - "{tmp}/tmp????????/**"
     - "{workspace}/**"
   exec:
     - /opt/x/we?rd
   delete:
-    - "{tmp}/**"
+    - "{tmp}/tmp????????/**"
 `
 	if got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestGeneraliseTmp: record generalises under {tmp} only what the run
+// made there (issue 43, item 9): a name it wrote, with its random part
+// masked; a file another process left stays literal, and {tmp}/** is
+// never written.
+func TestGeneraliseTmp(t *testing.T) {
+	ctx := FileContext{Workspace: "/w", Home: "/home/u", Tmp: "/tmp"}
+	for _, tc := range []struct {
+		name string
+		seen []ObservedFile
+		want []string // "op pattern"
+	}{
+		{"python mkdtemp", []ObservedFile{{Path: "/tmp/tmpk3j_9x2a", Op: FileWrite}, {Path: "/tmp/tmpk3j_9x2a/in.txt", Op: FileWrite}, {Path: "/tmp/tmpk3j_9x2a/in.txt", Op: FileRead}},
+			[]string{"read {tmp}/tmp????????/**", "write {tmp}/tmp????????/**"}},
+		{"python mkstemp with a suffix", []ObservedFile{{Path: "/tmp/tmpk3j_9x2a.json", Op: FileWrite}, {Path: "/tmp/tmpk3j_9x2a.json", Op: FileRead}},
+			[]string{"read {tmp}/tmp????????.json", "write {tmp}/tmp????????.json"}},
+		{"mkdtemp(3) and node's fs.mkdtemp", []ObservedFile{{Path: "/tmp/filetouch.Ab3xYz", Op: FileWrite}, {Path: "/tmp/filetouch.Ab3xYz/own", Op: FileRead}, {Path: "/tmp/agent-q1W2e3", Op: FileWrite}},
+			[]string{"read {tmp}/filetouch.??????/**", "write {tmp}/agent-??????", "write {tmp}/filetouch.??????"}},
+		{"mktemp(1)", []ObservedFile{{Path: "/tmp/tmp.AbCdE12345", Op: FileWrite}, {Path: "/tmp/tmp.AbCdE12345/f", Op: FileExec}},
+			[]string{"exec {tmp}/tmp.??????????/**", "write {tmp}/tmp.??????????"}},
+		{"Go's os.MkdirTemp", []ObservedFile{{Path: "/tmp/build3456789012", Op: FileWrite}, {Path: "/tmp/build3456789012/a.out", Op: FileWrite}},
+			[]string{"write {tmp}/build*/**"}},
+		{"gcc's files", []ObservedFile{{Path: "/tmp/ccId21Co.s", Op: FileWrite}, {Path: "/tmp/ccId21Co.s", Op: FileRead}, {Path: "/tmp/ccNvkZoA.cdtor.c", Op: FileWrite}},
+			[]string{"read {tmp}/cc??????.s", "write {tmp}/cc??????.cdtor.c", "write {tmp}/cc??????.s"}},
+		{"a name of its own", []ObservedFile{{Path: "/tmp/cache", Op: FileWrite}, {Path: "/tmp/cache/a", Op: FileRead}},
+			[]string{"read {tmp}/cache/**", "write {tmp}/cache"}},
+		// The drill: one read of a file in a directory the run did not
+		// make; four are still four lines, not {tmp}/shared/*.
+		{"not the run's", []ObservedFile{{Path: "/tmp/shared/a", Op: FileRead}, {Path: "/tmp/shared/b", Op: FileRead}, {Path: "/tmp/shared/c", Op: FileRead}, {Path: "/tmp/shared/d", Op: FileRead}, {Path: "/tmp/x", Op: FileExec}},
+			[]string{"read {tmp}/shared/a", "read {tmp}/shared/b", "read {tmp}/shared/c", "read {tmp}/shared/d", "exec {tmp}/x"}},
+		{"written inside, not made", []ObservedFile{{Path: "/tmp/tmpk3j_9x2a/out", Op: FileWrite}},
+			[]string{"write {tmp}/tmpk3j_9x2a/out"}},
+		{"a glob character in a name", []ObservedFile{{Path: "/tmp/we*rd-Ab3xYz", Op: FileWrite}},
+			[]string{"write {tmp}/we?rd-??????"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, e := range GeneraliseFiles(ctx, tc.seen) {
+				got = append(got, e.Op.String()+" "+e.Pattern)
+			}
+			slices.Sort(got)
+			slices.Sort(tc.want)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			m := newFileMatcher(GeneraliseFiles(ctx, tc.seen), ctx)
+			for _, s := range tc.seen {
+				if !m.Allows(s.Path, s.Op) {
+					t.Errorf("%s %s is not allowed by what record wrote", s.Op, s.Path)
+				}
+			}
+			if m.Allows("/tmp/other/id_rsa", FileRead) || m.Allows("/tmp/plant-123456/key", FileRead) {
+				t.Errorf("what record wrote reaches another directory in /tmp: %q", got)
+			}
+		})
 	}
 }

@@ -110,8 +110,8 @@ func TestUnreviewedFileReasonWarns(t *testing.T) {
 // error: the gate lets it reach the path only with a reviewed reason.
 func TestFilesGlobCoveringSensitiveIsAdvisory(t *testing.T) {
 	for _, tc := range []struct{ name, body, want string }{
-		{"covers", "files:\n  read:\n    - \"{home}/**\"\n", "{home}/**: read covers sensitive paths: {home}/.ssh/** (ssh key, high), {home}/.gnupg/** (gpg key, high), {home}/.aws/** (cloud credentials, high) and 1"},
-		{"covers hooks", "files:\n  write:\n    - \"{workspace}/**\"\n", "{workspace}/**: write covers sensitive paths: /**/_temp/_runner_file_commands/** (runner commands, high), /**/_actions/** (runner actions, high), /**/_tool/** (runner tool cache, high) and "},
+		{"covers", "files:\n  read:\n    - \"{home}/**\"\n", "{home}/**: read covers sensitive paths: /**/.env (env file, high), /**/.ssh/** (ssh key, high), /**/*.key (private key, high) and 10 more"},
+		{"covers hooks", "files:\n  write:\n    - \"{workspace}/**\"\n", "{workspace}/**: write covers sensitive paths: /**/.ssh/** (ssh key, high), /**/*.key (private key, high), /**/.gnupg/** (gpg key, high) and "},
 		{"glob names", "files:\n  write:\n    - /etc/cron.d/*\n", "/etc/cron.d/*: write covers sensitive paths: /etc/cron.*/** (cron, high)"},
 		{"unreviewed", "files:\n  read:\n    - path: \"{workspace}/**\"\n      reason: \"unreviewed: seen in record mode\"\n", "/**/.env"},
 	} {

@@ -60,13 +60,23 @@ func recordFiles(doc, old *Document, base *Profile, o *Observation, merge bool, 
 	for _, e := range doc.Files {
 		have[e.key()] = true
 	}
-	for _, e := range GeneraliseFiles(FileContext{}, fresh) {
+	// What the run made under {tmp} is judged from everything it did:
+	// its mkdir may be one a base already allows.
+	for _, e := range generaliseFiles(FileContext{}, fresh, madeUnder(FileContext{}, o.FileList())) {
 		if have[e.key()] {
 			continue
 		}
 		e.File = doc.Path
 		doc.Files = append(doc.Files, e)
-		res.AddedFiles = append(res.AddedFiles, FileFinding{Path: e.Pattern, Op: e.Op, File: doc.Path})
+		f := FileFinding{Path: e.Pattern, Op: e.Op, File: doc.Path}
+		if hits := sensitiveOverlap(e); len(hits) > 0 {
+			if hits[0].names {
+				f.Sensitive, f.Level = hits[0].entry.Label, hits[0].entry.Level
+			} else {
+				f.Covers = describeOverlap(hits)
+			}
+		}
+		res.AddedFiles = append(res.AddedFiles, f)
 	}
 	// Files were observed: the file gates them from now on, unless a base
 	// does already and this file adds nothing.

@@ -94,14 +94,15 @@ files:
 	o := filesObservation(
 		ObservedFile{Path: "{runtime}/os.py", Op: FileRead},
 		ObservedFile{Path: "{home}/.gitconfig", Op: FileRead},
-		ObservedFile{Path: "{tmp}/tmpab12cd/x", Op: FileWrite},
+		ObservedFile{Path: "{tmp}/tmpab12cd_x", Op: FileWrite},
+		ObservedFile{Path: "{tmp}/tmpab12cd_x/x", Op: FileWrite},
 	)
 	doc, res, err := FromObservation(path, o, RecordOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := string(doc.Format())
-	if !strings.Contains(got, "files:\n  read:\n    - path: \"{home}/.gitconfig\"\n      reason: git identity\n  write:\n    - \"{tmp}/**\"\n") {
+	if !strings.Contains(got, "files:\n  read:\n    - path: \"{home}/.gitconfig\"\n      reason: git identity\n  write:\n    - \"{tmp}/tmp????????/**\"\n") {
 		t.Errorf("without merge:\n%s", got)
 	}
 	if len(res.AddedFiles) != 1 || len(res.RemovedFiles) != 2 {
@@ -189,6 +190,54 @@ func TestRecordFilesRepo(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := string(doc.Format()); !strings.Contains(got, "    - \"{repo}/agents/agent.py\"\n") || !strings.Contains(got, "    - "+real+"x/y\n") {
+		t.Errorf("got:\n%s", got)
+	}
+}
+
+// TestRecordSaysWhatAGlobCovers: record reports a glob it writes that
+// covers credentials (issue 43, item 10), and a path it names.
+func TestRecordSaysWhatAGlobCovers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.yaml")
+	o := filesObservation(
+		ObservedFile{Path: "{workspace}/input.txt", Op: FileRead},
+		ObservedFile{Path: "{workspace}/deploy/id_rsa", Op: FileRead},
+		ObservedFile{Path: "/etc/hosts", Op: FileRead},
+	)
+	_, res, err := FromObservation(path, o, RecordOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]FileFinding{}
+	for _, f := range res.AddedFiles {
+		got[f.Path] = f
+	}
+	if f := got["{workspace}/**"]; !strings.Contains(f.Covers, "/**/.env (env file, high)") || !strings.Contains(f.Covers, "ssh key") {
+		t.Errorf("{workspace}/**: %+v", f)
+	}
+	if f := got["{workspace}/deploy/id_rsa"]; f.Sensitive != "ssh key" || f.Covers != "" {
+		t.Errorf("the key: %+v", f)
+	}
+	if f := got["/etc/hosts"]; f.Covers != "" || f.Sensitive != "" {
+		t.Errorf("/etc/hosts: %+v", f)
+	}
+}
+
+// TestRecordTmpMadeUnderABase: the run's mkdir decides what it made in
+// {tmp} even when a base already allows the mkdir, so the read inside
+// is written by its directory's shape, not by this run's random name.
+func TestRecordTmpMadeUnderABase(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "base.yaml", "version: 1\nfiles:\n  write:\n    - \"{tmp}/tmp????????\"\n")
+	path := writeFile(t, dir, "a.yaml", "version: 1\nagent: a\nextends: [base.yaml]\n")
+	o := filesObservation(
+		ObservedFile{Path: "{tmp}/tmpk3j_9x2a", Op: FileWrite},
+		ObservedFile{Path: "{tmp}/tmpk3j_9x2a/in.txt", Op: FileRead},
+	)
+	doc, _, err := FromObservation(path, o, RecordOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(doc.Format()); !strings.Contains(got, "files:\n  read:\n    - \"{tmp}/tmp????????/**\"\n") {
 		t.Errorf("got:\n%s", got)
 	}
 }

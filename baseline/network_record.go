@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,11 +14,13 @@ import (
 //   - a destination with a name a lookup of the run gave is written by
 //     name and port ("api.openai.com:443"): addresses change per CDN edge;
 //   - a loopback address keeps its address, even when a lookup named it
-//     (127.0.0.2 is not 127.0.0.1: the gap this section closes) and,
-//     when the port was used only once or is one the kernel hands out
-//     for port 0 (ephemeralPorts), "{port}": a server the run started
-//     picks a new port each time, so the next run would otherwise fail,
-//     while a fixed local service keeps its number;
+//     (127.0.0.2 is not 127.0.0.1: the gap this section closes), and its
+//     port, unless the run itself bound that port or was handed it by the
+//     kernel (runPorts): then "{port}", since a server the run started
+//     picks a new port each time. A loopback port is a service (a
+//     resolver, a proxy, a database, a credentials helper), and services
+//     forward: one the run did not start keeps its number however often
+//     or rarely it was called;
 //   - any other address without a name stays literal with its port: a
 //     connection to a bare public IP is the direct-IP bypass of name
 //     filters, so each one needs its own reviewed line;
@@ -30,14 +33,14 @@ import (
 //
 // The entries are sorted by call, pattern and program.
 func GeneraliseNetwork(ctx FileContext, seen []ObservedDestination) []NetworkEntry {
-	total := map[string]uint64{}
-	for _, s := range seen {
-		total[s.Op.String()+" "+s.Dest.Key()] += s.Count
-	}
+	return generaliseNetwork(ctx, seen, runPortsOf(seen))
+}
+
+func generaliseNetwork(ctx FileContext, seen []ObservedDestination, own runPorts) []NetworkEntry {
 	type scoped struct{ pattern, by string }
 	byOp := map[NetOp]map[scoped]bool{}
 	for _, s := range seen {
-		pattern, ok := netPatternFor(ctx, s, total[s.Op.String()+" "+s.Dest.Key()])
+		pattern, ok := netPatternFor(ctx, s, own)
 		if !ok {
 			continue
 		}
@@ -78,13 +81,53 @@ func hostWithBrackets(pattern, host string) string {
 }
 
 // ephemeralPorts is where the kernel's default ip_local_port_range
-// starts (32768-60999): a port there on loopback is one a server bound
-// as port 0, new each run.
+// starts (32768-60999): a port there is one the kernel may hand out for
+// port 0, new each run.
 const ephemeralPorts = 32768
+
+// runPorts are the loopback ports a run bound or listened on itself:
+// the ones it named (a listen on notify names the port the kernel
+// picked), and the addresses where it asked the kernel for one (port 0:
+// the audit backend sees only the 0). An unspecified address (0.0.0.0,
+// ::) stands for every loopback address.
+type runPorts struct {
+	named  map[netip.AddrPort]bool
+	kernel map[netip.Addr]bool
+}
+
+func runPortsOf(seen []ObservedDestination) runPorts {
+	r := runPorts{named: map[netip.AddrPort]bool{}, kernel: map[netip.Addr]bool{}}
+	for _, s := range seen {
+		a := s.Dest.Addr.Unmap()
+		if (s.Op != NetListen && s.Op != NetBind) || s.Dest.Unix != "" || !a.IsValid() || !(a.IsLoopback() || a.IsUnspecified()) {
+			continue
+		}
+		if a.IsUnspecified() {
+			a = netip.IPv4Unspecified()
+		}
+		if s.Dest.Port == 0 {
+			r.kernel[a] = true
+			continue
+		}
+		r.named[netip.AddrPortFrom(a, s.Dest.Port)] = true
+	}
+	return r
+}
+
+// owns reports whether d is a port of the run's own: one it bound there
+// (or on every address), or one in the kernel's range where it asked the
+// kernel for a port.
+func (r runPorts) owns(d Destination) bool {
+	a, any4 := d.Addr.Unmap(), netip.IPv4Unspecified()
+	if r.named[netip.AddrPortFrom(a, d.Port)] || r.named[netip.AddrPortFrom(any4, d.Port)] {
+		return true
+	}
+	return d.Port >= ephemeralPorts && (r.kernel[a] || r.kernel[any4])
+}
 
 // netPatternFor writes one observed destination as a pattern; false when
 // it cannot be written (a malformed name or path).
-func netPatternFor(ctx FileContext, s ObservedDestination, total uint64) (string, bool) {
+func netPatternFor(ctx FileContext, s ObservedDestination, own runPorts) (string, bool) {
 	if s.Op < NetConnect || s.Op > NetResolve {
 		return "", false
 	}
@@ -101,8 +144,8 @@ func netPatternFor(ctx FileContext, s ObservedDestination, total uint64) (string
 		pattern = strings.TrimSuffix(strings.ToLower(d.Name), ".") + ":" + strconv.Itoa(int(d.Port))
 	case !d.Addr.IsValid():
 		return "", false
-	case d.Addr.Unmap().IsLoopback() && (total == 1 || d.Port >= ephemeralPorts) && d.Port != 0,
-		d.Addr.Unmap().IsLoopback() && s.Op == NetListen && d.Port == 0:
+	case d.Addr.Unmap().IsLoopback() && d.Port != 0 && (s.Op == NetConnect || s.Op == NetSend) && own.owns(d),
+		d.Addr.Unmap().IsLoopback() && s.Op == NetListen && (d.Port == 0 || d.Port >= ephemeralPorts):
 		// A listen on port 0 is one whose port the kernel picked (the
 		// audit backend sees the bind's 0, notify the port itself).
 		pattern = hostPort(d.Addr, "{port}")
@@ -170,7 +213,9 @@ func recordNetwork(doc, old *Document, base *Profile, o *Observation, merge bool
 	for _, e := range doc.Network {
 		have[e.key()] = true
 	}
-	for _, e := range GeneraliseNetwork(FileContext{}, fresh) {
+	// The run's own ports are judged from everything it did: its listen
+	// may be one the bases already allow.
+	for _, e := range generaliseNetwork(FileContext{}, fresh, runPortsOf(o.NetworkList())) {
 		if have[e.key()] {
 			continue
 		}

@@ -86,17 +86,68 @@ resolve api.openai.com`
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 	// The literal port beside {port} on one address adds nothing.
-	o = netObservation(t, "connect 127.0.0.1:41234", "connect 127.0.0.1:41235", "connect 127.0.0.1:8080 xx")
-	if got := entryLines(GeneraliseNetwork(FileContext{}, o.NetworkList())); got != "connect 127.0.0.1:{port}" {
+	o = netObservation(t, "listen 127.0.0.1:41234", "connect 127.0.0.1:41234", "connect 127.0.0.1:8080 xx")
+	if got := entryLines(GeneraliseNetwork(FileContext{}, o.NetworkList())); got != "connect 127.0.0.1:{port}\nlisten 127.0.0.1:{port}" {
 		t.Errorf("covered literal: %s", got)
 	}
-	// A port the kernel hands out for port 0 is the run's, however often
-	// it was used; a loopback address keeps its address even by name; a
-	// fixed port used often stays.
-	o = netObservation(t, "connect 127.0.0.2:41234 xxx", "connect api.test=127.0.0.3:45000 xx", "connect 127.0.0.4:8080 xx", "listen 127.0.0.5:0 xx")
-	want = "connect 127.0.0.2:{port}\nconnect 127.0.0.3:{port}\nconnect 127.0.0.4:8080\nlisten 127.0.0.5:{port}"
+	// A port the kernel hands out where the run asked it for one is the
+	// run's, however often it was used; a loopback address keeps its
+	// address even by name; a fixed port stays.
+	o = netObservation(t, "connect 127.0.0.5:41234 xxx", "connect api.test=127.0.0.3:45000 xx", "connect 127.0.0.4:8080 xx", "listen 127.0.0.5:0 xx", "bind 0.0.0.0:0")
+	want = "connect 127.0.0.3:{port}\nconnect 127.0.0.4:8080\nconnect 127.0.0.5:{port}\nbind 0.0.0.0:0 (unreviewed: seen in record mode)\nlisten 127.0.0.5:{port}"
 	if got := entryLines(GeneraliseNetwork(FileContext{}, o.NetworkList())); got != want {
 		t.Errorf("run-time ports:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestGeneraliseNetworkServicePorts: a loopback port the run did not
+// bind is a service (issue 43, item 11): record writes it literally,
+// however often it was called, so a second service on the machine is
+// not allowed by the first one's entry.
+func TestGeneraliseNetworkServicePorts(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		seen []string
+		want string
+	}{
+		{"a model API called once", []string{"connect 127.0.0.1:8765"}, "connect 127.0.0.1:8765"},
+		{"called three times", []string{"connect 127.0.0.1:8765 xxx"}, "connect 127.0.0.1:8765"},
+		{"a service on a port in the kernel's range", []string{"connect 127.0.0.1:41234"}, "connect 127.0.0.1:41234"},
+		{"a resolver", []string{"send 127.0.0.53:53"}, "send 127.0.0.53:53"},
+		{"a proxy, once", []string{"connect 127.0.0.1:3128"}, "connect 127.0.0.1:3128"},
+		{"the run's own server on a port it named", []string{"bind 127.0.0.1:8000", "listen 127.0.0.1:8000", "connect 127.0.0.1:8000"},
+			"connect 127.0.0.1:{port}\nbind 127.0.0.1:8000\nlisten 127.0.0.1:8000"},
+		{"the run's own server, port 0, on notify", []string{"bind 127.0.0.1:0", "listen 127.0.0.1:41234", "connect 127.0.0.1:41234"},
+			"connect 127.0.0.1:{port}\nbind 127.0.0.1:0\nlisten 127.0.0.1:{port}"},
+		{"the run's own server, port 0, on audit", []string{"bind 127.0.0.1:0", "listen 127.0.0.1:0", "connect 127.0.0.1:41234"},
+			"connect 127.0.0.1:{port}\nbind 127.0.0.1:0\nlisten 127.0.0.1:{port}"},
+		{"a port asked for on another address", []string{"listen 127.0.0.2:0", "connect 127.0.0.1:41234"},
+			"connect 127.0.0.1:41234\nlisten 127.0.0.2:{port}"},
+		{"a fixed port beside the run's own", []string{"listen 127.0.0.1:0", "connect 127.0.0.1:8765"},
+			"connect 127.0.0.1:8765\nlisten 127.0.0.1:{port}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := netObservation(t, tc.seen...)
+			if got := entryLines(GeneraliseNetwork(FileContext{}, o.NetworkList())); got != tc.want {
+				t.Errorf("got:\n%s\nwant:\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestRecordNetworkOwnPortAllowed: the run's listen decides even when a
+// base already allows it, so only the connect is new.
+func TestRecordNetworkOwnPortAllowed(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "base.yaml", "version: 1\nnetwork:\n  listen:\n    - 127.0.0.1:{port}\n")
+	path := writeFile(t, dir, "a.yaml", "version: 1\nagent: a\nextends: [base.yaml]\n")
+	o := netObservation(t, "listen 127.0.0.1:0", "connect 127.0.0.1:41234", "connect 127.0.0.1:8765")
+	doc, _, err := FromObservation(path, o, RecordOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(doc.Format()); !strings.Contains(got, "network:\n  connect:\n    - 127.0.0.1:{port}\n") || strings.Contains(got, "listen") {
+		t.Errorf("got:\n%s", got)
 	}
 }
 
@@ -177,7 +228,8 @@ func TestRecordNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := string(doc.Format())
-	if !strings.Contains(got, "network:\n  connect:\n    - 127.0.0.1:{port}\n    - path: api.openai.com:443\n      reason: the model\n") {
+	// 127.0.0.1:41234: a service the run did not start keeps its port.
+	if !strings.Contains(got, "network:\n  connect:\n    - 127.0.0.1:41234\n    - path: api.openai.com:443\n      reason: the model\n") {
 		t.Errorf("without merge:\n%s", got)
 	}
 	if len(res.AddedNetwork) != 1 || len(res.RemovedNetwork) != 1 || res.RemovedNetwork[0].Dest != "stale.example:443" {

@@ -29,31 +29,52 @@ var (
 // decides, so a narrower row (known_hosts) comes before a wider one
 // (.ssh/**).
 //
+// A credential is matched by its name and shape wherever it lies
+// ("/**/"): a key copied into the workspace, a kubeconfig under /tmp, a
+// .npmrc in a checkout are as good to a thief as the ones in the home.
+// Rows about what a later shell or tool runs (.bashrc, agent config)
+// stay under {home}, where those programs look.
+//
 // The runner rows use "/**/" because the layout moves: hosted runners
 // keep the job's files under /home/runner/work (_temp, _actions, _tool),
 // self-hosted ones under the runner's install directory, and the
 // credentials (.credentials, .credentials_rsaparams, .runner) beside the
 // runner binary.
 var sensitivePaths = []SensitiveEntry{
-	{"{home}/.ssh/known_hosts", rw, risk.Medium, "ssh known hosts", "which hosts ssh trusts: a write lets a spoofed host in"},
-	{"{home}/.ssh/config", rw, risk.Medium, "ssh config", "names hosts, users and keys; a write can run a ProxyCommand"},
-	{"{home}/.ssh/**", rw, risk.High, "ssh key", "private keys and authorized_keys: read to log in elsewhere, written to let someone in"},
-	{"{home}/.gnupg/**", rw, risk.High, "gpg key", "private signing and decryption keys"},
-	{"{home}/.aws/**", rw, risk.High, "cloud credentials", "AWS access keys"},
-	{"{home}/.config/gcloud/**", rw, risk.High, "cloud credentials", "Google Cloud tokens"},
-	{"{home}/.azure/**", rw, risk.High, "cloud credentials", "Azure tokens"},
-	{"{home}/.kube/config", rw, risk.High, "cloud credentials", "Kubernetes cluster credentials"},
-	{"{home}/.netrc", rw, risk.High, "credentials", "passwords for hosts (curl, git, ftp)"},
-	{"{home}/.git-credentials", rw, risk.High, "credentials", "git's stored passwords and tokens"},
-	{"{home}/.docker/config.json", rw, risk.High, "registry credentials", "container registry tokens"},
-	{"{home}/.config/gh/**", rw, risk.High, "github token", "the GitHub CLI's token"},
-	{"{home}/.npmrc", rw, risk.High, "registry credentials", "npm publish tokens"},
-	{"{home}/.pypirc", rw, risk.High, "registry credentials", "PyPI upload tokens"},
-	{"{home}/.claude/.credentials.json", rw, risk.High, "agent credentials", "an agent's API token"},
+	// First: reports list a glob's rows in table order, and .env is
+	// what a glob over a checkout most often holds.
 	{"/**/.env", readOnly, risk.High, "env file", "application secrets"},
 	{"/**/.env.*", readOnly, risk.High, "env file", "application secrets"},
 	{"/**/.env", writeOnly, risk.Medium, "env file", "settings an application loads at start"},
 	{"/**/.env.*", writeOnly, risk.Medium, "env file", "settings an application loads at start"},
+	{"/**/.ssh/known_hosts", rw, risk.Medium, "ssh known hosts", "which hosts ssh trusts: a write lets a spoofed host in"},
+	{"/**/.ssh/config", rw, risk.Medium, "ssh config", "names hosts, users and keys; a write can run a ProxyCommand"},
+	{"/**/.ssh/**", rw, risk.High, "ssh key", "private keys and authorized_keys: read to log in elsewhere, written to let someone in"},
+	{"/**/id_rsa", rw, risk.High, "ssh key", "a private key, wherever it was left"},
+	{"/**/id_dsa", rw, risk.High, "ssh key", "a private key, wherever it was left"},
+	{"/**/id_ecdsa", rw, risk.High, "ssh key", "a private key, wherever it was left"},
+	{"/**/id_ecdsa_sk", rw, risk.High, "ssh key", "a private key, wherever it was left"},
+	{"/**/id_ed25519", rw, risk.High, "ssh key", "a private key, wherever it was left"},
+	{"/**/id_ed25519_sk", rw, risk.High, "ssh key", "a private key, wherever it was left"},
+	{"/**/*.key", rw, risk.High, "private key", "a TLS or signing key"},
+	// "*.pem" alone would take in every CA bundle (certifi's cacert.pem,
+	// /etc/ssl/certs): certificates are public; keys are named as keys.
+	{"/**/*key*.pem", rw, risk.High, "private key", "a TLS or signing key"},
+	{"/**/.gnupg/**", rw, risk.High, "gpg key", "private signing and decryption keys"},
+	{"/**/.aws/**", rw, risk.High, "cloud credentials", "AWS access keys"},
+	{"/**/.config/gcloud/**", rw, risk.High, "cloud credentials", "Google Cloud tokens"},
+	{"/**/.azure/**", rw, risk.High, "cloud credentials", "Azure tokens"},
+	{"/**/.kube/config", rw, risk.High, "cloud credentials", "Kubernetes cluster credentials"},
+	{"/**/kubeconfig", rw, risk.High, "cloud credentials", "Kubernetes cluster credentials"},
+	{"/**/kubeconfig.*", rw, risk.High, "cloud credentials", "Kubernetes cluster credentials"},
+	{"/**/*.kubeconfig", rw, risk.High, "cloud credentials", "Kubernetes cluster credentials"},
+	{"/**/.netrc", rw, risk.High, "credentials", "passwords for hosts (curl, git, ftp)"},
+	{"/**/.git-credentials", rw, risk.High, "credentials", "git's stored passwords and tokens"},
+	{"/**/.docker/config.json", rw, risk.High, "registry credentials", "container registry tokens"},
+	{"/**/.config/gh/**", rw, risk.High, "github token", "the GitHub CLI's token"},
+	{"/**/.npmrc", rw, risk.High, "registry credentials", "npm publish tokens"},
+	{"/**/.pypirc", rw, risk.High, "registry credentials", "PyPI upload tokens"},
+	{"/**/.claude/.credentials.json", rw, risk.High, "agent credentials", "an agent's API token"},
 	{"/etc/shadow", rw, risk.High, "password hashes", "the system's password hashes"},
 	{"/etc/gshadow", rw, risk.High, "password hashes", "the system's group password hashes"},
 	{"/etc/sudoers", writeOnly, risk.High, "sudo rules", "who may become root"},
@@ -75,6 +96,7 @@ var sensitivePaths = []SensitiveEntry{
 	{"/opt/hostedtoolcache/**", writeOnly, risk.High, "runner tool cache", "tools that later steps run"},
 	{"/**/.credentials*", rw, risk.High, "runner credentials", "the runner's OAuth credentials"},
 	{"/**/.runner", rw, risk.High, "runner credentials", "the runner's registration"},
+	{"/**/_diag/**", rw, risk.High, "runner logs", "the runner's own logs: job messages, with the URLs and tokens the runner was handed"},
 	{"{home}/.bashrc", writeOnly, risk.High, "shell start-up", "runs in every later shell"},
 	{"{home}/.bash_profile", writeOnly, risk.High, "shell start-up", "runs in every later login shell"},
 	{"{home}/.bash_login", writeOnly, risk.High, "shell start-up", "runs in every later login shell"},
@@ -150,14 +172,15 @@ type sensitiveHit struct {
 const probeName = "sysgate-probe"
 
 // probeRoots are where a row written "/**/x" is probed: such files matter
-// at the top of a checkout and a home, and a glob over {tmp} or {runtime}
-// is not taken to cover them. Deeper ones are not probed either:
+// at the top of a checkout, a home and {tmp} (shared with every other
+// process), and a glob over {runtime} is not taken to cover them. Deeper
+// ones are not probed either:
 // "{workspace}/out/**: write" would otherwise need a reason for a
 // ".git/hooks" that out/ does not have. SensitivePath still flags each
 // such access.
 func probeRoots(ctx FileContext, repo string) []string {
 	roots := []string{""}
-	for _, ph := range []string{phWorkspace, phRepo, phHome} {
+	for _, ph := range []string{phWorkspace, phRepo, phHome, phTmp} {
 		roots = append(roots, ctx.values(ph, repo)...)
 	}
 	return roots

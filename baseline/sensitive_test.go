@@ -53,6 +53,34 @@ func TestSensitivePath(t *testing.T) {
 		{"/home/runner/.config/systemd/user/x.service", FileDelete, "systemd unit", risk.High},
 		{"/usr/lib/python3.11/os.py", FileRead, "", ""},
 		{"{home}/.ssh/id_ed25519", FileRead, "ssh key", risk.High},
+		// By name and shape wherever they lie (issue 43, item 10).
+		{"/home/runner/work/r/r/deploy/id_rsa", FileRead, "ssh key", risk.High},
+		{"/tmp/x/.ssh/id_ed25519", FileRead, "ssh key", risk.High},
+		{"/tmp/keys/id_ecdsa", FileRead, "ssh key", risk.High},
+		{"/home/runner/work/r/r/id_rsa.pub", FileRead, "", ""},
+		{"/home/runner/work/r/r/.aws/credentials", FileRead, "cloud credentials", risk.High},
+		{"/tmp/ci/.docker/config.json", FileRead, "registry credentials", risk.High},
+		{"/home/runner/work/r/r/.npmrc", FileRead, "registry credentials", risk.High},
+		{"/srv/app/.netrc", FileRead, "credentials", risk.High},
+		{"/tmp/x/.git-credentials", FileRead, "credentials", risk.High},
+		{"/home/runner/work/r/r/.env.production", FileRead, "env file", risk.High},
+		{"/tmp/x/.env", FileRead, "env file", risk.High},
+		{"/home/runner/work/r/r/tls/server.key", FileRead, "private key", risk.High},
+		{"/etc/ssl/private/ssl-cert-snakeoil.key", FileRead, "private key", risk.High},
+		{"/tmp/x/privkey.pem", FileRead, "private key", risk.High},
+		{"/tmp/x/server-key.pem", FileRead, "private key", risk.High},
+		{"/usr/lib/python3/dist-packages/certifi/cacert.pem", FileRead, "", ""},
+		{"/etc/ssl/certs/ISRG_Root_X1.pem", FileRead, "", ""},
+		{"/tmp/x/.kube/config", FileRead, "cloud credentials", risk.High},
+		{"/home/runner/work/r/r/kubeconfig", FileRead, "cloud credentials", risk.High},
+		{"/home/runner/work/r/r/ci.kubeconfig", FileRead, "cloud credentials", risk.High},
+		{"/home/runner/work/r/r/kubeconfig.yaml", FileRead, "cloud credentials", risk.High},
+		{"/tmp/cfg/.config/gcloud/access_tokens.db", FileRead, "cloud credentials", risk.High},
+		{"/root/.azure/msal_token_cache.json", FileRead, "cloud credentials", risk.High},
+		{"/run/secrets/token", FileRead, "mounted secrets", risk.High},
+		{"/home/runner/runners/2.320.0/_diag/Worker_20261207.log", FileRead, "runner logs", risk.High},
+		{"/actions-runner/.runner", FileRead, "runner credentials", risk.High},
+		{"/actions-runner/.credentials_rsaparams", FileRead, "runner credentials", risk.High},
 	} {
 		s, ok := SensitivePath(ctx, tc.path, tc.op)
 		if ok != (tc.label != "") || s.Label != tc.label || s.Level != tc.level {
@@ -60,7 +88,7 @@ func TestSensitivePath(t *testing.T) {
 		}
 	}
 	// Without a home, {home} rows match nothing rather than everything.
-	if s, ok := SensitivePath(FileContext{}, "/.ssh/id_rsa", FileRead); ok {
+	if s, ok := SensitivePath(FileContext{}, "/.bashrc", FileWrite); ok {
 		t.Errorf("empty home matched %+v", s)
 	}
 }
@@ -97,7 +125,9 @@ func TestSensitiveOverlap(t *testing.T) {
 		{"{home}/.ssh/*", FileRead, true},         // a glob inside a row
 		{"{home}/.s*/**", FileRead, true},         // matches .ssh's probe
 		{"{runtime}/**", FileRead, false},         // "/**/" rows are probed in checkouts and homes
-		{"{tmp}/**", FileWrite, false},            // likewise
+		{"{tmp}/**", FileWrite, true},             // {tmp}/.env: /tmp is shared (issue 43, item 10)
+		{"{tmp}/**", FileRead, true},              // {tmp}/id_rsa
+		{"{tmp}/tmp????????/**", FileRead, false}, // what record writes for the run's own directory
 		{"{workspace}/**", FileRead, true},        // .env
 		{"{workspace}/src/**", FileRead, false},   // "/**/" rows are probed at the top only (probeRoots)
 		{"{workspace}/src/*.py", FileRead, false}, // no .env matches *.py
@@ -125,7 +155,7 @@ func TestSensitiveFileProblems(t *testing.T) {
 	for _, e := range p.SensitiveFileProblems(ctx) {
 		got = append(got, e.Error())
 	}
-	if len(got) != 3 || !strings.Contains(got[1], "/home/runner/**: read covers sensitive paths: {home}/.ssh/** (ssh key, high)") ||
+	if len(got) != 3 || !strings.Contains(got[1], "/home/runner/**: read covers sensitive paths: /**/.env (env file, high), /**/.ssh/** (ssh key, high)") ||
 		!strings.Contains(got[0], "/home/**: read covers") || !strings.Contains(got[2], "/home/runner/work/r/r/**: write covers") {
 		t.Errorf("problems:\n%s", strings.Join(got, "\n"))
 	}

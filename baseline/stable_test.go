@@ -139,7 +139,7 @@ func TestRareGlobCountsRunsNotNames(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a.yaml")
 	var runs []*Observation
 	for _, name := range []string{"a", "b", "c"} {
-		runs = append(runs, recordRun([]string{"read"}, []string{"{tmp}/tmp" + name}))
+		runs = append(runs, recordRun([]string{"read"}, []string{"{workspace}/out-" + name}))
 	}
 	res, err := WriteRecorded(path, mergeAll(t, runs...), RecordOptions{})
 	if err != nil {

@@ -266,6 +266,9 @@ func writeFilesChanges(b *strings.Builder, f FileUpdate) {
 		if e.Sensitive != "" {
 			s += " **(sensitive: " + cell(e.Sensitive) + ", " + cell(string(e.Level)) + "; give it a reason)**"
 		}
+		if e.Covers != "" {
+			s += " **(" + cell(e.Covers) + ": reached only once a person gives it a reason)**"
+		}
 		fmt.Fprintf(b, "- %s\n", s)
 	}
 	for _, e := range f.RemovedFiles {

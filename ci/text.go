@@ -255,6 +255,17 @@ func WriteRecorded(w io.Writer, path string, res *baseline.RecordResult, p Palet
 	for _, f := range res.Skipped {
 		fmt.Fprintf(&b, "  ! %s syscall %s has no name: it stays a violation\n", f.Arch, f.Syscall)
 	}
+	// A glob record wrote that covers credentials: the gate keeps them
+	// out of it until a person gives the entry a reason; say so here, not
+	// only in validate.
+	for _, f := range res.AddedFiles {
+		switch {
+		case f.Covers != "":
+			fmt.Fprintf(&b, "  ! files %s %s %s: the gate lets it reach them only once a person gives the entry a reason\n", f.Op, term(f.Path), f.Covers)
+		case f.Sensitive != "":
+			fmt.Fprintf(&b, "  ! files %s %s names a sensitive path (%s, %s): give it a real reason\n", f.Op, term(f.Path), f.Sensitive, f.Level)
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -124,6 +124,8 @@ func TestRecordGolden(t *testing.T) {
 			{Arch: scmp.X86_64, Syscall: "ptrace", Risk: risk.ProcessAccess, Level: risk.Medium}, {Arch: scmp.X86_64, Syscall: "socket"}},
 		Removed: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "flock"}},
 		Skipped: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "1000"}},
+		AddedFiles: []baseline.FileFinding{{Path: "{workspace}/**", Op: baseline.FileRead, Covers: "covers sensitive paths: /**/.env (env file, high)"},
+			{Path: "{home}/.netrc", Op: baseline.FileRead, Sensitive: "credentials", Level: risk.High}, {Path: "/etc/hosts", Op: baseline.FileRead}},
 	}
 	if err := WriteRecorded(&b, "baselines/python-agent.yaml", rec, Palette{}); err != nil {
 		t.Fatal(err)

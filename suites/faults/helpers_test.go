@@ -20,6 +20,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog/auditctl"
 	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/kernel"
@@ -139,8 +140,27 @@ func recordBaseline(ctx context.Context, mode string, flags ...string) string {
 	args = append(args, "--", bin.Agent, mode, "benign", filepath.Join(GinkgoT().TempDir(), "pids"))
 	o := sysgate(ctx, args...)
 	Expect(o.Code).To(Equal(cli.ExitOK), "record %s: %s", mode, o)
+	allowPidFiles(path)
 	Expect(os.Chmod(filepath.Dir(path), 0o755)).To(Succeed())
 	return path
+}
+
+// allowPidFiles gives the recorded baseline a reviewed entry for the pid
+// file the agent writes: each spec passes one in a directory of its own
+// under /tmp, which the run did not make, so record writes the recorded
+// one literally (it generalises under {tmp} only what the run made).
+func allowPidFiles(path string) {
+	GinkgoHelper()
+	data, err := os.ReadFile(path)
+	Expect(err).NotTo(HaveOccurred())
+	doc, err := baseline.ParseDocument(path, data)
+	Expect(err).NotTo(HaveOccurred(), "the recorded baseline")
+	if !doc.HasFiles {
+		return // recorded without files: nothing gates them
+	}
+	doc.Files = append(doc.Files, baseline.FileEntry{Pattern: filepath.Join(os.TempDir(), "ginkgo*", "pids*"), Op: baseline.FileWrite,
+		Reason: "the spec's pid file, in a directory of its own per spec"})
+	Expect(os.WriteFile(path, doc.Format(), 0o644)).To(Succeed())
 }
 
 // checkArgs is `check --format json -b base FLAGS -- agent MODE escape ARGS`.

@@ -8,6 +8,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/testutil"
@@ -38,6 +39,13 @@ var _ = Describe("an agent replacing a listed program it can write", RequiresAud
 			data, err := os.ReadFile(base)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(string(data)).To(MatchRegexp(`(?m)^  - path: `+regexp.QuoteMeta(tool)+`\n    sha256: [0-9a-f]{64}$`), "record did not pin the agent's helper")
+			// The attack is a program the agent may write: the directory is
+			// the spec's, not the run's, so record wrote only the scratch
+			// file it saw written, and a person grants the rest.
+			doc, err := baseline.ParseDocument(base, data)
+			Expect(err).NotTo(HaveOccurred())
+			doc.Files = append(doc.Files, baseline.FileEntry{Pattern: dir + "/**", Op: baseline.FileWrite, Reason: "the agent rewrites its own helpers"})
+			Expect(os.WriteFile(base, doc.Format(), 0o644)).To(Succeed())
 
 			o = sysgate(ctx, mode, "--backend", backend, "--format", "json", "--agent", "tool", "-b", base, "--", py, agent, "escape", dir)
 			Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)

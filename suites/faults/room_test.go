@@ -61,7 +61,7 @@ var _ = Describe("an agent reaching outside its run", RequiresAudit, Escape, fun
 			o := sysgate(ctx, "record", "-o", out, "--", bin.Agent, "poison", "escape", link(out))
 			written, err := os.ReadFile(out)
 			Expect(err).NotTo(HaveOccurred())
-			Expect(string(written)).NotTo(ContainSubstring("poison"), "the planted group reached the written baseline: %s", o)
+			Expect(string(written)).NotTo(ContainSubstring("poison:"), "the planted group reached the written baseline: %s", o)
 			Expect(string(written)).NotTo(ContainSubstring("connect"))
 			Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)
 			Expect(o.Output()).To(ContainSubstring("the agent modified its own baseline " + out))

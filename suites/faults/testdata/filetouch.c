@@ -18,6 +18,11 @@
 //             /proc/self/fd/N, and puts ./input.txt under N: by the time
 //             the observer looks, neither name leads to TARGET
 //   handle    name_to_handle_at(TARGET) and open_by_handle_at for read
+//   tmp       makes its own directory in $TMPDIR (or /tmp) with mkdtemp,
+//             writes a file there, reads it back and reads TARGET (it
+//             leaves both: the audit backend ties a name to its inode
+//             after the run); record it with a TARGET in the workspace,
+//             check it with one elsewhere under $TMPDIR
 //   flip      a second thread flips a path buffer between ./input.txt and
 //             TARGET while this thread opens it 2000 times; prints
 //             "opened-target N" when it read TARGET's content N times.
@@ -135,6 +140,17 @@ static void flip(const char *target) {
 	printf("opened-target %d\n", hits);
 }
 
+static void own_tmp(const char *target) {
+	const char *dir = getenv("TMPDIR");
+	char tmpl[4096], own[4200], buf[256];
+	snprintf(tmpl, sizeof tmpl, "%s/filetouch.XXXXXX", dir && *dir ? dir : "/tmp");
+	must(mkdtemp(tmpl) != NULL, "mkdtemp");
+	snprintf(own, sizeof own, "%s/own.txt", tmpl);
+	spew(own, "the agent's own temporary file\n");
+	slurp(own, buf, sizeof buf);
+	slurp(target, buf, sizeof buf);
+}
+
 int main(int argc, char **argv) {
 	if (argc != 3) {
 		fprintf(stderr, "usage: filetouch MODE TARGET\n");
@@ -216,6 +232,8 @@ int main(int argc, char **argv) {
 		snprintf(via, sizeof via, "%s%s", strcmp(mode, "procroot") ? "" : "/proc/self/root/..", target);
 		slurp(via, buf, sizeof buf);
 		printf("read %s: %s\n", via, buf[0] ? "content" : "nothing");
+	} else if (!strcmp(mode, "tmp")) {
+		own_tmp(target);
 	} else if (!strcmp(mode, "flip")) {
 		flip(target);
 	} else if (!strcmp(mode, "chmod2")) {
