@@ -181,7 +181,10 @@ func TestTreeWaitsForOrphanToFinish(t *testing.T) {
 }
 
 func TestTreeKillsDaemonAfterGrace(t *testing.T) {
-	r := runTree(t, 10*time.Second, 300*time.Millisecond, "/bin/sh", "-c", `(exec sleep 1000 </dev/null >/dev/null 2>&1 &)`)
+	// The agent leaves once its child runs sleep (not the subshell
+	// before its exec), so the grace ends on a sleep at any load.
+	r := runTree(t, 10*time.Second, 300*time.Millisecond, "/bin/sh", "-c",
+		`(exec sleep 1000 </dev/null >/dev/null 2>&1) & p=$!; until [ "$(cat /proc/$p/comm)" = sleep ]; do :; done`)
 	if len(r.outcome.Leaked) != 1 {
 		t.Fatalf("leaked %+v; want the one sleep", r.outcome.Leaked)
 	}
@@ -195,7 +198,12 @@ func TestTreeKillsDaemonAfterGrace(t *testing.T) {
 }
 
 func TestTreeTimeoutKillsWholeTree(t *testing.T) {
-	r := runTree(t, 300*time.Millisecond, time.Second, "/bin/sh", "-c", `sleep 1000 & sleep 1000; wait`)
+	// Both sleeps are up well before the timeout (a loaded machine took
+	// more than the 300 ms this test gave to start the second); the
+	// agent then waits for them.
+	r := runTree(t, 2*time.Second, time.Second, "/bin/sh", "-c",
+		`sleep 1000 & a=$!; sleep 1000 & b=$!; until [ "$(cat /proc/$a/comm /proc/$b/comm)" = "sleep
+sleep" ]; do :; done; wait`)
 	if !r.outcome.TimedOut {
 		t.Fatalf("outcome %+v; want a timeout", r.outcome)
 	}
