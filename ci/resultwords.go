@@ -20,7 +20,7 @@ func Summary(r *harness.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s, %s): %s", term(r.Agent), r.Mode, term(strings.Join(r.Command, " ")), r.Verdict)
 	if r.Inconclusive != "" {
-		fmt.Fprintf(&b, ": %s", term(r.Inconclusive))
+		fmt.Fprintf(&b, ": %s", reasons(r.Inconclusive))
 	}
 	fmt.Fprintf(&b, "; %s from %s", Count(r.Events, "logged syscall", "logged syscalls"),
 		Count(len(r.Processes), "process", "processes"))

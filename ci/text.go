@@ -27,7 +27,7 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	}
 	fmt.Fprintf(&b, "sysgate %s %s: %s", r.Mode, term(r.Agent), p.verdict(verdict))
 	if r.Inconclusive != "" {
-		fmt.Fprintf(&b, " (%s)", term(r.Inconclusive))
+		fmt.Fprintf(&b, " (%s)", reasons(r.Inconclusive))
 	}
 	one, many := EventWord(r)
 	fmt.Fprintf(&b, "\n  %s from %s in %v; agent (uid %d) %s",
