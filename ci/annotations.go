@@ -83,8 +83,10 @@ func (r *Report) Annotations() []Annotation {
 	out = append(out, newSyscallAnnotations(gate.newRows(), max(1, MaxAnnotations-len(out)))...)
 	slices.SortStableFunc(out, func(a, b Annotation) int { return dangerOrder(a.danger, b.danger) })
 	out = append(out, capped(learned, "notice", "recorded runs")...)
-	for _, w := range r.weakenedRuns() {
-		out = append(out, Annotation{Level: "warning", Title: "sysgate: weakened gate for " + w.Agent, Message: w.Banner})
+	for _, w := range r.weakenings() {
+		if !w.OnPurpose {
+			out = append(out, Annotation{Level: "warning", Title: "sysgate: weakened gate for " + agentList(w.Agents), Message: w.Part})
+		}
 	}
 	var failures, notices []Annotation
 	for _, run := range r.gateRuns() {

@@ -118,7 +118,11 @@ func RootFlags(r *harness.Result) string {
 // kept (--keep-cap), no PID namespace of its own, fences a run without
 // root went without (Weakened), no record of the names it looked up
 // (NamesUnrecorded), or entries past harness.MaxKept.
-func WeakenedBanner(r *harness.Result) string {
+func WeakenedBanner(r *harness.Result) string { return strings.Join(WeakenedParts(r), "; ") }
+
+// WeakenedParts are WeakenedBanner's parts, each a way the gate was
+// weaker, for reports that name each once across many runs.
+func WeakenedParts(r *harness.Result) []string {
 	var parts []string
 	if len(r.KeptCapabilities) > 0 {
 		parts = append(parts, "the agent kept "+strings.Join(r.KeptCapabilities, ", ")+
@@ -136,7 +140,7 @@ func WeakenedBanner(r *harness.Result) string {
 	if note := NotKeptNote(r.NotKept); note != "" {
 		parts = append(parts, note)
 	}
-	return strings.Join(parts, "; ")
+	return parts
 }
 
 // NotKeptNote is the one line every report shows when a run saw more
