@@ -294,6 +294,17 @@ func ShimNote(s *harness.ShimResolution) string {
 	return term(note)
 }
 
+// ShimBrief is ShimNote for a check or enforce run: record explained the
+// shim once, in full; every later check repeats only what ran in its
+// place ("pyenv shim: started /root/.pyenv/versions/3.11.7/bin/python3.11").
+// A shim that ran as it is keeps the full note: it says what to change.
+func ShimBrief(s *harness.ShimResolution) string {
+	if s == nil || s.Interpreter == "" {
+		return ShimNote(s)
+	}
+	return term(s.Manager + " shim: started " + s.Interpreter)
+}
+
 // ModifiedMessage is what every report says about a baseline the agent
 // changed during its run (harness.Result.ModifiedBaselines).
 func ModifiedMessage(file string) string {

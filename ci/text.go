@@ -40,8 +40,12 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	if note := RecordingNote(r); note != "" {
 		fmt.Fprintf(&b, "  %s\n", note)
 	}
-	if note := ShimNote(r.Shim); note != "" {
-		fmt.Fprintf(&b, "  %s\n", note)
+	shim := ShimBrief(r.Shim)
+	if r.Mode == baseline.ModeRecord {
+		shim = ShimNote(r.Shim)
+	}
+	if shim != "" {
+		fmt.Fprintf(&b, "  %s\n", shim)
 	}
 	if r.Unnamed > 0 {
 		fmt.Fprintf(&b, "  %s from callers sysgate could not name (pid not visible here, or gone before it was read)\n", Count(r.Unnamed, "call", "calls"))
