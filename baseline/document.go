@@ -64,6 +64,13 @@ type Document struct {
 	syscallsLine, unmonitoredLine, groupsLine, programsLine int
 	schedulingLine                                          int
 	programsEnd, lastLine                                   int
+	// filesLine and fileOpLines: the lines of "files:" and of each
+	// access's key under it; filesFlow and fileOpFlow: written in flow
+	// style ("files: {}", "read: []"), where a new line cannot go below.
+	filesLine   int
+	filesFlow   bool
+	fileOpLines map[FileOp]int
+	fileOpFlow  map[FileOp]bool
 }
 
 // Ref is one extends entry.

@@ -42,7 +42,7 @@ func diffFiles(p *Profile, o *Observation) (added, unused []FileFinding) {
 				f.Sensitive, f.Level = row.Label, row.Level
 			}
 			if target != nil {
-				f.File = target.Path
+				f.File, f.Line = target.Path, target.fileInsertLine(s.Op)
 			}
 			added = append(added, f)
 		}

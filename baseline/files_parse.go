@@ -61,6 +61,10 @@ func (p *parser) files(doc *Document, val *yaml.Node) {
 			continue
 		}
 		seenOp[op] = true
+		if doc.fileOpLines == nil {
+			doc.fileOpLines, doc.fileOpFlow = map[FileOp]int{}, map[FileOp]bool{}
+		}
+		doc.fileOpLines[op], doc.fileOpFlow[op] = k.Line, list.Style&yaml.FlowStyle != 0
 		if list.Kind != yaml.SequenceNode {
 			p.add(list, KindSchema, "files %s must be a list of globs, one per line", op)
 			continue

@@ -3,6 +3,7 @@ package baseline
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline/scheduling"
@@ -155,8 +156,10 @@ func (m *FileMatcher) index(p string, op FileOp) int {
 }
 
 // Closest is the entry to name beside a refused access: one that allows
-// the path for another access, else the one sharing the longest leading
-// run of path elements with it; false when there are no entries.
+// the path for another access, else among the related entries (related)
+// the one sharing the longest leading run of path elements with it;
+// false when none is related: a neighbour such as /etc/gitconfig says
+// nothing about a read of /etc/passwd.
 func (m *FileMatcher) Closest(p string, op FileOp) (FileEntry, bool) {
 	for _, other := range fileOps {
 		if other == op {
@@ -170,15 +173,15 @@ func (m *FileMatcher) Closest(p string, op FileOp) (FileEntry, bool) {
 	best, bestLen := -1, -1
 	for _, list := range m.globs {
 		for _, c := range list {
-			if c.idx < m.builtin {
+			if c.idx < m.builtin && related(c.g, name) {
 				best, bestLen = closer(best, bestLen, c.idx, commonElems(c.g, name))
 			}
 		}
 	}
 	for _, exact := range m.exact {
 		for x, i := range exact {
-			if i < m.builtin {
-				best, bestLen = closer(best, bestLen, i, commonElems(compileGlob(x), name))
+			if g := compileGlob(x); i < m.builtin && related(g, name) {
+				best, bestLen = closer(best, bestLen, i, commonElems(g, name))
 			}
 		}
 	}
@@ -186,6 +189,36 @@ func (m *FileMatcher) Closest(p string, op FileOp) (FileEntry, bool) {
 		return FileEntry{}, false
 	}
 	return m.entries[best], true
+}
+
+// related reports whether an entry's glob g is worth naming beside the
+// path name: it lists the same directory (a sibling file, or a pattern
+// for its files), or it is a tree ("dir/**/*.py") the path is in, and
+// that directory is specific: not "/", not a top-level one such as /etc
+// or /tmp, whose files have nothing in common; a placeholder's directory
+// ({workspace}, {home}) is specific.
+func related(g glob, name []string) bool {
+	if len(name) < 2 {
+		return false
+	}
+	dir := len(name) - 1
+	k := slices.Index(g, "**")
+	switch {
+	case k < 0 && len(g) == len(name):
+		k = dir
+	case k < 0 || k > dir:
+		return false
+	}
+	for i := range k {
+		if !matchElem(g[i], name[i]) {
+			return false
+		}
+	}
+	// name[:k] is the shared directory: "", "etc" is /etc.
+	if strings.HasPrefix(name[0], "{") {
+		return k >= 1
+	}
+	return k >= 3
 }
 
 // closer keeps the candidate with the longer common prefix, and between
@@ -210,6 +243,9 @@ func commonElems(g glob, name []string) int {
 func (m *FileMatcher) Explain(p string, op FileOp) string {
 	if e, ok := m.Closest(p, op); ok {
 		return "not in the baseline; it has " + e.String()
+	}
+	if m.builtin > 0 {
+		return "not in the baseline" // nothing related to name
 	}
 	return "not in the baseline; its files section is empty"
 }

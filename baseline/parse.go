@@ -247,6 +247,7 @@ func (p *parser) topLevel(doc *Document, top *yaml.Node) {
 			doc.programsLine = key.Line
 			p.programs(doc, val)
 		case "files":
+			doc.filesLine, doc.filesFlow = key.Line, val.Style&yaml.FlowStyle != 0
 			p.files(doc, val)
 		case "network":
 			p.network(doc, val)

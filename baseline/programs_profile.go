@@ -94,8 +94,12 @@ func (d *Document) programInsertLine(written string) int {
 	if d.programsLine > 0 {
 		return d.programsLine + 1 // "programs: []" opens into a list
 	}
-	// The section goes after extends, before the first of syscalls,
-	// unmonitored and groups.
+	return d.newSectionLine()
+}
+
+// newSectionLine is where a new section goes: after extends, before the
+// first of syscalls, unmonitored and groups.
+func (d *Document) newSectionLine() int {
 	next := 0
 	for _, l := range []int{d.syscallsLine, d.unmonitoredLine, d.groupsLine} {
 		if l > 0 && (next == 0 || l < next) {

@@ -3,6 +3,7 @@ package ci
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline/risk"
@@ -17,6 +18,8 @@ type Annotation struct {
 	Line    int
 	Title   string
 	Message string
+	// danger orders the gate's errors, most dangerous first (fileDanger).
+	danger int
 }
 
 // String formats the workflow command with its data and properties
@@ -78,9 +81,12 @@ func (r *Report) Annotations() []Annotation {
 	out = append(out, capped(gate.fileAnnotations(), "error", "file accesses outside the baselines")...)
 	out = append(out, capped(gate.networkAnnotations(), "error", "destinations outside the baselines")...)
 	out = append(out, newSyscallAnnotations(gate.newRows(), max(1, MaxAnnotations-len(out)))...)
+	slices.SortStableFunc(out, func(a, b Annotation) int { return dangerOrder(a.danger, b.danger) })
 	out = append(out, capped(learned, "notice", "recorded runs")...)
-	for _, w := range r.weakenedRuns() {
-		out = append(out, Annotation{Level: "warning", Title: "sysgate: weakened gate for " + w.Agent, Message: w.Banner})
+	for _, w := range r.weakenings() {
+		if !w.OnPurpose {
+			out = append(out, Annotation{Level: "warning", Title: "sysgate: weakened gate for " + agentList(w.Agents), Message: w.Part})
+		}
 	}
 	var failures, notices []Annotation
 	for _, run := range r.gateRuns() {
@@ -177,7 +183,9 @@ func newSyscallAnnotations(rows []newRow, limit int) []Annotation {
 			out = append(out, overflow("error", fmt.Sprintf("%d more new syscalls", rest)))
 			break
 		}
-		out = append(out, newSyscallAnnotation(g))
+		a := newSyscallAnnotation(g)
+		a.danger = worst(g, func(n newRow) int { return riskRank(n.Violation) })
+		out = append(out, a)
 	}
 	return out
 }

@@ -1,6 +1,10 @@
 package ci
 
-import "github.com/sysgate/sysgate/internal/untrusted"
+import (
+	"strings"
+
+	"github.com/sysgate/sysgate/internal/untrusted"
+)
 
 // The renderers' escapes for what an agent names (paths, argv, process
 // names): see package untrusted. Rendering helpers shared by several
@@ -22,3 +26,14 @@ func code(s string) string { return untrusted.MarkdownCellCode(s) }
 
 // inlineCode is code outside a table (a list item, a heading).
 func inlineCode(s string) string { return untrusted.MarkdownCode(s) }
+
+// reasons is a Result's Inconclusive on one line: its parts (one a line,
+// sysgate's own separators; the agent's names in them escaped by the
+// harness) joined by "; ", so no separator shows as an escaped \x0a.
+func reasons(inconclusive string) string {
+	parts := strings.Split(inconclusive, "\n")
+	for i, p := range parts {
+		parts[i] = term(p)
+	}
+	return strings.Join(parts, "; ")
+}

@@ -42,12 +42,8 @@ func fileFix(v harness.FileViolation) string {
 // outside the baselines, sensitive ones first.
 func writeFileViolations(b *strings.Builder, vs []harness.FileViolation, p Palette) {
 	fmt.Fprintf(b, "\n%s outside the baseline:\n", Count(len(vs), "file access", "file accesses"))
-	for _, sensitive := range []bool{true, false} {
-		for _, v := range vs {
-			if (v.Sensitive != "") == sensitive {
-				fmt.Fprintf(b, "  %s\n", p.risk(fileViolationLine(v), sensitive))
-			}
-		}
+	for _, v := range byDanger(vs, fileDanger) {
+		fmt.Fprintf(b, "  %s\n", p.risk(fileViolationLine(v), v.Sensitive != ""))
 	}
 }
 
@@ -56,13 +52,13 @@ func writeFileViolations(b *strings.Builder, vs []harness.FileViolation, p Palet
 func (r *Report) fileAnnotations() []Annotation {
 	var out []Annotation
 	for _, run := range r.gateRuns() {
-		for _, v := range run.FileViolations {
+		for _, v := range byDanger(run.FileViolations, fileDanger) {
 			title := fmt.Sprintf("sysgate: %s %s by %s", v.Op, term(v.Path), run.Agent)
 			if v.Sensitive != "" {
 				title = fmt.Sprintf("sysgate: %s of a sensitive file %s (%s, %s) by %s", v.Op, term(v.Path), v.Sensitive, v.Level, run.Agent)
 			}
 			msg := fmt.Sprintf("%s: %s.\n%s", run.Agent, fileViolationLine(v), fileFix(v))
-			out = append(out, Annotation{Level: "error", File: r.baselinePath(run, v.File), Line: v.Line, Title: title, Message: msg})
+			out = append(out, Annotation{Level: "error", File: r.baselinePath(run, v.File), Line: v.Line, Title: title, Message: msg, danger: fileDanger(v)})
 		}
 	}
 	return out
@@ -71,9 +67,9 @@ func (r *Report) fileAnnotations() []Annotation {
 // writeFileSummary is the step summary's table of files touched outside
 // the baselines, by the gate's runs.
 func (r *Report) writeFileSummary(b *strings.Builder) {
-	var rows []string
+	var rows []rankedRow
 	for _, run := range r.gateRuns() {
-		for _, v := range run.FileViolations {
+		for _, v := range byDanger(run.FileViolations, fileDanger) {
 			sensitive := "-"
 			if v.Sensitive != "" {
 				sensitive = "**" + cell(v.Sensitive+", "+v.Level) + "**"
@@ -82,17 +78,18 @@ func (r *Report) writeFileSummary(b *strings.Builder) {
 			if v.Has != "" {
 				has = code(v.Has)
 			}
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %d | %s | %s |\n", cell(run.Agent), cell(v.Op.String()), code(v.Path),
-				sensitive, v.Count, cell(term(v.Exe)), has))
+			rows = append(rows, rankedRow{fileDanger(v), fmt.Sprintf("| %s | %s | %s | %s | %d | %s | %s |\n", cell(run.Agent), cell(v.Op.String()), code(v.Path),
+				sensitive, v.Count, cell(term(v.Exe)), has)})
 		}
 	}
 	if len(rows) == 0 {
 		return
 	}
+	rows = byDanger(rows, rankedRow.rank)
 	b.WriteString("### Files outside the baseline\n\nNot in the baseline's files section: list each one (a sensitive path with a reason), or fix the agent.\n\n")
 	b.WriteString("| Agent | Access | Path | Sensitive | Count | By | The baseline has |\n|---|---|---|---|--:|---|---|\n")
 	for _, row := range rows {
-		b.WriteString(row)
+		b.WriteString(row.text)
 	}
 	b.WriteString("\n")
 }

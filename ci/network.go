@@ -56,12 +56,8 @@ func networkFix(v harness.NetworkViolation) string {
 // outside the baselines, risky ones first.
 func writeNetworkViolations(b *strings.Builder, vs []harness.NetworkViolation, p Palette) {
 	fmt.Fprintf(b, "\n%s outside the baseline:\n", Count(len(vs), "destination", "destinations"))
-	for _, risky := range []bool{true, false} {
-		for _, v := range vs {
-			if v.Risk.Risky() == risky {
-				fmt.Fprintf(b, "  %s\n", p.risk(networkViolationLine(v), risky))
-			}
-		}
+	for _, v := range byDanger(vs, networkDanger) {
+		fmt.Fprintf(b, "  %s\n", p.risk(networkViolationLine(v), v.Risk.Risky()))
 	}
 }
 
@@ -94,13 +90,13 @@ func writeNames(b *strings.Builder, names []harness.ResolvedName) {
 func (r *Report) networkAnnotations() []Annotation {
 	var out []Annotation
 	for _, run := range r.gateRuns() {
-		for _, v := range run.NetworkViolations {
+		for _, v := range byDanger(run.NetworkViolations, networkDanger) {
 			title := fmt.Sprintf("sysgate: %s %s by %s", v.Op, term(v.Dest), run.Agent)
 			if v.Risk.Risky() {
 				title = fmt.Sprintf("sysgate: risky %s %s (%s) by %s", v.Op, term(v.Dest), v.Risk.Label(v.Level), run.Agent)
 			}
 			msg := fmt.Sprintf("%s: %s.\n%s", run.Agent, networkViolationLine(v), networkFix(v))
-			out = append(out, Annotation{Level: "error", File: r.baselinePath(run, v.File), Title: title, Message: msg})
+			out = append(out, Annotation{Level: "error", File: r.baselinePath(run, v.File), Title: title, Message: msg, danger: networkDanger(v)})
 		}
 	}
 	return out
@@ -129,9 +125,9 @@ func (r *Report) addSARIFNetwork(run *sarif.Run) {
 // writeNetworkSummary is the step summary's table of destinations outside
 // the baselines, by the gate's runs.
 func (r *Report) writeNetworkSummary(b *strings.Builder) {
-	var rows []string
+	var rows []rankedRow
 	for _, run := range r.gateRuns() {
-		for _, v := range run.NetworkViolations {
+		for _, v := range byDanger(run.NetworkViolations, networkDanger) {
 			risk, dest, by, has := "-", code(v.Dest), "-", "-"
 			if v.Risk.Risky() {
 				risk = "**" + cell(v.Risk.Label(v.Level)) + "**"
@@ -145,16 +141,17 @@ func (r *Report) writeNetworkSummary(b *strings.Builder) {
 			if v.Has != "" {
 				has = cell(v.Has)
 			}
-			rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s | %d | %s | %s |\n", cell(run.Agent), cell(v.Op.String()), dest, risk, v.Count, by, has))
+			rows = append(rows, rankedRow{networkDanger(v), fmt.Sprintf("| %s | %s | %s | %s | %d | %s | %s |\n", cell(run.Agent), cell(v.Op.String()), dest, risk, v.Count, by, has)})
 		}
 	}
 	if len(rows) == 0 {
 		return
 	}
+	rows = byDanger(rows, rankedRow.rank)
 	b.WriteString("### Destinations outside the baseline\n\nNot in the baseline's network section: list each one (a risky one with a reason), or fix the agent.\n\n")
 	b.WriteString("| Agent | Call | Destination | Risk | Count | By | Why |\n|---|---|---|---|--:|---|---|\n")
 	for _, row := range rows {
-		b.WriteString(row)
+		b.WriteString(row.text)
 	}
 	b.WriteString("\n")
 }

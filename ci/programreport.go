@@ -139,7 +139,7 @@ func programAnnotations(rows []programRow) []Annotation {
 		case n.File != "":
 			fmt.Fprintf(&b, "\nIf the agent should run it (otherwise fix the agent), add to programs: here:%s", hintBlock(programLines(n.ProgramViolation)))
 		}
-		out[i] = Annotation{Level: "error", File: n.File, Line: n.Line, Title: title, Message: b.String()}
+		out[i] = Annotation{Level: "error", File: n.File, Line: n.Line, Title: title, Message: b.String(), danger: programDanger(n.ProgramViolation)}
 	}
 	return out
 }

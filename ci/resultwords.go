@@ -20,7 +20,7 @@ func Summary(r *harness.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s, %s): %s", term(r.Agent), r.Mode, term(strings.Join(r.Command, " ")), r.Verdict)
 	if r.Inconclusive != "" {
-		fmt.Fprintf(&b, ": %s", term(r.Inconclusive))
+		fmt.Fprintf(&b, ": %s", reasons(r.Inconclusive))
 	}
 	fmt.Fprintf(&b, "; %s from %s", Count(r.Events, "logged syscall", "logged syscalls"),
 		Count(len(r.Processes), "process", "processes"))
@@ -118,7 +118,11 @@ func RootFlags(r *harness.Result) string {
 // kept (--keep-cap), no PID namespace of its own, fences a run without
 // root went without (Weakened), no record of the names it looked up
 // (NamesUnrecorded), or entries past harness.MaxKept.
-func WeakenedBanner(r *harness.Result) string {
+func WeakenedBanner(r *harness.Result) string { return strings.Join(WeakenedParts(r), "; ") }
+
+// WeakenedParts are WeakenedBanner's parts, each a way the gate was
+// weaker, for reports that name each once across many runs.
+func WeakenedParts(r *harness.Result) []string {
 	var parts []string
 	if len(r.KeptCapabilities) > 0 {
 		parts = append(parts, "the agent kept "+strings.Join(r.KeptCapabilities, ", ")+
@@ -136,7 +140,7 @@ func WeakenedBanner(r *harness.Result) string {
 	if note := NotKeptNote(r.NotKept); note != "" {
 		parts = append(parts, note)
 	}
-	return strings.Join(parts, "; ")
+	return parts
 }
 
 // NotKeptNote is the one line every report shows when a run saw more
@@ -288,6 +292,17 @@ func ShimNote(s *harness.ShimResolution) string {
 		note += " (with " + s.PathAdded + " first on PATH, as " + s.Manager + " exec puts it)"
 	}
 	return term(note)
+}
+
+// ShimBrief is ShimNote for a check or enforce run: record explained the
+// shim once, in full; every later check repeats only what ran in its
+// place ("pyenv shim: started /root/.pyenv/versions/3.11.7/bin/python3.11").
+// A shim that ran as it is keeps the full note: it says what to change.
+func ShimBrief(s *harness.ShimResolution) string {
+	if s == nil || s.Interpreter == "" {
+		return ShimNote(s)
+	}
+	return term(s.Manager + " shim: started " + s.Interpreter)
 }
 
 // ModifiedMessage is what every report says about a baseline the agent

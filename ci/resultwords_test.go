@@ -1,6 +1,7 @@
 package ci
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -154,5 +155,31 @@ func TestDriftNoteScheduling(t *testing.T) {
 				t.Errorf("%s: %q says %q", c.name, got, w)
 			}
 		}
+	}
+}
+
+// Record explains the shim in full; a check, run again and again, says
+// only what ran in its place (issue 46: a 250-character sentence on
+// every check).
+func TestShimExplainedInFullOnlyWhenRecording(t *testing.T) {
+	interp := "/root/.pyenv/versions/3.11.7/bin/python3.11"
+	shim := &harness.ShimResolution{Manager: "pyenv", Shim: "/root/.pyenv/shims/python3", Interpreter: interp, PathAdded: "/root/.pyenv/versions/3.11.7/bin"}
+	line := func(mode baseline.Mode) string {
+		var b bytes.Buffer
+		if err := WriteText(&b, &harness.Result{Agent: "a", Mode: mode, Verdict: harness.VerdictClean, Shim: shim}, Palette{}); err != nil {
+			t.Fatal(err)
+		}
+		for l := range strings.Lines(b.String()) {
+			if strings.Contains(l, "shim") {
+				return strings.TrimSpace(l)
+			}
+		}
+		return ""
+	}
+	if got := line(baseline.ModeCheck); got != "pyenv shim: started "+interp {
+		t.Errorf("check: %q; want the short line", got)
+	}
+	if got := line(baseline.ModeRecord); !strings.Contains(got, "in its place") || !strings.Contains(got, "PATH") {
+		t.Errorf("record: %q; want the full note", got)
 	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/harness"
 )
 
@@ -123,15 +122,7 @@ func (r *Report) newRows() []newRow {
 	return out
 }
 
-func riskRank(v harness.Violation) int {
-	switch {
-	case !v.Risk.Risky():
-		return 2
-	case v.Level == risk.High:
-		return 0
-	}
-	return 1
-}
+func riskRank(v harness.Violation) int { return riskDanger(v.Risk.Risky(), v.Level) }
 
 // staleRow is a baseline entry no run of an agent on a host arch used,
 // with its path as the report shows it.

@@ -11,8 +11,12 @@ func (r *Report) writeSummaryNotes(b *strings.Builder) {
 	if backends := r.backends(); len(backends) > 0 {
 		fmt.Fprintf(b, "Backend: %s\n\n", cell(strings.Join(backends, "; ")))
 	}
-	for _, w := range r.weakenedRuns() {
-		fmt.Fprintf(b, "> **Weakened gate** (%s): %s\n\n", cell(w.Agent), cell(w.Banner))
+	for _, w := range r.weakenings() {
+		if w.OnPurpose {
+			fmt.Fprintf(b, "Weakened on purpose, by specs that catch a hole and then show it open (%s): %s.\n\n", cell(agentList(w.Agents)), cell(w.Part))
+			continue
+		}
+		fmt.Fprintf(b, "> **Weakened gate** (%s): %s\n\n", cell(agentList(w.Agents)), cell(w.Part))
 	}
 	for _, run := range r.Runs {
 		if note := RecordingNote(run.Result); note != "" {

@@ -27,7 +27,7 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	}
 	fmt.Fprintf(&b, "sysgate %s %s: %s", r.Mode, term(r.Agent), p.verdict(verdict))
 	if r.Inconclusive != "" {
-		fmt.Fprintf(&b, " (%s)", term(r.Inconclusive))
+		fmt.Fprintf(&b, " (%s)", reasons(r.Inconclusive))
 	}
 	one, many := EventWord(r)
 	fmt.Fprintf(&b, "\n  %s from %s in %v; agent (uid %d) %s",
@@ -40,8 +40,12 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 	if note := RecordingNote(r); note != "" {
 		fmt.Fprintf(&b, "  %s\n", note)
 	}
-	if note := ShimNote(r.Shim); note != "" {
-		fmt.Fprintf(&b, "  %s\n", note)
+	shim := ShimBrief(r.Shim)
+	if r.Mode == baseline.ModeRecord {
+		shim = ShimNote(r.Shim)
+	}
+	if shim != "" {
+		fmt.Fprintf(&b, "  %s\n", shim)
 	}
 	if r.Unnamed > 0 {
 		fmt.Fprintf(&b, "  %s from callers sysgate could not name (pid not visible here, or gone before it was read)\n", Count(r.Unnamed, "call", "calls"))

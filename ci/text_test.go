@@ -3,6 +3,7 @@ package ci
 import (
 	"bytes"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -200,4 +201,24 @@ func cleanResult() *harness.Result {
 	r := fixtureResult()
 	r.Verdict, r.Violations, r.Leaked = harness.VerdictClean, harness.Violations{}, nil
 	return r
+}
+
+// An inconclusive run's reasons are sysgate's own text joined by new
+// lines: the headline shows them as parts, not as an escaped \x0a; a new
+// line the agent put in a name stays escaped (the harness escapes each
+// reason).
+func TestInconclusiveReasonsAreNotEscapedAsTheAgents(t *testing.T) {
+	r := &harness.Result{Agent: "a", Mode: baseline.ModeCheck, Verdict: harness.VerdictInconclusive,
+		Inconclusive: "lost 3 events\n1 exec ran a program sysgate could not name (/tmp/x\\x0ay)"}
+	var b bytes.Buffer
+	if err := WriteText(&b, r, Palette{}); err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(b.String(), "\n")
+	if want := "(lost 3 events; 1 exec ran a program sysgate could not name (/tmp/x\\x0ay))"; !strings.Contains(head, want) {
+		t.Errorf("headline %q; want it to contain %q", head, want)
+	}
+	if s := Summary(r); !strings.Contains(s, "lost 3 events; 1 exec") {
+		t.Errorf("Summary %q; want the reasons as parts", s)
+	}
 }

@@ -2,6 +2,7 @@ package ci
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sysgate/sysgate/harness"
@@ -15,26 +16,33 @@ import (
 func ViolationReport(r *harness.Result, vs harness.Violations, pvs []harness.ProgramViolation, files string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Expected %s to stay within %s\n", r.Agent, files)
-	if len(vs) > 0 || (len(pvs) == 0 && len(r.FileViolations) == 0 && len(r.NetworkViolations) == 0) {
-		fmt.Fprintf(&b, "but it made %d syscalls outside it (%s mode):\n%s\n", len(vs), r.Mode, vs)
+	// Each kind most dangerous first, and the kind with the most
+	// dangerous finding first: a read of an ssh key leads, whatever else
+	// the run did.
+	vs = harness.Violations(byDanger(vs, riskRank))
+	fvs := byDanger(r.FileViolations, fileDanger)
+	nvs := byDanger(r.NetworkViolations, networkDanger)
+	pvs = byDanger(pvs, programDanger)
+	type section struct {
+		danger int
+		text   string
 	}
-	if fvs := r.FileViolations; len(fvs) > 0 {
-		fmt.Fprintf(&b, "but it touched %s outside it (%s mode):\n", Count(len(fvs), "file", "files"), r.Mode)
-		for _, v := range fvs {
-			fmt.Fprintf(&b, "  %s\n", v)
-		}
+	var sections []section
+	if len(vs) > 0 || (len(pvs) == 0 && len(fvs) == 0 && len(nvs) == 0) {
+		sections = append(sections, section{worst(vs, riskRank), fmt.Sprintf("but it made %d syscalls outside it (%s mode):\n%s\n", len(vs), r.Mode, vs)})
 	}
-	if nvs := r.NetworkViolations; len(nvs) > 0 {
-		fmt.Fprintf(&b, "but it reached %s outside it (%s mode):\n", Count(len(nvs), "destination", "destinations"), r.Mode)
-		for _, v := range nvs {
-			fmt.Fprintf(&b, "  %s\n", v)
-		}
+	if len(fvs) > 0 {
+		sections = append(sections, section{worst(fvs, fileDanger), fmt.Sprintf("but it touched %s outside it (%s mode):\n%s", Count(len(fvs), "file", "files"), r.Mode, indented(fvs))})
+	}
+	if len(nvs) > 0 {
+		sections = append(sections, section{worst(nvs, networkDanger), fmt.Sprintf("but it reached %s outside it (%s mode):\n%s", Count(len(nvs), "destination", "destinations"), r.Mode, indented(nvs))})
 	}
 	if len(pvs) > 0 {
-		fmt.Fprintf(&b, "but it ran %s outside it (%s mode):\n", Count(len(pvs), "program", "programs"), r.Mode)
-		for _, v := range pvs {
-			fmt.Fprintf(&b, "  %s\n", v)
-		}
+		sections = append(sections, section{worst(pvs, programDanger), fmt.Sprintf("but it ran %s outside it (%s mode):\n%s", Count(len(pvs), "program", "programs"), r.Mode, indented(pvs))})
+	}
+	slices.SortStableFunc(sections, func(a, b section) int { return dangerOrder(a.danger, b.danger) })
+	for _, s := range sections {
+		b.WriteString(s.text)
 	}
 	if r.UnknownABI > 0 {
 		fmt.Fprintf(&b, "  plus %d syscalls of an ABI sysgate cannot name\n", r.UnknownABI)
@@ -86,4 +94,13 @@ func FailureText(r *harness.Result) string {
 		files = "its baseline"
 	}
 	return ViolationReport(r, r.Violations, r.ProgramViolations, files)
+}
+
+// indented is one "  item" line per element of vs.
+func indented[T fmt.Stringer](vs []T) string {
+	var b strings.Builder
+	for _, v := range vs {
+		fmt.Fprintf(&b, "  %s\n", v)
+	}
+	return b.String()
 }

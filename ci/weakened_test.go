@@ -2,6 +2,7 @@ package ci
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -40,5 +41,48 @@ func TestKeptCapabilitiesInEveryFormat(t *testing.T) {
 	}
 	if n := strings.Count(ann.String(), "::warning"); n != 1 {
 		t.Errorf("%d warnings for one agent's runs, want 1:\n%s", n, ann.String())
+	}
+}
+
+// make security-test without root: every run's resolver could not listen
+// on port 53, and bite specs ran once more without the files gate to show
+// the hole. The summary says each weakening once, the bites' briefly and
+// not as an alarm (issue 46, item 7).
+func TestWeakeningsAreNamedOnce(t *testing.T) {
+	const port53 = "sysgate may not listen on port 53 of a loopback address"
+	var r Report
+	for i := range 36 {
+		res := &harness.Result{Agent: fmt.Sprintf("agent-%02d", i), Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
+			Arch: scmp.X86_64, NamesUnrecorded: port53}
+		r.Runs = append(r.Runs, Run{Result: res, Spec: fmt.Sprintf("spec %d", i)})
+	}
+	for _, agent := range []string{"python-bite-key", "mcp-bite-key"} {
+		caught := &harness.Result{Agent: agent, Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64,
+			FileViolations: []harness.FileViolation{{FileTouch: harness.FileTouch{Op: baseline.FileRead, Path: "/root/.ssh/id_rsa", Count: 1}}}}
+		open := &harness.Result{Agent: agent, Mode: baseline.ModeCheck, Verdict: harness.VerdictClean, Arch: scmp.X86_64,
+			Weakened: []string{"--no-files: file accesses were not gated"}}
+		r.Runs = append(r.Runs, Run{Result: caught, Spec: agent + " fails", Expected: true}, Run{Result: open, Spec: agent + " fails"})
+	}
+	var sum, ann bytes.Buffer
+	if err := r.WriteSummary(&sum); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.WriteAnnotations(&ann); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(sum.String(), port53); n != 1 {
+		t.Errorf("the port-53 note %d times in the summary, want once:\n%s", n, sum.String())
+	}
+	if n := strings.Count(ann.String(), port53); n != 1 {
+		t.Errorf("the port-53 note %d times in the annotations, want once:\n%s", n, ann.String())
+	}
+	if n := strings.Count(sum.String(), "Weakened gate"); n != 1 {
+		t.Errorf("%d weakened-gate alarms, want 1 (the port-53 one; the bites weaken on purpose):\n%s", n, sum.String())
+	}
+	if n := strings.Count(sum.String(), "--no-files"); n != 1 || !strings.Contains(sum.String(), "Weakened on purpose") {
+		t.Errorf("the bites' --no-files %d times, want once, as on purpose:\n%s", n, sum.String())
+	}
+	if strings.Contains(ann.String(), "--no-files") {
+		t.Errorf("an annotation warns of a weakening on purpose:\n%s", ann.String())
 	}
 }

@@ -252,12 +252,15 @@ func (r *Result) addFiles(b *fileBook, p *runPlan) {
 		}
 		v := FileViolation{FileTouch: t}
 		if e, ok := m.Lookup(t.Path, t.Op); ok {
+			// The entry to give a reason is the one to edit, in whichever
+			// file of the stack has it.
 			v.Has = e.String() + ", which reaches a sensitive path only with a reviewed reason"
-		} else if e, ok := m.Closest(t.Path, t.Op); ok {
-			v.Has = e.String()
-		}
-		if files := p.profile.Files(); len(files) > 0 {
-			v.File = files[0]
+			v.File, v.Line = e.File, e.Line
+		} else {
+			if e, ok := m.Closest(t.Path, t.Op); ok {
+				v.Has = e.String()
+			}
+			v.File, v.Line = p.profile.FileInsert(t.Op)
 		}
 		r.FileViolations = append(r.FileViolations, v)
 	}

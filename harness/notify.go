@@ -109,6 +109,15 @@ func (n *notifier) decide(notif *kernel.SeccompNotif) listener.Answer {
 	if answer, done := n.serveNet(notif, arch, name, ev, id); done {
 		return answer
 	}
+	if n.book != nil && ok && name == "exit_group" {
+		// The process ends on its own: /proc still shows the program an
+		// earlier exec ran, which may have lived too short for the
+		// watcher.
+		n.book.exiting(id.PID)
+		if n.mode != baseline.ModeRecord && n.profile.Allows(arch, name) {
+			return listener.Continue
+		}
+	}
 	if (n.book != nil || n.files != nil) && ok && (name == "execve" || name == "execveat") {
 		if answer, done := n.exec(notif, arch, name, id); done {
 			return answer

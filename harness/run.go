@@ -17,6 +17,7 @@ import (
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/netproxy"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/internal/untrusted"
 )
 
 // barrierTimeout bounds the wait for the run's last records.
@@ -122,7 +123,7 @@ func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool
 	reasons = append(reasons, r.fileReasons()...)
 	reasons = append(reasons, r.networkReasons()...)
 	if len(reasons) > 0 {
-		r.Inconclusive = errors.Join(reasons...).Error()
+		r.Inconclusive = joinReasons(reasons)
 	}
 	switch {
 	case len(r.Violations) > 0 || len(r.ProgramViolations) > 0 || r.UnknownABI > 0 || len(r.ModifiedBaselines) > 0 ||
@@ -217,4 +218,16 @@ func launchDir(dir string) string {
 		return ""
 	}
 	return filepath.Join(wd, dir)
+}
+
+// joinReasons is the reasons one a line, each with its control characters
+// (the agent's names within it) escaped: so a new line in Inconclusive
+// only ever separates sysgate's own reasons, which renderers show as
+// parts rather than escape as the agent's text.
+func joinReasons(reasons []error) string {
+	parts := make([]string, len(reasons))
+	for i, err := range reasons {
+		parts[i] = untrusted.Terminal(err.Error())
+	}
+	return strings.Join(parts, "\n")
 }

@@ -141,6 +141,21 @@ func (b *programBook) refuse(e *execSeen) {
 	}
 }
 
+// exiting settles tgid's pending exec from its executable while the
+// process, stopped in its exit_group, still has one: a program that
+// exits before the watcher's next look is then verified all the same.
+func (b *programBook) exiting(tgid int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	p := b.pending[tgid]
+	if p == nil || p.done {
+		return
+	}
+	if id, path, err := b.readExe(tgid); err == nil && id != p.seen.pre {
+		b.settleLocked(p, id, path)
+	}
+}
+
 // watch polls the process's executable until it changes from the one it
 // had at the exec, the process is gone, or the run is over.
 func (b *programBook) watch(p *pendingExec) {

@@ -45,7 +45,7 @@ func TestCompileProgramsNotifiesExecs(t *testing.T) {
 		if !f.Notifies {
 			t.Errorf("%s: Notifies = false: the exec notifications need the run's listener", c.name)
 		}
-		for _, exec := range execSyscalls {
+		for _, exec := range []string{"execve", "execveat"} {
 			want := c.execve
 			if exec == "execveat" && c.mode == baseline.ModeEnforce {
 				want = retEPERM // not in either profile
@@ -82,4 +82,32 @@ func loadText(t testing.TB, text string) *baseline.Profile {
 		t.Fatalf("load: %v", err)
 	}
 	return p
+}
+
+// TestCompileProgramsNotifiesExitGroup: with Programs a program's
+// exit_group reaches the listener even where the baseline allows it, so
+// an exec's program is verified before it can be reaped; without
+// Programs it stays allowed in the kernel.
+func TestCompileProgramsNotifiesExitGroup(t *testing.T) {
+	native := scmp.Native()
+	p := loadText(t, "version: 1\nagent: test\nsyscalls:\n  "+native.String()+":\n    - execve\n    - exit_group\n    - getppid\n")
+	for _, c := range []struct {
+		name     string
+		opts     Options
+		mode     baseline.Mode
+		expected uint32
+	}{
+		{"check, audit layout", Options{Programs: true}, baseline.ModeCheck, retNotify},
+		{"check, notify backend", Options{Programs: true, Notify: true}, baseline.ModeCheck, retNotify},
+		{"enforce, allowed", Options{Programs: true}, baseline.ModeEnforce, retNotify},
+		{"check, no programs", Options{}, baseline.ModeCheck, retAllow},
+	} {
+		f, err := Compile(p, c.mode, c.opts)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := runFilter(t, f, native, number(t, native, "exit_group")); got != c.expected {
+			t.Errorf("%s: exit_group -> %#x, want %#x", c.name, got, c.expected)
+		}
+	}
 }

@@ -72,16 +72,7 @@ var moduleRoot = sync.OnceValue(func() string {
 	if err != nil {
 		return ""
 	}
-	for {
-		if info, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && !info.IsDir() {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
+	return moduleRootOf(dir)
 })
 
 // inside reports whether dir is root or under it (both absolute).

@@ -21,6 +21,9 @@ const (
 	EnvMode = "SYSGATE_MODE"
 	// EnvObservations is the directory record mode merges each agent's
 	// observation into, as <agent>.json (required with EnvMode=record).
+	// A relative path here, in EnvBaselines and in EnvReadOnly is taken
+	// from the root of the Go module under test (the directory of its
+	// go.mod), not from the package directory go test runs the spec in.
 	EnvObservations = "SYSGATE_OBSERVATIONS"
 	// EnvBackend is auto, audit or notify, as the CLI's --backend.
 	EnvBackend = "SYSGATE_BACKEND"
@@ -135,7 +138,10 @@ func EnvOptions(agentName string, getenv func(string) string) ([]harness.Option,
 		}
 		opts = append(opts, harness.WithMode(m))
 		if m == baseline.ModeRecord {
-			dir := getenv(EnvObservations)
+			dir, err := observationDir(getenv)
+			if err != nil {
+				return nil, fmt.Errorf("$%s: %w", EnvObservations, err)
+			}
 			if dir == "" {
 				return nil, fmt.Errorf("$%s=record needs $%s, the directory the observations are merged into", EnvMode, EnvObservations)
 			}
@@ -153,7 +159,15 @@ func EnvOptions(agentName string, getenv func(string) string) ([]harness.Option,
 		}
 	}
 	if v := getenv(EnvBaselines); strings.TrimSpace(v) != "" {
-		g, err := Guard(v)
+		var abs []string
+		for _, p := range strings.Fields(v) {
+			a, err := fromModule(p)
+			if err != nil {
+				return nil, fmt.Errorf("$%s: %w", EnvBaselines, err)
+			}
+			abs = append(abs, a)
+		}
+		g, err := Guard(strings.Join(abs, " "))
 		if err != nil {
 			return nil, fmt.Errorf("$%s: %w", EnvBaselines, err)
 		}
@@ -162,9 +176,14 @@ func EnvOptions(agentName string, getenv func(string) string) ([]harness.Option,
 	if v := getenv(EnvReadOnly); v != "" {
 		var paths []string
 		for _, p := range strings.Split(v, "\n") {
-			if p != "" {
-				paths = append(paths, p)
+			if p == "" {
+				continue
 			}
+			a, err := fromModule(p)
+			if err != nil {
+				return nil, fmt.Errorf("$%s: %w", EnvReadOnly, err)
+			}
+			paths = append(paths, a)
 		}
 		opts = append(opts, harness.WithReadOnly(paths...))
 	}

@@ -37,7 +37,11 @@ func Run(ctx context.Context, agent harness.Agent, opts ...harness.Option) (*har
 		if perr != nil {
 			return nil, fmt.Errorf("gatetest.Run %s: %w", agent.Name, perr)
 		}
-		r, err = Record(ctx, agent, policy, observationFile(os.Getenv(EnvObservations), name), opts...)
+		dir, derr := observationDir(os.Getenv)
+		if derr != nil {
+			return nil, fmt.Errorf("gatetest.Run %s: %w", agent.Name, derr)
+		}
+		r, err = Record(ctx, agent, policy, observationFile(dir, name), opts...)
 	} else {
 		r, err = harness.Run(ctx, agent, opts...)
 	}
