@@ -73,6 +73,9 @@ func NewContentCache(max int) *ContentCache {
 // the cache only for SumCached (SumSkip is the caller's to honour).
 func (c *ContentCache) sum(fd int, st *unix.Stat_t, how Sum) (string, error) {
 	key := keyOf(st)
+	if how == SumFresh && MappedWritesMoveTimes(fd) {
+		how = SumCached
+	}
 	c.mu.Lock()
 	if how == SumFresh && !c.fresh[key.ID] {
 		if len(c.fresh) < c.max {
@@ -134,4 +137,26 @@ func (c *ContentCache) SumFile(path string, how Sum) (FileID, string, error) {
 		return FileID{}, "", &os.PathError{Op: "hash", Path: path, Err: err}
 	}
 	return keyOf(&st).ID, s, nil
+}
+
+// MappedWritesMoveTimes: the file open at fd lives on a file system that
+// moves its mtime and ctime at the first write through every new shared
+// mapping (its page_mkwrite calls file_update_time: ext4, xfs, btrfs,
+// f2fs), or on one that cannot be written (squashfs, erofs), so a
+// FileKey tells a rewritten content from the old one and SumFresh may
+// be answered from the cache. Exec refuses a file while a writable
+// mapping of it exists (ETXTBSY), so a write after the hash needs a new
+// mapping, and so a fault. tmpfs, ramfs, hugetlbfs and overlayfs (whose
+// upper layer may be tmpfs) are not among them, nor is anything unknown.
+func MappedWritesMoveTimes(fd int) bool {
+	var fs unix.Statfs_t
+	if unix.Fstatfs(fd, &fs) != nil {
+		return false
+	}
+	switch uint32(fs.Type) {
+	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.F2FS_SUPER_MAGIC,
+		unix.SQUASHFS_MAGIC, unix.EROFS_SUPER_MAGIC_V1:
+		return true
+	}
+	return false
 }

@@ -127,3 +127,57 @@ func TestContentCacheFreshForAMappedRewrite(t *testing.T) {
 		t.Fatalf("cached sum of a file once hashed fresh: %s, %d reads; want %s read again", got, c.Reads, hex256(after))
 	}
 }
+
+// On a file system whose shared write faults move the times (the
+// checkout's, ext4 here), the same mapped rewrite changes the key, so
+// SumFresh may come from the cache there and still sees the new content;
+// elsewhere SumFresh reads the file at every call.
+func TestContentCacheFreshTrustsFileSystemsThatMoveTimes(t *testing.T) {
+	dir, err := os.MkdirTemp(".", "content-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	path := filepath.Join(dir, "tool.sh")
+	before, after := "#!/bin/sh\necho benign\n", "#!/bin/sh\necho escape\n"
+	if err := os.WriteFile(path, []byte(before), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	moves := MappedWritesMoveTimes(int(f.Fd()))
+	hex256 := func(s string) string { h := sha256.Sum256([]byte(s)); return hex.EncodeToString(h[:]) }
+	c := NewContentCache(16)
+	sum := func() string {
+		t.Helper()
+		_, s, err := c.SumFile(path, SumFresh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	sum()
+	if got := sum(); got != hex256(before) {
+		t.Fatalf("sum %s, want %s", got, hex256(before))
+	}
+	if want := map[bool]int{true: 1, false: 2}[moves]; c.Reads != want {
+		t.Fatalf("times move on mapped writes here: %v; %d reads of an unchanged file, want %d", moves, c.Reads, want)
+	}
+	m, err := unix.Mmap(int(f.Fd()), 0, len(before), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(m) != before { // the read fault first, as the attack does
+		t.Fatalf("mapped %q", m)
+	}
+	copy(m, after)
+	if err := unix.Munmap(m); err != nil {
+		t.Fatal(err)
+	}
+	if got := sum(); got != hex256(after) {
+		t.Fatalf("after a mapped rewrite (times move: %v): sum %s, want %s", moves, got, hex256(after))
+	}
+}
