@@ -268,7 +268,7 @@ func (r *Result) addNetwork(b *netBook, p *runPlan) {
 		queries := res.fwd.Queries() // a copy: taken once
 		res.addLookups(b, queries)
 		r.Names = res.names(queries)
-		for _, t := range res.tunnelling(queries) {
+		for _, t := range res.tunnelling(queries, b.matcher) {
 			switch {
 			case b.matcher != nil:
 				r.NetworkViolations = append(r.NetworkViolations, NetworkViolation{

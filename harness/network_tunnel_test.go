@@ -158,3 +158,44 @@ func netBaseline(t *testing.T, o *baseline.Observation, keep bool, entries ...ba
 	}
 	return path
 }
+
+// Names are counted per registrable domain, and also under the resolve
+// entry that allowed them and under a public suffix that is a
+// registry's own (githubusercontent.com): there every name is its own
+// registrable domain, and 31 of them carry data as well as 31 names
+// under one domain do (issue 43, item 13).
+func TestWideTunnelling(t *testing.T) {
+	doc := "version: 1\nagent: t\nnetwork:\n  resolve:\n    - path: \"*.githubusercontent.com\"\n      reason: raw files\n    - path: \"*.com\"\n      reason: any\n    - registry.npmjs.org\nsyscalls:\n  x86_64: [read]\n"
+	p, err := baseline.LoadStackFrom(func(string) ([]byte, error) { return []byte(doc), nil }, nil, "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := p.NetworkMatcher(baseline.FileContext{Workspace: "/w"})
+	var qs []dnsrec.Query
+	for i := range tunnelNames + 1 {
+		qs = append(qs, dnsrec.Query{Name: fmt.Sprintf("c2vj%d.githubusercontent.com", i)})
+		qs = append(qs, dnsrec.Query{Name: fmt.Sprintf("x%d.github.io", i)}) // a private suffix no entry names
+	}
+	for i := range tunnelNames {
+		qs = append(qs, dnsrec.Query{Name: fmt.Sprintf("host%d.com", i)}) // 30: not past the count
+	}
+	qs = append(qs, dnsrec.Query{Name: "registry.npmjs.org"})
+	got := strings.Join(wideTunnelling(qs, m, tunnelNames), ",")
+	want := "*.github.io (31 names),*.githubusercontent.com (31 names)"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// Without a network section: the private suffixes still count.
+	got = strings.Join(wideTunnelling(qs, nil, tunnelNames), ",")
+	if got != want {
+		t.Errorf("no matcher: got %q, want %q", got, want)
+	}
+	// One entry over several registrable domains counts them together.
+	for i := range 2 {
+		qs = append(qs, dnsrec.Query{Name: fmt.Sprintf("more%d.com", i)})
+	}
+	got = strings.Join(wideTunnelling(qs, m, tunnelNames), ",")
+	if want := "*.com (32 names),*.github.io (31 names),*.githubusercontent.com (31 names)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
