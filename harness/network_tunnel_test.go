@@ -22,16 +22,16 @@ import (
 // under; the baseline allows every name in it.
 const tunnelZone = "t.sysgate.test"
 
-// serveTunnelZone answers an A query for any name under tunnelZone with
+// serveTunnelZone answers an A query for any name under zone with
 // 127.0.0.1 (NXDOMAIN for the rest), over UDP and TCP on one loopback
 // port, and returns its "addr:port" for WithResolvers.
-func serveTunnelZone(t *testing.T) string {
+func serveTunnelZone(t *testing.T, zone string) string {
 	t.Helper()
 	handler := dns.HandlerFunc(func(w dns.ResponseWriter, q *dns.Msg) {
 		m := new(dns.Msg)
 		m.SetReply(q)
 		for _, question := range q.Question {
-			if !strings.HasSuffix(strings.ToLower(question.Name), "."+tunnelZone+".") {
+			if !strings.HasSuffix(strings.ToLower(question.Name), "."+zone+".") {
 				m.Rcode = dns.RcodeNameError
 				continue
 			}
@@ -73,11 +73,7 @@ func serveTunnelZone(t *testing.T) string {
 // the run's recording forwarder is the same on each.
 func TestDNSTunnellingIsAViolation(t *testing.T) {
 	t.Parallel()
-	zone := serveTunnelZone(t)
-	py := testutil.Python(t)
-	agent := func(names int, out *bytes.Buffer) Agent {
-		return Agent{Name: "lookups", Command: []string{py, "-I", "-c", tunnelScript, strconv.Itoa(names)}, Stdout: out}
-	}
+	zone, agent := tunnelAgent(t, tunnelZone)
 	var recorded bytes.Buffer
 	r := mustRun(t, agent(5, &recorded), WithResolvers(zone))
 	if r.Verdict != VerdictClean || strings.Count(recorded.String(), " 127.0.0.1\n") != 5 {
@@ -116,11 +112,49 @@ func TestDNSTunnellingIsAViolation(t *testing.T) {
 	}
 }
 
-// tunnelScript looks up c0 to cN-1 under tunnelZone through the C
-// library, and prints each name with its address.
+// Under an entry on a public suffix (githubusercontent.com, the docs'
+// own example) every name is a registrable domain of its own: the
+// names are counted under the entry (issue 43, item 13). Before, 40
+// names carrying data were clean on both backends.
+func TestDNSTunnellingUnderAPublicSuffix(t *testing.T) {
+	t.Parallel()
+	const suffix = "githubusercontent.com"
+	zone, agent := tunnelAgent(t, suffix)
+	var recorded bytes.Buffer
+	r := mustRun(t, agent(5, &recorded), WithResolvers(zone))
+	if r.Verdict != VerdictClean {
+		t.Fatalf("record: %s\n%s", summary(r), recorded.String())
+	}
+	path := netBaseline(t, r.Observed, true, baseline.NetworkEntry{Op: baseline.NetResolve, Pattern: "*." + suffix, Reason: "raw files"})
+	const many = 40
+	for _, backend := range []Backend{BackendAudit, BackendNotify} {
+		var out bytes.Buffer
+		r := mustRun(t, agent(many, &out), WithBaselines(path), WithMode(baseline.ModeCheck), WithBackend(backend), WithResolvers(zone))
+		if got := strings.Count(out.String(), " 127.0.0.1\n"); got != many {
+			t.Fatalf("%s: the agent resolved %d of %d names: the test proves nothing\n%s", backend, got, many, out.String())
+		}
+		want := fmt.Sprintf("*.%s (%d names)", suffix, many)
+		if r.Verdict != VerdictViolation || len(r.NetworkViolations) != 1 || r.NetworkViolations[0].Dest != want || r.NetworkViolations[0].Risk != risk.DNSTunnel {
+			t.Errorf("%s: %s, network violations %v, want exactly one resolve %s [dns-tunnel]\n%s", backend, r.Verdict, r.NetworkViolations, want, summary(r))
+		}
+	}
+}
+
+// tunnelAgent serves zone (serveTunnelZone) and gives its resolver and
+// an agent that looks up n names under it (tunnelScript).
+func tunnelAgent(t *testing.T, zone string) (string, func(n int, out *bytes.Buffer) Agent) {
+	resolver := serveTunnelZone(t, zone)
+	py := testutil.Python(t)
+	return resolver, func(n int, out *bytes.Buffer) Agent {
+		return Agent{Name: "lookups", Command: []string{py, "-I", "-c", tunnelScript, strconv.Itoa(n), zone}, Stdout: out}
+	}
+}
+
+// tunnelScript looks up c0 to cN-1 under the zone argv[2] through the
+// C library, and prints each name with its address.
 const tunnelScript = `import socket, sys
 for i in range(int(sys.argv[1])):
-    name = "c%d.` + tunnelZone + `" % i
+    name = "c%d.%s" % (i, sys.argv[2])
     try:
         print(name, socket.gethostbyname(name))
     except OSError as e:
