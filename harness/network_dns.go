@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 
+	"golang.org/x/net/publicsuffix"
+
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/dnsrec"
 	"github.com/sysgate/sysgate/internal/kernel"
@@ -201,8 +203,9 @@ func (r *runResolver) names(queries []dnsrec.Query) []ResolvedName {
 }
 
 // tunnelling are the domains under which the run looked up more than
-// tunnelNames distinct names, as "*.example.com (41 names)".
-func (r *runResolver) tunnelling(queries []dnsrec.Query) []string {
+// tunnelNames distinct names, as "*.example.com (41 names)": each
+// registrable domain, then the wider groups of wideTunnelling.
+func (r *runResolver) tunnelling(queries []dnsrec.Query, m *baseline.NetworkMatcher) []string {
 	var out []string
 	for _, d := range r.fwd.Tunnelling(tunnelNames) {
 		distinct := map[string]bool{}
@@ -213,6 +216,49 @@ func (r *runResolver) tunnelling(queries []dnsrec.Query) []string {
 		}
 		out = append(out, fmt.Sprintf("*.%s (%d names)", d, len(distinct)))
 	}
+	return append(out, wideTunnelling(queries, m, tunnelNames)...)
+}
+
+// wideTunnelling counts names in groups wider than a registrable
+// domain, where each name may be a registrable domain of its own: the
+// resolve entry of m (nil: none) that allowed the name, when its
+// pattern has a "*" ("*.githubusercontent.com", "*.com"), and a public
+// suffix from the list's private part, a registry's own zone
+// ("githubusercontent.com", "github.io"). A group of more than
+// threshold distinct names under more than one registrable domain is
+// returned (one under a single domain is counted as that domain), as
+// "<group> (<n> names)", sorted.
+func wideTunnelling(queries []dnsrec.Query, m *baseline.NetworkMatcher, threshold int) []string {
+	names := map[string]map[string]bool{}
+	domains := map[string]map[string]bool{}
+	add := func(group, name string) {
+		if names[group] == nil {
+			names[group], domains[group] = map[string]bool{}, map[string]bool{}
+		}
+		names[group][name] = true
+		d, err := publicsuffix.EffectiveTLDPlusOne(name)
+		if err != nil {
+			d = name
+		}
+		domains[group][d] = true
+	}
+	for _, q := range queries {
+		if m != nil {
+			if e, ok := m.Lookup(baseline.NetResolve, baseline.Destination{Name: q.Name}, ""); ok && strings.Contains(e.Pattern, "*") {
+				add(e.Pattern, q.Name)
+			}
+		}
+		if suffix, icann := publicsuffix.PublicSuffix(q.Name); !icann && suffix != q.Name && strings.Contains(suffix, ".") {
+			add("*."+suffix, q.Name)
+		}
+	}
+	var out []string
+	for group, set := range names {
+		if len(set) > threshold && len(domains[group]) > 1 {
+			out = append(out, fmt.Sprintf("%s (%d names)", group, len(set)))
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 

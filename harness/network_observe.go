@@ -12,6 +12,7 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/internal/netproxy"
 )
 
 // planNetwork decides whether the run observes the network: on the
@@ -161,7 +162,35 @@ func (e *netEmitter) emit(ev touch.Event) {
 	default:
 		a.Op = baseline.NetSend
 	}
+	if a.Op != baseline.NetBind && d.Addr.IsUnspecified() {
+		e.addUsed(a, ev.Addr.Addr, sockRef{ev.PID, fd}, fdKnown)
+		return
+	}
 	e.book.add(a)
+}
+
+// addUsed adds a connect or send to an unspecified address (0.0.0.0,
+// ::) as the local address the kernel reached (netproxy.UsedAddr): the
+// socket's bound one, which this run saw bound on that descriptor, or
+// 127.0.0.1 (::1) if unbound. The descriptor may have been closed and
+// reused for an unbound socket since (close is not recorded), so both
+// are added. A socket whose bind this run did not see (bound by another
+// process, or through socketcall) may be bound to any local address:
+// it stays the unspecified one, which only a literal 0.0.0.0:port or
+// [::]:port entry allows.
+func (e *netEmitter) addUsed(a netAccess, dst netip.Addr, ref sockRef, fdKnown bool) {
+	b, ok := e.bound[ref]
+	if !ok || !fdKnown || !b.Addr.IsValid() {
+		e.book.add(a)
+		return
+	}
+	// Bound addresses are kept as IPv4 for a v4-mapped one: the mapped
+	// form is what UsedAddr tells apart for ::.
+	bound := netip.AddrFrom16(b.Addr.As16())
+	for _, used := range []netip.Addr{netproxy.UsedAddr(dst, bound), netproxy.UsedAddr(dst, netip.Addr{})} {
+		a.Dest.Addr = used
+		e.book.add(a)
+	}
 }
 
 // mayHaveLeft reports whether a failed call may still have reached its
@@ -239,7 +268,7 @@ func (r *Result) addNetwork(b *netBook, p *runPlan) {
 		queries := res.fwd.Queries() // a copy: taken once
 		res.addLookups(b, queries)
 		r.Names = res.names(queries)
-		for _, t := range res.tunnelling(queries) {
+		for _, t := range res.tunnelling(queries, b.matcher) {
 			switch {
 			case b.matcher != nil:
 				r.NetworkViolations = append(r.NetworkViolations, NetworkViolation{

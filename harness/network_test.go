@@ -111,3 +111,29 @@ func TestNetBookGates(t *testing.T) {
 		t.Errorf("allowed %d, want 2 (the forwarder is neither)", b.allowed)
 	}
 }
+
+// A connect or send to 0.0.0.0 or :: reaches this host: the socket's
+// bound address (seen bound on that descriptor) or 127.0.0.1 (::1).
+// Both are kept where the run saw a bind (the descriptor may have been
+// reused since); where it saw none, the unspecified address stays.
+func TestNetEmitterUnspecified(t *testing.T) {
+	b := newNetBook(true, nil)
+	e := newNetEmitter(b)
+	e.emit(netEvent("bind", 0, inet("127.0.0.2", 0), 10))
+	e.emit(netEvent("connect", 0, inet("0.0.0.0", 4000), 10))
+	e.emit(netEvent("connect", 0, inet("0.0.0.0", 4001), 11)) // never bound here
+	e.emit(netEvent("bind", 0, &touch.Sockaddr{Family: "inet6", Addr: netip.MustParseAddr("127.0.0.2")}, 12))
+	e.emit(netEvent("sendto", 1, &touch.Sockaddr{Family: "inet6", Addr: netip.IPv6Unspecified(), Port: 4002}, 12))
+	ts, _ := b.touches()
+	var got []string
+	for _, x := range ts {
+		got = append(got, x.Op.String()+" "+x.Dest)
+	}
+	want := []string{
+		"connect 0.0.0.0:4001", "connect 127.0.0.1:4000", "connect 127.0.0.2:4000",
+		"bind 127.0.0.2:0", "send 127.0.0.1:4002", "send [::1]:4002",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("destinations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -22,16 +22,16 @@ import (
 // under; the baseline allows every name in it.
 const tunnelZone = "t.sysgate.test"
 
-// serveTunnelZone answers an A query for any name under tunnelZone with
+// serveTunnelZone answers an A query for any name under zone with
 // 127.0.0.1 (NXDOMAIN for the rest), over UDP and TCP on one loopback
 // port, and returns its "addr:port" for WithResolvers.
-func serveTunnelZone(t *testing.T) string {
+func serveTunnelZone(t *testing.T, zone string) string {
 	t.Helper()
 	handler := dns.HandlerFunc(func(w dns.ResponseWriter, q *dns.Msg) {
 		m := new(dns.Msg)
 		m.SetReply(q)
 		for _, question := range q.Question {
-			if !strings.HasSuffix(strings.ToLower(question.Name), "."+tunnelZone+".") {
+			if !strings.HasSuffix(strings.ToLower(question.Name), "."+zone+".") {
 				m.Rcode = dns.RcodeNameError
 				continue
 			}
@@ -73,11 +73,7 @@ func serveTunnelZone(t *testing.T) string {
 // the run's recording forwarder is the same on each.
 func TestDNSTunnellingIsAViolation(t *testing.T) {
 	t.Parallel()
-	zone := serveTunnelZone(t)
-	py := testutil.Python(t)
-	agent := func(names int, out *bytes.Buffer) Agent {
-		return Agent{Name: "lookups", Command: []string{py, "-I", "-c", tunnelScript, strconv.Itoa(names)}, Stdout: out}
-	}
+	zone, agent := tunnelAgent(t, tunnelZone)
 	var recorded bytes.Buffer
 	r := mustRun(t, agent(5, &recorded), WithResolvers(zone))
 	if r.Verdict != VerdictClean || strings.Count(recorded.String(), " 127.0.0.1\n") != 5 {
@@ -116,11 +112,49 @@ func TestDNSTunnellingIsAViolation(t *testing.T) {
 	}
 }
 
-// tunnelScript looks up c0 to cN-1 under tunnelZone through the C
-// library, and prints each name with its address.
+// Under an entry on a public suffix (githubusercontent.com, the docs'
+// own example) every name is a registrable domain of its own: the
+// names are counted under the entry (issue 43, item 13). Before, 40
+// names carrying data were clean on both backends.
+func TestDNSTunnellingUnderAPublicSuffix(t *testing.T) {
+	t.Parallel()
+	const suffix = "githubusercontent.com"
+	zone, agent := tunnelAgent(t, suffix)
+	var recorded bytes.Buffer
+	r := mustRun(t, agent(5, &recorded), WithResolvers(zone))
+	if r.Verdict != VerdictClean {
+		t.Fatalf("record: %s\n%s", summary(r), recorded.String())
+	}
+	path := netBaseline(t, r.Observed, true, baseline.NetworkEntry{Op: baseline.NetResolve, Pattern: "*." + suffix, Reason: "raw files"})
+	const many = 40
+	for _, backend := range []Backend{BackendAudit, BackendNotify} {
+		var out bytes.Buffer
+		r := mustRun(t, agent(many, &out), WithBaselines(path), WithMode(baseline.ModeCheck), WithBackend(backend), WithResolvers(zone))
+		if got := strings.Count(out.String(), " 127.0.0.1\n"); got != many {
+			t.Fatalf("%s: the agent resolved %d of %d names: the test proves nothing\n%s", backend, got, many, out.String())
+		}
+		want := fmt.Sprintf("*.%s (%d names)", suffix, many)
+		if r.Verdict != VerdictViolation || len(r.NetworkViolations) != 1 || r.NetworkViolations[0].Dest != want || r.NetworkViolations[0].Risk != risk.DNSTunnel {
+			t.Errorf("%s: %s, network violations %v, want exactly one resolve %s [dns-tunnel]\n%s", backend, r.Verdict, r.NetworkViolations, want, summary(r))
+		}
+	}
+}
+
+// tunnelAgent serves zone (serveTunnelZone) and gives its resolver and
+// an agent that looks up n names under it (tunnelScript).
+func tunnelAgent(t *testing.T, zone string) (string, func(n int, out *bytes.Buffer) Agent) {
+	resolver := serveTunnelZone(t, zone)
+	py := testutil.Python(t)
+	return resolver, func(n int, out *bytes.Buffer) Agent {
+		return Agent{Name: "lookups", Command: []string{py, "-I", "-c", tunnelScript, strconv.Itoa(n), zone}, Stdout: out}
+	}
+}
+
+// tunnelScript looks up c0 to cN-1 under the zone argv[2] through the
+// C library, and prints each name with its address.
 const tunnelScript = `import socket, sys
 for i in range(int(sys.argv[1])):
-    name = "c%d.` + tunnelZone + `" % i
+    name = "c%d.%s" % (i, sys.argv[2])
     try:
         print(name, socket.gethostbyname(name))
     except OSError as e:
@@ -157,4 +191,45 @@ func netBaseline(t *testing.T, o *baseline.Observation, keep bool, entries ...ba
 		t.Fatal(err)
 	}
 	return path
+}
+
+// Names are counted per registrable domain, and also under the resolve
+// entry that allowed them and under a public suffix that is a
+// registry's own (githubusercontent.com): there every name is its own
+// registrable domain, and 31 of them carry data as well as 31 names
+// under one domain do (issue 43, item 13).
+func TestWideTunnelling(t *testing.T) {
+	doc := "version: 1\nagent: t\nnetwork:\n  resolve:\n    - path: \"*.githubusercontent.com\"\n      reason: raw files\n    - path: \"*.com\"\n      reason: any\n    - registry.npmjs.org\nsyscalls:\n  x86_64: [read]\n"
+	p, err := baseline.LoadStackFrom(func(string) ([]byte, error) { return []byte(doc), nil }, nil, "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := p.NetworkMatcher(baseline.FileContext{Workspace: "/w"})
+	var qs []dnsrec.Query
+	for i := range tunnelNames + 1 {
+		qs = append(qs, dnsrec.Query{Name: fmt.Sprintf("c2vj%d.githubusercontent.com", i)})
+		qs = append(qs, dnsrec.Query{Name: fmt.Sprintf("x%d.github.io", i)}) // a private suffix no entry names
+	}
+	for i := range tunnelNames {
+		qs = append(qs, dnsrec.Query{Name: fmt.Sprintf("host%d.com", i)}) // 30: not past the count
+	}
+	qs = append(qs, dnsrec.Query{Name: "registry.npmjs.org"})
+	got := strings.Join(wideTunnelling(qs, m, tunnelNames), ",")
+	want := "*.github.io (31 names),*.githubusercontent.com (31 names)"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// Without a network section: the private suffixes still count.
+	got = strings.Join(wideTunnelling(qs, nil, tunnelNames), ",")
+	if got != want {
+		t.Errorf("no matcher: got %q, want %q", got, want)
+	}
+	// One entry over several registrable domains counts them together.
+	for i := range 2 {
+		qs = append(qs, dnsrec.Query{Name: fmt.Sprintf("more%d.com", i)})
+	}
+	got = strings.Join(wideTunnelling(qs, m, tunnelNames), ",")
+	if want := "*.com (32 names),*.github.io (31 names),*.githubusercontent.com (31 names)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
 }

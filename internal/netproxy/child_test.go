@@ -86,6 +86,18 @@ func runOp(f []string) string {
 			return res(err)
 		}
 		return echo(fd)
+	case "tcpfrom": // tcpfrom,<bound>,<dest>: bind first, then as tcp
+		fd, _ := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		defer unix.Close(fd)
+		if err := unix.Bind(fd, inet(f[1])); err != nil {
+			return res(err)
+		}
+		if err := unix.Connect(fd, inet(f[2])); err != nil {
+			return res(err)
+		}
+		return echo(fd)
+	case "tcp6short": // tcp6short,<[v6]:port>: a 24-byte sockaddr_in6
+		return connectShortInet6(f[1])
 	case "unix": // the same over a Unix stream socket
 		fd, _ := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 		defer unix.Close(fd)
@@ -179,6 +191,25 @@ func rawInet(a *unix.SockaddrInet4) [16]byte {
 	binary.BigEndian.PutUint16(b[2:], uint16(a.Port))
 	copy(b[4:], a.Addr[:])
 	return b
+}
+
+// connectShortInet6 connects to addr with a sockaddr_in6 of
+// SIN6_LEN_RFC2133 bytes (no sin6_scope_id), which the kernel takes.
+func connectShortInet6(addr string) string {
+	ap := netip.MustParseAddrPort(addr)
+	var b [24]byte
+	binary.NativeEndian.PutUint16(b[:], unix.AF_INET6)
+	binary.BigEndian.PutUint16(b[2:], ap.Port())
+	a := ap.Addr().As16()
+	copy(b[8:], a[:])
+	fd, _ := unix.Socket(unix.AF_INET6, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	defer unix.Close(fd)
+	_, _, errno := unix.Syscall(unix.SYS_CONNECT, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	runtime.KeepAlive(&b)
+	if errno != 0 {
+		return res(errno)
+	}
+	return echo(fd)
 }
 
 // flip connects n times from one buffer that another thread keeps

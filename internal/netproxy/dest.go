@@ -80,7 +80,9 @@ func parseSockaddr(raw []byte) (sockaddr, error) {
 		}
 		sa.dest = Dest{Family: "inet", Port: binary.BigEndian.Uint16(raw[2:]), Addr: netip.AddrFrom4([4]byte(raw[4:8]))}
 	case unix.AF_INET6:
-		if len(raw) < unix.SizeofSockaddrInet6 {
+		// SIN6_LEN_RFC2133: the kernel takes a sockaddr_in6 without
+		// sin6_scope_id (24 bytes), and reads no scope id from it.
+		if len(raw) < sizeofSockaddrInet6RFC2133 {
 			return sockaddr{}, unix.EINVAL
 		}
 		// A v4-mapped address reaches the v4 host: decided as that
@@ -104,6 +106,35 @@ func parseSockaddr(raw []byte) (sockaddr, error) {
 		sa.dest = Dest{Family: fmt.Sprintf("af%d", fam)}
 	}
 	return sa, nil
+}
+
+// sizeofSockaddrInet6RFC2133 is SIN6_LEN_RFC2133 (linux/in6.h).
+const sizeofSockaddrInet6RFC2133 = 24
+
+// UsedAddr is the address the kernel reaches for a connect or send to
+// dst from a socket bound to bound (as getsockname gives it, v4-mapped
+// on an IPv6 socket; invalid if unknown or unbound). An unspecified
+// destination means this host: 0.0.0.0 (or ::ffff:0.0.0.0) is the
+// bound IPv4 address, or 127.0.0.1 if there is none (the IPv4 route
+// lookup, ip_route_output_key_hash_rcu); :: is ::1, or 127.0.0.1 for a
+// socket bound to a v4-mapped address (tcp_v6_connect,
+// ip6_datagram_connect, udpv6_sendmsg). Another dst is itself, IPv4
+// for a v4-mapped one.
+func UsedAddr(dst, bound netip.Addr) netip.Addr {
+	if !dst.IsUnspecified() && !(dst.Is4In6() && dst.Unmap().IsUnspecified()) {
+		return dst.Unmap()
+	}
+	loop4 := netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	if dst.Is6() && !dst.Is4In6() {
+		if bound.Is4In6() {
+			return loop4
+		}
+		return netip.IPv6Loopback()
+	}
+	if b := bound.Unmap(); b.Is4() && !b.IsUnspecified() {
+		return b
+	}
+	return loop4
 }
 
 // unixSockaddr is a path Unix address for name (relative to the

@@ -25,6 +25,7 @@ func TestParseSockaddr(t *testing.T) {
 		{in4[:], "127.0.0.2:9"},
 		{in6, "[::1]:443"},
 		{mapped, "127.0.0.2:443"},
+		{in6[:24], "[::1]:443"},
 		{unixSockaddr("rel/s.sock"), "unix:rel/s.sock"},
 		{abstract, `unix:@b\n`},
 		{[]byte{16, 0, 1, 2}, "af16"},
@@ -34,7 +35,7 @@ func TestParseSockaddr(t *testing.T) {
 			t.Errorf("parse %x: %q, %v; want %q", tc.raw, sa.dest.String(), err, tc.want)
 		}
 	}
-	for _, short := range [][]byte{nil, {2}, in4[:8], in6[:20]} {
+	for _, short := range [][]byte{nil, {2}, in4[:8], in6[:23]} {
 		if _, err := parseSockaddr(short); err != unix.EINVAL {
 			t.Errorf("parse %x: %v, want EINVAL", short, err)
 		}
@@ -51,4 +52,30 @@ func FuzzParseSockaddr(f *testing.F) {
 			_ = sa.dest.String()
 		}
 	})
+}
+
+func TestUsedAddr(t *testing.T) {
+	a := netip.MustParseAddr
+	none := netip.Addr{}
+	for _, tc := range []struct {
+		dst, bound netip.Addr
+		want       string
+	}{
+		{a("10.0.0.1"), a("127.0.0.2"), "10.0.0.1"},
+		{a("::ffff:10.0.0.1"), none, "10.0.0.1"},
+		{a("0.0.0.0"), a("127.0.0.2"), "127.0.0.2"},
+		{a("0.0.0.0"), a("192.168.1.5"), "192.168.1.5"},
+		{a("0.0.0.0"), none, "127.0.0.1"},
+		{a("0.0.0.0"), a("0.0.0.0"), "127.0.0.1"},
+		{a("::ffff:0.0.0.0"), a("::ffff:127.0.0.2"), "127.0.0.2"},
+		{a("::ffff:0.0.0.0"), a("::"), "127.0.0.1"},
+		{a("::"), a("::1"), "::1"},
+		{a("::"), a("fe80::1"), "::1"},
+		{a("::"), none, "::1"},
+		{a("::"), a("::ffff:127.0.0.2"), "127.0.0.1"},
+	} {
+		if got := UsedAddr(tc.dst, tc.bound); got.String() != tc.want {
+			t.Errorf("UsedAddr(%v, %v) = %v, want %s", tc.dst, tc.bound, got, tc.want)
+		}
+	}
 }

