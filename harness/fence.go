@@ -32,22 +32,30 @@ type FencedCapability struct {
 // work in CI uses on files, processes and the network. The gate watches a
 // root agent; it is not a sandbox for one.
 //
+// Taken since issue 43 (item 5), though ordinary root work might use
+// them: CAP_MKNOD (a block device node of the disk reads raw blocks past
+// every file rule, reported as reads of the node's own path), CAP_FOWNER
+// (chmod and utimes of files another user owns, and setting their
+// attributes), CAP_SETFCAP (file capabilities that a later process outside
+// the run, without no_new_privs, gains), CAP_NET_RAW (raw and packet
+// sockets: forged packets past the run's forwarder) and CAP_NET_ADMIN
+// (routes, firewall rules and interfaces of its network namespace).
+// An agent that needs one keeps it with --keep-cap, which
+// every report names.
+//
 // Kept, on purpose:
-//   - CAP_DAC_OVERRIDE, CAP_CHOWN, CAP_FOWNER, CAP_FSETID, CAP_MKNOD,
-//     CAP_SETFCAP, CAP_LINUX_IMMUTABLE: root agents write files as root
-//     (installers, build steps). Writing a cron job or a systemd unit
-//     delegates work to a daemon outside the run; that is a limit the
-//     docs/limits.md names, and no capability drop short of "not root" closes it.
-//     File capabilities set here take no effect inside the run
-//     (no_new_privs).
+//   - CAP_DAC_OVERRIDE, CAP_CHOWN, CAP_FSETID, CAP_LINUX_IMMUTABLE: root
+//     agents write files as root (installers, build steps). Writing a cron
+//     job or a systemd unit delegates work to a daemon outside the run;
+//     that is a limit the docs/limits.md names, and no capability drop
+//     short of "not root" closes it.
 //   - CAP_SETUID, CAP_SETGID, CAP_SETPCAP: changing its own ids or
 //     shrinking its own sets gives a root agent nothing it lacks.
 //   - CAP_KILL: sysgate runs as root, the same uid, so a root agent may
 //     signal it with or without CAP_KILL; a killed sysgate fails the job.
-//   - CAP_NET_ADMIN, CAP_NET_RAW, CAP_NET_BIND_SERVICE, CAP_NET_BROADCAST:
-//     network fixtures (veth, iptables, ping) are common in CI; the audit
-//     netlink socket checks CAP_AUDIT_*, not these, and loss on it makes
-//     the run inconclusive.
+//   - CAP_NET_BIND_SERVICE, CAP_NET_BROADCAST: test servers on low ports
+//     and broadcast are common in CI; the audit netlink socket checks
+//     CAP_AUDIT_*, not these.
 //   - CAP_SYS_CHROOT, CAP_SYS_NICE, CAP_SYS_RESOURCE, CAP_IPC_LOCK,
 //     CAP_IPC_OWNER, CAP_LEASE, CAP_SYS_TTY_CONFIG, CAP_WAKE_ALARM,
 //     CAP_BLOCK_SUSPEND, CAP_SYS_PACCT: process and resource work on this
@@ -70,6 +78,11 @@ var FencedCapabilities = []FencedCapability{
 	{2, "CAP_DAC_READ_SEARCH", "open_by_handle_at opens files past the mount namespace's read-only knobs; CAP_DAC_OVERRIDE covers reading files"},
 	{25, "CAP_SYS_TIME", "sets the clock that stamps the audit records and the report"},
 	{40, "CAP_CHECKPOINT_RESTORE", "rewrites its own exe link (PR_SET_MM_EXE_FILE), which the records name, and picks pids"},
+	{27, "CAP_MKNOD", "makes a block device node of a disk and reads its raw blocks past every file rule"},
+	{3, "CAP_FOWNER", "changes the mode, times and attributes of files other users own"},
+	{31, "CAP_SETFCAP", "sets file capabilities that a process started outside the run later gains"},
+	{13, "CAP_NET_RAW", "opens raw and packet sockets: forged packets past the run's forwarder"},
+	{12, "CAP_NET_ADMIN", "changes the routes, firewall rules and interfaces of its network namespace"},
 }
 
 // fencedMask is the drop mask minus keep, limited to the capabilities the

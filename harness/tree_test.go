@@ -295,3 +295,31 @@ func testKillsAHopper(t *testing.T, pidns bool) {
 		t.Fatal("the chain finished: it was never killed")
 	}
 }
+
+// A root agent cannot make a block device node (CAP_MKNOD) nor chmod a
+// file another user owns (CAP_FOWNER): issue 43, item 5. Its own files it
+// still chmods.
+func TestRootAgentCannotMknodBlockOrChmodOthersFiles(t *testing.T) {
+	dir := t.TempDir()
+	other := filepath.Join(dir, "other")
+	if err := os.WriteFile(other, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(other, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	r := runTree(t, 10*time.Second, time.Second, "/bin/sh", "-c",
+		`mknod `+dir+`/blk b 7 0 2>&1; echo "mknod=$?"; chmod 600 `+other+` 2>&1; echo "chmod=$?"; `+
+			`touch `+dir+`/mine && chmod 600 `+dir+`/mine; echo "own=$?"`)
+	for _, want := range []string{"Operation not permitted", "mknod=1", "chmod=1", "own=0"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("agent output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "blk")); err == nil {
+		t.Error("the agent made a block device node")
+	}
+	if fi, err := os.Stat(other); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("another user's file: %v, %v; want mode 0644 untouched", fi.Mode(), err)
+	}
+}

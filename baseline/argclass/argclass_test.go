@@ -120,3 +120,60 @@ func FuzzCanonicalKey(f *testing.F) {
 		}
 	})
 }
+
+// mknod and mknodat split by the S_IFMT bits of mode, so that a FIFO line
+// does not allow a block device (issue 43, item 5).
+func TestMknodClassesByNodeKind(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args [6]uint64
+		want string
+	}{
+		{"mknodat", [6]uint64{0, 0, 0o010644}, "mknodat(fifo)"},
+		{"mknodat", [6]uint64{0, 0, 0o060600, 8<<8 | 1}, "mknodat(block)"},
+		{"mknodat", [6]uint64{0, 0, 0o020666}, "mknodat(char)"},
+		{"mknodat", [6]uint64{0, 0, 0o140755}, "mknodat(socket)"},
+		{"mknodat", [6]uint64{0, 0, 0o100644}, "mknodat(regular)"},
+		{"mknodat", [6]uint64{0, 0, 0o644}, "mknodat(regular)"}, // type 0 is a regular file
+		{"mknodat", [6]uint64{0, 0, 0o040755}, "mknodat(040000)"},
+		// The kernel reads a umode_t: upper bits are not a way around.
+		{"mknodat", [6]uint64{0, 0, 1<<32 | 0o060600}, "mknodat(block)"},
+		{"mknod", [6]uint64{0, 0o010600}, "mknod(fifo)"},
+		{"mknod", [6]uint64{0, 0o060600}, "mknod(block)"},
+	} {
+		if got := Classify(scmp.X86_64, c.name, c.args); got != c.want {
+			t.Errorf("Classify(%s, %#o) = %q, want %q", c.name, c.args, got, c.want)
+		}
+		if !matches(ClassMatch(scmp.X86_64, c.want), c.args) {
+			t.Errorf("ClassMatch(%q) does not match %#o", c.want, c.args)
+		}
+	}
+	if matches(ClassMatch(scmp.X86_64, "mknodat(fifo)"), [6]uint64{0, 0, 0o060600}) {
+		t.Error("mknodat(fifo) matches a block device")
+	}
+	for in, want := range map[string]string{
+		"mknodat(fifo)": "mknodat(fifo)", "mknodat(block)": "mknodat(block)",
+		"mknodat(0)": "mknodat(regular)", "mknodat(060000)": "mknodat(block)", "mknod(char)": "mknod(char)",
+	} {
+		if got, err := CanonicalKey(scmp.X86_64, in); err != nil || got != want {
+			t.Errorf("CanonicalKey(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := CanonicalKey(scmp.X86_64, "mknodat(blockdev)"); err == nil || !strings.Contains(err.Error(), "fifo, socket, regular, char or block") {
+		t.Errorf("mknodat(blockdev): %v", err)
+	}
+}
+
+// matches reports whether args fall in any alternative of m.
+func matches(m [][]ArgCmp, args [6]uint64) bool {
+	for _, alt := range m {
+		all := true
+		for _, c := range alt {
+			all = all && args[c.Arg]&c.Mask == c.Value
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -396,3 +398,52 @@ func parsePersona(text string) (uint64, error) {
 }
 
 var personaSplit = exactSplit("persona", 0, mask32, renderPersona, parsePersona, []string{"PER_LINUX", "PER_LINUX32", "query"})
+
+// --- mknod and mknodat: the kind of node, by the S_IFMT bits of mode ---
+
+// The S_IFMT bits of a mode name the kind of node (the same on every
+// arch sysgate names). A type of 0 makes a regular file, as S_IFREG does;
+// the kernel refuses any other type (EINVAL, or EPERM for S_IFDIR), which
+// classifies as its octal number.
+const sIFMT, sIFREG = unix.S_IFMT, unix.S_IFREG
+
+var nodeKinds = map[string]uint64{"fifo": unix.S_IFIFO, "socket": unix.S_IFSOCK, "regular": sIFREG, "char": unix.S_IFCHR, "block": unix.S_IFBLK}
+
+var nodeClasses = []string{"fifo", "socket", "regular", "char", "block"}
+
+// mknodSplit classes mknod (mode is arg 1) and mknodat (arg 2) by the kind
+// of node, so that a baseline line for a FIFO does not allow a block
+// device. The kernel reads mode as a umode_t: its low 16 bits.
+func mknodSplit(arg uint) *argSplit {
+	render := func(v uint64) string {
+		if v == 0 {
+			return "regular"
+		}
+		for _, c := range nodeClasses {
+			if nodeKinds[c] == v {
+				return c
+			}
+		}
+		return "0" + strconv.FormatUint(v, 8)
+	}
+	parse := func(text string) (uint64, error) {
+		if v, ok := nodeKinds[text]; ok {
+			return v, nil
+		}
+		v, err := strconv.ParseUint(text, 8, 32)
+		if err != nil || v&^sIFMT != 0 {
+			return 0, fmt.Errorf("unknown node kind %q: fifo, socket, regular, char or block (or the octal S_IFMT bits of mode)", text)
+		}
+		return v, nil
+	}
+	s := exactSplit("node kind", arg, sIFMT, render, parse, nodeClasses)
+	// A type of 0 is a regular file too.
+	s.match = func(class string) [][]ArgCmp {
+		v, _ := parse(class)
+		if v == sIFREG {
+			return [][]ArgCmp{{{arg, sIFMT, sIFREG}}, {{arg, sIFMT, 0}}}
+		}
+		return [][]ArgCmp{{{arg, sIFMT, v}}}
+	}
+	return s
+}

@@ -24,6 +24,8 @@
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <sys/wait.h>
@@ -458,6 +460,42 @@ int main(int argc, char **argv) {
 		if (escape)
 			return status;
 		return status == (8 | 16 | 32) || status == (8 | 16) ? 0 : 1; // modprobe may be absent
+	}
+	if (!strcmp(mode, "blockdev")) {
+		// A root agent makes a node DIR/d and reads from it: a FIFO when
+		// benign, when escaping a block device of the machine's first disk
+		// (the first line of /proc/partitions), whose raw blocks are past
+		// every file rule. The same calls on the same paths either way;
+		// only mknodat's mode differs. escape exits 0 when it made the
+		// block device (whether its blocks then read depends on the
+		// device cgroup: stderr says), 8 when mknodat was refused.
+		if (argc < 4)
+			return 2;
+		char path[4096], line[256];
+		unsigned maj = 0, min = 0;
+		FILE *f = fopen("/proc/partitions", "re");
+		while (f && fgets(line, sizeof line, f))
+			if (sscanf(line, " %u %u", &maj, &min) == 2)
+				break;
+		if (f)
+			fclose(f);
+		snprintf(path, sizeof path, "%s/d", argv[3]);
+		unlink(path);
+		mode_t kind = escape ? S_IFBLK : S_IFIFO;
+		if (syscall(SYS_mknodat, AT_FDCWD, path, kind | 0600, escape ? makedev(maj, min) : 0) < 0) {
+			fprintf(stderr, "mknodat %s: %s\n", path, strerror(errno));
+			return 8;
+		}
+		char buf[512];
+		int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf);
+		fprintf(stderr, "read %s (%u:%u): %zd bytes (%s)\n", path, maj, min, n, n < 0 ? strerror(errno) : "ok");
+		if (fd >= 0)
+			close(fd);
+		unlink(path);
+		if (escape)
+			return 0;
+		return n == 0 ? 0 : 1;
 	}
 	if (!strcmp(mode, "loop")) {
 		// N logged calls (getppid) for the loss faults; with a fourth
