@@ -158,7 +158,10 @@ func waitHoldsIntent(ctx context.Context, t *testing.T, pid int) {
 }
 
 // holdSharedRuns takes a shared hold on runs.lock, as a run does, for
-// the test (unlock gives it back earlier), and a minute's context.
+// the test (unlock gives it back earlier), and a context that ends at
+// the test's deadline: an exclusive holder waits for every run on the
+// machine, and in the full go test ./... other packages' runs keep
+// coming (a minute was not enough there).
 func holdSharedRuns(t *testing.T) (ctx context.Context, unlock func() error) {
 	t.Helper()
 	if err := lockRuns(false); err != nil {
@@ -170,7 +173,11 @@ func holdSharedRuns(t *testing.T) (ctx context.Context, unlock func() error) {
 		return err
 	}
 	t.Cleanup(func() { _ = unlock() })
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
+	ctx = context.Background()
+	if d, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d)
+		t.Cleanup(cancel)
+	}
 	return ctx, unlock
 }
