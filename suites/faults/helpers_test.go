@@ -17,6 +17,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/auditlog/auditctl"
 	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
@@ -245,6 +246,20 @@ func alive(pids []int) []int {
 	var out []int
 	for _, pid := range pids {
 		if st, err := kernel.ReadStat(pid); err != nil || st.State == 'Z' {
+			continue
+		}
+		out = append(out, pid)
+	}
+	return out
+}
+
+// notInExitGroup leaves out of pids the processes inside exit_group
+// (/proc/PID/syscall names the call a blocked process is in).
+func notInExitGroup(pids []int) []int {
+	var out []int
+	for _, pid := range pids {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid))
+		if f := strings.Fields(string(b)); err == nil && len(f) > 0 && f[0] == strconv.Itoa(unix.SYS_EXIT_GROUP) {
 			continue
 		}
 		out = append(out, pid)
