@@ -32,11 +32,7 @@ func TestIncrementalRecordAddsWhatIsNew(t *testing.T) {
 		"os.getpgid(0); subprocess.run([" + quote(trueBin) + "], check=True)"
 	for _, backend := range []string{"audit", "notify"} {
 		t.Run(backend, func(t *testing.T) {
-			if backend == "audit" {
-				testutil.RequireAudit(t)
-			} else if why := harness.NotifyUnavailable(); why != "" {
-				testutil.Unavailable(t, "notify", why)
-			}
+			requireBackend(t, backend)
 			dir := t.TempDir()
 			path, result := filepath.Join(dir, "agent.yaml"), filepath.Join(dir, "result.json")
 			if code, _, stderr := runAgentVerb(t, "record", "--runs", "1", "--backend", backend, "-o", path, "--", py, "-I", "-S", "-c", well); code != ExitOK {
@@ -113,5 +109,17 @@ func TestIncrementalRecordBadInput(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: code %d, want %d naming %q\n%s", c.args, code, ExitUsage, c.want, stderr)
 		}
+	}
+}
+
+// requireBackend skips (or, under CI, fails) a subtest whose backend this
+// machine cannot run: audit needs root and the audit kernel, notify a
+// seccomp listener.
+func requireBackend(t *testing.T, backend string) {
+	t.Helper()
+	if backend == "audit" {
+		testutil.RequireAudit(t)
+	} else if why := harness.NotifyUnavailable(); why != "" {
+		testutil.Unavailable(t, "notify", why)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
@@ -39,11 +38,7 @@ func TestRecordUntilStable(t *testing.T) {
 	py := testutil.Python(t)
 	for _, backend := range []string{"audit", "notify"} {
 		t.Run(backend, func(t *testing.T) {
-			if backend == "audit" {
-				testutil.RequireAudit(t)
-			} else if why := harness.NotifyUnavailable(); why != "" {
-				testutil.Unavailable(t, "notify", why)
-			}
+			requireBackend(t, backend)
 			dir := t.TempDir()
 			counter, path := filepath.Join(dir, "counter"), filepath.Join(dir, "agent.yaml")
 			setCounter(t, counter, "0")
