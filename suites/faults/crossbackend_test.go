@@ -23,7 +23,7 @@ import (
 // and record what the other does (issue 42, item 7). Each spec records
 // the agent once on one backend through the CLI, as a user does, and
 // checks it once on the other in a fresh workspace; no run is repeated.
-var _ = Describe("a baseline recorded on one backend", RequiresAudit, func() {
+var _ = Describe("a baseline recorded on one backend", RequiresAudit, NamesBackend, func() {
 	BeforeEach(func() {
 		requireAudit()
 	})

@@ -74,7 +74,7 @@ func (s fileScene) flags(backend string) []string {
 	return []string{"--backend", backend, "--user", "root"}
 }
 
-var _ = Describe("an agent that touches a file outside its files baseline", RequiresAudit, Escape, func() {
+var _ = Describe("an agent that touches a file outside its files baseline", RequiresAudit, NamesBackend, Escape, func() {
 	BeforeEach(func() { requireAudit() })
 
 	DescribeTable("fails the gate with only the file named",
@@ -140,7 +140,7 @@ var _ = Describe("an agent that touches a file outside its files baseline", Requ
 	)
 })
 
-var _ = Describe("an agent that reopens a key through a descriptor whose name it re-pointed", RequiresAudit, Escape, func() {
+var _ = Describe("an agent that reopens a key through a descriptor whose name it re-pointed", RequiresAudit, NamesBackend, Escape, func() {
 	BeforeEach(func() { requireAudit() })
 
 	// The O_PATH open's name (./link) leads to ./input.txt by the time

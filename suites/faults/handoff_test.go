@@ -70,7 +70,7 @@ func statusDescriptor(ctx context.Context, args []string) int {
 // in the agent's filter after its execve, and both its conditions are
 // things the agent can reproduce: it maps that address, places "syscall;
 // ret" there, dup2s a socket onto the descriptor number and sends.
-var _ = Describe("an agent replaying the launcher's listener handoff after its exec", RequiresAudit, Escape, func() {
+var _ = Describe("an agent replaying the launcher's listener handoff after its exec", RequiresAudit, NamesBackend, Escape, func() {
 	BeforeEach(func() {
 		requireAudit()
 	})

@@ -17,7 +17,7 @@ import (
 // text report was printed; named with HTML and an @mention it opened a
 // <details> block and pinged a user in the step summary (issue 32,
 // item 7). Every renderer must show such a name as data.
-var _ = Describe("an agent naming a program with terminal escapes and markdown", RequiresAudit, Escape, func() {
+var _ = Describe("an agent naming a program with terminal escapes and markdown", RequiresAudit, NamesBackend, Escape, func() {
 	BeforeEach(func() {
 		requireAudit()
 	})

@@ -18,7 +18,7 @@ import (
 // memory grew one run to 111 MB and its JSON to 14 MB: issue 32, item
 // 8). A run keeps at most harness.MaxKept of each kind and counts the
 // rest; what it did not keep still decides the verdict.
-var _ = Describe("an agent that runs more distinct programs than a run keeps", RequiresAudit, Escape, func() {
+var _ = Describe("an agent that runs more distinct programs than a run keeps", RequiresAudit, NamesBackend, Escape, func() {
 	BeforeEach(func() {
 		requireAudit()
 	})

@@ -28,6 +28,11 @@ var (
 	// backend's runs hold (the tuning, the run's rules): the notify
 	// backend holds none, so the Makefile's notify pass leaves it out.
 	AuditSettings = Label("audit-settings")
+	// NamesBackend: every spec of the container picks its backends
+	// itself (--backend per entry), so the Makefile's notify pass, which
+	// sets only the default backend, leaves it out: it would run the
+	// same entries a second time.
+	NamesBackend = Label("names-backend")
 	// Loss: audit records go missing on the way to sysgate.
 	Loss = Label("loss")
 	// Escape: the agent tries to get a syscall past the gate.

@@ -59,7 +59,7 @@ func workDir() string {
 	return work
 }
 
-var _ = Describe("an agent that execs through a magic link", RequiresAudit, Escape, func() {
+var _ = Describe("an agent that execs through a magic link", RequiresAudit, NamesBackend, Escape, func() {
 	// work: the agent's directory (nobody may write it); base: the
 	// baseline, in a directory only root writes.
 	var work, base string
@@ -134,7 +134,7 @@ var _ = Describe("an agent that execs through a magic link", RequiresAudit, Esca
 	)
 })
 
-var _ = Describe("a relative command under notify without root", RequiresAudit, func() {
+var _ = Describe("a relative command under notify without root", RequiresAudit, NamesBackend, func() {
 	var work string
 
 	BeforeEach(func() {

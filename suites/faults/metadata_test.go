@@ -22,7 +22,7 @@ import (
 // the mode against a workspace file, then changes a file outside the
 // workspace with the same calls. The files section judges a metadata
 // change as a write of the file.
-var _ = Describe("an agent that changes a file's metadata outside its files baseline", RequiresAudit, Escape, func() {
+var _ = Describe("an agent that changes a file's metadata outside its files baseline", RequiresAudit, NamesBackend, Escape, func() {
 	BeforeEach(func() { requireAudit() })
 
 	DescribeTable("fails the gate with a write of the file",

@@ -14,7 +14,7 @@ import (
 // Issue 36, the rest: sysgate without root, and a sendmmsg that names a
 // destination per message.
 
-var _ = Describe("an unprivileged sysgate on the notify backend", RequiresAudit, Escape, labels.Network, func() {
+var _ = Describe("an unprivileged sysgate on the notify backend", RequiresAudit, NamesBackend, Escape, labels.Network, func() {
 	BeforeEach(func() { requireAudit() })
 
 	// Nobody may not listen on port 53, so the run has no recording
@@ -45,7 +45,7 @@ var _ = Describe("an unprivileged sysgate on the notify backend", RequiresAudit,
 	})
 })
 
-var _ = Describe("one sendmmsg with a destination per message", RequiresAudit, Escape, labels.Network, func() {
+var _ = Describe("one sendmmsg with a destination per message", RequiresAudit, NamesBackend, Escape, labels.Network, func() {
 	BeforeEach(func() { requireAudit() })
 
 	// The forbidden datagram goes first and the allowed one last: the
@@ -103,7 +103,7 @@ var _ = Describe("one sendmmsg with a destination per message", RequiresAudit, E
 // Issue 43, item 14: 0.0.0.0 as a destination is this host. A socket
 // bound to 127.0.0.2 that connects to 0.0.0.0:Q reaches 127.0.0.2:Q,
 // and is reported so, not as 0.0.0.0:Q.
-var _ = Describe("a connect to 0.0.0.0 from a bound socket", RequiresAudit, Escape, labels.Network, func() {
+var _ = Describe("a connect to 0.0.0.0 from a bound socket", RequiresAudit, NamesBackend, Escape, labels.Network, func() {
 	BeforeEach(func() { requireAudit() })
 
 	for _, backend := range []string{"audit", "notify"} {

@@ -84,7 +84,7 @@ type netAttack struct {
 	reached         func() int
 }
 
-var _ = Describe("an agent that reaches a destination outside its network baseline", RequiresAudit, Escape, labels.Network, func() {
+var _ = Describe("an agent that reaches a destination outside its network baseline", RequiresAudit, NamesBackend, Escape, labels.Network, func() {
 	BeforeEach(func() { requireAudit() })
 
 	DescribeTable("fails the gate with only the destination named",

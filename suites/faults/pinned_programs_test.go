@@ -17,7 +17,7 @@ import (
 // Issue 32, item 2: the programs section named programs by path, so an
 // agent that can write a listed program (its own helper script) ran
 // another program under the listed name and the check was clean.
-var _ = Describe("an agent replacing a listed program it can write", RequiresAudit, Escape, func() {
+var _ = Describe("an agent replacing a listed program it can write", RequiresAudit, NamesBackend, Escape, func() {
 	BeforeEach(func() {
 		requireAudit()
 	})
@@ -73,7 +73,7 @@ var _ = Describe("an agent replacing a listed program it can write", RequiresAud
 // rewritten in place through a MAP_SHARED mapping of a page it read
 // first, keeps its size, mtime and ctime; the hash cached at its first
 // exec answered for the second (testdata/mmapswap.c): a clean run.
-var _ = Describe("an agent rewriting its pinned helper on tmpfs through a shared mapping", RequiresAudit, Escape, func() {
+var _ = Describe("an agent rewriting its pinned helper on tmpfs through a shared mapping", RequiresAudit, NamesBackend, Escape, func() {
 	BeforeEach(func() { requireAudit() })
 
 	DescribeTable("is caught: the helper's content is not the one pinned",

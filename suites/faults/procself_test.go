@@ -40,7 +40,7 @@ func recordProcSelf(ctx SpecContext, s fileScene, backend string) {
 	Expect(string(data)).To(ContainSubstring("- /proc/self/**"), "record writes the agent's own /proc entry as a glob")
 }
 
-var _ = Describe("an agent that reads a tmpfs file through /proc/self/root/..", RequiresAudit, Escape, func() {
+var _ = Describe("an agent that reads a tmpfs file through /proc/self/root/..", RequiresAudit, NamesBackend, Escape, func() {
 	BeforeEach(func() { requireAudit() })
 
 	// Item 1: the audit path cleaned /proc/self/root/../dev/shm/x/token
@@ -66,7 +66,7 @@ var _ = Describe("an agent that reads a tmpfs file through /proc/self/root/..", 
 	)
 })
 
-var _ = Describe("enforce under a baseline with the agent's own /proc entry", RequiresAudit, func() {
+var _ = Describe("enforce under a baseline with the agent's own /proc entry", RequiresAudit, NamesBackend, func() {
 	BeforeEach(func() { requireAudit() })
 
 	// Item 8: the Landlock rule for /proc/self/** was put on what

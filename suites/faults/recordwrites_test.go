@@ -18,7 +18,7 @@ import (
 // checks the attack, which uses only the calls, classes and programs the
 // harmless run made: before the fix every one of them was CLEAN.
 
-var _ = Describe("what record writes by itself", RequiresAudit, Escape, func() {
+var _ = Describe("what record writes by itself", RequiresAudit, NamesBackend, Escape, func() {
 	BeforeEach(func() { requireAudit() })
 
 	// Item 9: one read of a file under /tmp became {tmp}/**, and /tmp is

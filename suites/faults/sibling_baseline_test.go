@@ -26,7 +26,7 @@ const envBaselines = "SYSGATE_BASELINES"
 // mode, make security-test), each against its own baseline in a sibling
 // directory. Agent A appends a group to agent B's baseline that allows the
 // one syscall B's escape makes; B's next run must not be clean.
-var _ = Describe("an agent widening another agent's baseline", RequiresAudit, Escape, func() {
+var _ = Describe("an agent widening another agent's baseline", RequiresAudit, NamesBackend, Escape, func() {
 	BeforeEach(func() {
 		requireAudit()
 	})

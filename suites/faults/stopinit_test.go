@@ -27,7 +27,7 @@ import (
 // a process of the same uid can stop it (issue 32, item 4). A stopped init
 // reaps nothing and reports nothing: sysgate must still end the run within
 // its timeout, and on SIGTERM, and never call it clean.
-var _ = Describe("an agent that stops the run's init", RequiresAudit, Escape, func() {
+var _ = Describe("an agent that stops the run's init", RequiresAudit, NamesBackend, Escape, func() {
 	// The agent stops its parent, then says so with its pid: a line on
 	// its stdout, which sysgate relays.
 	const stopInit = `kill -STOP $PPID && echo init-stopped $$`
