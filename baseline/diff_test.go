@@ -15,7 +15,7 @@ func TestDiffNewAndUnused(t *testing.T) {
 	}
 	agentFile := "testdata/agents/python-readonly.yaml"
 	o := obs("python-readonly", 1, map[scmp.Arch]map[string]uint64{
-		scmp.X86_64:  {"read": 10, "connect": 1, "socket": 1, "accept4": 2, "zzz": 0, "mount": 1, "getsockname": 1, "getpid": 1, "unshare": 1, "write": 3, "1000": 1},
+		scmp.X86_64:  {"read": 10, "connect": 1, "socket": 1, "accept4": 2, "zzz": 0, "mount": 1, "getsockname": 1, "getppid": 1, "unshare": 1, "write": 3, "1000": 1},
 		scmp.AArch64: {"openat": 1, "read": 2},
 		scmp.I386:    {"getuid32": 1},
 	})
@@ -26,7 +26,7 @@ func TestDiffNewAndUnused(t *testing.T) {
 		{Arch: scmp.I386, Syscall: "getuid32", Count: 1, File: agentFile, Line: 10}, // new section before x86_64
 		{Arch: scmp.X86_64, Syscall: "1000", Count: 1, File: agentFile, Line: 11},   // sorts first
 		{Arch: scmp.X86_64, Syscall: "accept4", Count: 2, File: agentFile, Line: 11},
-		{Arch: scmp.X86_64, Syscall: "getpid", Count: 1, File: agentFile, Line: 13}, // before getsockname's comment
+		{Arch: scmp.X86_64, Syscall: "getppid", Count: 1, File: agentFile, Line: 13}, // before getsockname's comment
 		{Arch: scmp.X86_64, Syscall: "mount", Count: 1, Risk: risk.Mount, Level: risk.Medium, File: agentFile, Line: 15},
 	}
 	if !reflect.DeepEqual(r.New, wantNew) {

@@ -213,8 +213,9 @@ func (p *Profile) Lookup(arch scmp.Arch, key string) (Entry, bool) {
 		return e, true
 	}
 	if name, class := argclass.SplitKey(key); class != "" {
-		e, ok := p.entries[arch][name]
-		return e, ok
+		if e, ok := p.entries[arch][name]; ok {
+			return e, true
+		}
 	}
 	return p.builtin(arch, key)
 }
@@ -370,7 +371,11 @@ func (p *Profile) builtin(arch scmp.Arch, name string) (Entry, bool) {
 	if p.SchedulingExact() || p.entries[arch] == nil || !scheduling.Is(name) {
 		return Entry{}, false
 	}
-	if _, ok := scmp.Number(arch, name); !ok {
+	call, class := argclass.SplitKey(name)
+	if _, ok := scmp.Number(arch, call); !ok {
+		return Entry{}, false
+	}
+	if class != "" && !argclass.HasClasses(arch, call) {
 		return Entry{}, false
 	}
 	return Entry{Name: name, Reason: scheduling.Reason(name), Group: scheduling.GroupName, Builtin: true}, true

@@ -69,7 +69,7 @@ syscalls:
   x86_64:
     # reviewed in #3
     - connect: loopback only
-    - getpid
+    - getppid
     - mount: the sandbox mounts a tmpfs
 groups:
   errors:
@@ -80,7 +80,7 @@ groups:
 `)
 	o := obs("a", 1, map[scmp.Arch]map[string]uint64{scmp.X86_64: {"connect": 1, "mount": 1, "rt_sigreturn": 1, "read": 1}})
 
-	// Without Merge, unseen getpid goes; reasons, comments, groups stay.
+	// Without Merge, unseen getppid goes; reasons, comments, groups stay.
 	doc, res, err := FromObservation(path, o, RecordOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -91,21 +91,21 @@ groups:
 			t.Errorf("lost %q:\n%s", keep, got)
 		}
 	}
-	if strings.Contains(got, "getpid") || strings.Count(got, "rt_sigreturn") != 1 {
+	if strings.Contains(got, "getppid") || strings.Count(got, "rt_sigreturn") != 1 {
 		t.Errorf("stale or duplicated entries:\n%s", got)
 	}
-	want := []Finding{{Arch: scmp.X86_64, Syscall: "getpid", File: path, Line: 9}}
+	want := []Finding{{Arch: scmp.X86_64, Syscall: "getppid", File: path, Line: 9}}
 	if !reflect.DeepEqual(res.Removed, want) {
 		t.Errorf("removed %+v", res.Removed)
 	}
 
-	// With Merge, getpid stays.
+	// With Merge, getppid stays.
 	doc, res, err = FromObservation(path, o, RecordOptions{Merge: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(doc.Format()), "    - getpid\n") || len(res.Removed) != 0 {
-		t.Errorf("merge dropped getpid: %s %+v", doc.Format(), res.Removed)
+	if !strings.Contains(string(doc.Format()), "    - getppid\n") || len(res.Removed) != 0 {
+		t.Errorf("merge dropped getppid: %s %+v", doc.Format(), res.Removed)
 	}
 	if _, _, err := FromObservation(path, obs("b", 1, nil), RecordOptions{}); err == nil {
 		t.Errorf("recorded agent b into agent a's file")

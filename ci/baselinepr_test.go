@@ -36,11 +36,11 @@ syscalls:
     - close
     - execve
     - exit_group
-    - getpid
+    - getppid
     - read
 `
 
-// prObservation is a shard's observation of demo: getpid is gone, write
+// prObservation is a shard's observation of demo: getppid is gone, write
 // and (risky) mount are new; its files and destinations give the file
 // the files and network sections that validate --strict asks for.
 const prObservation = `{"agent": "demo", "runs": 1,
@@ -209,8 +209,8 @@ func TestBaselinePRScript(t *testing.T) {
 				t.Errorf("%s:baselines/demo.yaml has no %q:\n%s", bot, want, file)
 			}
 		}
-		if strings.Contains(file, "getpid") {
-			t.Errorf("getpid, which no run made, was kept:\n%s", file)
+		if strings.Contains(file, "getppid") {
+			t.Errorf("getppid, which no run made, was kept:\n%s", file)
 		}
 		if n := e.git(e.origin, "rev-list", "--count", "main.."+bot); n != "1" {
 			t.Errorf("%s has %s commits on main, want 1", bot, n)
@@ -340,7 +340,7 @@ func TestBaselinePRScript(t *testing.T) {
 	t.Run("proposes nothing when the baselines match", func(t *testing.T) {
 		e := newPREnv(t, sysgate)
 		e.write(e.shards, "shard-0/observations/demo.json", `{"agent": "demo", "runs": 1,
- "syscalls": {"x86_64": {"close": 1, "execve": 1, "exit_group": 1, "getpid": 1, "read": 1}}, "programs": {"/usr/bin/true": 1}}`)
+ "syscalls": {"x86_64": {"close": 1, "execve": 1, "exit_group": 1, "getppid": 1, "read": 1}}, "programs": {"/usr/bin/true": 1}}`)
 		out, err := e.open("job1")
 		if err != nil {
 			t.Fatalf("open: %v\n%s", err, out)
@@ -360,14 +360,14 @@ func TestBaselinePRScript(t *testing.T) {
 		e := newPREnv(t, sysgate)
 		e.recordJob(t)
 		file := e.remoteFile(bot, "baselines/demo.yaml")
-		if !strings.Contains(file, "- exit_group") || !strings.Contains(file, "- path: /usr/bin/true\n    sha256: ") || strings.Contains(file, "getpid") {
+		if !strings.Contains(file, "- exit_group") || !strings.Contains(file, "- path: /usr/bin/true\n    sha256: ") || strings.Contains(file, "getppid") {
 			t.Errorf("the proposed baseline is not what /usr/bin/true does:\n%s", file)
 		}
 	})
 
 	// incremental: true on the real kernel: the committed file is allowed
 	// in the kernel, /usr/bin/true's other syscalls are logged and added,
-	// and the stale getpid (true never calls it) stays, as the pull
+	// and the stale getppid (true never calls it) stays, as the pull
 	// request says.
 	t.Run("an incremental record step only adds, and says so", func(t *testing.T) {
 		testutil.RequireAudit(t)
@@ -380,8 +380,8 @@ func TestBaselinePRScript(t *testing.T) {
 			t.Errorf("the observation is not an incremental one of /usr/bin/true (execve is allowed, brk is not): %+v", obs)
 		}
 		file := e.remoteFile(bot, "baselines/demo.yaml")
-		if !strings.Contains(file, "- brk") || !strings.Contains(file, "- getpid") {
-			t.Errorf("the proposed baseline should add brk and keep the stale getpid:\n%s", file)
+		if !strings.Contains(file, "- brk") || !strings.Contains(file, "- getppid") {
+			t.Errorf("the proposed baseline should add brk and keep the stale getppid:\n%s", file)
 		}
 		if body := e.read("gh/body.md"); !strings.Contains(body, "Stale entries not checked (incremental)") {
 			t.Errorf("the pull request does not say stale entries were not checked:\n%s", body)

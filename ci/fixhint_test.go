@@ -57,7 +57,7 @@ func hintRun(t *testing.T, path string) (*harness.Result, []hintFinding) {
 	obs := baseline.NewObservation("hints")
 	obs.Runs = 1
 	var findings []hintFinding
-	for _, name := range []string{"getpid", "bpf", "socket(AF_INET)"} { // plain, risky, a new class
+	for _, name := range []string{"getppid", "bpf", "socket(AF_INET)"} { // plain, risky, a new class
 		obs.Add(scmp.X86_64, name, 1)
 		findings = append(findings, hintFinding{"syscall " + name, func(p *baseline.Profile) bool { return p.Allows(scmp.X86_64, name) }})
 	}

@@ -21,7 +21,7 @@ func fixtureResult() *harness.Result {
 	obs.Add(scmp.X86_64, "socket", 3)
 	obs.Add(scmp.X86_64, "ptrace", 1)
 	obs.Add(scmp.X86_64, "1000", 3)
-	obs.Add(scmp.I386, "getpid", 1)
+	obs.Add(scmp.I386, "getppid", 1)
 	return &harness.Result{
 		Agent: "python-agent", Command: []string{"python3", "agent.py"}, Mode: baseline.ModeCheck, Arch: scmp.X86_64,
 		Baselines: []string{"baselines/python3.yaml", "baselines/python-agent.yaml"},
@@ -31,7 +31,7 @@ func fixtureResult() *harness.Result {
 			{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 1, Risk: risk.ProcessAccess, PID: 13, Exe: "/usr/bin/gdb", Comm: "gdb", File: "baselines/python-agent.yaml", Line: 9},
 			{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 3, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", File: "baselines/python-agent.yaml", Line: 11,
 				Also: []harness.Caller{{PID: 16, Exe: "/usr/bin/curl", Comm: "curl", Count: 1}}},
-			{Arch: scmp.I386, Syscall: "getpid", Number: 20, Count: 1, PID: 14, Exe: "/tmp/int80", Comm: "int80", File: "baselines/python-agent.yaml", Line: 14},
+			{Arch: scmp.I386, Syscall: "getppid", Number: 64, Count: 1, PID: 14, Exe: "/tmp/int80", Comm: "int80", File: "baselines/python-agent.yaml", Line: 14},
 		},
 		Unused:     []baseline.Finding{},
 		Processes:  []harness.Process{{PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", Events: 5}, {PID: 13, Exe: "/usr/bin/gdb", Comm: "gdb", Events: 1}, {PID: 14, Exe: "/tmp/int80", Comm: "int80", Events: 1}},

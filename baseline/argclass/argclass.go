@@ -1,7 +1,7 @@
 // Package argclass defines argument classes. An argument class splits one
 // syscall by what its register arguments say it does: socket by address
 // family, openat by read, write or create, clone by the namespaces it
-// creates, mknodat by the kind of node. A baseline line names one class,
+// creates, mknodat by the kind of node, tgkill by the signal it sends. A baseline line names one class,
 // "socket(AF_UNIX)"; a line without parentheses, "socket", is argument
 // blind and allows the syscall with any arguments.
 //
@@ -195,6 +195,8 @@ var argSyscalls = map[string]func(arch scmp.Arch) *argSplit{
 	"ptrace":        func(scmp.Arch) *argSplit { return ptraceSplit },
 	"mknod":         func(scmp.Arch) *argSplit { return mknodSplit(1) },
 	"mknodat":       func(scmp.Arch) *argSplit { return mknodSplit(2) },
+	"tgkill":        func(scmp.Arch) *argSplit { return tgkillSplit },
+	"tkill":         func(scmp.Arch) *argSplit { return tkillSplit },
 }
 
 func splitFor(arch scmp.Arch, name string) *argSplit {

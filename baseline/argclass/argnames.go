@@ -14,6 +14,18 @@ var families = newNameTable(map[string]uint64{
 	"AF_KCM": 41, "AF_QIPCRTR": 42, "AF_SMC": 43, "AF_XDP": 44, "AF_MCTP": 45,
 })
 
+// signals are the standard signals' numbers on every arch sysgate names
+// (x86, arm, arm64, riscv64, powerpc and s390 share them; MIPS, SPARC and
+// Alpha, which number them differently, are not among them). Signal 0
+// (a probe that sends nothing) and the real-time signals are numbers.
+var signals = newNameTable(map[string]uint64{
+	"SIGHUP": 1, "SIGINT": 2, "SIGQUIT": 3, "SIGILL": 4, "SIGTRAP": 5, "SIGABRT": 6, "SIGBUS": 7,
+	"SIGFPE": 8, "SIGKILL": 9, "SIGUSR1": 10, "SIGSEGV": 11, "SIGUSR2": 12, "SIGPIPE": 13,
+	"SIGALRM": 14, "SIGTERM": 15, "SIGSTKFLT": 16, "SIGCHLD": 17, "SIGCONT": 18, "SIGSTOP": 19,
+	"SIGTSTP": 20, "SIGTTIN": 21, "SIGTTOU": 22, "SIGURG": 23, "SIGXCPU": 24, "SIGXFSZ": 25,
+	"SIGVTALRM": 26, "SIGPROF": 27, "SIGWINCH": 28, "SIGIO": 29, "SIGPWR": 30, "SIGSYS": 31,
+})
+
 var prctlNames = newNameTable(map[string]uint64{
 	"PR_SET_PDEATHSIG": 1, "PR_GET_PDEATHSIG": 2, "PR_GET_DUMPABLE": 3, "PR_SET_DUMPABLE": 4,
 	"PR_GET_UNALIGN": 5, "PR_SET_UNALIGN": 6, "PR_GET_KEEPCAPS": 7, "PR_SET_KEEPCAPS": 8,

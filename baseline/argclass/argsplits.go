@@ -263,6 +263,21 @@ func valueSplit(what string, arg uint, mask uint64, names *nameTable, hex bool) 
 	return exactSplit(what, arg, mask, render, parse, names.sorted)
 }
 
+// signalSplit classes a thread-directed kill by its signal. SIGURG is
+// the common class: Go's runtime sends it to its own threads for every
+// asynchronous preemption (tgkill(getpid(), tid, SIGURG)), so the audit
+// backend logs it rather than hold each one at the listener.
+func signalSplit(arg uint) *argSplit {
+	s := valueSplit("signal", arg, mask32, signals, false)
+	s.common = "SIGURG"
+	return s
+}
+
+var (
+	tgkillSplit = signalSplit(2)
+	tkillSplit  = signalSplit(1)
+)
+
 var (
 	prctlSplit = valueSplit("prctl option", 0, mask32, prctlNames, false)
 	// ptrace's request is a long: every bit counts.

@@ -51,6 +51,12 @@ var Members = []Member{
 		Confined: "as clock_nanosleep: it only suspends the calling thread",
 	},
 	{
+		Name:     "getpid",
+		Effect:   "tells the caller its own process ID",
+		Varies:   "Go's runtime asks it only to address an asynchronous preemption signal to one of its own threads (tgkill(getpid(), tid, SIGURG)), which it sends when a goroutine has run for 10 ms without yielding: a busy or loaded machine makes that happen",
+		Confined: "it returns the caller's process ID and changes no state",
+	},
+	{
 		Name:     "nanosleep",
 		Effect:   "sleeps the calling thread",
 		Varies:   "spin-then-sleep back-offs (Go's runtime, older libcs' sleep) sleep only when a lock or a child was not ready in time",
@@ -68,6 +74,13 @@ var Members = []Member{
 		Varies:   "threads that spin on a contended lock (node's and V8's worker threads, Go's runtime, glibc's adaptive mutexes) yield only when they contend",
 		Confined: "it moves the calling thread to the end of its run queue; no argument, no state, nothing another process can observe beyond the CPU time it gives up",
 	},
+	{
+		// A class key: tgkill with any other signal stays exact.
+		Name:     "tgkill(SIGURG)",
+		Effect:   "sends SIGURG, whose default action is to be ignored",
+		Varies:   "Go's runtime signals its own thread with it to preempt a goroutine that has run for 10 ms without yielding (and to stop one for the garbage collector): whether a goroutine runs that long depends on the machine's load",
+		Confined: "the filter cannot tell the caller's own thread group from another's, so this is the one member that can reach another process of the same user; but SIGURG's default action is to ignore it, so it cannot stop, end or dump a process, and one that handles it (Go's runtime, a program using out-of-band socket data) only runs its handler; any other signal is tgkill's own class, outside the group",
+	},
 }
 
 var byName = func() map[string]*Member {
@@ -78,8 +91,8 @@ var byName = func() map[string]*Member {
 	return m
 }()
 
-// Is reports whether name (a syscall name, not an argument class) is a
-// member.
+// Is reports whether name is a member: a syscall name, or for a member
+// that is one class of its syscall, that class's key ("tgkill(SIGURG)").
 func Is(name string) bool { return byName[name] != nil }
 
 // Lookup returns the member called name.

@@ -12,10 +12,14 @@ func TestMembers(t *testing.T) {
 		want bool
 	}{
 		{"clock_nanosleep", true}, {"clock_nanosleep_time64", true}, {"nanosleep", true},
-		{"restart_syscall", true}, {"sched_yield", true},
+		{"restart_syscall", true}, {"sched_yield", true}, {"getpid", true},
+		// Go's preemption signal is a member; tgkill with any other
+		// signal is not.
+		{"tgkill(SIGURG)", true}, {"tgkill(SIGTERM)", false}, {"tgkill(SIGKILL)", false},
 		// Calls with an effect outside the caller stay exact: a futex
 		// wakes another process's waiter on shared memory, madvise
-		// (MADV_REMOVE) frees a shared file's pages, tgkill signals.
+		// (MADV_REMOVE) frees a shared file's pages, tgkill signals
+		// (argument blind: any signal).
 		{"futex", false}, {"madvise", false}, {"tgkill", false}, {"rseq", false},
 		{"sched_setaffinity", false}, {"", false}, {"sched_yield(x)", false},
 	} {

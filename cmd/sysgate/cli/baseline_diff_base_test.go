@@ -25,7 +25,7 @@ programs:
   - /usr/bin/python3.13
 syscalls:
   x86_64:
-    - getpid
+    - getppid
     - openat(read)
     - socket(AF_UNIX)
 `,
@@ -33,7 +33,7 @@ syscalls:
 
 // widenPR widens it every way a pull request can: a new class, an
 // argument-blind entry where the base had a class, a risky syscall, a
-// program, a new arch; and narrows it (getpid gone), which is not listed.
+// program, a new arch; and narrows it (getppid gone), which is not listed.
 const widenPR = `version: 1
 agent: demo
 extends:
@@ -106,7 +106,7 @@ func TestBaselineDiffBase(t *testing.T) {
 				t.Errorf("%s: the widening does not name %s:\n%s", format, want, out)
 			}
 		}
-		if strings.Contains(out, "getpid") || strings.Contains(out, "socket(AF_UNIX)") || strings.Contains(out, "@acme/devs") {
+		if strings.Contains(out, "getppid") || strings.Contains(out, "socket(AF_UNIX)") || strings.Contains(out, "@acme/devs") {
 			t.Errorf("%s: lists what did not widen, or the catch-all owner:\n%s", format, out)
 		}
 		golden.Check(t, goldens[format], []byte(out))
@@ -114,7 +114,7 @@ func TestBaselineDiffBase(t *testing.T) {
 }
 
 func TestBaselineDiffBaseNarrowAndEqual(t *testing.T) {
-	narrow := strings.Replace(widenBase["baselines/agent.yaml"], "    - getpid\n", "", 1)
+	narrow := strings.Replace(widenBase["baselines/agent.yaml"], "    - getppid\n", "", 1)
 	widenRepo(t, map[string]string{"baselines/agent.yaml": narrow})
 	for _, files := range [][]string{{"baselines"}, {"baselines/agent.yaml"}, {"baselines/base.yaml"}} {
 		code, out, errOut := run(t, append([]string{"baseline", "diff", "--base", "HEAD"}, files...)...)
@@ -132,9 +132,9 @@ func TestBaselineDiffBaseNarrowAndEqual(t *testing.T) {
 
 func TestBaselineDiffBaseNewAgent(t *testing.T) {
 	// A file the base lacks allowed nothing: all of it widens.
-	widenRepo(t, map[string]string{"baselines/new.yaml": "version: 1\nagent: fresh\nsyscalls:\n  x86_64:\n    - getpid\n"})
+	widenRepo(t, map[string]string{"baselines/new.yaml": "version: 1\nagent: fresh\nsyscalls:\n  x86_64:\n    - getppid\n"})
 	code, out, _ := run(t, "baseline", "diff", "--base", "HEAD", "baselines/new.yaml")
-	if code != ExitViolation || !strings.Contains(out, "baselines/new.yaml:5: x86_64 getpid") {
-		t.Errorf("a new agent's file: code %d out %q, want 1 naming getpid", code, out)
+	if code != ExitViolation || !strings.Contains(out, "baselines/new.yaml:5: x86_64 getppid") {
+		t.Errorf("a new agent's file: code %d out %q, want 1 naming getppid", code, out)
 	}
 }
