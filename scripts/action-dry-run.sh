@@ -33,7 +33,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/action-dry-run.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
-go -C "$here/tools" build -o "$tmp/action-dry-run" ./cmd/action-dry-run
+go -C "$here/tools" build -buildvcs=false -o "$tmp/action-dry-run" ./cmd/action-dry-run
 code=0
 "$tmp/action-dry-run" --action "$here" "$@" || code=$?
 exit "$code"

@@ -119,6 +119,10 @@ type runOpts struct {
 	env     []string // more environment
 	github  []string // --github KEY=VALUE
 	event   string   // --event FILE
+	// copied: run as a user does by default, in a copy of dir under
+	// --out; else --in-place, so a record and the check after it share
+	// dir as two jobs share the repository the record's patch went to.
+	copied bool
 }
 
 func (e *dryRunEnv) run(t *testing.T, o runOpts) job {
@@ -136,6 +140,9 @@ func (e *dryRunEnv) run(t *testing.T, o runOpts) job {
 		action = e.checkout
 	}
 	args := []string{"--dir", o.dir, "--out", out, "--cache-dir", e.cache}
+	if !o.copied {
+		args = append(args, "--in-place")
+	}
 	for _, in := range o.inputs {
 		args = append(args, "--input", in)
 	}

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("action-dry-run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	actionDir := fs.String("action", ".", "the action's checkout: the directory holding action.yml (GITHUB_ACTION_PATH)")
-	dir := fs.String("dir", "", "the agent's repository the job checked out (GITHUB_WORKSPACE; required)")
+	dir := fs.String("dir", "", "the agent's repository (required): copied, with its .git and uncommitted changes, to OUT/workspace, the job's checkout (GITHUB_WORKSPACE), so the run writes nothing in DIR")
+	inPlace := fs.Bool("in-place", false, "run in --dir itself, as the job's checkout: record's baseline files and the reports directory are then written there (to chain a record and a check on one tree)")
 	out := fs.String("out", "", "where the runner's temp, the artifacts, logs, the step summary and dry-run.json go (default: a new directory under $TMPDIR)")
 	cacheDir := fs.String("cache-dir", "", "actions/cache's store, kept across dry runs (default: $XDG_CACHE_HOME/sysgate/action-dry-run)")
 	toolCache := fs.String("tool-cache", "", "RUNNER_TOOL_CACHE (default: empty, under --out, as on a fresh hosted runner)")
@@ -92,6 +94,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if *out, err = os.MkdirTemp("", "sysgate-action-dry-run-"); err != nil {
 			return fail("%v", err)
 		}
+	} else if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fail("--out: %v", err)
 	}
 	if *cacheDir == "" {
 		base, err := os.UserCacheDir()
@@ -100,10 +104,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		*cacheDir = filepath.Join(base, "sysgate", "action-dry-run")
 	}
+	workspace := *dir
+	if !*inPlace {
+		if workspace, err = checkoutCopy(*dir, *out); err != nil {
+			return fail("%v", err)
+		}
+	}
 	cfg := actionrun.Config{
 		Action:    action,
 		ActionDir: *actionDir,
-		Workspace: *dir,
+		Workspace: workspace,
 		Inputs:    inputs,
 		OutDir:    *out,
 		ToolCache: *toolCache,
@@ -116,7 +126,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	fmt.Fprintf(stdout, "action dry run: %s in %s (output in %s)\n", action.Path, *dir, *out)
+	fmt.Fprintf(stdout, "action dry run: %s in %s (output in %s)\n", action.Path, workspace, *out)
 	res, err := actionrun.Run(ctx, cfg)
 	if res != nil {
 		if jerr := res.WriteJSON(filepath.Join(*out, "dry-run.json")); jerr != nil {
@@ -128,4 +138,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	res.Print(stdout)
 	return res.ExitCode
+}
+
+// checkoutCopy copies the agent's repository dir, as it is (its .git,
+// uncommitted changes, modes and symlinks), to out/workspace, the job's
+// checkout: what the action writes there (a recorded baseline, the
+// reports directory) stays out of the user's tree, as it stays on the
+// runner.
+func checkoutCopy(dir, out string) (string, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("--dir %s: not a directory (%v)", dir, err)
+	}
+	ws := filepath.Join(out, "workspace")
+	if _, err := os.Lstat(ws); err == nil {
+		return "", fmt.Errorf("%s exists: give a new --out, or --in-place to run in --dir", ws)
+	}
+	if b, err := exec.Command("cp", "-a", "--", filepath.Clean(dir)+"/.", ws).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("copying --dir %s to %s: %v: %s", dir, ws, err, b)
+	}
+	return ws, nil
 }
