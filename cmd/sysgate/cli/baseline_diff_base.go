@@ -11,15 +11,16 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/ci"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/gitshow"
 )
 
 // runBaselineDiffBase is baseline diff --base REF: what the working
 // tree's baselines allow that REF's did not. Each file is loaded with what
-// it extends on both sides; REF's files come from git, never a checkout.
-// Exit 1 when the working tree widens, 0 when it allows the same or less.
-func (c *Command) runBaselineDiffBase(ref, format, level string, args []string) int {
+// it extends on both sides, every layer as the run of cmd picks it; REF's
+// files come from git, never a checkout. Exit 1 when the working tree
+// widens, 0 when it allows the same or less, 3 when the layers the run
+// loads cannot be told (never "no widening").
+func (c *Command) runBaselineDiffBase(ref, format, level string, cmd runCommand, args []string) int {
 	if len(args) == 0 {
 		fmt.Fprintln(c.Stderr, "sysgate baseline diff --base: name the baseline files or directories of the working tree")
 		return ExitUsage
@@ -38,7 +39,16 @@ func (c *Command) runBaselineDiffBase(ref, format, level string, args []string) 
 		fmt.Fprintf(c.Stderr, "sysgate: %v\n", err)
 		return ExitUsage
 	}
-	w, err := widening(commit, harness.HostSelector(os.Environ()), files)
+	sel, err := c.selector(cmd)
+	if err != nil {
+		return c.errorf(ExitUsage, "%v", err)
+	}
+	w, err := widening(commit, sel, cmd, files)
+	var und *undecidedError
+	if errors.As(err, &und) {
+		return c.errorf(ExitInconclusive, "baseline diff --base: cannot tell which layers the run loads, so the widening cannot be judged:\n%s",
+			strings.Join(und.why, "\n"))
+	}
 	if err != nil {
 		c.printFindings(err)
 		return ExitUsage
@@ -66,32 +76,50 @@ func (c *Command) runBaselineDiffBase(ref, format, level string, args []string) 
 	return ExitOK
 }
 
+// undecidedError: the diff cannot tell which layers the run loads (why:
+// each entry, with the fix).
+type undecidedError struct{ why []string }
+
+func (e *undecidedError) Error() string { return strings.Join(e.why, "; ") }
+
 // widening compares each file's stack at the commit and in the working
-// tree. A file the commit lacks allowed nothing there. An entry reached
-// through several files (a shared runtime base) is listed once.
-func widening(commit *gitshow.Commit, sel baseline.Selector, files []string) (*ci.Widening, error) {
+// tree, every file it reaches (extends chains and the layers the run of
+// cmd picks, wherever they lie). A file the commit lacks allowed nothing
+// there. An entry reached through several files (a shared runtime base)
+// is listed once. A layer the run's selection cannot be told for is an
+// undecidedError on either side.
+func widening(commit *gitshow.Commit, sel baseline.Selector, cmd runCommand, files []string) (*ci.Widening, error) {
 	w := &ci.Widening{Rel: func(file string) string {
 		if rel, err := commit.Rel(file); err == nil {
 			return rel
 		}
 		return file
 	}}
+	var why []string
 	for _, f := range files {
-		cur, err := baseline.LoadStackFor(sel, f)
+		cur, err := baseline.LoadStackPartial(nil, sel, f)
 		if err != nil {
 			return nil, err
 		}
-		base, err := baseline.LoadStackFrom(commit.Read, sel, f)
+		base, err := baseline.LoadStackPartial(commit.Read, sel, f)
 		if errors.Is(err, fs.ErrNotExist) {
 			base = nil
 		} else if err != nil {
 			return nil, fmt.Errorf("at %s: %w", commit.SHA()[:12], err)
+		}
+		for _, u := range append(undecided(cur, cmd), undecided(base, cmd)...) {
+			if !slices.Contains(why, u) {
+				why = append(why, u)
+			}
 		}
 		for _, e := range baseline.Widen(base, cur) {
 			if !slices.Contains(w.Entries, e) {
 				w.Entries = append(w.Entries, e)
 			}
 		}
+	}
+	if len(why) > 0 {
+		return nil, &undecidedError{why}
 	}
 	// GitHub reads CODEOWNERS from the base branch: so does this, so the
 	// pull request cannot name its own reviewers.

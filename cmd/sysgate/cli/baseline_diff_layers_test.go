@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/sysgate/sysgate/internal/envprobe"
+	"github.com/sysgate/sysgate/internal/testutil"
+)
+
+// Issue 43, item 7: baseline diff --base must judge the layers the run
+// loads. The run picks a runtime layer by the command's own interpreter
+// (its "#!" line, pyenv); a diff that picked it by the python3 on its
+// PATH said "no widening" for a pull request that widened the layer only
+// the run selects, outside the action's baselines paths.
+
+// otherPython is a CPython whose major.minor differs from the python3 on
+// PATH, with that version: the interpreter the agent's "#!" names.
+func otherPython(t *testing.T) (pathPython, other, version string) {
+	t.Helper()
+	pathPython = testutil.Python(t)
+	first, ok := envprobe.Identify(pathPython)
+	if !ok {
+		t.Fatalf("%s: not identified as a runtime", pathPython)
+	}
+	home, _ := os.UserHomeDir()
+	candidates, _ := filepath.Glob("/usr/bin/python3.*")
+	more, _ := filepath.Glob(filepath.Join(home, ".pyenv", "versions", "*", "bin", "python3"))
+	more2, _ := filepath.Glob("/usr/local/bin/python3.*")
+	for _, c := range append(append(candidates, more...), more2...) {
+		rt, ok := envprobe.Identify(c)
+		if !ok || rt.Name != "python" {
+			continue
+		}
+		if v, w := majorMinor(rt.Version), majorMinor(first.Version); v != "" && w != "" && v != w && strings.HasPrefix(v, "3.") {
+			return pathPython, c, v
+		}
+	}
+	testutil.Unavailable(t, "python", "no second CPython 3 of another major.minor than "+pathPython+" (/usr/bin/python3.*, ~/.pyenv/versions)")
+	return "", "", ""
+}
+
+func majorMinor(v string) string {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return ""
+	}
+	return parts[0] + "." + parts[1]
+}
+
+const layeredAgent = "version: 1\nagent: demo\nextends:\n  - ../runtimes/python-{python}.yaml\nsyscalls:\n  x86_64:\n    - getpid\n"
+
+func TestBaselineDiffBaseJudgesTheRunsLayer(t *testing.T) {
+	pathPython, other, v := otherPython(t)
+	bin := t.TempDir()
+	if err := os.Symlink(pathPython, filepath.Join(bin, "python3")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":/usr/bin:/bin")
+	rt, _ := envprobe.Identify(pathPython)
+	pathLayer := "runtimes/python-" + majorMinor(rt.Version) + ".yaml"
+	runLayer := "runtimes/python-" + v + ".yaml"
+	layer := "version: 1\nsyscalls:\n  x86_64:\n    - read\n"
+	base := map[string]string{
+		"baselines/agent.yaml": layeredAgent,
+		pathLayer:              layer,
+		runLayer:               layer,
+		"agent.py":             "#!" + other + "\nprint('hello')\n",
+	}
+	// The pull request widens only the layer the agent's interpreter
+	// picks, outside the baselines directory.
+	dir := widenRepoFrom(t, base, map[string]string{runLayer: layer + "    - socket(AF_INET): calls home\n"})
+	if err := os.Chmod(filepath.Join(dir, "agent.py"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	// Without the run's command the diff cannot tell which layer the run
+	// loads: it says so and fails closed, never "no widening".
+	code, out, errOut := run(t, "baseline", "diff", "--base", "HEAD", "baselines")
+	if code != ExitInconclusive || strings.Contains(out, "no widening") ||
+		!strings.Contains(errOut, "{python}") || !strings.Contains(errOut, "-- CMD") {
+		t.Errorf("no command: code %d out %q err %q; want 3, naming {python} and the fix (-- CMD)", code, out, errOut)
+	}
+
+	// With it, the layer the run picks is judged, and its widening found.
+	code, out, errOut = run(t, "baseline", "diff", "--base", "HEAD", "baselines", "--", "./agent.py")
+	if code != ExitViolation || !strings.Contains(out, runLayer) || !strings.Contains(out, "socket(AF_INET)") {
+		t.Errorf("the run's command: code %d out %q err %q; want 1 naming %s socket(AF_INET)", code, out, errOut, runLayer)
+	}
+	// The agent's directory (--dir) is where the command is found.
+	code, out, errOut = run(t, "baseline", "diff", "--base", "HEAD", "--dir", dir, filepath.Join(dir, "baselines"), "--", "./agent.py")
+	if code != ExitViolation || !strings.Contains(out, "socket(AF_INET)") {
+		t.Errorf("--dir: code %d out %q err %q; want 1 naming socket(AF_INET)", code, out, errOut)
+	}
+	// The command run through python3 on PATH picks the other layer,
+	// which the pull request left alone.
+	code, out, errOut = run(t, "baseline", "diff", "--base", "HEAD", "baselines", "--", "python3", "agent.py")
+	if code != ExitOK || !strings.HasPrefix(out, "no widening") {
+		t.Errorf("python3 agent.py: code %d out %q err %q; want 0 (its layer did not widen)", code, out, errOut)
+	}
+}
+
+// A section a file did not have, added by the pull request, allows what
+// its entries name: the file may be layered over one that has the
+// section (the run's stack gates it), so it widens.
+func TestBaselineDiffBaseSectionAdded(t *testing.T) {
+	plain := "version: 1\nagent: demo\nsyscalls:\n  x86_64:\n    - read\n"
+	withSections := "version: 1\nagent: demo\nprograms:\n  - /usr/bin/git\nfiles:\n  read:\n    - path: /etc/shadow\n      reason: r\n" +
+		"network:\n  connect:\n    - 203.0.113.7:443\nsyscalls:\n  x86_64:\n    - read\n"
+	widenRepoFrom(t, map[string]string{"baselines/agent.yaml": plain}, map[string]string{"baselines/agent.yaml": withSections})
+	code, out, errOut := run(t, "baseline", "diff", "--base", "HEAD", "baselines")
+	for _, want := range []string{"203.0.113.7:443", "/etc/shadow", "/usr/bin/git"} {
+		if code != ExitViolation || !strings.Contains(out, want) {
+			t.Errorf("a section added: code %d out %q err %q; want 1 naming %s", code, out, errOut, want)
+		}
+	}
+}
+
+// A layer picked by {go}: the machine's PATH has no Go runtime to ask,
+// the agent's binary knows its own. validate and diff --base must not
+// exit 2 for every pull request of such an agent.
+func TestBaselineGoLayer(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	goLayer := "runtimes/go-" + majorMinor(strings.TrimPrefix(runtime.Version(), "go")) + ".yaml"
+	layer := "version: 1\nsyscalls:\n  x86_64:\n    - read\n"
+	agent := strings.Replace(layeredAgent, "python-{python}", "go-{go}", 1)
+	widenRepoFrom(t, map[string]string{"baselines/agent.yaml": agent, goLayer: layer},
+		map[string]string{goLayer: layer + "    - socket(AF_INET): calls home\n"})
+
+	code, out, errOut := run(t, "baseline", "validate", "baselines/agent.yaml")
+	if code != ExitOK || !strings.Contains(out, goLayer) {
+		t.Errorf("validate: code %d out %q err %q; want 0, naming the recorded layer it validated (%s)", code, out, errOut, goLayer)
+	}
+	// The fixture has no programs, files or network sections, which
+	// --strict fails on: the note itself stays a warning.
+	_, out, _ = run(t, "baseline", "validate", "--strict", "baselines/agent.yaml")
+	if !strings.Contains(out, "baselines/agent.yaml:4: warning: extends ../runtimes/go-{go}.yaml") {
+		t.Errorf("validate --strict: %q; want the note on line 4 as a warning (advisory)", out)
+	}
+	// With the run's command, validate picks the layer as the run does.
+	code, out, errOut = run(t, "baseline", "validate", "baselines/agent.yaml", "--", self)
+	if code != ExitOK || strings.Contains(out, "{go}") {
+		t.Errorf("validate -- the agent's binary: code %d out %q err %q; want 0 and no note", code, out, errOut)
+	}
+	code, out, _ = run(t, "baseline", "validate", "baselines/agent.yaml", "--", "/bin/true")
+	if code != ExitUsage || !strings.Contains(out, "the command gives no {go}") {
+		t.Errorf("validate -- a command that starts no Go: code %d out %q; want 2 naming {go}", code, out)
+	}
+	code, out, errOut = run(t, "baseline", "diff", "--base", "HEAD", "baselines", "--", self)
+	if code != ExitViolation || !strings.Contains(out, goLayer) || !strings.Contains(out, "socket(AF_INET)") {
+		t.Errorf("diff with the agent's binary: code %d out %q err %q; want 1 naming %s socket(AF_INET)", code, out, errOut, goLayer)
+	}
+	code, _, errOut = run(t, "baseline", "diff", "--base", "HEAD", "baselines")
+	if code != ExitInconclusive || !strings.Contains(errOut, "{go}") {
+		t.Errorf("diff without the command: code %d err %q; want 3 naming {go}", code, errOut)
+	}
+}
