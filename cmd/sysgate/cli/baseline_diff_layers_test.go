@@ -161,3 +161,55 @@ func TestBaselineGoLayer(t *testing.T) {
 		t.Errorf("diff without the command: code %d err %q; want 3 naming {go}", code, errOut)
 	}
 }
+
+// The run's --dir holds a pyenv version file naming another CPython than
+// the directory the diff runs in: the run's command, found through
+// pyenv's shim from that directory, picks the layer.
+func TestBaselineDiffBasePyenvVersionFile(t *testing.T) {
+	home, _ := os.UserHomeDir()
+	root := filepath.Join(home, ".pyenv")
+	shim := filepath.Join(root, "shims", "python3")
+	pythons, _ := filepath.Glob(filepath.Join(root, "versions", "3.*", "bin", "python3"))
+	byMinor := map[string]string{} // major.minor -> pyenv version name
+	for _, p := range pythons {
+		if rt, ok := envprobe.Identify(p); ok && rt.Name == "python" {
+			byMinor[majorMinor(rt.Version)] = filepath.Base(filepath.Dir(filepath.Dir(p)))
+		}
+	}
+	var here, there string
+	for mm := range byMinor {
+		if here == "" {
+			here = mm
+		} else if there == "" && mm != here {
+			there = mm
+		}
+	}
+	if _, err := os.Stat(shim); err != nil || there == "" {
+		testutil.Unavailable(t, "pyenv", "no pyenv with two CPython 3 versions in "+root)
+	}
+	t.Setenv("PATH", filepath.Join(root, "shims")+":/usr/bin:/bin")
+	t.Setenv("PYENV_VERSION", "")
+	os.Unsetenv("PYENV_VERSION")
+	layer := "version: 1\nsyscalls:\n  x86_64:\n    - read\n"
+	runLayer := "runtimes/python-" + there + ".yaml"
+	widenRepoFrom(t, map[string]string{
+		"baselines/agent.yaml":              layeredAgent,
+		"runtimes/python-" + here + ".yaml": layer,
+		runLayer:                            layer,
+		".python-version":                   byMinor[here] + "\n",
+		"agent/.python-version":             byMinor[there] + "\n",
+		"agent/main.py":                     "print('hello')\n",
+	}, map[string]string{runLayer: layer + "    - socket(AF_INET): calls home\n"})
+	code, out, errOut := run(t, "baseline", "diff", "--base", "HEAD", "--dir", "agent", "baselines", "--", "python3", "main.py")
+	if code != ExitViolation || !strings.Contains(out, runLayer) {
+		t.Errorf("--dir agent -- python3 main.py: code %d out %q err %q; want 1 naming %s", code, out, errOut, runLayer)
+	}
+	// From the diff's own directory the same command picks the other
+	// layer, which did not widen: the run's --dir decides.
+	if code, out, errOut := run(t, "baseline", "diff", "--base", "HEAD", "baselines", "--", "python3", "main.py"); code != ExitOK {
+		t.Errorf("-- python3 main.py from the top: code %d out %q err %q; want 0 (its layer did not widen)", code, out, errOut)
+	}
+	if code, out, _ := run(t, "baseline", "diff", "--base", "HEAD", "baselines"); code != ExitInconclusive || strings.Contains(out, "no widening") {
+		t.Errorf("no command: code %d out %q; want 3", code, out)
+	}
+}
