@@ -275,4 +275,17 @@ func TestDryRunWideningOfTheRunsLayer(t *testing.T) {
 	if !hasAnnotation(j, "warning", runLayer, lineOf(t, readFile(t, filepath.Join(ws, runLayer)), "socket(AF_INET)"), "socket(AF_INET)") {
 		t.Errorf("no warning annotation on %s naming socket(AF_INET): %+v", runLayer, j.res.Annotations)
 	}
+
+	// Without a command (a packages job: its specs name the commands)
+	// the {python} layer cannot be told: the step cannot judge the
+	// widening, and never says false. The gate then refuses the inputs.
+	notJudged := []string{"baselines=baselines", "strict=false"}
+	j = e.run(t, runOpts{dir: ws, inputs: notJudged, github: []string{"event_name=pull_request"}, event: event})
+	if w := j.res.Output("widened"); w != "" || !hasAnnotation(j, "warning", "", 0, "was not judged") {
+		t.Errorf("warn, not judged: widened=%q, annotations %+v; want empty and a warning", w, j.res.Annotations)
+	}
+	j = e.run(t, runOpts{dir: ws, inputs: append(notJudged, "on-widening=fail"), github: []string{"event_name=pull_request"}, event: event})
+	if s := j.step(t, "widening"); s.Outcome != actionrun.Failure || s.ExitCode != 3 {
+		t.Errorf("on-widening: fail, not judged: the widening step %s exit %d, want a failure with exit 3", s.Outcome, s.ExitCode)
+	}
 }
