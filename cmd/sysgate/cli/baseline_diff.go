@@ -62,7 +62,8 @@ const diffExitCodes = `
 Exit codes: 0 when the two sides list the same, 1 when they differ (as diff and git diff
 --exit-code; with --base: when the working tree widens the base), 2 on bad flags or input,
 3 with --base when it cannot tell which layers the run loads (a layer picked by {python},
-{node}, {go} or {libc} needs the run's command: FILE... -- CMD [ARGS...]).
+{node}, {go} or {libc} needs the run's command: FILE... -- CMD [ARGS...]; a changed "#!"
+line or pyenv version file picked another at the base) and found no widening.
 `
 
 func (c *Command) runBaselineDiff(args []string) int {

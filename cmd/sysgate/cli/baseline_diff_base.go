@@ -43,15 +43,18 @@ func (c *Command) runBaselineDiffBase(ref, format, level string, cmd runCommand,
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)
 	}
-	w, err := widening(commit, sel, cmd, files)
-	var und *undecidedError
-	if errors.As(err, &und) {
-		return c.errorf(ExitInconclusive, "baseline diff --base: cannot tell which layers the run loads, so the widening cannot be judged:\n%s",
-			strings.Join(und.why, "\n"))
-	}
+	w, undecided, err := widening(commit, sel, cmd, files, func(depends []string) []string { return c.pickChanges(commit, cmd, depends) })
 	if err != nil {
 		c.printFindings(err)
 		return ExitUsage
+	}
+	if len(undecided) > 0 {
+		// A widening found outranks it (exit 1), and is listed.
+		c.errorf(ExitInconclusive, "baseline diff --base: cannot tell which layers the run loads, so the widening cannot be fully judged:\n%s",
+			strings.Join(undecided, "\n"))
+		if len(w.Entries) == 0 {
+			return ExitInconclusive
+		}
 	}
 	w.Base = ref
 	if ref != commit.SHA() && !strings.HasPrefix(commit.SHA(), ref) {
@@ -76,40 +79,44 @@ func (c *Command) runBaselineDiffBase(ref, format, level string, cmd runCommand,
 	return ExitOK
 }
 
-// undecidedError: the diff cannot tell which layers the run loads (why:
-// each entry, with the fix).
-type undecidedError struct{ why []string }
-
-func (e *undecidedError) Error() string { return strings.Join(e.why, "; ") }
-
 // widening compares each file's stack at the commit and in the working
 // tree, every file it reaches (extends chains and the layers the run of
 // cmd picks, wherever they lie). A file the commit lacks allowed nothing
 // there. An entry reached through several files (a shared runtime base)
-// is listed once. A layer the run's selection cannot be told for is an
-// undecidedError on either side.
-func widening(commit *gitshow.Commit, sel baseline.Selector, cmd runCommand, files []string) (*ci.Widening, error) {
-	w := &ci.Widening{Rel: func(file string) string {
+// is listed once. undecided says, with the fix, each layer whose pick
+// by the run cannot be told, on either side, and each change of what
+// picks it (picked: given the placeholders the layers take from the
+// command): then what the run loads may widen beyond the entries.
+func widening(commit *gitshow.Commit, sel baseline.Selector, cmd runCommand, files []string,
+	picked func([]string) []string) (w *ci.Widening, undecided []string, err error) {
+	w = &ci.Widening{Rel: func(file string) string {
 		if rel, err := commit.Rel(file); err == nil {
 			return rel
 		}
 		return file
 	}}
-	var why []string
+	var depends []string
 	for _, f := range files {
 		cur, err := baseline.LoadStackPartial(nil, sel, f)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		base, err := baseline.LoadStackPartial(commit.Read, sel, f)
 		if errors.Is(err, fs.ErrNotExist) {
 			base = nil
 		} else if err != nil {
-			return nil, fmt.Errorf("at %s: %w", commit.SHA()[:12], err)
+			return nil, nil, fmt.Errorf("at %s: %w", commit.SHA()[:12], err)
 		}
-		for _, u := range append(undecided(cur, cmd), undecided(base, cmd)...) {
-			if !slices.Contains(why, u) {
-				why = append(why, u)
+		for _, u := range append(undecidedLayers(cur, cmd), undecidedLayers(base, cmd)...) {
+			if !slices.Contains(undecided, u) {
+				undecided = append(undecided, u)
+			}
+		}
+		for _, l := range append(cur.Layers(), base.Layers()...) {
+			for _, d := range l.Depends() {
+				if !slices.Contains(depends, d) {
+					depends = append(depends, d)
+				}
 			}
 		}
 		for _, e := range baseline.Widen(base, cur) {
@@ -118,9 +125,7 @@ func widening(commit *gitshow.Commit, sel baseline.Selector, cmd runCommand, fil
 			}
 		}
 	}
-	if len(why) > 0 {
-		return nil, &undecidedError{why}
-	}
+	undecided = append(undecided, picked(depends)...)
 	// GitHub reads CODEOWNERS from the base branch: so does this, so the
 	// pull request cannot name its own reviewers.
 	for _, p := range ci.CodeownersPaths {
@@ -129,7 +134,7 @@ func widening(commit *gitshow.Commit, sel baseline.Selector, cmd runCommand, fil
 			break
 		}
 	}
-	return w, nil
+	return w, undecided, nil
 }
 
 // baselineFiles expands directories to the *.yaml files below them,

@@ -5,10 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/gitshow"
 )
 
 // runCommand is the run whose layers baseline diff --base judges: the
@@ -49,6 +52,15 @@ func (c *Command) selector(r runCommand) (baseline.Selector, error) {
 	if len(r.argv) == 0 {
 		return harness.HostSelector(c.environ()), nil
 	}
+	env, err := c.commandEnv(r)
+	if err != nil {
+		return nil, err
+	}
+	return harness.CommandSelector(harness.Agent{Command: r.argv, Env: env, Dir: r.dir}, r.root), nil
+}
+
+// commandEnv is the environment the run of r starts its command with.
+func (c *Command) commandEnv(r runCommand) ([]string, error) {
 	env := c.environ()
 	if r.env != "" {
 		data, err := os.ReadFile(r.env)
@@ -69,14 +81,14 @@ func (c *Command) selector(r runCommand) (baseline.Selector, error) {
 		}
 		env = (&inheritFlags{envSet: set}).env(env)
 	}
-	return harness.CommandSelector(harness.Agent{Command: r.argv, Env: env, Dir: r.dir}, r.root), nil
+	return env, nil
 }
 
-// undecided lists the layered extends entries of p whose layer the diff
+// undecidedLayers lists the layered extends entries of p whose layer the diff
 // cannot tell the run loads, each with why and the fix: without the
 // run's command, every entry a command decides; with it, an entry the
 // command gives no value for (the run would not load either).
-func undecided(p *baseline.Profile, r runCommand) []string {
+func undecidedLayers(p *baseline.Profile, r runCommand) []string {
 	var out []string
 	for _, l := range p.Layers() {
 		at := fmt.Sprintf("%s:%d: extends %s", l.File, l.Line, l.Pattern)
@@ -99,4 +111,108 @@ func braces(names []string) string {
 		out[i] = "{" + n + "}"
 	}
 	return strings.Join(out, ", ")
+}
+
+// pickChanges lists the files of the repository that the run's selection
+// reads and that the working tree changed since commit: the "#!" line of
+// a command that is a script in the repository, and pyenv's version
+// files from --dir upwards. The base commit's run picked its layers by
+// the old ones, which this diff cannot evaluate (the selection reads the
+// working tree): the layer a changed line picks is compared with its own
+// base version, not with the layer the base's run loaded, so such a
+// change is undecided, never "no widening". depends: the placeholders
+// the stacks' layers take from the command.
+func (c *Command) pickChanges(commit *gitshow.Commit, r runCommand, depends []string) []string {
+	if len(r.argv) == 0 || len(depends) == 0 || r.root != "" {
+		return nil
+	}
+	env, err := c.commandEnv(r)
+	if err != nil {
+		return nil
+	}
+	why := fmt.Sprintf("which picks the run's layers (%s): the base commit's run may have loaded other layers than the ones compared here; "+
+		"review the layer the change picks (sysgate baseline diff OLD-LAYER NEW-LAYER lists what it allows beyond the old one)", braces(depends))
+	var out []string
+	if script := lookCommand(r.argv[0], env, r.dir); script != "" {
+		if old, err := commit.Read(script); err == nil {
+			cur, _ := os.ReadFile(script)
+			if firstLine(old) != firstLine(cur) {
+				out = append(out, fmt.Sprintf("%s: the pull request changes its \"#!\" line, %s", script, why))
+			}
+		}
+	}
+	pyenvPicks := slices.Contains(depends, "python") || slices.Contains(depends, "libc")
+	if !pyenvPicks || envValue(env, "PYENV_VERSION") != "" {
+		return out
+	}
+	var starts []string
+	if d := envValue(env, "PYENV_DIR"); d != "" {
+		starts = append(starts, d)
+	}
+	for _, start := range append(starts, r.dir) {
+		d, err := filepath.Abs(start)
+		if err != nil {
+			continue
+		}
+		for ; ; d = filepath.Dir(d) {
+			if _, err := commit.Rel(d); err != nil {
+				break // above the repository: not the pull request's
+			}
+			f := filepath.Join(d, ".python-version")
+			old, oldErr := commit.Read(f)
+			cur, curErr := os.ReadFile(f)
+			if (oldErr == nil) != (curErr == nil) || !bytes.Equal(old, cur) {
+				out = append(out, fmt.Sprintf("%s: the pull request changes pyenv's version file, %s", f, why))
+			}
+			if oldErr == nil || curErr == nil || d == filepath.Dir(d) {
+				break // pyenv reads the nearest one
+			}
+		}
+	}
+	return out
+}
+
+// lookCommand finds argv0 as the run's launcher does (a path with a
+// slash against dir, else along env's PATH): "" when not found.
+func lookCommand(argv0 string, env []string, dir string) string {
+	abs := func(p string) string {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		return p
+	}
+	candidates := []string{abs(argv0)}
+	if !strings.Contains(argv0, "/") {
+		candidates = nil
+		for _, d := range filepath.SplitList(envValue(env, "PATH")) {
+			candidates = append(candidates, abs(filepath.Join(d, argv0)))
+		}
+	}
+	for _, p := range candidates {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// envValue is key's value in env, the last one winning.
+func envValue(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if s, ok := strings.CutPrefix(kv, key+"="); ok {
+			v = s
+		}
+	}
+	return v
+}
+
+// firstLine is a script's "#!" line as the kernel reads it (its first
+// 256 bytes).
+func firstLine(data []byte) string {
+	data = data[:min(len(data), 256)]
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		data = data[:i]
+	}
+	return string(data)
 }

@@ -212,4 +212,41 @@ func TestBaselineDiffBasePyenvVersionFile(t *testing.T) {
 	if code, out, _ := run(t, "baseline", "diff", "--base", "HEAD", "baselines"); code != ExitInconclusive || strings.Contains(out, "no widening") {
 		t.Errorf("no command: code %d out %q; want 3", code, out)
 	}
+	// A pull request that moves the agent to the other version changes
+	// the layer its run loads: the diff names the version file, and the
+	// widening it found (that layer's) still exits 1: it outranks 3.
+	writeTestFile(t, ".python-version", byMinor[there]+"\n")
+	code, out, errOut = run(t, "baseline", "diff", "--base", "HEAD", "baselines", "--", "python3", "main.py")
+	if code != ExitViolation || !strings.Contains(out, runLayer) || !strings.Contains(errOut, ".python-version: the pull request changes pyenv's version file") {
+		t.Errorf("a version file changed: code %d out %q err %q; want 1 listing %s, naming .python-version", code, out, errOut, runLayer)
+	}
+}
+
+// A pull request that changes what picks the layer (the agent's "#!"
+// line) changes what the run loads without touching a baseline: the
+// base's run loaded another layer, which the diff cannot compare by
+// files. It says so (exit 3); an edit below the "#!" line is no such
+// change.
+func TestBaselineDiffBaseInterpreterChanged(t *testing.T) {
+	pathPython, other, v := otherPython(t)
+	rt, _ := envprobe.Identify(pathPython)
+	layer := "version: 1\nsyscalls:\n  x86_64:\n    - read\n"
+	base := map[string]string{
+		"baselines/agent.yaml":                                layeredAgent,
+		"runtimes/python-" + majorMinor(rt.Version) + ".yaml": layer,
+		"runtimes/python-" + v + ".yaml":                      layer + "    - socket(AF_INET): another agent's\n",
+		"agent.py":                                            "#!" + pathPython + "\nprint('hello')\n",
+	}
+	dir := widenRepoFrom(t, base, map[string]string{"agent.py": "#!" + pathPython + "\nprint('hello, world')\n"})
+	if err := os.Chmod(filepath.Join(dir, "agent.py"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run(t, "baseline", "diff", "--base", "HEAD", "baselines", "--", "./agent.py"); code != ExitOK {
+		t.Errorf("an edit below the #! line: code %d out %q err %q; want 0", code, out, errOut)
+	}
+	writeTestFile(t, filepath.Join(dir, "agent.py"), "#!"+other+"\nprint('hello')\n")
+	code, out, errOut := run(t, "baseline", "diff", "--base", "HEAD", "baselines", "--", "./agent.py")
+	if code != ExitInconclusive || strings.Contains(out, "no widening") || !strings.Contains(errOut, `agent.py: the pull request changes its "#!" line`) {
+		t.Errorf("a new #! line: code %d out %q err %q; want 3 naming agent.py's #! line", code, out, errOut)
+	}
 }
