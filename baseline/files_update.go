@@ -90,12 +90,14 @@ func recordFiles(doc, old *Document, base *Profile, o *Observation, merge bool, 
 // "no".
 func widenFiles(base, cur *Profile) []Widened {
 	switch {
-	case base == nil && !cur.FilesGated(), base != nil && !base.FilesGated():
-		return nil
-	case base != nil && !cur.FilesGated():
+	case !cur.FilesGated() && base.FilesGated():
 		file := firstDocWith(base, func(d *Document) bool { return d.HasFiles })
 		return []Widened{{Kind: WidenUngated, Reason: "the files section is gone: every file is allowed", File: file}}
+	case !cur.FilesGated():
+		return nil
 	}
+	// A base without the section allowed no entries of it: a stack that
+	// layers the file over one with the section gates what it adds.
 	have := map[string]bool{}
 	for _, e := range base.FileEntries() {
 		have[e.key()] = true

@@ -36,6 +36,49 @@ var Placeholders = map[string]string{
 
 var placeholderPattern = regexp.MustCompile(`\{([a-z]+)\}`)
 
+// CommandPlaceholders take their values from the command a run starts
+// (its interpreter, found through "#!" lines, pyenv, a Go binary's build
+// information, and the C library that interpreter uses), not from the
+// machine alone: only the run's command picks their layers.
+var CommandPlaceholders = []string{"python", "node", "go", "libc"}
+
+// LayerPlaceholders lists the placeholder names path uses, in order.
+func LayerPlaceholders(path string) []string {
+	var out []string
+	for _, m := range placeholderPattern.FindAllStringSubmatch(path, -1) {
+		if !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+// LayerChoice is a layered extends entry a loaded stack reached.
+type LayerChoice struct {
+	File    string // the file with the entry
+	Line    int    // of the entry
+	Pattern string // as written: ../runtimes/python-{python}.yaml
+	// Path is the layer it picked ("" when it picked none). Missing are
+	// the placeholders the Selector had no value for; with them, a
+	// partial load (LoadStackPartial) picked nothing and Recorded lists
+	// the layers the entry can pick that exist.
+	Path     string
+	Missing  []string
+	Recorded []string
+}
+
+// Depends reports the placeholders of the entry that only the run's
+// command decides (CommandPlaceholders).
+func (c LayerChoice) Depends() []string {
+	var out []string
+	for _, name := range LayerPlaceholders(c.Pattern) {
+		if slices.Contains(CommandPlaceholders, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // Selector holds the placeholders' values for one run.
 type Selector map[string]string
 

@@ -149,3 +149,34 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// A layer picked by a runtime the Selector does not know ({go} where no
+// Go was asked) picks nothing in a partial load, and says which layers
+// it could pick; a full load still fails on it (issue 43, item 7).
+func TestLoadStackPartialLeavesAnUnselectedLayerOut(t *testing.T) {
+	dir := t.TempDir()
+	layer := writeFile(t, dir, "runtimes/go-1.26.yaml", "version: 1\nsyscalls:\n  x86_64: [read]\n")
+	agent := writeFile(t, dir, "agents/a.yaml", "version: 1\nagent: a\nextends:\n  - ../runtimes/go-{go}.yaml\n  - ../runtimes/{os}.yaml\nsyscalls:\n  x86_64: [write]\n")
+	sel := Selector{"arch": "x86_64", "os": "debian-12"}
+	if _, err := LoadStackFor(sel, agent); err == nil || !strings.Contains(err.Error(), "the environment has no go") {
+		t.Fatalf("a full load: %v, want the missing go", err)
+	}
+	p, err := LoadStackPartial(nil, sel, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.Layers()
+	want := []LayerChoice{
+		{File: agent, Line: 4, Pattern: "../runtimes/go-{go}.yaml", Missing: []string{"go"}, Recorded: []string{layer}},
+		{File: agent, Line: 5, Pattern: "../runtimes/{os}.yaml", Path: filepath.Join(dir, "runtimes/debian-12.yaml")},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("layers %+v, want %+v", got, want)
+	}
+	if d := got[0].Depends(); !reflect.DeepEqual(d, []string{"go"}) || got[1].Depends() != nil {
+		t.Errorf("depends on the command: %v and %v, want [go] and none", d, got[1].Depends())
+	}
+	if p.Allows(scmp.X86_64, "read") || !p.Allows(scmp.X86_64, "write") {
+		t.Error("the partial stack holds the unselected layer, or lost the agent's own entry")
+	}
+}

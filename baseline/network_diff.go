@@ -73,12 +73,13 @@ func networkEntryUsed(e NetworkEntry, seen []ObservedDestination) bool {
 // destination already.
 func widenNetwork(base, cur *Profile) []Widened {
 	switch {
-	case base == nil && !cur.NetworkGated(), base != nil && !base.NetworkGated():
-		return nil
-	case base != nil && !cur.NetworkGated():
+	case !cur.NetworkGated() && base.NetworkGated():
 		file := firstDocWith(base, func(d *Document) bool { return d.HasNetwork })
 		return []Widened{{Kind: WidenUngated, Reason: "the network section is gone: every destination is allowed", File: file}}
+	case !cur.NetworkGated():
+		return nil
 	}
+	// A base without the section allowed no entries of it (widenFiles).
 	have := map[string]bool{}
 	for _, e := range base.NetworkEntries() {
 		have[e.key()] = true

@@ -33,6 +33,7 @@ type Profile struct {
 	direct      map[string]bool // paths named by the caller (not only reached through extends)
 	warnings    ErrorList
 	unrecorded  []UnrecordedLayer
+	layers      []LayerChoice
 	// runtimes: what the programs' placeholders stand for in a run
 	// (BindRuntimes); nil until bound.
 	runtimes RuntimePrograms
@@ -69,12 +70,28 @@ func LoadStackFrom(read func(string) ([]byte, error), sel Selector, paths ...str
 	return loadStack(read, sel, paths)
 }
 
+// LoadStackPartial is LoadStackFrom (read nil: the files on disk) for
+// commands that judge baselines without running an agent (validate, diff
+// --base): a layered extends entry with a placeholder sel has no value
+// for (a {go} layer where no Go runtime was asked) picks nothing instead
+// of failing. Layers lists it with the layers it could pick, so the
+// caller can judge those one by one or say why it cannot.
+func LoadStackPartial(read func(string) ([]byte, error), sel Selector, paths ...string) (*Profile, error) {
+	if read == nil {
+		read = ReadInput
+	}
+	return loadStackWith(&loader{docs: map[string]*Document{}, read: read, sel: sel, partial: true}, paths)
+}
+
 // loadStack is LoadStack reading every file through read.
 func loadStack(read func(string) ([]byte, error), sel Selector, paths []string) (*Profile, error) {
+	return loadStackWith(&loader{docs: map[string]*Document{}, read: read, sel: sel}, paths)
+}
+
+func loadStackWith(l *loader, paths []string) (*Profile, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("load baseline: no files given")
 	}
-	l := &loader{docs: map[string]*Document{}, read: read, sel: sel}
 	p := &Profile{entries: map[scmp.Arch]map[string]Entry{}, unmonitored: map[scmp.Arch]map[string]Unmonitored{}, direct: map[string]bool{}}
 	for _, path := range paths {
 		doc, err := l.readTop(path)
@@ -106,7 +123,17 @@ func loadStack(read func(string) ([]byte, error), sel Selector, paths []string) 
 	}
 	p.warnings = l.errs.sorted()
 	p.unrecorded = l.unrecorded
+	p.layers = l.layers
 	return p, nil
+}
+
+// Layers lists the layered extends entries the stack reached, each with
+// the layer it picked or the placeholders it had no value for.
+func (p *Profile) Layers() []LayerChoice {
+	if p == nil {
+		return nil
+	}
+	return p.layers
 }
 
 // Unrecorded lists the layered extends entries whose layer for the

@@ -17,6 +17,11 @@ type loader struct {
 	sel  Selector
 	// unrecorded: layered entries whose layer does not exist
 	unrecorded []UnrecordedLayer
+	// partial: a layered entry sel has no value for picks nothing
+	// (LoadStackPartial) instead of failing; layers: every layered
+	// entry reached and what it picked.
+	partial bool
+	layers  []LayerChoice
 }
 
 func (l *loader) readTop(path string) (*Document, error) {
@@ -57,6 +62,9 @@ func (l *loader) stack(doc *Document, chain []*Document) []*Document {
 	chain = append(chain, doc)
 	var out []*Document
 	for _, ref := range doc.Extends {
+		if IsLayered(ref.Path) && !l.choose(doc, ref) {
+			continue
+		}
 		target, err := resolveRef(doc.Path, ref, l.sel)
 		if err != nil {
 			l.addOnce(&Error{File: doc.Path, Line: ref.Line, Message: err.Error(), Kind: KindExtends})
@@ -88,6 +96,30 @@ func (l *loader) stack(doc *Document, chain []*Document) []*Document {
 		}
 	}
 	return append(out, doc)
+}
+
+// choose notes the layered entry ref of doc and what it picks, and says
+// whether to load it: a partial load leaves out an entry the Selector
+// has no value for.
+func (l *loader) choose(doc *Document, ref Ref) bool {
+	c := LayerChoice{File: doc.Path, Line: ref.Line, Pattern: ref.Path}
+	for _, name := range LayerPlaceholders(ref.Path) {
+		if _, known := Placeholders[name]; known && l.sel[name] == "" {
+			c.Missing = append(c.Missing, name)
+		}
+	}
+	if len(c.Missing) > 0 && l.partial {
+		c.Recorded = recordedLayers(doc.Path, ref)
+	} else if path, err := resolveRef(doc.Path, ref, l.sel); err == nil {
+		c.Path = path
+	}
+	for _, have := range l.layers {
+		if have.File == c.File && have.Line == c.Line {
+			return len(c.Missing) == 0 || !l.partial
+		}
+	}
+	l.layers = append(l.layers, c)
+	return len(c.Missing) == 0 || !l.partial
 }
 
 func (l *loader) addUnrecorded(u UnrecordedLayer) {

@@ -111,18 +111,18 @@ func Widen(base, cur *Profile) []Widened {
 	return out
 }
 
-// widenPrograms: a base that gates no programs allows every program, so
-// only a base with a programs section can be widened.
+// widenPrograms: a base without a programs section allowed no program
+// entries. On its own it gated none, but the files are layers: a stack
+// that puts them over one with the section (the run's -b list, another
+// agent's extends) gates what they add, so every entry a pull request
+// adds widens, as it does for files and network (issue 43, item 7).
 func widenPrograms(base, cur *Profile) []Widened {
-	if base == nil {
-		if !cur.GatesPrograms() {
-			return nil
-		}
-	} else if !base.GatesPrograms() {
-		return nil
-	} else if !cur.GatesPrograms() {
+	switch {
+	case !cur.GatesPrograms() && base.GatesPrograms():
 		file := firstDocWith(base, func(d *Document) bool { return d.HasPrograms })
 		return []Widened{{Kind: WidenUngated, Reason: "the programs section is gone: every program is allowed", File: file}}
+	case !cur.GatesPrograms():
+		return nil
 	}
 	var out []Widened
 	for _, e := range cur.Programs() {

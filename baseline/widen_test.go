@@ -76,3 +76,19 @@ func TestWidenFromNothing(t *testing.T) {
 		t.Errorf("a file the base lacks: %+v, want read at agent.yaml:4", ws)
 	}
 }
+
+// Issue 43, item 7: a section the base file did not have widens by every
+// entry the pull request adds to it; the file may be layered over one
+// that gates the section.
+func TestWidenSectionAdded(t *testing.T) {
+	plain := map[string]string{"agent.yaml": "version: 1\nsyscalls:\n  x86_64:\n    - read\n"}
+	cur := map[string]string{"agent.yaml": "version: 1\nprograms:\n  - /usr/bin/git\nnetwork:\n  connect:\n    - 203.0.113.7:443\n" +
+		"syscalls:\n  x86_64:\n    - read\n"}
+	got := widenedSubjects(Widen(loadFiles(t, plain, "agent.yaml"), loadFiles(t, cur, "agent.yaml")))
+	if want := "program /usr/bin/git; network connect 203.0.113.7:443"; got != want {
+		t.Errorf("sections added: widened %q, want %q", got, want)
+	}
+	if got := Widen(loadFiles(t, plain, "agent.yaml"), loadFiles(t, plain, "agent.yaml")); len(got) != 0 {
+		t.Errorf("no section on either side: %+v", got)
+	}
+}

@@ -3,7 +3,6 @@ package harness
 import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
-	"github.com/sysgate/sysgate/internal/scmp"
 )
 
 // envProbe reads the command's environment (commandEnvironment: ~4 ms
@@ -38,7 +37,7 @@ func (p *runPlan) awaitEnvironment() {
 	}
 	<-p.envProbe.done
 	p.envBefore, p.envProbe = p.envProbe.env, nil
-	p.cfg.selector = baseline.SelectorFor(scmp.Native(), p.envBefore)
+	p.cfg.selector = selectorOf(p.envBefore)
 	p.runtimePrograms = baseline.RuntimeProgramsOf(p.envBefore)
 	p.profile = p.profile.BindRuntimes(p.runtimePrograms)
 	p.clock.mark(PhaseEnvironment)

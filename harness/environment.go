@@ -140,7 +140,8 @@ func (r *Result) noteEnvironment(env baseline.Environment, profile *baseline.Pro
 
 // HostSelector picks layers for commands that run no agent (validate,
 // export, compare): this machine, with the python3 and node its PATH
-// (taken from env) would start.
+// (taken from env) would start. It is a guess at what a run would pick:
+// a run picks by its command (CommandSelector).
 func HostSelector(env []string) baseline.Selector {
 	e := hostEnvironment("")
 	for _, cmd := range []string{"python3", "node"} {
@@ -148,7 +149,21 @@ func HostSelector(env []string) baseline.Selector {
 			e.Merge(baseline.Environment{Runtimes: []baseline.Runtime{runtimeOf(r)}})
 		}
 	}
-	return baseline.SelectorFor(scmp.Native(), e)
+	return selectorOf(e)
+}
+
+// CommandSelector picks the layers a run of agent (in root, WithRoot's
+// tree, when not "") would pick: the same reading of the machine and of
+// agent's Command, Env and Dir, before anything runs, as the run's own
+// (commandEnvironment, selectorOf). baseline diff --base calls it with
+// the run's command, so that it judges the layers the run loads.
+func CommandSelector(agent Agent, root string) baseline.Selector {
+	return selectorOf(commandEnvironment(agent, root))
+}
+
+// selectorOf is the one way a run's environment picks its layers.
+func selectorOf(env baseline.Environment) baseline.Selector {
+	return baseline.SelectorFor(scmp.Native(), env)
 }
 
 // runtimeOf converts a probed runtime. A Go runtime is compiled into the

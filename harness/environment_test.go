@@ -1,7 +1,10 @@
 package harness
 
 import (
+	"os"
 	"reflect"
+	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
@@ -28,5 +31,26 @@ func TestEnvironmentOfKeepsTheKernelVersion(t *testing.T) {
 	}
 	if env := environmentOf(envprobe.Host{}); !env.IsZero() {
 		t.Errorf("nothing probed: %+v", env)
+	}
+}
+
+// baseline diff --base judges the layers CommandSelector picks: the run's
+// own reading of its command. A Go agent's binary gives {go}, which the
+// machine's PATH never does (issue 43, item 7).
+func TestCommandSelectorReadsTheCommand(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join(strings.SplitN(strings.TrimPrefix(runtime.Version(), "go"), ".", 3)[:2], ".")
+	sel := CommandSelector(Agent{Command: []string{self}, Env: os.Environ()}, "")
+	if sel["go"] != want {
+		t.Errorf("the agent's binary: {go} = %q, want %q (%v)", sel["go"], want, sel)
+	}
+	if env := commandEnvironment(Agent{Command: []string{self}, Env: os.Environ()}, ""); !reflect.DeepEqual(selectorOf(env), sel) {
+		t.Errorf("the run picks %v, the diff %v", selectorOf(env), sel)
+	}
+	if host := HostSelector(os.Environ()); host["go"] != "" {
+		t.Errorf("the host's selector has {go} = %q: it reads python3 and node only", host["go"])
 	}
 }

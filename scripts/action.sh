@@ -300,6 +300,43 @@ words() {
 	printf '%s' "$1" | xargs -r printf '%s\0'
 }
 
+# command_words splits the command input into argv_words (dies on bad
+# input). One place, so the widening check, validate and the gate judge
+# and run the same words.
+argv_words=()
+command_words() {
+	local split w
+	scratch split
+	split=$split/words
+	words "$INPUT_COMMAND" >"$split" 2>/dev/null ||
+		die 2 "command: cannot split into words (an unclosed quote?): $INPUT_COMMAND"
+	argv_words=()
+	while IFS= read -r -d '' w; do argv_words+=("$w"); done <"$split"
+	[ "${#argv_words[@]}" -gt 0 ] || die 2 "command: empty"
+}
+
+# selection_flags: what baseline diff --base and validate need to pick
+# the runtime layers as the gate's run will (issue 43, item 7): the
+# environment sysgate gets through as_root (sudo resets it: PYENV_VERSION
+# and the like differ from this step's), the env-file and --dir inputs,
+# and the command after "--". Empty without a command input.
+selection_flags=()
+selection_command_flags() {
+	selection_flags=()
+	[ -n "${INPUT_COMMAND:-}" ] || return 0
+	command_words
+	# Not "d": scratch's own local would take the name.
+	local envdir a
+	scratch envdir
+	as_root env -0 >"$envdir/env" || die 3 "cannot read the environment the gate's run starts with (env -0 through sudo)"
+	selection_flags=(--command-env "$envdir/env")
+	[ -n "${INPUT_ENV_FILE:-}" ] && selection_flags+=(--env-file "$(realpath -- "$INPUT_ENV_FILE")")
+	for a in "${extra_args[@]}"; do
+		case "$a" in --dir=*) selection_flags+=("$a") ;; esac
+	done
+	return 0
+}
+
 # reports_dir makes the reports directory ready and sets reports to its
 # absolute path: a new one, or one an earlier gate made (its marker file), emptied.
 # A directory that exists without the marker is the user's: refused, never
@@ -439,6 +476,7 @@ step_gate() {
 	[ -n "${INPUT_ENV_FILE:-}" ] && run_flags+=(--env-file "$(realpath -- "$INPUT_ENV_FILE")")
 	[ "$allow_failure" = true ] && run_flags+=(--allow-agent-failure)
 
+	selection_command_flags
 	validate_baselines "$mode" "$strict" "${baselines[@]}"
 
 	# Before the agent runs: the patch record leaves is against these.
@@ -513,7 +551,10 @@ validate_baselines() {
 	if [ "${#files[@]}" -gt 0 ] && [ "$mode" != record ]; then
 		local strict_flag=()
 		[ "$strict" = true ] && strict_flag=(--strict)
-		sysgate baseline validate "${strict_flag[@]}" --format github "${files[@]}" ||
+		# The run's command picks the layers validate reads, as the run does.
+		local run_command=()
+		[ "${#selection_flags[@]}" -gt 0 ] && run_command=(-- "${argv_words[@]}")
+		sysgate baseline validate "${strict_flag[@]}" "${selection_flags[@]}" --format github "${files[@]}" "${run_command[@]}" ||
 			die 2 "baselines: validate${strict_flag:+ --strict} failed (the annotations name the file and line; record leaves 'unreviewed' reasons a reviewer must replace)"
 		local unformatted
 		unformatted=$(sysgate baseline fmt -l "${files[@]}" 2>&1) ||
@@ -524,14 +565,9 @@ validate_baselines() {
 # gate_command runs the command input once under sysgate record, check or
 # enforce, with the result, JUnit and observation written to out.
 gate_command() {
-	local mode=$1 out=$2 argv=() agent=${INPUT_AGENT:-}
-	local split
-	scratch split
-	split=$split/words
-	words "$INPUT_COMMAND" >"$split" 2>/dev/null ||
-		die 2 "command: cannot split into words (an unclosed quote?): $INPUT_COMMAND"
-	while IFS= read -r -d '' w; do argv+=("$w"); done <"$split"
-	[ "${#argv[@]}" -gt 0 ] || die 2 "command: empty"
+	local mode=$1 out=$2 agent=${INPUT_AGENT:-}
+	command_words
+	local argv=("${argv_words[@]}")
 	local flags=(--timeout "${INPUT_TIMEOUT:-10m}" --result "$out/result.json")
 	[ -n "$agent" ] && flags+=(--agent "$agent")
 	local baselines=()
@@ -670,20 +706,34 @@ step_widening() {
 		echo "::warning title=sysgate::cannot fetch the base commit $base: the baselines were not compared with it"
 		return 0
 	fi
+	# The layers the gate's run loads are picked by its command: the diff
+	# judges those, and says it cannot (exit 3) rather than judge others.
+	parse_args_input
+	parse_pass_env_input
+	selection_command_flags
+	local diff=(sysgate baseline diff --base "$base" "${selection_flags[@]}") run_command=()
+	[ "${#selection_flags[@]}" -gt 0 ] && run_command=(-- "${argv_words[@]}")
 	local level=warning code=0 text
 	[ "$on" = fail ] && level=error
-	text=$(sysgate baseline diff --base "$base" "${files[@]}") || code=$?
+	text=$("${diff[@]}" "${files[@]}" "${run_command[@]}") || code=$?
 	printf '%s\n' "$text"
 	case "$code" in
 	0) output widened false ;;
 	1)
-		sysgate baseline diff --base "$base" --format github --level "$level" "${files[@]}" || true
+		"${diff[@]}" --format github --level "$level" "${files[@]}" "${run_command[@]}" || true
 		if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then
-			sysgate baseline diff --base "$base" --format markdown "${files[@]}" >>"$GITHUB_STEP_SUMMARY" || true
+			"${diff[@]}" --format markdown "${files[@]}" "${run_command[@]}" >>"$GITHUB_STEP_SUMMARY" || true
 		fi
 		output widened true
 		# One line for the widening verdict step: "agent.yaml:12: x86_64 socket(AF_INET), ...".
 		output entries "$(printf '%s\n' "$text" | sed -n 's/^  \(.*\)$/\1/p' | sed 's/ \[risky: .*//; s/; reason: .*//; s/; review: .*//' | paste -sd ';' | sed 's/;/, /g')"
+		;;
+	3)
+		# Which layers the run loads cannot be told (a packages job's
+		# layer picked by {python}, {node}, {go} or {libc}): never "no
+		# widening".
+		[ "$on" = fail ] && die 3 "on-widening: the widening cannot be judged: the message above names the layer and the fix"
+		echo "::warning title=sysgate::the widening of the baselines was not judged: the message above names the layer and the fix"
 		;;
 	*) die "$code" "on-widening: sysgate baseline diff --base $base failed (exit $code): its message above names the file" ;;
 	esac

@@ -60,14 +60,20 @@ type setChange struct {
 // diffExitCodes closes baseline diff's help: it exits as diff(1) does.
 const diffExitCodes = `
 Exit codes: 0 when the two sides list the same, 1 when they differ (as diff and git diff
---exit-code; with --base: when the working tree widens the base), 2 on bad flags or input.
+--exit-code; with --base: when the working tree widens the base), 2 on bad flags or input,
+3 with --base when it cannot tell which layers the run loads (a layer picked by {python},
+{node}, {go} or {libc} needs the run's command: FILE... -- CMD [ARGS...]; a changed "#!"
+line or pyenv version file picked another at the base) and found no widening.
 `
 
 func (c *Command) runBaselineDiff(args []string) int {
-	fs := c.flagSet("baseline diff", "OLD NEW  (baseline files, YAML or JSON, or observation .json files)")
+	fs := c.flagSet("baseline diff", "OLD NEW  (baseline files, YAML or JSON, or observation .json files)\n"+
+		"  or: sysgate baseline diff --base REF [--dir DIR] FILE|DIR... [-- CMD [ARGS...]]  (CMD: the run's command, which picks its runtime layers)")
 	format := fs.String("format", "text", "text or markdown; with --base also github (annotations on the added lines)")
 	base := fs.String("base", "", "a git commit (a pull request's base): list what the working tree's baseline FILES (or directories) allow that the commit's did not, read with git, never checked out; exit 1 when they widen")
 	level := fs.String("level", "warning", "with --base --format github: the annotations' level, error, warning or notice")
+	var cmd runCommand
+	cmd.register(fs)
 	usage := fs.Usage
 	fs.Usage = func() {
 		usage()
@@ -81,7 +87,12 @@ func (c *Command) runBaselineDiff(args []string) int {
 			fs.Usage()
 			return ExitUsage
 		}
-		return c.runBaselineDiffBase(*base, *format, *level, fs.Args())
+		files, argv := splitCommand(fs.Args())
+		cmd.argv = argv
+		return c.runBaselineDiffBase(*base, *format, *level, cmd, files)
+	}
+	if cmd.dir+cmd.envFile+cmd.env+cmd.root != "" {
+		return c.errorf(ExitUsage, "baseline diff: --dir, --env-file, --command-env and --root name the run for --base")
 	}
 	if fs.NArg() != 2 || (*format != "text" && *format != "markdown") {
 		fs.Usage()

@@ -11,15 +11,16 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/ci"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/gitshow"
 )
 
 // runBaselineDiffBase is baseline diff --base REF: what the working
 // tree's baselines allow that REF's did not. Each file is loaded with what
-// it extends on both sides; REF's files come from git, never a checkout.
-// Exit 1 when the working tree widens, 0 when it allows the same or less.
-func (c *Command) runBaselineDiffBase(ref, format, level string, args []string) int {
+// it extends on both sides, every layer as the run of cmd picks it; REF's
+// files come from git, never a checkout. Exit 1 when the working tree
+// widens, 0 when it allows the same or less, 3 when the layers the run
+// loads cannot be told (never "no widening").
+func (c *Command) runBaselineDiffBase(ref, format, level string, cmd runCommand, args []string) int {
 	if len(args) == 0 {
 		fmt.Fprintln(c.Stderr, "sysgate baseline diff --base: name the baseline files or directories of the working tree")
 		return ExitUsage
@@ -38,10 +39,22 @@ func (c *Command) runBaselineDiffBase(ref, format, level string, args []string) 
 		fmt.Fprintf(c.Stderr, "sysgate: %v\n", err)
 		return ExitUsage
 	}
-	w, err := widening(commit, harness.HostSelector(os.Environ()), files)
+	sel, err := c.selector(cmd)
+	if err != nil {
+		return c.errorf(ExitUsage, "%v", err)
+	}
+	w, undecided, err := widening(commit, sel, cmd, files, func(depends []string) []string { return c.pickChanges(commit, cmd, depends) })
 	if err != nil {
 		c.printFindings(err)
 		return ExitUsage
+	}
+	if len(undecided) > 0 {
+		// A widening found outranks it (exit 1), and is listed.
+		c.errorf(ExitInconclusive, "baseline diff --base: cannot tell which layers the run loads, so the widening cannot be fully judged:\n%s",
+			strings.Join(undecided, "\n"))
+		if len(w.Entries) == 0 {
+			return ExitInconclusive
+		}
 	}
 	w.Base = ref
 	if ref != commit.SHA() && !strings.HasPrefix(commit.SHA(), ref) {
@@ -67,25 +80,44 @@ func (c *Command) runBaselineDiffBase(ref, format, level string, args []string) 
 }
 
 // widening compares each file's stack at the commit and in the working
-// tree. A file the commit lacks allowed nothing there. An entry reached
-// through several files (a shared runtime base) is listed once.
-func widening(commit *gitshow.Commit, sel baseline.Selector, files []string) (*ci.Widening, error) {
-	w := &ci.Widening{Rel: func(file string) string {
+// tree, every file it reaches (extends chains and the layers the run of
+// cmd picks, wherever they lie). A file the commit lacks allowed nothing
+// there. An entry reached through several files (a shared runtime base)
+// is listed once. undecided says, with the fix, each layer whose pick
+// by the run cannot be told, on either side, and each change of what
+// picks it (picked: given the placeholders the layers take from the
+// command): then what the run loads may widen beyond the entries.
+func widening(commit *gitshow.Commit, sel baseline.Selector, cmd runCommand, files []string,
+	picked func([]string) []string) (w *ci.Widening, undecided []string, err error) {
+	w = &ci.Widening{Rel: func(file string) string {
 		if rel, err := commit.Rel(file); err == nil {
 			return rel
 		}
 		return file
 	}}
+	var depends []string
 	for _, f := range files {
-		cur, err := baseline.LoadStackFor(sel, f)
+		cur, err := baseline.LoadStackPartial(nil, sel, f)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		base, err := baseline.LoadStackFrom(commit.Read, sel, f)
+		base, err := baseline.LoadStackPartial(commit.Read, sel, f)
 		if errors.Is(err, fs.ErrNotExist) {
 			base = nil
 		} else if err != nil {
-			return nil, fmt.Errorf("at %s: %w", commit.SHA()[:12], err)
+			return nil, nil, fmt.Errorf("at %s: %w", commit.SHA()[:12], err)
+		}
+		for _, u := range append(undecidedLayers(cur, cmd), undecidedLayers(base, cmd)...) {
+			if !slices.Contains(undecided, u) {
+				undecided = append(undecided, u)
+			}
+		}
+		for _, l := range append(cur.Layers(), base.Layers()...) {
+			for _, d := range l.Depends() {
+				if !slices.Contains(depends, d) {
+					depends = append(depends, d)
+				}
+			}
 		}
 		for _, e := range baseline.Widen(base, cur) {
 			if !slices.Contains(w.Entries, e) {
@@ -93,6 +125,7 @@ func widening(commit *gitshow.Commit, sel baseline.Selector, files []string) (*c
 			}
 		}
 	}
+	undecided = append(undecided, picked(depends)...)
 	// GitHub reads CODEOWNERS from the base branch: so does this, so the
 	// pull request cannot name its own reviewers.
 	for _, p := range ci.CodeownersPaths {
@@ -101,7 +134,7 @@ func widening(commit *gitshow.Commit, sel baseline.Selector, files []string) (*c
 			break
 		}
 	}
-	return w, nil
+	return w, undecided, nil
 }
 
 // baselineFiles expands directories to the *.yaml files below them,

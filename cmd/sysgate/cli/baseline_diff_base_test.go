@@ -57,9 +57,15 @@ syscalls:
 // tree as the pull request left it; the commit's hash is fixed.
 func widenRepo(t *testing.T, pr map[string]string) string {
 	t.Helper()
+	return widenRepoFrom(t, widenBase, pr)
+}
+
+// widenRepoFrom is widenRepo with base as the base commit's tree.
+func widenRepoFrom(t *testing.T, base, pr map[string]string) string {
+	t.Helper()
 	testutil.RequireCommand(t, "git", "baseline diff --base reads the base with git")
 	dir := t.TempDir()
-	writeTree(t, dir, widenBase)
+	writeTree(t, dir, base)
 	for _, kv := range []string{"GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z",
 		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"} {
 		k, v, _ := strings.Cut(kv, "=")

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
+	"github.com/sysgate/sysgate/internal/testutil"
 	"github.com/sysgate/sysgate/tools/internal/actionrun"
 )
 
@@ -220,4 +221,71 @@ func lineOf(t *testing.T, content, text string) int {
 	}
 	t.Fatalf("no line holds %q:\n%s", text, content)
 	return 0
+}
+
+// Issue 43, item 7: the widening step judged the runtime layer the
+// python3 on its PATH picks; the gate's run picks the one its command's
+// interpreter ("#!") does. A pull request that widened only that layer,
+// outside the baselines input, was "no widening" (widened=false). The
+// step now passes the command, and judges the layer the run loads.
+func TestDryRunWideningOfTheRunsLayer(t *testing.T) {
+	e := newDryRunEnv(t)
+	home, _ := os.UserHomeDir()
+	var other, version string
+	candidates, _ := filepath.Glob("/usr/bin/python3.1[2-9]")
+	more, _ := filepath.Glob(filepath.Join(home, ".pyenv", "versions", "3.1[2-9].*", "bin", "python3"))
+	for _, c := range append(candidates, more...) {
+		out, err := exec.Command(c, "-I", "-c", "import sys; print('%d.%d' % sys.version_info[:2])").Output()
+		if err == nil {
+			other, version = c, strings.TrimSpace(string(out))
+			break
+		}
+	}
+	if other == "" {
+		testutil.Unavailable(t, "python", "no CPython 3.12 or later beside "+python+" (/usr/bin/python3.1x, ~/.pyenv/versions)")
+	}
+	ws := filepath.Join(e.base, "agent")
+	layer := "version: 1\nsyscalls:\n  x86_64:\n    - read\n"
+	runLayer := "runtimes/python-" + version + ".yaml"
+	writeFiles(t, ws, map[string]string{
+		"agent.py":                  "#!" + other + "\nprint('hello')\n",
+		"baselines/agent.yaml":      "version: 1\nagent: sample\nextends:\n  - ../runtimes/python-{python}.yaml\nsyscalls:\n  x86_64:\n    - getpid\n",
+		"runtimes/python-3.11.yaml": layer, runLayer: layer, ".gitignore": "sysgate-reports/\n",
+	})
+	if err := os.Chmod(filepath.Join(ws, "agent.py"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitRepo(t, ws)
+	baseSHA := gitOut(t, ws, "rev-parse", "HEAD")
+	writeFiles(t, ws, map[string]string{runLayer: layer + "    - socket(AF_INET): calls home\n"})
+	gitCommit(t, ws, "widen the run's layer")
+
+	event := filepath.Join(e.base, "pull_request.json")
+	payload, _ := json.Marshal(map[string]any{"pull_request": map[string]any{"base": map[string]any{"sha": baseSHA}}})
+	if err := os.WriteFile(event, payload, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The gate's verdict does not matter here (the hand-written layers are
+	// no recording): the widening step runs before it.
+	j := e.run(t, runOpts{dir: ws, inputs: []string{"command=./agent.py", "baselines=baselines", "strict=false"},
+		github: []string{"event_name=pull_request"}, event: event})
+	if w := j.res.Output("widened"); w != "true" {
+		t.Errorf("widened=%q, want true: the layer the run loads (%s) widened", w, runLayer)
+	}
+	if !hasAnnotation(j, "warning", runLayer, lineOf(t, readFile(t, filepath.Join(ws, runLayer)), "socket(AF_INET)"), "socket(AF_INET)") {
+		t.Errorf("no warning annotation on %s naming socket(AF_INET): %+v", runLayer, j.res.Annotations)
+	}
+
+	// Without a command (a packages job: its specs name the commands)
+	// the {python} layer cannot be told: the step cannot judge the
+	// widening, and never says false. The gate then refuses the inputs.
+	notJudged := []string{"baselines=baselines", "strict=false"}
+	j = e.run(t, runOpts{dir: ws, inputs: notJudged, github: []string{"event_name=pull_request"}, event: event})
+	if w := j.res.Output("widened"); w != "" || !hasAnnotation(j, "warning", "", 0, "was not judged") {
+		t.Errorf("warn, not judged: widened=%q, annotations %+v; want empty and a warning", w, j.res.Annotations)
+	}
+	j = e.run(t, runOpts{dir: ws, inputs: append(notJudged, "on-widening=fail"), github: []string{"event_name=pull_request"}, event: event})
+	if s := j.step(t, "widening"); s.Outcome != actionrun.Failure || s.ExitCode != 3 {
+		t.Errorf("on-widening: fail, not judged: the widening step %s exit %d, want a failure with exit 3", s.Outcome, s.ExitCode)
+	}
 }
