@@ -63,7 +63,7 @@ func TestPinMismatches(t *testing.T) {
 		{exec("/usr/bin/env", sumHead), ""},  // no pin: the path decides
 		{exec("/usr/bin/curl", sumHead), ""}, // not listed: the path gate's matter
 	} {
-		_, why := pinMismatches(p, c.exec)
+		_, why := pinMismatches(p, nil, c.exec)
 		got := strings.Join(why, "\n")
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.exec.requested, got, c.want)
@@ -103,7 +103,7 @@ func TestPinWanted(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &baseline.Profile{Docs: []*baseline.Document{doc}}
-	user, root := pinWanted(p, false), pinWanted(p, true)
+	user, root := pinWanted(p, false, nil), pinWanted(p, true, nil)
 	// What the agent can write is hashed at every exec, never from the
 	// cache (issue 43, item 6): a root agent can write every program.
 	for _, c := range []struct {
@@ -122,6 +122,64 @@ func TestPinWanted(t *testing.T) {
 		}
 		if got := root(c.path); got != c.root {
 			t.Errorf("root agent, %s: hashed %v, want %v", c.path, got, c.root)
+		}
+	}
+}
+
+// The workspace's listed programs are hashed before the run (issue 43,
+// item 15): an exec of one with another content, or of one that did not
+// exist then, is a mismatch; a program outside the workspace is left to
+// its entry.
+func TestHeldPrograms(t *testing.T) {
+	ws := t.TempDir()
+	agent, script, later := ws+"/agent.py", ws+"/bin/run.sh", ws+"/later.sh"
+	if err := os.Mkdir(ws+"/bin", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{agent, script} {
+		if err := os.WriteFile(f, []byte("print(1)\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := "version: 1\nprograms:\n  - " + agent + "\n  - " + later + "\n  - {path: " + ws + "/bin/*, reason: scripts}\n  - /usr/bin/env\n"
+	doc, err := baseline.ParseDocument(ws+"/b.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &baseline.Profile{Docs: []*baseline.Document{doc}}
+	held := heldPrograms(p, ws)
+	_, start, err := programSums.SumFile(agent, kernel.SumFresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(held) != 3 || held[agent] != start || held[script] != start || held[later] != "" {
+		t.Fatalf("held %v, want %s and %s at %s, %s absent", held, agent, script, start, later)
+	}
+	if len(heldPrograms(p, "/")) != 0 {
+		t.Errorf("a run in / holds every program")
+	}
+	if pinWanted(p, false, held)(agent) != kernel.SumFresh {
+		t.Errorf("a held program is not hashed at every exec")
+	}
+	exec := func(path, sum string) *execSeen {
+		e := execClaim(7, path, idTrue)
+		e.runs[0].SHA256 = []string{sum}
+		return e
+	}
+	for _, c := range []struct {
+		exec *execSeen
+		want string
+	}{
+		{exec(agent, start), ""},
+		{exec(agent, sumHead), agent + " is sha256 " + sumHead + "; it was sha256 " + start + " at the run's start"},
+		{exec(script, sumHead), "the agent changed a program of the workspace during the run"},
+		{exec(later, sumHead), later + " is sha256 " + sumHead + "; it did not exist at the run's start"},
+		{exec("/usr/bin/env", sumHead), ""},
+	} {
+		_, why := pinMismatches(p, held, c.exec)
+		got := strings.Join(why, "\n")
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.exec.requested, got, c.want)
 		}
 	}
 }
