@@ -43,6 +43,7 @@ var _ = Describe("a root agent that source-routes past the address in its call",
 				s := newFileScene(false)
 				w := newNetWorld(s)
 				tap := tapPacketsTo("127.0.0.2")
+				port := w.udp.conn.LocalAddr().(*net.UDPAddr).Port
 				rec := append([]string{"record", "--agent", "netconnect", "-o", s.base}, s.flags(backend)...)
 				o := s.run(ctx, append(rec, "--", bin.NetConnect, mode, w.udp.dest())...)
 				Expect(o.Code).To(Equal(cli.ExitOK), "record: %s", o)
@@ -53,17 +54,17 @@ var _ = Describe("a root agent that source-routes past the address in its call",
 					gate := append([]string{verb, "--format", "json", "-b", s.base}, s.flags(backend)...)
 					o = s.run(ctx, append(gate, "--", bin.NetConnect, mode, w.udp.dest(), "127.0.0.2")...)
 					Expect(o.Output()).To(ContainSubstring("Operation not permitted"), "%s: the kernel refuses a source route without CAP_NET_RAW: %s", verb, o)
-					Expect(tap.seen()).To(BeZero(), "%s: a packet with the secret reached 127.0.0.2: %s", verb, o)
+					Expect(tap.seen(port)).To(BeZero(), "%s: a packet with the secret reached 127.0.0.2: %s", verb, o)
 
 					kept := append(append([]string{}, gate...), "--keep-cap", "NET_RAW")
 					o = s.run(ctx, append(kept, "--", bin.NetConnect, mode, w.udp.dest(), "127.0.0.2")...)
 					Expect(o.Output()).To(ContainSubstring("sent 20\n"), "%s --keep-cap NET_RAW: %s", verb, o)
-					Expect(tap.seen()).To(BeNumerically(">=", 1), "%s --keep-cap NET_RAW: the source-routed packet never left for 127.0.0.2: the spec proves nothing: %s", verb, o)
+					Expect(tap.seen(port)).To(BeNumerically(">=", 1), "%s --keep-cap NET_RAW: the source-routed packet never left for 127.0.0.2: the spec proves nothing: %s", verb, o)
 					Expect(o.Result().KeptCapabilities).To(ContainElement("CAP_NET_RAW"), "%s", o)
 					text := s.run(ctx, append(append(append([]string{verb, "-b", s.base}, s.flags(backend)...), "--keep-cap", "NET_RAW", "--"),
 						bin.NetConnect, mode, w.udp.dest(), "127.0.0.2")...)
 					Expect(text.Output()).To(ContainSubstring("with CAP_NET_RAW the agent can set a source route"), "%s: the report says what the kept CAP_NET_RAW lets through: %s", verb, text)
-					tap.reset()
+					tap.reset(port)
 				}
 			})
 		}
@@ -71,12 +72,14 @@ var _ = Describe("a root agent that source-routes past the address in its call",
 })
 
 // packetTap counts the IPv4 packets on lo addressed to one address that
-// carry the route modes' secret.
+// carry the route modes' secret, by UDP destination port: each spec's
+// allowed server has a port of its own, so specs running in parallel do
+// not count each other's packets.
 type packetTap struct {
 	file    *os.File
 	to      net.IP
 	mu      sync.Mutex
-	secrets int
+	secrets map[int]int
 	markers map[string]bool
 	next    atomic.Int64
 }
@@ -86,7 +89,7 @@ type packetTap struct {
 // the receiving side's checks.
 func tapPacketsTo(to string) *packetTap {
 	GinkgoHelper()
-	t := &packetTap{to: net.ParseIP(to).To4(), markers: map[string]bool{}}
+	t := &packetTap{to: net.ParseIP(to).To4(), secrets: map[int]int{}, markers: map[string]bool{}}
 	lo, err := net.InterfaceByName("lo")
 	Expect(err).NotTo(HaveOccurred())
 	// Protocol 0 receives nothing until bind names one: the filter is in
@@ -130,8 +133,8 @@ func (t *packetTap) read() {
 		}
 		p := buf[:n]
 		t.mu.Lock()
-		if bytes.Contains(p, []byte("sysgate-route-secret")) {
-			t.secrets++
+		if ihl := int(p[0]&0x0f) * 4; len(p) >= ihl+4 && p[9] == unix.IPPROTO_UDP && bytes.Contains(p, []byte("sysgate-route-secret")) {
+			t.secrets[int(p[ihl+2])<<8|int(p[ihl+3])]++
 		}
 		if i := bytes.Index(p, []byte("tap-marker-")); i >= 0 {
 			t.markers[string(p[i:])] = true
@@ -141,14 +144,14 @@ func (t *packetTap) read() {
 }
 
 // seen is how many packets with the secret lo carried to the tapped
-// address so far. lo hands a packet to a packet socket while the sender
+// address so far, for the UDP port. lo hands a packet to a packet socket while the sender
 // is still in its send call, in order; so once the tap has read a marker
 // the spec sends now (a datagram with a source route, from the spec
 // itself, which is root with CAP_NET_RAW), it has read every packet the
 // agent sent before.
-func (t *packetTap) seen() int {
+func (t *packetTap) seen(port int) int {
 	GinkgoHelper()
-	marker := "tap-marker-" + strconv.FormatInt(t.next.Add(1), 10)
+	marker := "tap-marker-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(t.next.Add(1), 10)
 	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
 	Expect(err).NotTo(HaveOccurred())
 	defer unix.Close(fd)
@@ -171,11 +174,11 @@ func (t *packetTap) seen() int {
 	Expect(drops).To(BeZero(), "the tap dropped packets: its count would be short")
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.secrets
+	return t.secrets[port]
 }
 
-func (t *packetTap) reset() {
+func (t *packetTap) reset(port int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.secrets = 0
+	delete(t.secrets, port)
 }
