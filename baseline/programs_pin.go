@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"encoding/hex"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -158,3 +159,7 @@ func InRepository(file, prog string) bool {
 	root := workTree(programDir(file))
 	return root != "" && root != "/" && within(root, prog)
 }
+
+// WorkTreeOf is the git work tree that holds the file at p (the nearest
+// directory up with a ".git" entry), "" when none does.
+func WorkTreeOf(p string) string { return workTree(filepath.Dir(p)) }

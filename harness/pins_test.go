@@ -2,6 +2,8 @@ package harness
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -127,9 +129,9 @@ func TestPinWanted(t *testing.T) {
 }
 
 // The workspace's listed programs are hashed before the run (issue 43,
-// item 15): an exec of one with another content, or of one that did not
-// exist then, is a mismatch; a program outside the workspace is left to
-// its entry.
+// item 15): an exec of one with another content is a mismatch; one made
+// during the run, and a program outside the workspace, are left to their
+// entries.
 func TestHeldPrograms(t *testing.T) {
 	ws := t.TempDir()
 	agent, script, later := ws+"/agent.py", ws+"/bin/run.sh", ws+"/later.sh"
@@ -152,8 +154,8 @@ func TestHeldPrograms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(held) != 3 || held[agent] != start || held[script] != start || held[later] != "" {
-		t.Fatalf("held %v, want %s and %s at %s, %s absent", held, agent, script, start, later)
+	if len(held) != 2 || held[agent] != start || held[script] != start {
+		t.Fatalf("held %v, want %s and %s at %s (%s did not exist)", held, agent, script, start, later)
 	}
 	if len(heldPrograms(p, "/")) != 0 {
 		t.Errorf("a run in / holds every program")
@@ -173,7 +175,7 @@ func TestHeldPrograms(t *testing.T) {
 		{exec(agent, start), ""},
 		{exec(agent, sumHead), agent + " is sha256 " + sumHead + "; it was sha256 " + start + " at the run's start"},
 		{exec(script, sumHead), "the agent changed a program of the workspace during the run"},
-		{exec(later, sumHead), later + " is sha256 " + sumHead + "; it did not exist at the run's start"},
+		{exec(later, sumHead), ""}, // made during the run: its entry judges it
 		{exec("/usr/bin/env", sumHead), ""},
 	} {
 		_, why := pinMismatches(p, held, c.exec)
@@ -181,5 +183,41 @@ func TestHeldPrograms(t *testing.T) {
 		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
 			t.Errorf("%s: %q, want %q", c.exec.requested, got, c.want)
 		}
+	}
+}
+
+// In a git work tree only what git tracks is the repository's own: a
+// build output beside it is not held, so a build step may rebuild it.
+func TestHeldProgramsAreTracked(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("[environment]: no git")
+	}
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent, built := filepath.Join(root, "agent.py"), filepath.Join(root, "bin", "tool")
+	if err := os.Mkdir(filepath.Join(root, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{agent, built} {
+		if err := os.WriteFile(f, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "agent.py"}} {
+		if out, err := exec.Command(git, append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+	}
+	base := filepath.Join(root, "b.yaml")
+	doc, err := baseline.ParseDocument(base, []byte("version: 1\nprograms:\n  - agent.py\n  - bin/tool\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := heldPrograms(&baseline.Profile{Docs: []*baseline.Document{doc}}, "/elsewhere")
+	if _, ok := held[agent]; !ok || len(held) != 1 {
+		t.Fatalf("held %v, want only the tracked %s", held, agent)
 	}
 }

@@ -2,6 +2,7 @@ package faults_test
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -36,6 +37,12 @@ var _ = Describe("the workspace's own programs", RequiresAudit, Escape, func() {
 		agent, tool = filepath.Join(ws, "agent.py"), filepath.Join(ws, "tool.sh")
 		Expect(os.WriteFile(agent, src, 0o644)).To(Succeed())
 		Expect(os.WriteFile(tool, []byte("#!/bin/sh\nexit 0\n"), 0o755)).To(Succeed())
+		// The workspace is a checkout: the repository's programs are
+		// the ones git tracks.
+		for _, args := range [][]string{{"init", "-q"}, {"add", "agent.py", "tool.sh"}} {
+			out, err := exec.Command("git", append([]string{"-C", ws}, args...)...).CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), "git %v: %s", args, out)
+		}
 		py, err = filepath.EvalSymlinks(testutil.Python(GinkgoT()))
 		Expect(err).NotTo(HaveOccurred())
 		base = filepath.Join(GinkgoT().TempDir(), "held.yaml")
