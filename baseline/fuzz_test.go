@@ -142,6 +142,7 @@ func FuzzDecodeObservation(f *testing.F) {
 	f.Add([]byte(`{"programs":{}}`))
 	f.Add([]byte(`{"agent":"a","runs":1,"syscalls":{},"programs":{"/w/tool.sh":1},"program_sha256":{"/w/tool.sh":["aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"]}}`))
 	f.Add([]byte(`{"program_sha256":{"/w/tool.sh":["AB"]}}`))
+	f.Add([]byte(`{"agent":"a","runs":1,"syscalls":{},"programs":{"/w/agent.py":1},"held_programs":["/w/b","/w/agent.py"]}`))
 	f.Add([]byte(`{"agent":"a","runs":1,"syscalls":{"x86_64":{"read":1}},"environment":{"x86_64":{"os":["debian 12"],"runtimes":[{"name":"go","version":"1.26.8"}]}}}`))
 	f.Add([]byte(`{"agent":"a","runs":3,"syscalls":{},"environment":{"x86_64":{"os":["debian 12"]}},"incremental":true}`))
 	f.Add([]byte(`{"agent":"a","runs":1,"syscalls":{},"files":{"read":{"/etc/hosts":2,"{workspace}/a":1},"write":{"{tmp}":1}}}`))

@@ -27,6 +27,11 @@ type Observation struct {
 	// ProgramSHA256 are the contents (sha256, lowercase hex, sorted) each
 	// program ran with, for record to pin the entries it writes.
 	ProgramSHA256 map[string][]string `json:"program_sha256,omitempty"`
+	// HeldPrograms are the programs (of Programs) that ran from the run's
+	// workspace: the repository's own, held to their content at each
+	// run's start rather than pinned, so record writes their entries
+	// without a sha256 (programs_pin.go).
+	HeldPrograms []string `json:"held_programs,omitempty"`
 	// RuntimePrograms are what the programs' placeholders stood for in
 	// the runs ({python}: the interpreter the caller's command started,
 	// read before the run): record writes the placeholder for them.
@@ -175,6 +180,9 @@ func (o *Observation) merge(other *Observation, allowMixed bool) error {
 		for _, sum := range sums {
 			o.AddProgramSHA256(prog, sum)
 		}
+	}
+	for _, prog := range other.HeldPrograms {
+		o.AddHeldProgram(prog)
 	}
 	for name, progs := range other.RuntimePrograms {
 		for _, prog := range progs {

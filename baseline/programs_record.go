@@ -17,6 +17,7 @@ func recordPrograms(doc, old *Document, base *Profile, o *Observation, merge boo
 	// A base's placeholders stand for what they stood for in the runs.
 	base = base.BindRuntimes(o.RuntimePrograms)
 	var r programRecord
+	held := func(prog string) bool { return o.held(prog) || InRepository(doc.Path, prog) }
 	if old != nil {
 		doc.HasPrograms = old.HasPrograms
 		for _, e := range old.Programs {
@@ -47,7 +48,11 @@ func recordPrograms(doc, old *Document, base *Profile, o *Observation, merge boo
 		}
 		if i := matchingEntry(r.kept, prog, o.RuntimePrograms); i >= 0 {
 			r.used[i] = true
-			r.ran[i] = append(r.ran[i], o.ProgramSHA256[prog]...)
+			if held(prog) {
+				r.held[i] = true
+			} else {
+				r.ran[i] = append(r.ran[i], o.ProgramSHA256[prog]...)
+			}
 			continue
 		}
 		if !recordable(prog) {
@@ -58,19 +63,31 @@ func recordPrograms(doc, old *Document, base *Profile, o *Observation, merge boo
 		if f.Risk.Risky() {
 			e.Reason = UnreviewedReason
 		}
-		e.addSHA256(o.ProgramSHA256[prog]...)
+		if !held(prog) {
+			e.addSHA256(o.ProgramSHA256[prog]...)
+		}
 		doc.Programs = append(doc.Programs, e)
 		f.File = doc.Path
 		res.AddedPrograms = append(res.AddedPrograms, f)
 	}
 	for i, e := range r.kept {
-		if len(r.ran[i]) > 0 {
+		had := e.SHA256
+		switch {
+		case r.held[i] && !e.Pattern:
+			// The workspace's own program: held at each run's start,
+			// not pinned (programs_pin.go).
+			e.SHA256 = nil
+		case len(r.ran[i]) > 0 || r.held[i]:
 			if merge {
 				e.SHA256 = slices.Clone(e.SHA256)
 			} else {
 				e.SHA256 = nil
 			}
 			e.addSHA256(r.ran[i]...)
+		}
+		if !slices.Equal(had, e.SHA256) && (r.used[i] || merge) {
+			res.PinChanges = append(res.PinChanges, PinChange{File: e.File, Line: e.Line, Program: e.written(),
+				Old: had, New: e.SHA256, Held: r.held[i]})
 		}
 		if r.used[i] || merge {
 			doc.Programs = append(doc.Programs, e)
@@ -94,10 +111,11 @@ type programRecord struct {
 	kept []ProgramEntry
 	used []bool
 	ran  [][]string
+	held []bool // a program of the workspace matched it (HeldPrograms)
 }
 
 func (r *programRecord) keep(e ProgramEntry, used bool) {
-	r.kept, r.used, r.ran = append(r.kept, e), append(r.used, used), append(r.ran, nil)
+	r.kept, r.used, r.ran, r.held = append(r.kept, e), append(r.used, used), append(r.ran, nil), append(r.held, false)
 }
 
 // runtime records prog, which the placeholder {name} stood for in o's

@@ -51,8 +51,14 @@ func (p *Profile) ProgramPinWarnings() []*Error {
 			if e.Runtime != "" {
 				continue // stands for an interpreter per run: nothing to pin
 			}
+			repo := InRepository(e.File, e.Path)
 			if !e.Pattern {
-				if who := ProgramWritable(e.Path); who != "" {
+				if who := ProgramWritable(e.Path); who != "" && repo && len(e.SHA256) == 0 {
+					// The repository's own program: each run holds it to
+					// its content at the run's start (programs_pin.go).
+					out = append(out, &Error{File: e.File, Line: e.Line, Col: e.Col, Kind: KindProgramWritable, Warning: true, Advisory: true,
+						Message: fmt.Sprintf("program %s can be replaced by the agent: %s; a program of the repository, each run holds it to its content at the run's start", e.describe(), who)})
+				} else if who != "" {
 					// Pinned, a replacement is a violation at its exec:
 					// the agent's own script is the common case, and
 					// --strict must not fail on it.
@@ -64,7 +70,7 @@ func (p *Profile) ProgramPinWarnings() []*Error {
 						Message: fmt.Sprintf("program %s can be replaced by the agent: %s; %s", e.describe(), who, pin)})
 				}
 			}
-			if len(e.SHA256) == 0 {
+			if len(e.SHA256) == 0 && !repo {
 				if unpinned == 0 {
 					first = e.Line
 				}

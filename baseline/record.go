@@ -62,6 +62,10 @@ type RecordResult struct {
 	AddedPrograms   []ProgramFinding
 	RemovedPrograms []ProgramFinding
 	SkippedPrograms []ProgramFinding
+	// PinChanges are kept program entries whose content pins changed,
+	// in the file's order: a pin is part of what the file allows, so
+	// record reports it as it reports an added or removed line.
+	PinChanges []PinChange
 	// AddedFiles, RemovedFiles: the same for the files section (Path is
 	// the entry's glob).
 	AddedFiles   []FileFinding

@@ -279,7 +279,7 @@ func writeFilesChanges(b *strings.Builder, f FileUpdate) {
 
 // writeProgramChanges lists a file's added and removed programs.
 func writeProgramChanges(b *strings.Builder, f FileUpdate) {
-	if len(f.AddedPrograms)+len(f.RemovedPrograms) == 0 {
+	if len(f.AddedPrograms)+len(f.RemovedPrograms)+len(f.PinChanges) == 0 {
 		return
 	}
 	b.WriteString("Programs:\n\n")
@@ -288,6 +288,9 @@ func writeProgramChanges(b *strings.Builder, f FileUpdate) {
 	}
 	for _, p := range f.RemovedPrograms {
 		fmt.Fprintf(b, "- %s\n", programChange(p, false))
+	}
+	for _, c := range f.PinChanges {
+		fmt.Fprintf(b, "- program %s\n", cell(c.String()))
 	}
 	b.WriteString("\n")
 }

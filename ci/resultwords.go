@@ -127,6 +127,10 @@ func WeakenedParts(r *harness.Result) []string {
 	if len(r.KeptCapabilities) > 0 {
 		parts = append(parts, "the agent kept "+strings.Join(r.KeptCapabilities, ", ")+
 			" (--keep-cap), which sysgate otherwise takes away: a root agent can use it to reach sysgate, the audit log or the kernel")
+		if slices.Contains(r.KeptCapabilities, "CAP_NET_RAW") {
+			parts = append(parts, "with CAP_NET_RAW the agent can set a source route (IP_OPTIONS, or an IP_RETOPTS message on sendmsg): "+
+				"its packets then go to the route's first hop, while the network section judges only the address in the call")
+		}
 	}
 	if r.IsolationUnavailable != "" {
 		parts = append(parts, "process isolation unavailable: "+r.IsolationUnavailable+

@@ -245,7 +245,11 @@ func position(file string, line int) string {
 // the entries added and removed, and the numbers it could not name.
 func WriteRecorded(w io.Writer, path string, res *baseline.RecordResult, p Palette) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "wrote %s: %d added, %d removed\n", path, len(res.Added), len(res.Removed))
+	fmt.Fprintf(&b, "wrote %s: %d added, %d removed", path, len(res.Added), len(res.Removed))
+	if n := len(res.PinChanges); n > 0 {
+		fmt.Fprintf(&b, ", %d program pin(s) changed", n)
+	}
+	b.WriteString("\n")
 	for _, f := range res.Added {
 		tag := ""
 		if f.Risk.Risky() {
@@ -258,6 +262,9 @@ func WriteRecorded(w io.Writer, path string, res *baseline.RecordResult, p Palet
 	}
 	for _, f := range res.Skipped {
 		fmt.Fprintf(&b, "  ! %s syscall %s has no name: it stays a violation\n", f.Arch, f.Syscall)
+	}
+	for _, c := range res.PinChanges {
+		fmt.Fprintf(&b, "  ~ program %s\n", term(c.String()))
 	}
 	// A glob record wrote that covers credentials: the gate keeps them
 	// out of it until a person gives the entry a reason; say so here, not

@@ -127,6 +127,8 @@ func TestRecordGolden(t *testing.T) {
 		Skipped: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "1000"}},
 		AddedFiles: []baseline.FileFinding{{Path: "{workspace}/**", Op: baseline.FileRead, Covers: "covers sensitive paths: /**/.env (env file, high)"},
 			{Path: "{home}/.netrc", Op: baseline.FileRead, Sensitive: "credentials", Level: risk.High}, {Path: "/etc/hosts", Op: baseline.FileRead}},
+		PinChanges: []baseline.PinChange{{Program: "../agents/run.py", Old: []string{strings.Repeat("a", 64)}, Held: true},
+			{Program: "/opt/tool", Old: []string{strings.Repeat("a", 64)}, New: []string{strings.Repeat("b", 64)}}},
 	}
 	if err := WriteRecorded(&b, "baselines/python-agent.yaml", rec, Palette{}); err != nil {
 		t.Fatal(err)
@@ -220,5 +222,19 @@ func TestInconclusiveReasonsAreNotEscapedAsTheAgents(t *testing.T) {
 	}
 	if s := Summary(r); !strings.Contains(s, "lost 3 events; 1 exec") {
 		t.Errorf("Summary %q; want the reasons as parts", s)
+	}
+}
+
+// A pull request's body lists the program pins an update changes
+// (issue 43, item 15), and a file whose only change is a pin changes.
+func TestPRBodyListsPinChanges(t *testing.T) {
+	f := FileUpdate{PinChanges: []baseline.PinChange{{Program: "../agents/run.py", Old: []string{strings.Repeat("a", 64)}, Held: true}}}
+	if !f.Changed() {
+		t.Errorf("a pin change is a change")
+	}
+	var b strings.Builder
+	writeProgramChanges(&b, f)
+	if !strings.Contains(b.String(), "- program ../agents/run.py: pin dropped (a program of the workspace") {
+		t.Errorf("body:\n%s", b.String())
 	}
 }

@@ -61,6 +61,9 @@ type FileUpdate struct {
 	// stack as the update found it, its bases already updated when Write
 	// rewrote them.
 	AddedPrograms, RemovedPrograms []baseline.ProgramFinding
+	// PinChanges are the program entries whose content pins the update
+	// changes (baseline.RecordResult.PinChanges).
+	PinChanges []baseline.PinChange
 	// AddedFiles are the files entries the update writes (generalised
 	// globs, sensitive paths literally); RemovedFiles the entries it drops.
 	AddedFiles, RemovedFiles []baseline.FileFinding
@@ -75,7 +78,7 @@ type FileUpdate struct {
 
 // Changed reports whether the file changes.
 func (u *FileUpdate) Changed() bool {
-	return len(u.Added)+len(u.Removed)+len(u.AddedPrograms)+len(u.RemovedPrograms)+len(u.AddedFiles)+len(u.RemovedFiles)+
+	return len(u.Added)+len(u.Removed)+len(u.AddedPrograms)+len(u.RemovedPrograms)+len(u.PinChanges)+len(u.AddedFiles)+len(u.RemovedFiles)+
 		len(u.AddedNetwork)+len(u.RemovedNetwork) > 0
 }
 
@@ -168,7 +171,7 @@ func PlanUpdate(obs map[string]*baseline.Observation, opts UpdateOptions) (*Upda
 		}
 		fu := FileUpdate{Agent: agent, File: repoPath(opts.Root, "", f.path), RuntimeBase: f.base, Runs: o.Runs,
 			Added: res.Added, Removed: res.Removed, Skipped: res.Skipped, HadClasses: hadClasses(before[agent], res.Added),
-			AddedPrograms: addedPrograms, RemovedPrograms: removedPrograms, AddedFiles: res.AddedFiles, RemovedFiles: res.RemovedFiles,
+			AddedPrograms: addedPrograms, RemovedPrograms: removedPrograms, PinChanges: res.PinChanges, AddedFiles: res.AddedFiles, RemovedFiles: res.RemovedFiles,
 			AddedNetwork: res.AddedNetwork, RemovedNetwork: res.RemovedNetwork, Rare: res.Rare}
 		for _, list := range [][]baseline.Finding{fu.Added, fu.Removed, fu.Skipped} {
 			for i := range list {

@@ -86,3 +86,17 @@ func TestWeakeningsAreNamedOnce(t *testing.T) {
 		t.Errorf("an annotation warns of a weakening on purpose:\n%s", ann.String())
 	}
 }
+
+// A kept CAP_NET_RAW can set a source route (issue 43, item 12): the
+// report says the network section then judges only the call's address.
+func TestKeptNetRawNamesSourceRoutes(t *testing.T) {
+	for _, c := range []struct {
+		kept []string
+		want bool
+	}{{[]string{"CAP_NET_RAW"}, true}, {[]string{"CAP_NET_ADMIN", "CAP_NET_RAW"}, true}, {[]string{"CAP_SYS_PTRACE"}, false}} {
+		got := WeakenedBanner(&harness.Result{KeptCapabilities: c.kept})
+		if strings.Contains(got, "source route") != c.want {
+			t.Errorf("kept %v: banner %q, want a source-route note: %v", c.kept, got, c.want)
+		}
+	}
+}

@@ -38,7 +38,9 @@ type FencedCapability struct {
 // (chmod and utimes of files another user owns, and setting their
 // attributes), CAP_SETFCAP (file capabilities that a later process outside
 // the run, without no_new_privs, gains), CAP_NET_RAW (raw and packet
-// sockets: forged packets past the run's forwarder) and CAP_NET_ADMIN
+// sockets: forged packets past the run's forwarder; IP options: a source
+// route sends packets to its first hop, not the call's address, issue 43
+// item 12) and CAP_NET_ADMIN
 // (routes, firewall rules and interfaces of its network namespace).
 // An agent that needs one keeps it with --keep-cap, which
 // every report names.
@@ -81,7 +83,7 @@ var FencedCapabilities = []FencedCapability{
 	{27, "CAP_MKNOD", "makes a block device node of a disk and reads its raw blocks past every file rule"},
 	{3, "CAP_FOWNER", "changes the mode, times and attributes of files other users own"},
 	{31, "CAP_SETFCAP", "sets file capabilities that a process started outside the run later gains"},
-	{13, "CAP_NET_RAW", "opens raw and packet sockets: forged packets past the run's forwarder"},
+	{13, "CAP_NET_RAW", "opens raw and packet sockets (forged packets past the run's forwarder) and sets IP source routes (packets to another address than the call names)"},
 	{12, "CAP_NET_ADMIN", "changes the routes, firewall rules and interfaces of its network namespace"},
 }
 

@@ -53,6 +53,9 @@ type notifier struct {
 	// pin says which programs an exec hashes, and which from a cache
 	// (nil: all, none from it): see pinWanted.
 	pin func(path string) kernel.Sum
+	// held: the workspace's programs the baselines list, hashed before
+	// the agent started (heldPrograms; nil in record mode).
+	held map[string]string
 	// files serves the file calls (notify backend, files observed).
 	files *notifyFiles
 	// net serves the socket calls (notify backend, network observed).
@@ -179,7 +182,7 @@ func (n *notifier) exec(notif *kernel.SeccompNotif, arch scmp.Arch, name string,
 	if n.mode != baseline.ModeRecord {
 		// A program its baseline pins by content must be that content:
 		// a path the agent can write names whatever it wrote there.
-		runs, why := pinMismatches(n.profile, e)
+		runs, why := pinMismatches(n.profile, n.held, e)
 		for i := range runs {
 			n.book.pinMismatch(runs[i], why[i])
 		}

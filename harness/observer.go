@@ -103,7 +103,11 @@ func (p *runPlan) notifier(events *collector, ses uint32) *notifier {
 		return notes
 	}
 	notes.book, notes.gated = newProgramBook(), profile.GatesPrograms()
-	notes.pin = pinWanted(profile, p.agentUID() == 0)
+	notes.book.workspace = realDir(notes.launchDir)
+	if p.mode != baseline.ModeRecord {
+		notes.held = heldPrograms(profile, notes.book.workspace)
+	}
+	notes.pin = pinWanted(profile, p.agentUID() == 0, notes.held)
 	if p.mode != baseline.ModeRecord && notes.gated {
 		notes.book.outside = func(path string) bool { return !profile.AllowsProgram(path) }
 	}

