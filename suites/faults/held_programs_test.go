@@ -22,7 +22,7 @@ import (
 // by path and held to their content at the run's start: an edit between
 // runs passes, a program the agent rewrites during the run and then runs
 // is caught (check) or refused (enforce). testdata/held_agent.py.
-var _ = Describe("the workspace's own programs", RequiresAudit, Escape, func() {
+var _ = Describe("the workspace's own programs", RequiresAudit, NamesBackend, Escape, func() {
 	BeforeEach(func() { requireAudit() })
 
 	var ws, agent, tool, base, py string

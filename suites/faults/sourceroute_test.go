@@ -34,7 +34,7 @@ import (
 // side drops a source-routed packet here, net.ipv4.conf.all.
 // accept_source_route=0, so no socket on 127.0.0.2 would see it; on a
 // real interface it has left the machine by then.)
-var _ = Describe("a root agent that source-routes past the address in its call", RequiresAudit, Escape, labels.Network, func() {
+var _ = Describe("a root agent that source-routes past the address in its call", RequiresAudit, NamesBackend, Escape, labels.Network, func() {
 	BeforeEach(func() { requireAudit() })
 
 	for _, backend := range []string{"audit", "notify"} {
