@@ -51,14 +51,31 @@ func ParseRuntime(s string) (Runtime, error) {
 	if len(f) == 2 {
 		f = append(f, "")
 	}
-	if len(f) != 3 || (f[2] != "" && !strings.HasPrefix(f[2], "/")) {
-		return Runtime{}, fmt.Errorf("runtime %q: want \"NAME VERSION /PATH\", e.g. \"python 3.11.7 /usr/bin/python3.11\" (or \"go 1.26.8\" for a runtime compiled into the agent)", s)
+	if len(f) != 3 || (f[2] != "" && !strings.HasPrefix(f[2], "/") && !strings.HasPrefix(f[2], phHome+"/") && !strings.HasPrefix(f[2], phWorkspace+"/")) {
+		return Runtime{}, fmt.Errorf("runtime %q: want \"NAME VERSION /PATH\", e.g. \"python 3.11.7 /usr/bin/python3.11\" or \"python 3.11.7 {home}/.pyenv/versions/3.11.7/bin/python3.11\" (or \"go 1.26.8\" for a runtime compiled into the agent)", s)
 	}
 	r := Runtime{Name: f[0], Version: f[1], Path: f[2]}
 	if r.Version == "unknown" {
 		r.Version = ""
 	}
 	return r, nil
+}
+
+// Abstract returns e with each runtime's path written from the
+// placeholder ({workspace} or {home}) that holds it, as files entries
+// are: "{home}/.pyenv/versions/3.11.7/bin/python3.11" is the same
+// interpreter on a machine whose home is /home/runner, where root's
+// /root/... would be drift on every other machine. Paths elsewhere
+// (/usr/bin/python3.11, /opt/...) are the same on machines of one image
+// and stay as they are.
+func (e Environment) Abstract(ctx FileContext) Environment {
+	places := FileContext{Workspace: ctx.Workspace, Home: ctx.Home}
+	out := e.Clone()
+	for i, r := range out.Runtimes {
+		out.Runtimes[i].Path = places.Abstract(r.Path)
+	}
+	out.normalize()
+	return out
 }
 
 // IsZero reports whether nothing is known.

@@ -213,3 +213,30 @@ func TestObservationCarriesTheEnvironment(t *testing.T) {
 		t.Errorf("libc after merge and round trip: %v", got)
 	}
 }
+
+// A runtime under the home or the checkout is written from its
+// placeholder, and reads back: root's pyenv and a runner's are one
+// interpreter; a system path stays.
+func TestEnvironmentAbstractsRuntimePaths(t *testing.T) {
+	env := Environment{Runtimes: []Runtime{pyenv, {Name: "python", Version: "3.12.1", Path: "/work/app/.venv/bin/python3"}, {Name: "node", Version: "20.19.2", Path: "/usr/bin/node"}}}
+	got := env.Abstract(FileContext{Workspace: "/work/app", Home: "/root", Tmp: "/tmp", Runtime: []string{"/root/.pyenv/versions/3.11.7"}})
+	want := []string{"node 20.19.2 /usr/bin/node", "python 3.11.7 {home}/.pyenv/versions/3.11.7/bin/python3.11", "python 3.12.1 {workspace}/.venv/bin/python3"}
+	if len(got.Runtimes) != len(want) {
+		t.Fatalf("got %v", got.Runtimes)
+	}
+	for i, r := range got.Runtimes {
+		if r.String() != want[i] {
+			t.Errorf("runtime %d: %q, want %q", i, r.String(), want[i])
+		}
+		if back, err := ParseRuntime(r.String()); err != nil || back != r {
+			t.Errorf("ParseRuntime(%q) = %v, %v", r.String(), back, err)
+		}
+	}
+	runner := Environment{Runtimes: []Runtime{{Name: "python", Version: "3.11.7", Path: "/home/runner/.pyenv/versions/3.11.7/bin/python3.11"}}}
+	if c := CompareEnvironments(got, runner.Abstract(FileContext{Home: "/home/runner"})); len(c) != 0 {
+		t.Errorf("the same pyenv under another home drifted: %v", c)
+	}
+	if env.Runtimes[0].Path != pyenv.Path {
+		t.Errorf("Abstract changed its receiver")
+	}
+}

@@ -136,7 +136,7 @@ func (p *runPlan) judge(r *Result, o *observer, tree treeOutcome) {
 	r.Refused = events.refusedFindings()
 	r.Unmonitored = profile.Unmonitored()
 	r.MissingArch = profile != nil && mode != baseline.ModeRecord && !slices.Contains(profile.Arches(), r.Arch)
-	r.noteEnvironment(runEnvironment(r.Programs, p.envBefore, p.cfg.root), profile, mode)
+	r.noteEnvironment(runEnvironment(r.Programs, p.envBefore, p.cfg.root), profile, mode, p.fileCtxOrNew())
 	r.Selector = p.cfg.selector
 }
 

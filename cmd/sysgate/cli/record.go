@@ -40,7 +40,7 @@ func (rf *recordFlags) policy() baseline.RecordRuns {
 func (c *Command) parseRecord(args []string) (rf *recordFlags, fs *flag.FlagSet, code int, ok bool) {
 	fs = c.flagSet("record", "-o BASELINE -- CMD [ARGS...]")
 	rf = &recordFlags{}
-	rf.register(fs, "the command's base name")
+	rf.register(fs, "the command's script, else its directory")
 	fs.StringVar(&rf.out, "o", "", "the baseline `FILE` to write (required; with --against, default the first of them)")
 	fs.Var(&rf.against, "against", "record incrementally against a committed `BASELINE` (repeatable, layered in order): what it allows runs unlogged, as in check, only the rest is logged and added to -o; stale entries are not checked (a record without --against finds them)")
 	fs.StringVar(&rf.resultPath, "result", "", "also write the Result as JSON to `FILE`, for sysgate report --result (whatever the run's outcome)")
