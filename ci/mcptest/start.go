@@ -101,6 +101,11 @@ func (s *Server) explainFailure(err error) error {
 	select {
 	case <-s.runDone:
 		switch {
+		case s.runErr != nil && s.result == nil:
+			// The server never started (a baseline that does not load,
+			// a command not found): the pipe closing is no news, the
+			// run's error is the whole story.
+			return withStderr(fmt.Errorf("the run of %s failed before the server started: %w", s.name, s.runErr), s.stderr)
 		case s.runErr != nil:
 			err = fmt.Errorf("%w: the run of %s failed: %w", err, s.name, s.runErr)
 		case s.result != nil:
