@@ -32,11 +32,7 @@ func TestRecordWritesNoMachinePath(t *testing.T) {
 	}
 	for _, backend := range []string{"audit", "notify"} {
 		t.Run(backend, func(t *testing.T) {
-			requireBackend(t, backend)
-			dir := t.TempDir()
-			if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
-				t.Fatalf("git init: %v\n%s", err, out)
-			}
+			dir := checkoutFor(t, backend)
 			agent := "import json, ssl\nssl.create_default_context()\n" +
 				"with open('out.json', 'w') as f:\n    json.dump({'ok': True}, f)\nprint(open('out.json').read())\n"
 			if err := os.WriteFile(filepath.Join(dir, "agent.py"), []byte(agent), 0o644); err != nil {
@@ -65,6 +61,19 @@ func TestRecordWritesNoMachinePath(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkoutFor is a new git checkout for an agent run on backend, as a
+// user's repository is (record writes the agent's own files relative to
+// the baseline in one); it skips a backend this machine cannot run.
+func checkoutFor(t *testing.T, backend string) string {
+	t.Helper()
+	requireBackend(t, backend)
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	return dir
 }
 
 func hasSystemPrefix(p string) bool {
