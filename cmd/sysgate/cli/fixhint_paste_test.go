@@ -15,12 +15,9 @@ import (
 	"github.com/sysgate/sysgate/harness"
 )
 
-// annotationText undoes the escaping of a GitHub workflow command.
-var annotationText = strings.NewReplacer("%0A", "\n", "%0D", "\r", "%3A", ":", "%2C", ",", "%25", "%")
-
 // hintTarget reads where a hint's lines go: "add to `files:` `write:`"
 // or "add to the x86_64 list".
-var hintTarget = regexp.MustCompile("add to (?:`(files):` `([a-z]+):`|the ([a-z0-9_]+) list)")
+var hintTarget = regexp.MustCompile("add to (?:`(files):` `([a-z]+):`|the ([a-z0-9_]+) list|(programs): (?:here|at))")
 
 // pastedHint is a hint's lines and the list they go into.
 type pastedHint struct {
@@ -28,24 +25,36 @@ type pastedHint struct {
 	lines         []string
 }
 
-// hintsOf are the fix hints of a check's GitHub annotations.
-func hintsOf(t *testing.T, annotations string) []pastedHint {
+// hintsOf are the fix hints of a check's SARIF results (every finding;
+// GitHub annotations stop at 10 per step).
+func hintsOf(t *testing.T, sarif string) []pastedHint {
 	t.Helper()
+	var doc struct {
+		Runs []struct {
+			Results []struct {
+				Message struct {
+					Text string `json:"text"`
+				} `json:"message"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(sarif), &doc); err != nil || len(doc.Runs) != 1 {
+		t.Fatalf("SARIF: %v\n%s", err, sarif)
+	}
 	var out []pastedHint
-	for _, line := range strings.Split(annotations, "\n") {
-		if !strings.HasPrefix(line, "::error") {
-			continue
-		}
-		_, msg, _ := strings.Cut(line[2:], "::")
-		msg = annotationText.Replace(msg)
+	for _, res := range doc.Runs[0].Results {
+		msg := res.Message.Text
 		m := hintTarget.FindStringSubmatchIndex(msg)
 		if m == nil {
-			t.Errorf("an annotation without a hint to paste: %s", msg)
+			t.Errorf("a finding without a hint to paste: %s", msg)
 			continue
 		}
 		sub := hintTarget.FindStringSubmatch(msg)
 		h := pastedHint{section: "files", list: sub[2]}
-		if sub[1] == "" {
+		switch {
+		case sub[4] != "":
+			h.section, h.list = "programs", ""
+		case sub[1] == "":
 			h.section, h.list = "syscalls", sub[3]
 		}
 		for _, l := range strings.Split(msg[m[1]:], "\n")[1:] {
@@ -73,6 +82,15 @@ func paste(text string, hints []pastedHint) string {
 		}
 		done[key] = true
 		sec := slices.Index(lines, h.section+":")
+		if h.list == "" {
+			// A top-level list (programs): its items at two spaces.
+			var add []string
+			for _, l := range h.lines {
+				add = append(add, "  "+l)
+			}
+			lines = slices.Insert(lines, sec+1, add...)
+			continue
+		}
 		at := -1
 		for i := sec + 1; i < len(lines) && strings.HasPrefix(lines[i], " "); i++ {
 			if lines[i] == "  "+h.list+":" {
@@ -95,12 +113,13 @@ func paste(text string, hints []pastedHint) string {
 
 // The issue's case: an agent recorded where PYTHONDONTWRITEBYTECODE=1
 // (this machine's image sets it) is checked where it is unset, so
-// CPython writes __pycache__/agentlib.cpython-3X.pyc through a
-// randomly suffixed temporary name, and the agent now also reads
-// /etc/hostname. Every hint the check prints names a placeholder or a
-// system path, never the checkout or the random name; pasted into the
-// baseline as written, the same check passes. The drift explanation
-// names the variable. On both backends.
+// CPython writes __pycache__/agentlib.cpython-3X.pyc through a randomly
+// suffixed temporary name, and the agent now also reads /etc/hostname
+// and runs ./tool.sh, a script of its checkout. Every hint the check
+// prints (SARIF: all findings) names a placeholder, a system path or a
+// path relative to the baseline, never the checkout or the random name;
+// pasted into the baseline as written, the same check passes. The
+// drift explanation names the variable. On both backends.
 func TestEveryFixHintPastedMakesTheCheckPass(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Fatalf("python3: %v", err)
@@ -110,10 +129,12 @@ func TestEveryFixHintPastedMakesTheCheckPass(t *testing.T) {
 			dir := checkoutFor(t, backend)
 			files := map[string]string{
 				"agentlib.py": "def work():\n    return 42\n",
-				"agent.py":    "import os, agentlib\nif os.environ.get('READ_EXTRA'):\n    open('/etc/hostname').read()\nprint(agentlib.work())\n",
+				"agent.py": "import os, subprocess, agentlib\nif os.environ.get('READ_EXTRA'):\n    open('/etc/hostname').read()\n" +
+					"    subprocess.run(['./tool.sh'], check=True)\nprint(agentlib.work())\n",
+				"tool.sh": "#!/bin/sh\nexit 0\n",
 			}
 			for name, body := range files {
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -139,7 +160,7 @@ func TestEveryFixHintPastedMakesTheCheckPass(t *testing.T) {
 			}
 			checkEnv := append(slices.Clone(base), "READ_EXTRA=1")
 			result := filepath.Join(t.TempDir(), "result.json")
-			check := []string{"check", "--backend", backend, "--dir", dir, "-b", path, "--format", "github", "--result", result, "--", "python3", "agent.py"}
+			check := []string{"check", "--backend", backend, "--dir", dir, "-b", path, "--format", "sarif", "--result", result, "--", "python3", "agent.py"}
 			code, stdout, stderr := sysgate(checkEnv, check...)
 			if code != ExitViolation {
 				t.Fatalf("check of the changed agent: %d, want %d\n%s%s", code, ExitViolation, stdout, stderr)
@@ -172,7 +193,7 @@ func TestEveryFixHintPastedMakesTheCheckPass(t *testing.T) {
 			if err := os.WriteFile(path, []byte(pasted), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			check = slices.DeleteFunc(check, func(s string) bool { return s == "github" || s == "--format" })
+			check = slices.DeleteFunc(check, func(s string) bool { return s == "sarif" || s == "--format" })
 			if code, stdout, stderr := sysgate(checkEnv, check...); code != ExitOK {
 				t.Fatalf("check after pasting every hint: %d\n%s%s\n--- %s ---\n%s", code, stdout, stderr, path, pasted)
 			}
