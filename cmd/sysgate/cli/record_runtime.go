@@ -75,11 +75,30 @@ func (c *Command) runtimeAgent(f *runFlags, name, out string, args []string) (ha
 	if a.Name == "" {
 		a.Name = "runtime-" + name
 	}
-	a.Stdin = strings.NewReader(`{"jsonrpc": "2.0", "id": 1, "method": "ping"}` + "\n")
+	a.Stdin = &replayStdin{line: `{"jsonrpc": "2.0", "id": 1, "method": "ping"}` + "\n"}
 	a.Stdout = io.Discard
 	header := fmt.Sprintf("sysgate baseline: reviewed in pull requests. Regenerate with `sysgate record --runtime %s -o %s`.\n"+
 		"Runtime layer: %s, recorded on this machine.\n"+
 		"Agents' baselines extend it (sysgate record --extends %s -o AGENT.yaml -- CMD), so a runtime update is one diff here.",
 		name, filepath.ToSlash(out), rt.what, filepath.ToSlash(out))
 	return a, header, nil
+}
+
+// replayStdin gives every run of a record the same stdin: the line,
+// then the end of input, then the line again for the next run (record
+// runs one Agent several times; a strings.Reader would be empty from
+// the second run on, and the runs would differ in what they read).
+type replayStdin struct {
+	line string
+	off  int
+}
+
+func (r *replayStdin) Read(p []byte) (int, error) {
+	if r.off >= len(r.line) {
+		r.off = 0
+		return 0, io.EOF
+	}
+	n := copy(p, r.line[r.off:])
+	r.off += n
+	return n, nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,6 +113,17 @@ func TestRecordRuntimeBadInput(t *testing.T) {
 		code, _, stderr := run(t, c.args...)
 		if code != ExitUsage || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: code %d, want %d naming %q\n%s", c.args, code, ExitUsage, c.want, stderr)
+		}
+	}
+}
+
+// Record runs one Agent several times: each run reads the same stdin.
+func TestReplayStdinGivesEveryRunTheLine(t *testing.T) {
+	in := &replayStdin{line: "{}\n"}
+	for run := range 3 {
+		got, err := io.ReadAll(in)
+		if err != nil || string(got) != "{}\n" {
+			t.Fatalf("run %d read %q, %v", run+1, got, err)
 		}
 	}
 }
