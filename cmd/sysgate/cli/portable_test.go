@@ -13,7 +13,7 @@ import (
 // image: a baseline line under one of them travels; any other absolute
 // path (a home, a checkout, a pyenv root, a temporary directory) breaks
 // on the next machine.
-var systemPrefixes = []string{"/usr/", "/etc/", "/lib/", "/lib64/", "/bin/", "/sbin/", "/proc/", "/sys/", "/dev/", "/run/", "/opt/"}
+var systemPrefixes = []string{"/usr/", "/etc/", "/lib/", "/lib64/", "/bin/", "/sbin/", "/proc/", "/sys/", "/dev/", "/run/"}
 
 // absolutePath finds an absolute path in a baseline's text: at the start
 // of a value or after a space (a runtime's path in the environment).
