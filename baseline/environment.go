@@ -21,6 +21,50 @@ type Environment struct {
 	// Runtimes are the interpreters and runtimes the agent's processes ran,
 	// sorted by name, version and path.
 	Runtimes []Runtime `json:"runtimes,omitempty"`
+	// Variables are the agent's environment variables that change what
+	// its runtime touches (RuntimeVariables), as "NAME=VALUE", sorted:
+	// PYTHONDONTWRITEBYTECODE=1 is a run that writes no .pyc files, an
+	// unset one writes them into the workspace. nil: not recorded (an
+	// older baseline), never compared; empty: none was set.
+	Variables []string `json:"variables,omitempty"`
+}
+
+// RuntimeVariables are the variables an environment fingerprints, each
+// for what it changes in the files, modules and calls of a run:
+//   - the dynamic loader's preloads and library path (LD_PRELOAD,
+//     LD_LIBRARY_PATH): other libraries in every process;
+//   - CPython's bytecode cache (PYTHONDONTWRITEBYTECODE,
+//     PYTHONPYCACHEPREFIX: whether and where .pyc files are written),
+//     import path (PYTHONPATH, PYTHONHOME, PYTHONSAFEPATH) and user site
+//     (PYTHONNOUSERSITE, PYTHONUSERBASE);
+//   - Node's options (NODE_OPTIONS: --require preloads, flags), module
+//     path (NODE_PATH), extra CA file (NODE_EXTRA_CA_CERTS, read at
+//     start) and compile cache (NODE_COMPILE_CACHE, written);
+//   - the CA files and directories TLS libraries read (SSL_CERT_FILE,
+//     SSL_CERT_DIR, REQUESTS_CA_BUNDLE, CURL_CA_BUNDLE).
+//
+// $HOME and $TMPDIR are placeholders ({home}, {tmp}) instead: their
+// values move the same files elsewhere.
+var RuntimeVariables = []string{
+	"CURL_CA_BUNDLE", "LD_LIBRARY_PATH", "LD_PRELOAD",
+	"NODE_COMPILE_CACHE", "NODE_EXTRA_CA_CERTS", "NODE_OPTIONS", "NODE_PATH",
+	"PYTHONDONTWRITEBYTECODE", "PYTHONHOME", "PYTHONNOUSERSITE", "PYTHONPATH", "PYTHONPYCACHEPREFIX", "PYTHONSAFEPATH", "PYTHONUSERBASE",
+	"REQUESTS_CA_BUNDLE", "SSL_CERT_DIR", "SSL_CERT_FILE",
+}
+
+// VariablesOf are env's RuntimeVariables that are set (the last value of
+// each), as Environment.Variables holds them: never nil.
+func VariablesOf(env []string) []string {
+	out := []string{}
+	for _, name := range RuntimeVariables {
+		for i := len(env) - 1; i >= 0; i-- {
+			if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+				out = append(out, name+"="+v)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // Runtime is one interpreter or runtime an agent ran.
@@ -51,8 +95,8 @@ func ParseRuntime(s string) (Runtime, error) {
 	if len(f) == 2 {
 		f = append(f, "")
 	}
-	if len(f) != 3 || (f[2] != "" && !strings.HasPrefix(f[2], "/")) {
-		return Runtime{}, fmt.Errorf("runtime %q: want \"NAME VERSION /PATH\", e.g. \"python 3.11.7 /usr/bin/python3.11\" (or \"go 1.26.8\" for a runtime compiled into the agent)", s)
+	if len(f) != 3 || (f[2] != "" && !strings.HasPrefix(f[2], "/") && !strings.HasPrefix(f[2], phHome+"/") && !strings.HasPrefix(f[2], phWorkspace+"/")) {
+		return Runtime{}, fmt.Errorf("runtime %q: want \"NAME VERSION /PATH\", e.g. \"python 3.11.7 /usr/bin/python3.11\" or \"python 3.11.7 {home}/.pyenv/versions/3.11.7/bin/python3.11\" (or \"go 1.26.8\" for a runtime compiled into the agent)", s)
 	}
 	r := Runtime{Name: f[0], Version: f[1], Path: f[2]}
 	if r.Version == "unknown" {
@@ -61,9 +105,36 @@ func ParseRuntime(s string) (Runtime, error) {
 	return r, nil
 }
 
+// Abstract returns e with each runtime's path written from the
+// placeholder ({workspace} or {home}) that holds it, as files entries
+// are: "{home}/.pyenv/versions/3.11.7/bin/python3.11" is the same
+// interpreter on a machine whose home is /home/runner, where root's
+// /root/... would be drift on every other machine. Paths elsewhere
+// (/usr/bin/python3.11, /opt/...) are the same on machines of one image
+// and stay as they are.
+func (e Environment) Abstract(ctx FileContext) Environment {
+	places := FileContext{Workspace: ctx.Workspace, Home: ctx.Home}
+	out := e.Clone()
+	for i, r := range out.Runtimes {
+		out.Runtimes[i].Path = places.Abstract(r.Path)
+	}
+	for i, v := range out.Variables {
+		name, value, _ := strings.Cut(v, "=")
+		parts := strings.Split(value, ":")
+		for j, p := range parts {
+			if strings.HasPrefix(p, "/") {
+				parts[j] = places.Abstract(p)
+			}
+		}
+		out.Variables[i] = name + "=" + strings.Join(parts, ":")
+	}
+	out.normalize()
+	return out
+}
+
 // IsZero reports whether nothing is known.
 func (e Environment) IsZero() bool {
-	return len(e.Kernel)+len(e.OS)+len(e.Libc)+len(e.Runtimes) == 0
+	return len(e.Kernel)+len(e.OS)+len(e.Libc)+len(e.Runtimes) == 0 && e.Variables == nil
 }
 
 // Merge adds other's values: the result matches a run in either.
@@ -76,12 +147,19 @@ func (e *Environment) Merge(other Environment) {
 			e.Runtimes = append(e.Runtimes, r)
 		}
 	}
+	if other.Variables != nil {
+		e.Variables = append(slices.Clip(e.Variables), other.Variables...)
+		if e.Variables == nil {
+			e.Variables = []string{}
+		}
+	}
 	e.normalize()
 }
 
 // Clone returns a deep copy.
 func (e Environment) Clone() Environment {
-	return Environment{Kernel: slices.Clone(e.Kernel), OS: slices.Clone(e.OS), Libc: slices.Clone(e.Libc), Runtimes: slices.Clone(e.Runtimes)}
+	return Environment{Kernel: slices.Clone(e.Kernel), OS: slices.Clone(e.OS), Libc: slices.Clone(e.Libc), Runtimes: slices.Clone(e.Runtimes),
+		Variables: slices.Clone(e.Variables)}
 }
 
 func (e *Environment) normalize() {
@@ -93,6 +171,9 @@ func (e *Environment) normalize() {
 		return strings.Compare(a.Name+"\x00"+a.Version+"\x00"+a.Path, b.Name+"\x00"+b.Version+"\x00"+b.Path)
 	})
 	e.Runtimes = slices.Compact(e.Runtimes)
+	if e.Variables != nil {
+		e.Variables = append([]string{}, unionStrings(nil, e.Variables)...)
+	}
 }
 
 func unionStrings(a, b []string) []string {
@@ -141,6 +222,9 @@ type EnvChange struct {
 // "python 3.11.7 (/root/.pyenv/...) → 3.11.7 (/usr/bin/python3.11)",
 // "os debian 12 → ubuntu 24.04", "node (not recorded) → 22.1.0".
 func (c EnvChange) String() string {
+	if c.Part == "env" {
+		return c.Was + " → " + c.Now // "PYTHONDONTWRITEBYTECODE=1 → PYTHONDONTWRITEBYTECODE unset"
+	}
 	if c.Was == "" {
 		return c.Part + " (not recorded) → " + c.Now
 	}
@@ -157,7 +241,8 @@ func (c EnvChange) String() string {
 // CompareEnvironments lists what of now is not in recorded. A part now
 // does not know (empty) is not a change; a runtime recorded but not run
 // now is not one either (a check run sees only what ran). Runtimes are
-// compared by name: a version or path not recorded is a change.
+// compared by name: a version or path not recorded is a change; then the
+// variables (compareVariables).
 func CompareEnvironments(recorded, now Environment) []EnvChange {
 	var out []EnvChange
 	scalar := func(part string, was, is []string) {
@@ -187,6 +272,43 @@ func CompareEnvironments(recorded, now Environment) []EnvChange {
 		}
 		c.Was = strings.Join(was, ", ")
 		out = append(out, c)
+	}
+	return append(out, compareVariables(recorded.Variables, now.Variables)...)
+}
+
+// compareVariables lists each variable whose value differs: Part "env",
+// Was and Now "NAME=VALUE" or "NAME unset". A baseline that merged
+// several environments holds several values of one name; a run with any
+// of them matches. Nothing is compared where either side was not
+// recorded (nil).
+func compareVariables(recorded, now []string) []EnvChange {
+	if recorded == nil || now == nil {
+		return nil
+	}
+	values := func(list []string) map[string][]string {
+		m := map[string][]string{}
+		for _, v := range list {
+			name, _, _ := strings.Cut(v, "=")
+			m[name] = append(m[name], v)
+		}
+		return m
+	}
+	was, is := values(recorded), values(now)
+	var out []EnvChange
+	for _, name := range RuntimeVariables {
+		w, n := was[name], is[name]
+		if len(w) == 0 && len(n) == 0 {
+			continue
+		}
+		if len(n) == 0 {
+			n = []string{name + " unset"}
+		}
+		if len(w) == 0 {
+			w = []string{name + " unset"}
+		}
+		if !slices.Contains(w, n[0]) {
+			out = append(out, EnvChange{Part: "env", Was: strings.Join(w, ", "), Now: n[0]})
+		}
 	}
 	return out
 }

@@ -2,6 +2,8 @@ package baseline
 
 import (
 	"bytes"
+	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -103,8 +105,15 @@ func (p *parser) environment(doc *Document, val *yaml.Node) {
 					}
 					sec.Env.Runtimes = append(sec.Env.Runtimes, r)
 				}
+			case "variables":
+				sec.Env.Variables = append([]string{}, p.envValues(v, "variables")...)
+				for _, kv := range sec.Env.Variables {
+					if n, _, ok := strings.Cut(kv, "="); !ok || !slices.Contains(RuntimeVariables, n) {
+						p.add(v, KindSchema, "environment %s: variables entry %q: want NAME=VALUE for one of %s", name, kv, strings.Join(RuntimeVariables, ", "))
+					}
+				}
 			default:
-				p.add(k, KindSchema, "environment %s: unknown key %q (known: kernel, os, libc, runtimes)", name, k.Value)
+				p.add(k, KindSchema, "environment %s: unknown key %q (known: kernel, os, libc, runtimes, variables)", name, k.Value)
 			}
 		}
 		sec.Env.normalize()
@@ -163,6 +172,16 @@ func writeEnvironment(b *bytes.Buffer, d *Document) {
 			b.WriteString("    runtimes:\n")
 			for _, r := range sec.Env.Runtimes {
 				b.WriteString("      - " + yamlString(r.String()) + "\n")
+			}
+		}
+		switch {
+		case sec.Env.Variables == nil:
+		case len(sec.Env.Variables) == 0:
+			b.WriteString("    variables: [] # none of those that change what a runtime touches was set\n")
+		default:
+			b.WriteString("    variables:\n")
+			for _, v := range sec.Env.Variables {
+				b.WriteString("      - " + yamlString(v) + "\n")
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -211,5 +212,75 @@ func TestObservationCarriesTheEnvironment(t *testing.T) {
 	}
 	if got := back.Environment[scmp.X86_64].Libc; !reflect.DeepEqual(got, []string{"glibc 2.36", "glibc 2.39"}) {
 		t.Errorf("libc after merge and round trip: %v", got)
+	}
+}
+
+// A runtime under the home or the checkout is written from its
+// placeholder, and reads back: root's pyenv and a runner's are one
+// interpreter; a system path stays.
+func TestEnvironmentAbstractsRuntimePaths(t *testing.T) {
+	env := Environment{Runtimes: []Runtime{pyenv, {Name: "python", Version: "3.12.1", Path: "/work/app/.venv/bin/python3"}, {Name: "node", Version: "20.19.2", Path: "/usr/bin/node"}}}
+	got := env.Abstract(FileContext{Workspace: "/work/app", Home: "/root", Tmp: "/tmp", Runtime: []string{"/root/.pyenv/versions/3.11.7"}})
+	want := []string{"node 20.19.2 /usr/bin/node", "python 3.11.7 {home}/.pyenv/versions/3.11.7/bin/python3.11", "python 3.12.1 {workspace}/.venv/bin/python3"}
+	if len(got.Runtimes) != len(want) {
+		t.Fatalf("got %v", got.Runtimes)
+	}
+	for i, r := range got.Runtimes {
+		if r.String() != want[i] {
+			t.Errorf("runtime %d: %q, want %q", i, r.String(), want[i])
+		}
+		if back, err := ParseRuntime(r.String()); err != nil || back != r {
+			t.Errorf("ParseRuntime(%q) = %v, %v", r.String(), back, err)
+		}
+	}
+	runner := Environment{Runtimes: []Runtime{{Name: "python", Version: "3.11.7", Path: "/home/runner/.pyenv/versions/3.11.7/bin/python3.11"}}}
+	if c := CompareEnvironments(got, runner.Abstract(FileContext{Home: "/home/runner"})); len(c) != 0 {
+		t.Errorf("the same pyenv under another home drifted: %v", c)
+	}
+	if env.Runtimes[0].Path != pyenv.Path {
+		t.Errorf("Abstract changed its receiver")
+	}
+}
+
+// The variables that change what a runtime touches are fingerprinted,
+// read back, and a difference is named as itself; a baseline without
+// them (an older one) compares nothing.
+func TestEnvironmentVariables(t *testing.T) {
+	env := []string{"HOME=/root", "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH=/root/lib:/usr/lib/extra", "NODE_OPTIONS=--require ./x.js"}
+	vars := VariablesOf(env)
+	want := []string{"NODE_OPTIONS=--require ./x.js", "PYTHONDONTWRITEBYTECODE=1", "PYTHONPATH=/root/lib:/usr/lib/extra"}
+	if !slices.Equal(vars, want) {
+		t.Fatalf("VariablesOf = %q, want %q", vars, want)
+	}
+	recorded := Environment{Kernel: []string{"6.18"}, Variables: vars}.Abstract(FileContext{Home: "/root"})
+	if !slices.Contains(recorded.Variables, "PYTHONPATH={home}/lib:/usr/lib/extra") {
+		t.Errorf("a path value is not written from its placeholder: %q", recorded.Variables)
+	}
+	doc, err := ParseDocument("a.yaml", []byte("version: 1\nagent: a\nsyscalls:\n  x86_64: [read]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.SetEnvironment(scmp.X86_64, recorded)
+	doc.SetEnvironment(scmp.AArch64, Environment{Kernel: []string{"6.18"}, Variables: []string{}})
+	back, err := ParseDocument("a.yaml", doc.Format())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, doc.Format())
+	}
+	got, _ := back.EnvironmentFor(scmp.X86_64)
+	if !slices.Equal(got.Variables, recorded.Variables) {
+		t.Errorf("read back %q, want %q", got.Variables, recorded.Variables)
+	}
+	if none, _ := back.EnvironmentFor(scmp.AArch64); none.Variables == nil {
+		t.Errorf("recorded with none set reads back as not recorded")
+	}
+	now := Environment{Variables: []string{"PYTHONPATH={home}/lib:/usr/lib/extra", "NODE_OPTIONS=--require ./x.js"}}
+	if got := DescribeChanges(CompareEnvironments(recorded, now)); got != "PYTHONDONTWRITEBYTECODE=1 → PYTHONDONTWRITEBYTECODE unset" {
+		t.Errorf("changes: %q", got)
+	}
+	if c := CompareEnvironments(Environment{Kernel: []string{"6.18"}}, now); len(c) != 0 {
+		t.Errorf("a baseline without variables drifted: %v", c)
+	}
+	if _, err := ParseDocument("b.yaml", []byte("version: 1\nenvironment:\n  x86_64:\n    variables:\n      - HOME=/root\nsyscalls:\n  x86_64:\n    - read\n")); err == nil || !strings.Contains(err.Error(), `variables entry "HOME=/root"`) {
+		t.Errorf("a variable that is not fingerprinted: %v", err)
 	}
 }

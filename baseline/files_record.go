@@ -2,6 +2,7 @@ package baseline
 
 import (
 	"path"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,6 +49,38 @@ const collapseAt = 4
 // The entries are sorted by access, then glob.
 func GeneraliseFiles(ctx FileContext, seen []ObservedFile) []FileEntry {
 	return generaliseFiles(ctx, seen, madeUnder(ctx, seen))
+}
+
+// FixEntry is the entry a fix hint offers for one access outside the
+// baselines: what record would write had the run made only it
+// (GeneraliseFiles), so a hint never names a checkout, a home or a
+// runner's path that a placeholder stands for ("{workspace}/**"), nor a
+// random name the next run draws anew (maskRandomSuffix).
+func FixEntry(ctx FileContext, p string, op FileOp) FileEntry {
+	seen := []ObservedFile{{Path: p, Op: op, Count: 1}}
+	if out := GeneraliseFiles(ctx, seen); len(out) > 0 {
+		return out[0]
+	}
+	return FileEntry{Pattern: literalGlob(ctx.Abstract(p)), Op: op}
+}
+
+// atomicSuffix is a name with a decimal number of 6 or more digits
+// appended after a dot: Python's importlib writes a .pyc to
+// "NAME.pyc.<id>" and renames it into place, and other atomic writers
+// do likewise with a pid or a clock. The number differs in every run.
+var atomicSuffix = regexp.MustCompile(`^(.+\.[^./]+)\.[0-9]{6,}$`)
+
+// maskRandomSuffix writes a literal entry whose last element ends in
+// such a number with "*" in its place, so the next run's name matches.
+func maskRandomSuffix(pattern string) string {
+	if strings.ContainsAny(pattern, "*?") {
+		return pattern
+	}
+	dir, name := path.Split(pattern)
+	if m := atomicSuffix.FindStringSubmatch(name); m != nil {
+		return dir + m[1] + ".*"
+	}
+	return pattern
 }
 
 // madeUnder are the names the run wrote, abstracted: what it may have
@@ -129,6 +162,11 @@ func generaliseFiles(ctx FileContext, seen []ObservedFile, made map[string]bool)
 				out[i].Reason = UnreviewedReason
 				break
 			}
+		}
+	}
+	for i := range out {
+		if out[i].Reason == "" {
+			out[i].Pattern = maskRandomSuffix(out[i].Pattern)
 		}
 	}
 	out = dropCovered(out)

@@ -215,3 +215,28 @@ func TestGeneraliseTmp(t *testing.T) {
 		})
 	}
 }
+
+// A hint's entry is what record would write: a placeholder's tree, a
+// random suffix masked, a sensitive path literal with a reason.
+func TestFixEntry(t *testing.T) {
+	ctx := FileContext{Workspace: "/home/runner/work/x", Home: "/home/runner", Tmp: "/tmp"}
+	for _, c := range []struct {
+		path string
+		op   FileOp
+		want string
+	}{
+		{"/home/runner/work/x/__pycache__/agentlib.cpython-311.pyc.140284729020512", FileWrite, "{workspace}/**"},
+		{"/home/runner/.cache/pip/http/x.pyc.140284729020512", FileWrite, "{home}/.cache/pip/http/x.pyc.*"},
+		{"/var/cache/app/state.json.4031992", FileDelete, "/var/cache/app/state.json.*"},
+		{"/etc/hostname", FileRead, "/etc/hostname"},
+		{"/home/runner/.ssh/id_rsa", FileRead, "{home}/.ssh/id_rsa"},
+		{"/proc/123456", FileRead, "/proc/123456"},
+	} {
+		if got := FixEntry(ctx, c.path, c.op); got.Pattern != c.want {
+			t.Errorf("FixEntry(%s, %s) = %q, want %q", c.path, c.op, got.Pattern, c.want)
+		}
+	}
+	if e := FixEntry(ctx, "/home/runner/.ssh/id_rsa", FileRead); e.Reason != UnreviewedReason {
+		t.Errorf("a sensitive path's entry has reason %q", e.Reason)
+	}
+}

@@ -101,12 +101,20 @@ func parseDocument(path string, data []byte) (*Document, ErrorList) {
 		return doc, p.errs
 	}
 	if len(doc.Syscalls) == 0 && len(doc.Extends) == 0 && len(doc.Groups) == 0 && len(doc.Unmonitored) == 0 && !doc.HasPrograms && !doc.HasFiles && !doc.HasNetwork {
-		p.add(nil, KindEmpty, "empty baseline: no syscalls, programs, extends or groups")
+		p.add(nil, KindEmpty, "%s", emptyBaselineFix)
 		return nil, p.errs
 	}
 	doc.normalize()
 	return doc, p.errs
 }
+
+// emptyBaselineFix is the error for a file with nothing to allow (a
+// first baseline holding only version and agent), with the two ways to
+// fill it.
+const emptyBaselineFix = "empty baseline: no syscalls, programs, extends or groups; a first baseline extends its runtime's layer: " +
+	"record that on this machine (sysgate record --runtime node -o baselines/runtimes/node.yaml; --runtime python for CPython), " +
+	"write its path, relative to this file, under extends, then record the agent " +
+	"(sysgate record --extends baselines/runtimes/node.yaml -o FILE -- CMD, or a spec run with SYSGATE_MODE=record)"
 
 // decode turns bytes into the document node, reporting syntax problems,
 // several documents and aliases.

@@ -82,6 +82,18 @@ func (p *Profile) ProgramInsert(prog string) (file string, line int) {
 	return d.Path, d.programInsertLine(writtenProgram(d.Path, prog))
 }
 
+// ProgramLine is prog as a line of the file ProgramInsert names would
+// hold it, as record writes it: relative to that file when both lie in
+// one git work tree (a checkout's own scripts), else absolute. A fix
+// hint offers it, so it never names the runner's checkout.
+func (p *Profile) ProgramLine(prog string) string {
+	d := p.agentDoc()
+	if d == nil {
+		return escapeMeta(prog)
+	}
+	return writtenProgram(d.Path, prog)
+}
+
 func (d *Document) programInsertLine(written string) int {
 	if len(d.Programs) > 0 {
 		for _, e := range d.Programs {

@@ -47,6 +47,9 @@ type RecordOptions struct {
 	// While the group is allowed (the default) they are not written: every
 	// check allows them, and whether a run made them is scheduling.
 	Scheduling scheduling.Mode
+	// Header is a new file's head comment (an existing file keeps its
+	// own); empty: DefaultHeader.
+	Header string
 }
 
 // RecordResult says what WriteRecorded changed.
@@ -144,6 +147,9 @@ func FromObservation(path string, o *Observation, opts RecordOptions) (*Document
 	doc, err := startDocument(path, agent, old, opts.Extends)
 	if err != nil {
 		return nil, nil, err
+	}
+	if doc.Header == "" {
+		doc.Header = opts.Header
 	}
 	base, err := loadBases(read, opts.Select, path, doc.Extends, opts.Provided...)
 	if err != nil {

@@ -35,7 +35,11 @@ func fileFix(v harness.FileViolation) string {
 	if v.Sensitive != "" {
 		fix += " (a sensitive path needs a reason)"
 	}
-	return fix + ":" + hintBlock(pathLines(v.Path, v.Sensitive != ""))
+	entry := v.Fix
+	if entry == "" {
+		entry = v.Path // a result of an older version
+	}
+	return fix + ":" + hintBlock(pathLines(entry, v.Sensitive != ""))
 }
 
 // writeFileViolations is the text report's list of files touched

@@ -41,7 +41,13 @@ func ranBy(p harness.ProgramRun) string {
 // programLines are the lines of a programs list that allow v's program,
 // with a reason when it is risky (the parser refuses a risky program
 // without one).
-func programLines(v harness.ProgramViolation) []string { return pathLines(v.Path, v.Risk.Risky()) }
+func programLines(v harness.ProgramViolation) []string {
+	line := v.Fix
+	if line == "" {
+		line = v.Path // a result of an older version
+	}
+	return pathLines(line, v.Risk.Risky())
+}
 
 // programNotes are what a report says after a program's path: its role
 // when it is not a plain program, and the path the exec named when that

@@ -136,7 +136,9 @@ func (p *runPlan) judge(r *Result, o *observer, tree treeOutcome) {
 	r.Refused = events.refusedFindings()
 	r.Unmonitored = profile.Unmonitored()
 	r.MissingArch = profile != nil && mode != baseline.ModeRecord && !slices.Contains(profile.Arches(), r.Arch)
-	r.noteEnvironment(runEnvironment(r.Programs, p.envBefore, p.cfg.root), profile, mode)
+	env := runEnvironment(r.Programs, p.envBefore, p.cfg.root)
+	env.Variables = baseline.VariablesOf(p.agent.Env)
+	r.noteEnvironment(env, profile, mode, p.fileCtxOrNew())
 	r.Selector = p.cfg.selector
 }
 

@@ -119,10 +119,15 @@ func runEnvironment(programs []ProgramRun, before baseline.Environment, root str
 // record run writes it into the baseline), and for a check or enforce run
 // against baselines, how it differs from theirs and which layers are
 // missing.
-func (r *Result) noteEnvironment(env baseline.Environment, profile *baseline.Profile, mode baseline.Mode) {
+//
+// Runtimes' paths are written from the run's placeholders (a pyenv under
+// {home}), and a recorded one is read the same way, so a baseline
+// recorded by another user, or by an older sysgate, compares equal.
+func (r *Result) noteEnvironment(env baseline.Environment, profile *baseline.Profile, mode baseline.Mode, places baseline.FileContext) {
 	if env.IsZero() {
 		return
 	}
+	env = env.Abstract(places)
 	r.Environment = &env
 	if r.Observed != nil {
 		r.Observed.AddEnvironment(r.Arch, env)
@@ -133,7 +138,7 @@ func (r *Result) noteEnvironment(env baseline.Environment, profile *baseline.Pro
 	recorded, ok := profile.Environment(r.Arch)
 	r.Drift = &Drift{Recorded: ok}
 	if ok {
-		r.Drift.Changes = baseline.CompareEnvironments(recorded, env)
+		r.Drift.Changes = baseline.CompareEnvironments(recorded.Abstract(places), env)
 	}
 	r.Unrecorded = profile.Unrecorded()
 }

@@ -58,6 +58,10 @@ type FileViolation struct {
 	// Has is what the baselines allow that comes closest ("{workspace}/**:
 	// read"), "" when nothing does.
 	Has string `json:"has,omitempty"`
+	// Fix is the entry that allows it, as record would write it
+	// (baseline.FixEntry): "{workspace}/**", never the checkout's path or
+	// a per-run random name. "" in results of older versions.
+	Fix string `json:"fix,omitempty"`
 	// File and Line: where the entry would go.
 	File string `json:"file,omitempty"`
 	Line int    `json:"line,omitempty"`
@@ -250,7 +254,7 @@ func (r *Result) addFiles(b *fileBook, p *runPlan) {
 		if m == nil {
 			continue
 		}
-		v := FileViolation{FileTouch: t}
+		v := FileViolation{FileTouch: t, Fix: baseline.FixEntry(ctx, ownProc(t.Path, pids), t.Op).Pattern}
 		if e, ok := m.Lookup(t.Path, t.Op); ok {
 			// The entry to give a reason is the one to edit, in whichever
 			// file of the stack has it.

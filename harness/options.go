@@ -26,6 +26,8 @@ const (
 // terminal, even when Stdin is the caller's terminal; WithTTY gives it a
 // terminal of its own instead.
 type Agent struct {
+	// Name names the agent in reports; "" names it by AgentName's rules
+	// (its script, else its directory: never an interpreter's name).
 	Name    string
 	Command []string
 	Dir     string

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/compile"
@@ -69,9 +68,7 @@ func plan(agent Agent, cfg *runConfig) (*runPlan, error) {
 	if len(agent.Command) == 0 {
 		return nil, fmt.Errorf("%w: no command", ErrAgentStart)
 	}
-	if agent.Name == "" {
-		agent.Name = filepath.Base(agent.Command[0])
-	}
+	agent.Name = AgentName(agent)
 	p := &runPlan{cfg: cfg, agent: agent, clock: newPhaseClock(cfg.phases)}
 	var err error
 	p.backend, p.backendNote = cfg.pickBackend()

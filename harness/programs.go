@@ -51,6 +51,9 @@ type ProgramViolation struct {
 	// File and Line: where the program's line would go.
 	File string `json:"file"`
 	Line int    `json:"line"`
+	// Fix is the program's line as record would write it into File
+	// (baseline.Profile.ProgramLine); "" in results of older versions.
+	Fix string `json:"fix,omitempty"`
 	// Mismatch says why the exec was not what it claimed: the path read
 	// from the caller's memory named one program and the kernel ran
 	// another (another thread changed it in between). "" otherwise.
@@ -125,6 +128,7 @@ func (r *Result) addPrograms(b *programBook, p *baseline.Profile, mode baseline.
 		if gated && !p.AllowsProgram(run.Path) {
 			v := ProgramViolation{ProgramRun: run}
 			v.File, v.Line = p.ProgramInsert(run.Path)
+			v.Fix = p.ProgramLine(run.Path)
 			r.ProgramViolations = append(r.ProgramViolations, v)
 		}
 	}
@@ -189,6 +193,7 @@ func (r *Result) ProgramViolationsAgainst(p *baseline.Profile) []ProgramViolatio
 			if !p.AllowsProgram(run.Path) {
 				v := ProgramViolation{ProgramRun: run}
 				v.File, v.Line = p.ProgramInsert(run.Path)
+				v.Fix = p.ProgramLine(run.Path)
 				out = append(out, v)
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
@@ -22,10 +21,7 @@ import (
 // read is an error before anything runs. The files the agent used
 // become inputs of Go's test cache (NoteAgentFiles).
 func Run(ctx context.Context, agent harness.Agent, opts ...harness.Option) (*harness.Result, error) {
-	name := agent.Name
-	if name == "" && len(agent.Command) > 0 {
-		name = filepath.Base(agent.Command[0])
-	}
+	name := harness.AgentName(agent)
 	env, err := EnvOptions(name, os.Getenv)
 	if err != nil {
 		return nil, fmt.Errorf("gatetest.Run %s: %w", agent.Name, err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -57,10 +56,7 @@ type Server struct {
 // server's tree is killed and the Result is inconclusive. Each call is
 // bounded by its own ctx (or the Client's Timeout).
 func Start(ctx context.Context, agent harness.Agent, opts ...harness.Option) (*Server, error) {
-	name := agent.Name
-	if name == "" && len(agent.Command) > 0 {
-		name = filepath.Base(agent.Command[0])
-	}
+	name := harness.AgentName(agent)
 	if agent.Stdin != nil || agent.Stdout != nil {
 		return nil, fmt.Errorf("mcptest.Start %s: Agent.Stdin and Agent.Stdout are the protocol's pipes: leave them nil", name)
 	}
@@ -105,6 +101,11 @@ func (s *Server) explainFailure(err error) error {
 	select {
 	case <-s.runDone:
 		switch {
+		case s.runErr != nil && s.result == nil:
+			// The server never started (a baseline that does not load,
+			// a command not found): the pipe closing is no news, the
+			// run's error is the whole story.
+			return withStderr(fmt.Errorf("the run of %s failed before the server started: %w", s.name, s.runErr), s.stderr)
 		case s.runErr != nil:
 			err = fmt.Errorf("%w: the run of %s failed: %w", err, s.name, s.runErr)
 		case s.result != nil:

@@ -160,3 +160,28 @@ func TestStartRefuses(t *testing.T) {
 		t.Errorf("Start with SYSGATE_MODE=record alone = %v, want the missing variable named", err)
 	}
 }
+
+// A first baseline holding only version and agent: the error is the
+// run's, naming the file and how to fill it (seed the runtime's layer),
+// not a closed pipe.
+func TestEmptyBaselineSaysHowToSeedIt(t *testing.T) {
+	agent, opts := gatedFake(t)
+	path := filepath.Join(t.TempDir(), "my-server.yaml")
+	if err := os.WriteFile(path, []byte("version: 1\nagent: fake-mcp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	opts = append(opts, harness.WithMode(baseline.ModeCheck), harness.WithBaselines(path))
+	_, err := Run(context.Background(), agent, func(context.Context, *Client) error { return nil }, opts...)
+	if err == nil {
+		t.Fatal("an empty baseline ran")
+	}
+	msg := err.Error()
+	for _, want := range []string{"mcptest: initialize fake-mcp: the run of fake-mcp failed before the server started", path, "empty baseline", "sysgate record --runtime node -o baselines/runtimes/node.yaml", "extends"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "closed pipe") {
+		t.Errorf("error leads with the pipe, not the baseline:\n%s", msg)
+	}
+}

@@ -17,9 +17,12 @@ import (
 type recordFlags struct {
 	runFlags
 	out, obsPath, resultPath string
-	extends, against         listFlag
-	merge                    bool
-	ciOut                    ciOutputs
+	// runtime: --runtime NAME records that runtime's own start as a layer
+	// (record_runtime.go); header is then the file's head comment.
+	runtime, header  string
+	extends, against listFlag
+	merge            bool
+	ciOut            ciOutputs
 	// runs: --runs (exact; 0: until stable), maxRuns: --max-runs.
 	runs, maxRuns int
 }
@@ -40,7 +43,7 @@ func (rf *recordFlags) policy() baseline.RecordRuns {
 func (c *Command) parseRecord(args []string) (rf *recordFlags, fs *flag.FlagSet, code int, ok bool) {
 	fs = c.flagSet("record", "-o BASELINE -- CMD [ARGS...]")
 	rf = &recordFlags{}
-	rf.register(fs, "the command's base name")
+	rf.register(fs, "the command's script, else its directory")
 	fs.StringVar(&rf.out, "o", "", "the baseline `FILE` to write (required; with --against, default the first of them)")
 	fs.Var(&rf.against, "against", "record incrementally against a committed `BASELINE` (repeatable, layered in order): what it allows runs unlogged, as in check, only the rest is logged and added to -o; stale entries are not checked (a record without --against finds them)")
 	fs.StringVar(&rf.resultPath, "result", "", "also write the Result as JSON to `FILE`, for sysgate report --result (whatever the run's outcome)")
@@ -50,6 +53,7 @@ func (c *Command) parseRecord(args []string) (rf *recordFlags, fs *flag.FlagSet,
 	fs.IntVar(&rf.runs, "runs", 0, "run the command exactly `N` times and record what the runs did together (1: one run; default: until stable, see --max-runs)")
 	fs.IntVar(&rf.maxRuns, "max-runs", baseline.DefaultRecordRuns.Max, fmt.Sprintf("without --runs, run the command until %d runs in a row add nothing to the baseline (at least %d runs), at most `N` times",
 		baseline.DefaultRecordRuns.Quiet, baseline.DefaultRecordRuns.Min))
+	fs.StringVar(&rf.runtime, "runtime", "", "record the runtime `NAME`'s own start-up ("+runtimeNames()+") as a layer agents' baselines extend, instead of -- CMD (after --, optionally the interpreter to use)")
 	rf.ciOut.register(fs, true)
 	if code, ok := c.parse(fs, args); !ok {
 		return nil, nil, code, false
@@ -57,11 +61,14 @@ func (c *Command) parseRecord(args []string) (rf *recordFlags, fs *flag.FlagSet,
 	if rf.out == "" && len(rf.against) > 0 {
 		rf.out = rf.against[0]
 	}
-	if code, ok := c.require(fs, "record", required{"-o BASELINE", rf.out != ""}, required{"-- CMD", fs.NArg() > 0}); !ok {
+	if code, ok := c.require(fs, "record", required{"-o BASELINE", rf.out != ""}, required{"-- CMD", fs.NArg() > 0 || rf.runtime != ""}); !ok {
 		return nil, nil, code, false
 	}
 	if err := rf.policy().Check(); err != nil {
 		return nil, nil, c.errorf(ExitUsage, "record: --runs/--max-runs: %v", err), false
+	}
+	if rf.runtime != "" && len(rf.against)+len(rf.extends) > 0 {
+		return nil, nil, c.errorf(ExitUsage, "record: --runtime records a runtime's start alone: it extends nothing (leave out --against and --extends)"), false
 	}
 	if len(rf.against) > 0 && len(rf.extends) > 0 {
 		return nil, nil, c.errorf(ExitUsage, "record: --against and --extends: an incremental record adds to files that exist, whose extends stay as they are"), false
@@ -103,6 +110,13 @@ func (c *Command) runRecord(args []string) int {
 		return c.errorf(ExitUsage, "%v", err)
 	}
 	outputs := []string{out, rf.obsPath, rf.ciOut.junit, rf.resultPath}
+	if rf.runtime != "" {
+		// A runtime layer's directory (baselines/runtimes/) is new on a
+		// first seed; made before the run, as --observation's is.
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return c.errorf(ExitUsage, "-o %s: %v", out, err)
+		}
+	}
 	if rf.obsPath != "" {
 		// Made before the run, so the check below sees who can write it.
 		if err := os.MkdirAll(filepath.Dir(rf.obsPath), 0o755); err != nil {
@@ -124,7 +138,13 @@ func (c *Command) runRecord(args []string) int {
 	// write to it (see harness.WithBaselineSnapshot).
 	before := baseline.SnapshotStack(append(append([]string{out}, rf.extends...), rf.against...)...)
 	opts = append(opts, harness.WithBaselineSnapshot(before))
-	r, rec, code := c.recordRuns(rf, c.agent(f, fs.Args(), false), opts, before)
+	a := c.agent(f, fs.Args(), false)
+	if rf.runtime != "" {
+		if a, rf.header, err = c.runtimeAgent(f, rf.runtime, out, fs.Args()); err != nil {
+			return c.errorf(ExitUsage, "record: %v", err)
+		}
+	}
+	r, rec, code := c.recordRuns(rf, a, opts, before)
 	if r == nil {
 		return code
 	}
@@ -184,7 +204,7 @@ func (c *Command) recordRuns(rf *recordFlags, a harness.Agent, opts []harness.Op
 
 // recordOptions are how the flags write a run's observation to -o.
 func (rf *recordFlags) recordOptions(r *harness.Result, before *baseline.Snapshot) baseline.RecordOptions {
-	return baseline.RecordOptions{Agent: r.Agent, Extends: rf.extends, Merge: rf.merge, Before: before, Select: r.Selector, Scheduling: rf.schedulingMode}
+	return baseline.RecordOptions{Agent: r.Agent, Extends: rf.extends, Merge: rf.merge, Before: before, Select: r.Selector, Scheduling: rf.schedulingMode, Header: rf.header}
 }
 
 // refusal says why a run's result must not become a baseline: the exit

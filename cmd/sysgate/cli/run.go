@@ -357,7 +357,7 @@ func (c *Command) runEnforce(args []string) int {
 func (c *Command) runGate(verb string, mode baseline.Mode, args []string) int {
 	fs := c.flagSet(verb, "-b BASELINE [-b MORE...] -- CMD [ARGS...]")
 	var f runFlags
-	f.register(fs, "the baselines' agent, else the command's base name")
+	f.register(fs, "the baselines' agent, else the command's script, else its directory")
 	var baselines listFlag
 	var format, action, resultPath string
 	fs.Var(&baselines, "b", "a `BASELINE` file; repeatable, layered in order (required)")
@@ -462,7 +462,7 @@ func baselinesAgent(baselines []string) (string, error) {
 // gateAgent is the agent's name for check and enforce: --agent when given,
 // else the name the baselines give (the first -b file with an agent key),
 // so the result names the agent the baseline is for, not "node" or
-// "python3". "" leaves it to the command's base name. A --agent the
+// "python3". "" leaves it to harness.AgentName. A --agent the
 // baselines contradict is kept, with a warning: it is how a second agent
 // borrows a baseline, and how a typo shows.
 func (c *Command) gateAgent(flagAgent string, baselines []string) string {
