@@ -177,7 +177,9 @@ func writeEnvironment(b *bytes.Buffer, d *Document) {
 		switch {
 		case sec.Env.Variables == nil:
 		case len(sec.Env.Variables) == 0:
-			b.WriteString("    variables: [] # none of those that change what a runtime touches was set\n")
+			// None of those that change what a runtime touches was
+			// set. No line comment: fmt could not keep it.
+			b.WriteString("    variables: []\n")
 		default:
 			b.WriteString("    variables:\n")
 			for _, v := range sec.Env.Variables {

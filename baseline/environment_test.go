@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -272,6 +273,16 @@ func TestEnvironmentVariables(t *testing.T) {
 	}
 	if none, _ := back.EnvironmentFor(scmp.AArch64); none.Variables == nil {
 		t.Errorf("recorded with none set reads back as not recorded")
+	}
+	// What record writes, sysgate baseline fmt keeps: no comment it
+	// would have to drop (fmt refuses to rewrite such a file).
+	for _, w := range back.Warnings {
+		if w.Kind == KindFormat {
+			t.Errorf("record's environment is not fmt-stable: %v\n%s", w, doc.Format())
+		}
+	}
+	if again := back.Format(); !bytes.Equal(again, doc.Format()) {
+		t.Errorf("fmt rewrites what record wrote:\n%s\nvs\n%s", doc.Format(), again)
 	}
 	now := Environment{Variables: []string{"PYTHONPATH={home}/lib:/usr/lib/extra", "NODE_OPTIONS=--require ./x.js"}}
 	if got := DescribeChanges(CompareEnvironments(recorded, now)); got != "PYTHONDONTWRITEBYTECODE=1 → PYTHONDONTWRITEBYTECODE unset" {
