@@ -2,6 +2,7 @@ package testutil
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 )
 
@@ -17,4 +18,18 @@ func WriteFile(t TB, dir, name, content string) string {
 		t.Fatalf("%v", err)
 	}
 	return path
+}
+
+// CopyWorkTree copies the files git sees in from's work tree (tracked or
+// not, minus the ignored ones: no node_modules), as they are on disk, to
+// to, which it makes.
+func CopyWorkTree(t TB, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(to, 0o755); err != nil {
+		t.Fatalf("%v", err)
+	}
+	sh := `git -C "$1" ls-files -z --cached --others --exclude-standard | (cd "$1" && tar --null -T - -cf -) | tar -xf - -C "$2"`
+	if out, err := exec.Command("sh", "-c", sh, "sh", from, to).CombinedOutput(); err != nil {
+		t.Fatalf("copy the work tree of %s: %v: %s", from, err, out)
+	}
 }

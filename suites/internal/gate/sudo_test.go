@@ -115,11 +115,8 @@ func TestSecurityTestWithoutRoot(t *testing.T) {
 // network and tests the working tree.
 func copyCheckout(t *testing.T, from, to string) {
 	t.Helper()
-	if err := os.MkdirAll(to, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	sh := `git -C "$1" ls-files -z --cached --others --exclude-standard | (cd "$1" && tar --null -T - -cf -) | tar -xf - -C "$2" &&
-		cp -a "$1/suites/node_modules" "$2/suites/" && git -C "$2" init -q`
+	testutil.CopyWorkTree(t, from, to)
+	sh := `cp -a "$1/suites/node_modules" "$2/suites/" && git -C "$2" init -q`
 	if out, err := exec.Command("sh", "-c", sh, "sh", from, to).CombinedOutput(); err != nil {
 		t.Fatalf("copy the checkout: %v: %s", err, out)
 	}

@@ -85,7 +85,7 @@ func TestDocumentedDryRun(t *testing.T) {
 				// action's is on a runner (git refuses another user's
 				// tree to the build's VCS stamp).
 				own := filepath.Join(e.base, "sysgate-job")
-				copyWorkTree(t, e.checkout, own)
+				testutil.CopyWorkTree(t, e.checkout, own)
 				if err := chownTreeTo(own, int(u.UID), int(u.GID)); err != nil {
 					t.Fatal(err)
 				}
@@ -115,45 +115,5 @@ func TestDocumentedDryRun(t *testing.T) {
 				t.Errorf("the repository holds more than the applied patch's agent.yaml:\n%s", got)
 			}
 		})
-	}
-}
-
-// copyWorkTree copies the files git sees in from's work tree (tracked and
-// untracked, not ignored: no node_modules), modes kept, to to.
-func copyWorkTree(t *testing.T, from, to string) {
-	t.Helper()
-	list, err := exec.Command("git", "-C", from, "ls-files", "-z", "-co", "--exclude-standard").Output()
-	if err != nil {
-		t.Fatalf("git ls-files: %v", err)
-	}
-	for _, rel := range strings.Split(strings.TrimRight(string(list), "\x00"), "\x00") {
-		src, dst := filepath.Join(from, rel), filepath.Join(to, rel)
-		fi, err := os.Lstat(src)
-		if err != nil {
-			if os.IsNotExist(err) {
-				continue // deleted in the work tree
-			}
-			t.Fatal(err)
-		}
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if fi.Mode()&os.ModeSymlink != 0 {
-			target, err := os.Readlink(src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.Symlink(target, dst); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		b, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(dst, b, fi.Mode().Perm()); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
