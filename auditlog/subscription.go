@@ -9,8 +9,8 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog/auditctl"
 	"github.com/sysgate/sysgate/auditlog/barrier"
-	"github.com/sysgate/sysgate/auditlog/gaps"
 	"github.com/sysgate/sysgate/auditlog/record"
+	"github.com/sysgate/sysgate/observe"
 )
 
 // Subscription receives the events of one audit session.
@@ -175,7 +175,7 @@ func (s *Stream) unsubscribe(sub *Subscription) {
 // latest of their ranges to name; all the serials lost while the
 // subscription was open (since) if the window's could not be counted
 // exactly, or if the barrier failed (hi 0).
-func (sub *Subscription) gapsIn(lo, hi, since uint64) (uint64, []gaps.SerialRange) {
+func (sub *Subscription) gapsIn(lo, hi, since uint64) (uint64, []observe.SerialRange) {
 	n, ranges, exact := sub.s.gaps.LostIn(lo, hi)
 	if !exact || hi == 0 {
 		n = since
@@ -183,7 +183,11 @@ func (sub *Subscription) gapsIn(lo, hi, since uint64) (uint64, []gaps.SerialRang
 	if len(ranges) > maxNamedGaps {
 		ranges = ranges[len(ranges)-maxNamedGaps:]
 	}
-	return n, ranges
+	named := make([]observe.SerialRange, len(ranges))
+	for i, r := range ranges {
+		named[i] = observe.SerialRange{Lo: r.Lo, Hi: r.Hi}
+	}
+	return n, named
 }
 
 // maxNamedGaps bounds the lost ranges a report names.

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline/risk"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // Annotation is one GitHub Actions workflow command (::error, ::warning,
@@ -287,7 +287,7 @@ func process(pid int, exe, comm string) string {
 
 // alsoBy is "; also by X pid 1 (2 times), Y pid 3 (once) and 2 more
 // programs", or "" when one program made the syscall.
-func alsoBy(also []harness.Caller, more int) string {
+func alsoBy(also []verdict.Caller, more int) string {
 	if len(also) == 0 {
 		return ""
 	}

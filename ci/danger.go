@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/sysgate/sysgate/baseline/risk"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // Every renderer lists what is most dangerous first: a sensitive file or
@@ -29,7 +29,7 @@ func dangerOrder(a, b int) int {
 	return cmp.Compare(a, b)
 }
 
-func fileDanger(v harness.FileViolation) int {
+func fileDanger(v verdict.FileViolation) int {
 	switch {
 	case v.Sensitive == "":
 		return dangerPlain
@@ -39,7 +39,7 @@ func fileDanger(v harness.FileViolation) int {
 	return dangerRisky
 }
 
-func networkDanger(v harness.NetworkViolation) int { return riskDanger(v.Risk.Risky(), v.Level) }
+func networkDanger(v verdict.NetworkViolation) int { return riskDanger(v.Risk.Risky(), v.Level) }
 
 // riskDanger ranks a finding by its risk class and level.
 func riskDanger(risky bool, level risk.Level) int {
@@ -53,7 +53,7 @@ func riskDanger(risky bool, level risk.Level) int {
 }
 
 // programDanger ranks an exec mismatch with the high risks.
-func programDanger(v harness.ProgramViolation) int { return max(programRank(v), dangerHigh) }
+func programDanger(v verdict.ProgramViolation) int { return max(programRank(v), dangerHigh) }
 
 // byDanger is vs sorted most dangerous first, the order kept otherwise.
 func byDanger[T any](vs []T, rank func(T) int) []T {

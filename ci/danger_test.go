@@ -7,27 +7,27 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // dangerResult is the MCP spec's failure of issue 46: 24 file lines and a
 // few plain syscalls, the ssh key read among locale files, a plain
 // destination before the cloud metadata one.
-func dangerResult() *harness.Result {
+func dangerResult() *verdict.Result {
 	file := "baselines/my-mcp-server.yaml"
-	var fvs []harness.FileViolation
+	var fvs []verdict.FileViolation
 	for i := range 23 {
-		fvs = append(fvs, harness.FileViolation{FileTouch: harness.FileTouch{Op: baseline.FileRead,
+		fvs = append(fvs, verdict.FileViolation{FileTouch: verdict.FileTouch{Op: baseline.FileRead,
 			Path: "/usr/share/locale/l" + string(rune('a'+i)) + "/LC_MESSAGES/x.mo", Exe: "/usr/bin/node", PID: 7, Syscall: "openat", Count: 1}, File: file, Line: 9})
 		if i == 7 {
-			fvs = append(fvs, harness.FileViolation{FileTouch: harness.FileTouch{Op: baseline.FileRead, Path: "/root/.ssh/id_rsa",
+			fvs = append(fvs, verdict.FileViolation{FileTouch: verdict.FileTouch{Op: baseline.FileRead, Path: "/root/.ssh/id_rsa",
 				Sensitive: "ssh key", Level: "high", Exe: "/usr/bin/node", PID: 7, Syscall: "openat", Count: 1}, File: file, Line: 9})
 		}
 	}
-	return &harness.Result{Agent: "my-mcp-server", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64,
+	return &verdict.Result{Agent: "my-mcp-server", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation, Arch: scmp.X86_64,
 		Duration: time.Second, Baselines: []string{file}, FilesObserved: true, NetworkObserved: true,
-		Violations:        harness.Violations{{Arch: scmp.X86_64, Syscall: "getcwd", Number: 79, Count: 1, Exe: "/usr/bin/node", Comm: "node", PID: 7, File: file, Line: 20}},
+		Violations:        verdict.Violations{{Arch: scmp.X86_64, Syscall: "getcwd", Number: 79, Count: 1, Exe: "/usr/bin/node", Comm: "node", PID: 7, File: file, Line: 20}},
 		FileViolations:    fvs,
 		NetworkViolations: networkViolations(file)}
 }

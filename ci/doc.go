@@ -1,5 +1,5 @@
 // Package ci renders every sysgate output format from one model, the
-// harness.Result of each run: the text sysgate check, enforce and record
+// verdict.Result of each run: the text sysgate check, enforce and record
 // print (WriteText, WriteRecorded), the Result JSON (WriteJSON), GitHub
 // annotations on the baseline line where a new syscall or program
 // belongs, a markdown step summary, the body of a baseline-update pull
@@ -9,18 +9,18 @@
 // to a writer the caller opens).
 // WriteResult picks one of the formats of a single run (check --format).
 //
-// Every sentence about a run is ci's: harness.Result holds data and its
+// Every sentence about a run is ci's: verdict.Result holds data and its
 // predicates (Conclusive, AgentFailed, Recorded), and the words are
 // functions of it here (Summary, ExitText, ArchHint, DriftNote,
 // WeakenedBanner, ViolationReport, ...), for the CLI, the renderers and
-// gatetest's Gomega messages alike. Verdict is harness.Verdict, with
+// gatetest's Gomega messages alike. Verdict is verdict.Verdict, with
 // VerdictRecorded, which only a report gives.
 //
-// A Report is a list of runs, each a *harness.Result plus what only the
+// A Report is a list of runs, each a *verdict.Result plus what only the
 // report knows: the Ginkgo spec that attached it and whether that spec
 // expected the violation. Load builds one from Ginkgo JSON reports (each
 // spec attaches its Result with AddReportEntry under
-// harness.ReportEntryName; the report is decoded without importing
+// verdict.ReportEntryName; the report is decoded without importing
 // Ginkgo) and Result JSON files, FromResults from results in hand. Facts
 // derived from a Result (a record run's "recorded" syscalls, the
 // missing-arch hint, baseline paths relative to the repository) are
@@ -28,7 +28,7 @@
 // passing spec is a bite the spec asserted and fails nothing.
 //
 // Programs: every format shows the programs a run ran outside its
-// baselines (harness.Result.ProgramViolations) beside its syscalls, with
+// baselines (verdict.Result.ProgramViolations) beside its syscalls, with
 // the first exec's argv, what ran it and the programs: line that would
 // allow it. An exec mismatch (the kernel ran another program than the
 // exec named) is shown as the reason instead: no baseline line fixes it,

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // fileViolationLine is one file violation for a terminal or a log: "read
 // /home/u/.ssh/id_rsa (sensitive: ssh key, high) by /usr/bin/python3.11
 // pid 41 (openat, x1); the baseline has {workspace}/**: read".
-func fileViolationLine(v harness.FileViolation) string {
+func fileViolationLine(v verdict.FileViolation) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s", v.Op, term(v.Path))
 	if v.Denied {
@@ -30,7 +30,7 @@ func fileViolationLine(v harness.FileViolation) string {
 
 // fileFix is what to do about a file violation: list the file (with a
 // reason when it is sensitive) if the agent should touch it.
-func fileFix(v harness.FileViolation) string {
+func fileFix(v verdict.FileViolation) string {
 	fix := fmt.Sprintf("If the agent should %s it (otherwise fix the agent), add to `files:` `%s:` in the baseline", v.Op, v.Op)
 	if v.Sensitive != "" {
 		fix += " (a sensitive path needs a reason)"
@@ -44,7 +44,7 @@ func fileFix(v harness.FileViolation) string {
 
 // writeFileViolations is the text report's list of files touched
 // outside the baselines, sensitive ones first.
-func writeFileViolations(b *strings.Builder, vs []harness.FileViolation, p Palette) {
+func writeFileViolations(b *strings.Builder, vs []verdict.FileViolation, p Palette) {
 	fmt.Fprintf(b, "\n%s outside the baseline:\n", Count(len(vs), "file access", "file accesses"))
 	for _, v := range byDanger(vs, fileDanger) {
 		fmt.Fprintf(b, "  %s\n", p.risk(fileViolationLine(v), v.Sensitive != ""))

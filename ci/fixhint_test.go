@@ -12,8 +12,8 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // hintBaseline has every list a hint names, so that each hint lands in
@@ -48,7 +48,7 @@ type hintFinding struct {
 // hintRun is a check run with a violation of every kind, placed in the
 // baseline at path as the harness places them (baseline.Diff for the
 // syscalls, ProgramInsert for the programs).
-func hintRun(t *testing.T, path string) (*harness.Result, []hintFinding) {
+func hintRun(t *testing.T, path string) (*verdict.Result, []hintFinding) {
 	t.Helper()
 	p, err := baseline.LoadStack(path)
 	if err != nil {
@@ -61,9 +61,9 @@ func hintRun(t *testing.T, path string) (*harness.Result, []hintFinding) {
 		obs.Add(scmp.X86_64, name, 1)
 		findings = append(findings, hintFinding{"syscall " + name, func(p *baseline.Profile) bool { return p.Allows(scmp.X86_64, name) }})
 	}
-	res := &harness.Result{Agent: "hints", Mode: baseline.ModeCheck, Arch: scmp.X86_64, Verdict: harness.VerdictViolation, Baselines: []string{path}}
+	res := &verdict.Result{Agent: "hints", Mode: baseline.ModeCheck, Arch: scmp.X86_64, Verdict: verdict.VerdictViolation, Baselines: []string{path}}
 	for _, f := range baseline.Diff(p, obs).New {
-		res.Violations = append(res.Violations, harness.Violation{Arch: f.Arch, Syscall: f.Syscall, Count: 1, Risk: f.Risk, Level: f.Level,
+		res.Violations = append(res.Violations, verdict.Violation{Arch: f.Arch, Syscall: f.Syscall, Count: 1, Risk: f.Risk, Level: f.Level,
 			PID: 7, Exe: "/usr/bin/python3", Comm: "python3", File: f.File, Line: f.Line})
 	}
 	if len(res.Violations) != 3 {
@@ -72,7 +72,7 @@ func hintRun(t *testing.T, path string) (*harness.Result, []hintFinding) {
 	for _, prog := range []string{"/usr/bin/curl", "/opt/tools/bin/fmt-check"} { // risky, plain
 		r, l := risk.OfProgram(prog)
 		file, line := p.ProgramInsert(prog)
-		res.ProgramViolations = append(res.ProgramViolations, harness.ProgramViolation{ProgramRun: harness.ProgramRun{Path: prog, Role: harness.RoleProgram,
+		res.ProgramViolations = append(res.ProgramViolations, verdict.ProgramViolation{ProgramRun: verdict.ProgramRun{Path: prog, Role: verdict.RoleProgram,
 			Argv: []string{filepath.Base(prog)}, Parent: "/usr/bin/python3", PID: 8, Count: 1, Risk: r, Level: l}, File: file, Line: line})
 		findings = append(findings, hintFinding{"program " + prog, func(p *baseline.Profile) bool { return p.AllowsProgram(prog) }})
 	}
@@ -80,7 +80,7 @@ func hintRun(t *testing.T, path string) (*harness.Result, []hintFinding) {
 		t.Fatal("/usr/bin/curl is not risky: the test needs a risky program")
 	}
 	for _, file := range []string{"/srv/data/in.txt", "/home/u/.ssh/id_rsa"} { // plain, sensitive
-		v := harness.FileViolation{FileTouch: harness.FileTouch{Path: file, Op: baseline.FileRead, Syscall: "openat", PID: 9, Exe: "/usr/bin/python3", Count: 1}, File: path}
+		v := verdict.FileViolation{FileTouch: verdict.FileTouch{Path: file, Op: baseline.FileRead, Syscall: "openat", PID: 9, Exe: "/usr/bin/python3", Count: 1}, File: path}
 		if e, ok := baseline.SensitivePath(hintCtx, file, baseline.FileRead); ok {
 			v.Sensitive, v.Level = e.Label, string(e.Level)
 		}
@@ -91,7 +91,7 @@ func hintRun(t *testing.T, path string) (*harness.Result, []hintFinding) {
 		t.Fatal("~/.ssh/id_rsa is not sensitive: the test needs a sensitive file")
 	}
 	for _, dest := range []string{"127.0.0.2:9", "169.254.169.254:80"} { // plain, risky
-		v := harness.NetworkViolation{NetworkTouch: harness.NetworkTouch{Op: baseline.NetConnect, Dest: dest, Program: "/usr/bin/python3", Syscall: "connect", PID: 9, Count: 1}, File: path}
+		v := verdict.NetworkViolation{NetworkTouch: verdict.NetworkTouch{Op: baseline.NetConnect, Dest: dest, Program: "/usr/bin/python3", Syscall: "connect", PID: 9, Count: 1}, File: path}
 		if entries := baseline.GeneraliseNetwork(hintCtx, []baseline.ObservedDestination{{Op: v.Op, Dest: mustDest(t, dest), Program: v.Program, Count: 1}}); len(entries) > 0 {
 			v.Risk, v.Level, _ = baseline.NetworkRisk(entries[0])
 		}

@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"github.com/onsi/ginkgo/v2/types"
-
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // spec is one Ginkgo spec of a fixture report: its text, whether it
@@ -17,7 +16,7 @@ import (
 type spec struct {
 	text     string
 	failed   string // failure message; "" = passed
-	result   *harness.Result
+	result   *verdict.Result
 	leafType types.NodeType
 }
 
@@ -37,7 +36,7 @@ func writeGinkgoReport(t *testing.T, suitePath string, specs ...spec) string {
 			report.SuiteSucceeded = false
 		}
 		if s.result != nil {
-			sr.ReportEntries = append(sr.ReportEntries, types.ReportEntry{Name: harness.ReportEntryName, Value: types.WrapEntryValue(s.result)})
+			sr.ReportEntries = append(sr.ReportEntries, types.ReportEntry{Name: verdict.ReportEntryName, Value: types.WrapEntryValue(s.result)})
 		}
 		report.SpecReports = append(report.SpecReports, sr)
 	}

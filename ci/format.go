@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // ResultFormats are the formats WriteResult renders one run in (sysgate
@@ -15,7 +15,7 @@ var ResultFormats = []string{"text", "json", "github", "sarif"}
 // json (WriteJSON), github, the annotations `sysgate report annotations`
 // prints for the same result, or sarif (Report.WriteSARIF), with
 // baseline paths relative to root.
-func WriteResult(w io.Writer, format string, r *harness.Result, root string, p Palette) error {
+func WriteResult(w io.Writer, format string, r *verdict.Result, root string, p Palette) error {
 	switch format {
 	case "text":
 		return WriteText(w, r, p)

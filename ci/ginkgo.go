@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // ginkgoReport is the part of a Ginkgo JSON report (--json-report, an
@@ -62,7 +62,7 @@ func (s *ginkgoSpec) fullText() string {
 }
 
 // addGinkgo reads a Ginkgo JSON report: every Result attached to a spec
-// (harness.ReportEntryName) becomes a Run, and a failed spec without one
+// (verdict.ReportEntryName) becomes a Run, and a failed spec without one
 // becomes a SpecFailure.
 func (r *Report) addGinkgo(data []byte, opts LoadOptions) error {
 	var reports []ginkgoReport
@@ -81,7 +81,7 @@ func (r *Report) addGinkgo(data []byte, opts LoadOptions) error {
 			}
 			found := false
 			for _, e := range spec.ReportEntries {
-				if e.Name != harness.ReportEntryName {
+				if e.Name != verdict.ReportEntryName {
 					continue
 				}
 				found = true

@@ -10,7 +10,7 @@ import (
 )
 
 // testdata/ginkgo-report.json was written by `ginkgo --json-report`
-// (v2.34) for a small suite: specs that attach a harness.Result (clean, a
+// (v2.34) for a small suite: specs that attach a verdict.Result (clean, a
 // passing bite, a failing violation), a spec that fails without one, a
 // skipped spec and a failing AfterSuite. Paths were then rewritten to
 // /repo/suites/fixture.

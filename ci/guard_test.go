@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // A run can fail on a changed baseline alone, with no new syscall: the
 // text and the annotations must say which file, or the job fails unexplained.
 func TestAChangedBaselineIsNamedInTextAndAnnotations(t *testing.T) {
 	const changed, protected = "/w/baselines/b/b.yaml", "/w/baselines"
-	r := &harness.Result{Agent: "a", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation,
+	r := &verdict.Result{Agent: "a", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation,
 		ChangedBaselines: []string{changed}, ProtectedBaselines: []string{protected}}
 	var text strings.Builder
 	if err := WriteText(&text, r, Palette{}); err != nil {
@@ -35,7 +35,7 @@ func TestAChangedBaselineIsNamedInTextAndAnnotations(t *testing.T) {
 // The text header names every path the caller made read-only for the
 // agent (sysgate --read-only: the action's paths on a runner).
 func TestReadOnlyPathsAreNamedInTheHeader(t *testing.T) {
-	r := &harness.Result{Agent: "a", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
+	r := &verdict.Result{Agent: "a", Mode: baseline.ModeCheck, Verdict: verdict.VerdictClean,
 		ReadOnly: []string{"/w/_actions", "/w/_temp/_runner_file_commands"}}
 	var text strings.Builder
 	if err := WriteText(&text, r, Palette{}); err != nil {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // hostileName is what an agent can name a symlink it execs through (and
@@ -20,16 +20,16 @@ const hostileName = "\x1b[2J\x1b]0;pwned\x07<details>@octocat`|\n::error::x"
 
 // hostileResult is a check run whose every agent-named field holds
 // hostileName.
-func hostileResult() *harness.Result {
+func hostileResult() *verdict.Result {
 	exe := "/tmp/" + hostileName
-	r := &harness.Result{
+	r := &verdict.Result{
 		Agent: "evil-agent", Command: []string{"python3", "agent.py"}, Mode: baseline.ModeCheck, Arch: scmp.X86_64,
-		Baselines: []string{"baselines/evil-agent.yaml"}, Verdict: harness.VerdictViolation, Session: 1,
-		Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 2, PID: 12, Exe: exe, Comm: hostileName[:15],
-			File: "baselines/evil-agent.yaml", Line: 4, Also: []harness.Caller{{PID: 13, Exe: exe + "2", Comm: hostileName, Count: 1}}}},
-		ProgramViolations: []harness.ProgramViolation{{ProgramRun: harness.ProgramRun{Path: exe, Role: harness.RoleProgram, Requested: "/tmp/link-" + hostileName,
+		Baselines: []string{"baselines/evil-agent.yaml"}, Verdict: verdict.VerdictViolation, Session: 1,
+		Violations: verdict.Violations{{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 2, PID: 12, Exe: exe, Comm: hostileName[:15],
+			File: "baselines/evil-agent.yaml", Line: 4, Also: []verdict.Caller{{PID: 13, Exe: exe + "2", Comm: hostileName, Count: 1}}}},
+		ProgramViolations: []verdict.ProgramViolation{{ProgramRun: verdict.ProgramRun{Path: exe, Role: verdict.RoleProgram, Requested: "/tmp/link-" + hostileName,
 			Argv: []string{exe, hostileName, "<redacted>"}, Parent: exe, PID: 14, Count: 1}, File: "baselines/evil-agent.yaml", Line: 2}},
-		Leaked:   []harness.Leak{{PID: 15, Exe: exe, Comm: hostileName[:15], Lived: time.Second, Cause: harness.CauseOutlived}},
+		Leaked:   []verdict.Leak{{PID: 15, Exe: exe, Comm: hostileName[:15], Lived: time.Second, Cause: verdict.CauseOutlived}},
 		Events:   3,
 		Started:  time.Date(2026, 11, 27, 3, 0, 0, 0, time.UTC),
 		Duration: time.Second,

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/observe"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // loadFixtureReport is a Ginkgo report with a run of every outcome: a
@@ -22,18 +22,18 @@ import (
 func loadFixtureReport(t *testing.T) *Report {
 	t.Helper()
 	path := writeGinkgoReport(t, fixtureSuite,
-		spec{text: "filesystem server reads a file", failed: "mcp-filesystem made 1 syscall outside its baseline", result: &harness.Result{
-			Agent: "mcp-filesystem", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: 2 * time.Second,
-			Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 4, Risk: risk.ProcessAccess, PID: 4242,
+		spec{text: "filesystem server reads a file", failed: "mcp-filesystem made 1 syscall outside its baseline", result: &verdict.Result{
+			Agent: "mcp-filesystem", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation, Arch: scmp.X86_64, Duration: 2 * time.Second,
+			Violations: verdict.Violations{{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 4, Risk: risk.ProcessAccess, PID: 4242,
 				Exe: "/usr/bin/node", Comm: "node", File: "../baselines/mcp-filesystem.yaml", Line: 17}}}},
-		spec{text: "filesystem server is caught moving a file", result: &harness.Result{Agent: "mcp-filesystem-bite-move", Mode: baseline.ModeCheck,
-			Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: 500 * time.Millisecond,
-			Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "rename", Number: 82, Count: 1, PID: 3, Exe: "/usr/bin/node", Comm: "node",
+		spec{text: "filesystem server is caught moving a file", result: &verdict.Result{Agent: "mcp-filesystem-bite-move", Mode: baseline.ModeCheck,
+			Verdict: verdict.VerdictViolation, Arch: scmp.X86_64, Duration: 500 * time.Millisecond,
+			Violations: verdict.Violations{{Arch: scmp.X86_64, Syscall: "rename", Number: 82, Count: 1, PID: 3, Exe: "/usr/bin/node", Comm: "node",
 				File: "../baselines/mcp-filesystem.yaml", Line: 11}}}},
-		spec{text: "git server clones <a & b>", failed: "run inconclusive: audit events lost", result: &harness.Result{
-			Agent: "mcp-git", Mode: baseline.ModeCheck, Verdict: harness.VerdictInconclusive, Arch: scmp.X86_64, Duration: 3 * time.Second,
-			Inconclusive: "audit events lost during the run", Loss: auditlog.Loss{ENOBUFS: 2}}},
-		spec{text: "memory server stores an entity", result: &harness.Result{Agent: "mcp-memory", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
+		spec{text: "git server clones <a & b>", failed: "run inconclusive: audit events lost", result: &verdict.Result{
+			Agent: "mcp-git", Mode: baseline.ModeCheck, Verdict: verdict.VerdictInconclusive, Arch: scmp.X86_64, Duration: 3 * time.Second,
+			Inconclusive: "audit events lost during the run", Loss: observe.Loss{ENOBUFS: 2}}},
+		spec{text: "memory server stores an entity", result: &verdict.Result{Agent: "mcp-memory", Mode: baseline.ModeCheck, Verdict: verdict.VerdictClean,
 			Arch: scmp.X86_64, Duration: 800 * time.Millisecond}},
 		spec{text: "fetch server installs", failed: "npm ci failed: exit status 1"},
 	)
@@ -122,9 +122,9 @@ func TestJUnitOfOneResult(t *testing.T) {
 
 // driftedResult is the fixture's violation in another environment than
 // its baselines were recorded in.
-func driftedResult() *harness.Result {
+func driftedResult() *verdict.Result {
 	r := fixtureResult()
-	r.Drift = &harness.Drift{Recorded: true, Changes: []baseline.EnvChange{{Part: "libc", Was: "glibc 2.36", Now: "glibc 2.39"}}}
+	r.Drift = &verdict.Drift{Recorded: true, Changes: []baseline.EnvChange{{Part: "libc", Was: "glibc 2.36", Now: "glibc 2.39"}}}
 	return r
 }
 

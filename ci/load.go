@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // ErrNoResults is returned when the inputs hold no sysgate result and no
@@ -60,7 +60,7 @@ func Load(opts LoadOptions, paths ...string) (*Report, error) {
 // baseline paths in it are relative to ("" = the current directory).
 // It returns the added run.
 func (r *Report) addResult(data []byte, spec, dir string, opts LoadOptions) (*Run, error) {
-	var res harness.Result
+	var res verdict.Result
 	if err := json.Unmarshal(data, &res); err != nil {
 		return nil, fmt.Errorf("decode result: %w", err)
 	}

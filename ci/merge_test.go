@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 func mergedJSON(t *testing.T, paths ...string) string {
@@ -123,13 +123,13 @@ func TestReportObservationsLeaveOutBitesAndInconclusiveRuns(t *testing.T) {
 		return o
 	}
 	r, err := Load(LoadOptions{}, writeGinkgoReport(t, fixtureSuite,
-		spec{text: "a", failed: "violation", result: &harness.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation,
+		spec{text: "a", failed: "violation", result: &verdict.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation,
 			Arch: scmp.X86_64, Observed: obs("py", "statx")}},
-		spec{text: "b", result: &harness.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
+		spec{text: "b", result: &verdict.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: verdict.VerdictClean,
 			Arch: scmp.X86_64, Observed: obs("py")}},
-		spec{text: "bite", result: &harness.Result{Agent: "py-bite", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation,
+		spec{text: "bite", result: &verdict.Result{Agent: "py-bite", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation,
 			Arch: scmp.X86_64, Observed: obs("py-bite", "unshare")}},
-		spec{text: "lossy", failed: "lost", result: &harness.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: harness.VerdictInconclusive,
+		spec{text: "lossy", failed: "lost", result: &verdict.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: verdict.VerdictInconclusive,
 			Arch: scmp.X86_64, Observed: obs("py", "ptrace")}},
 	))
 	if err != nil {
@@ -155,12 +155,12 @@ func TestReportObservationsLeaveOutBitesAndInconclusiveRuns(t *testing.T) {
 // another program than it named stops the update; a bite that asserted
 // one is left out as every bite is.
 func TestReportObservationsRefuseAnExecMismatch(t *testing.T) {
-	mismatch := []harness.ProgramViolation{{ProgramRun: harness.ProgramRun{Path: "/usr/bin/curl", Requested: "/bin/true"},
+	mismatch := []verdict.ProgramViolation{{ProgramRun: verdict.ProgramRun{Path: "/usr/bin/curl", Requested: "/bin/true"},
 		Mismatch: "the exec named /bin/true; the kernel ran /usr/bin/curl"}}
 	obs := baseline.NewObservation("py")
 	obs.Runs = 1
 	obs.Add(scmp.X86_64, "read", 1)
-	res := &harness.Result{Agent: "py", Mode: baseline.ModeRecord, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Observed: obs,
+	res := &verdict.Result{Agent: "py", Mode: baseline.ModeRecord, Verdict: verdict.VerdictViolation, Arch: scmp.X86_64, Observed: obs,
 		ProgramViolations: mismatch}
 	bite, err := Load(LoadOptions{}, writeGinkgoReport(t, fixtureSuite, spec{text: "swaps a path", result: res}))
 	if err != nil {

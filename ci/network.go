@@ -8,7 +8,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // maxNamesShown is how many looked-up names the text report lists; the
@@ -20,7 +20,7 @@ const maxNamesShown = 20
 // "connect 127.0.0.2:9 x1 (not in the baseline; it has 127.0.0.1:{port})
 // by /usr/bin/python3.11 pid 41 (connect)". Where the entry would go is
 // left to the caller (an annotation stands on that file).
-func networkViolationLine(v harness.NetworkViolation) string {
+func networkViolationLine(v verdict.NetworkViolation) string {
 	v.File = ""
 	return v.String()
 }
@@ -44,7 +44,7 @@ func netVerb(op baseline.NetOp) string {
 // networkFix is what to do about a network violation: list the
 // destination (with a reason when it is risky) if the agent should reach
 // it.
-func networkFix(v harness.NetworkViolation) string {
+func networkFix(v verdict.NetworkViolation) string {
 	fix := fmt.Sprintf("If the agent should %s it (otherwise fix the agent), add to `network:` `%s:` in the baseline", netVerb(v.Op), v.Op)
 	if v.Risk.Risky() {
 		fix += fmt.Sprintf(" (a %s destination needs a reason)", v.Risk)
@@ -54,7 +54,7 @@ func networkFix(v harness.NetworkViolation) string {
 
 // writeNetworkViolations is the text report's list of destinations
 // outside the baselines, risky ones first.
-func writeNetworkViolations(b *strings.Builder, vs []harness.NetworkViolation, p Palette) {
+func writeNetworkViolations(b *strings.Builder, vs []verdict.NetworkViolation, p Palette) {
 	fmt.Fprintf(b, "\n%s outside the baseline:\n", Count(len(vs), "destination", "destinations"))
 	for _, v := range byDanger(vs, networkDanger) {
 		fmt.Fprintf(b, "  %s\n", p.risk(networkViolationLine(v), v.Risk.Risky()))
@@ -64,7 +64,7 @@ func writeNetworkViolations(b *strings.Builder, vs []harness.NetworkViolation, p
 // writeNames is the text report's list of the names the run looked up
 // and what the answers gave, so that an address in a violation can be
 // read against them.
-func writeNames(b *strings.Builder, names []harness.ResolvedName) {
+func writeNames(b *strings.Builder, names []verdict.ResolvedName) {
 	if len(names) == 0 {
 		return
 	}

@@ -10,44 +10,44 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // networkViolations are one of each kind of destination a report names:
 // a second loopback address, the cloud metadata address (high risk), the
 // same host on a new port by name, and a send by a program whose path
 // carries markdown and a terminal escape. file is the agent's baseline.
-func networkViolations(file string) []harness.NetworkViolation {
-	return []harness.NetworkViolation{
-		{NetworkTouch: harness.NetworkTouch{Op: baseline.NetConnect, Dest: "127.0.0.2:9", Program: "/usr/bin/python3.11", Syscall: "connect", PID: 41, Count: 1},
+func networkViolations(file string) []verdict.NetworkViolation {
+	return []verdict.NetworkViolation{
+		{NetworkTouch: verdict.NetworkTouch{Op: baseline.NetConnect, Dest: "127.0.0.2:9", Program: "/usr/bin/python3.11", Syscall: "connect", PID: 41, Count: 1},
 			Has: "not in the baseline; it has 127.0.0.1:{port}", File: file},
-		{NetworkTouch: harness.NetworkTouch{Op: baseline.NetConnect, Dest: "169.254.169.254:80", Program: "/usr/bin/curl", Syscall: "connect", PID: 44, Count: 2,
+		{NetworkTouch: verdict.NetworkTouch{Op: baseline.NetConnect, Dest: "169.254.169.254:80", Program: "/usr/bin/curl", Syscall: "connect", PID: 44, Count: 2,
 			Risk: risk.CloudMetadata, Level: risk.High}, Has: "not in the baseline", File: file},
-		{NetworkTouch: harness.NetworkTouch{Op: baseline.NetConnect, Dest: "api.example.test:8443", Addr: "127.0.0.9", Program: "/usr/bin/python3.11",
+		{NetworkTouch: verdict.NetworkTouch{Op: baseline.NetConnect, Dest: "api.example.test:8443", Addr: "127.0.0.9", Program: "/usr/bin/python3.11",
 			Syscall: "connect", PID: 41, Count: 3}, Has: "not in the baseline; it has api.example.test:443", File: file},
-		{NetworkTouch: harness.NetworkTouch{Op: baseline.NetSend, Dest: "127.0.0.3:5353", Program: "/tmp/a|b`c\x1b[2J", Syscall: "sendto", PID: 45, Count: 1},
+		{NetworkTouch: verdict.NetworkTouch{Op: baseline.NetSend, Dest: "127.0.0.3:5353", Program: "/tmp/a|b`c\x1b[2J", Syscall: "sendto", PID: 45, Count: 1},
 			File: file},
 	}
 }
 
 // networkResult is a check run whose only findings are destinations,
 // with the names it looked up.
-func networkResult() *harness.Result {
+func networkResult() *verdict.Result {
 	r := fixtureResult()
-	r.Violations, r.Leaked = harness.Violations{}, nil
+	r.Violations, r.Leaked = verdict.Violations{}, nil
 	r.NetworkObserved = true
 	r.NetworkViolations = networkViolations("baselines/python-agent.yaml")
-	r.Names = []harness.ResolvedName{{Name: "api.example.test", Addrs: []string{"127.0.0.9", "127.0.0.10"}}, {Name: "nowhere.example.test", Rcode: "NXDOMAIN"}}
+	r.Names = []verdict.ResolvedName{{Name: "api.example.test", Addrs: []string{"127.0.0.9", "127.0.0.10"}}, {Name: "nowhere.example.test", Rcode: "NXDOMAIN"}}
 	return r
 }
 
 // unverifiedNetworkResult is a run the observer could not vouch for, and
 // whose names went unrecorded.
-func unverifiedNetworkResult() *harness.Result {
+func unverifiedNetworkResult() *verdict.Result {
 	r := networkResult()
 	r.NetworkViolations = nil
-	r.Verdict = harness.VerdictInconclusive
+	r.Verdict = verdict.VerdictInconclusive
 	r.UnverifiedNetwork = []string{"a sendmmsg of 3 messages: the audit record names only the last one's address"}
 	r.Inconclusive = "a destination could not be vouched for: " + r.UnverifiedNetwork[0]
 	r.Names, r.NamesUnrecorded = nil, "the agent's mount namespace has no /etc/resolv.conf of the run's own"
@@ -99,7 +99,7 @@ func TestNetworkTextCapsNames(t *testing.T) {
 	r := networkResult()
 	r.Names = nil
 	for i := range maxNamesShown + 5 {
-		r.Names = append(r.Names, harness.ResolvedName{Name: strings.Repeat("a", i+1) + ".tunnel.example.test"})
+		r.Names = append(r.Names, verdict.ResolvedName{Name: strings.Repeat("a", i+1) + ".tunnel.example.test"})
 	}
 	var b bytes.Buffer
 	if err := WriteText(&b, r, Palette{}); err != nil {
@@ -186,12 +186,12 @@ func TestNetworkSARIF(t *testing.T) {
 func TestRenderNetwork(t *testing.T) {
 	file := "../baselines/python-agent.yaml"
 	r := render(t, "network",
-		spec{text: "agent sends to a second address", failed: "python-agent reached 4 destinations outside its baseline", result: &harness.Result{
-			Agent: "python-agent", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
+		spec{text: "agent sends to a second address", failed: "python-agent reached 4 destinations outside its baseline", result: &verdict.Result{
+			Agent: "python-agent", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
 			NetworkObserved: true, NetworkViolations: networkViolations(file)}},
-		spec{text: "agent is caught looking up a name", result: &harness.Result{
-			Agent: "python-agent-bite-resolve", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
-			NetworkObserved: true, NetworkViolations: []harness.NetworkViolation{{NetworkTouch: harness.NetworkTouch{Op: baseline.NetResolve,
+		spec{text: "agent is caught looking up a name", result: &verdict.Result{
+			Agent: "python-agent-bite-resolve", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
+			NetworkObserved: true, NetworkViolations: []verdict.NetworkViolation{{NetworkTouch: verdict.NetworkTouch{Op: baseline.NetResolve,
 				Dest: "unlisted.example.test", Program: "/usr/bin/python3.11", Syscall: "sendto", PID: 50, Count: 1}, File: file}}}},
 	)
 	a := r.Annotations()

@@ -7,14 +7,14 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // programRow is one program outside an agent's baselines, merged over
 // its runs: execs add up, the first run's exec stays.
 type programRow struct {
 	Agent string
-	harness.ProgramViolation
+	verdict.ProgramViolation
 	Runs int
 }
 
@@ -86,7 +86,7 @@ func (r *Report) unverifiedRows() []unverifiedRow {
 // outside its baselines, over its runs.
 type unverifiedOutsideRow struct {
 	Agent string
-	harness.UnverifiedExec
+	verdict.UnverifiedExec
 }
 
 // unverifiedOutsideRows sums the unverified execs of programs outside the

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline/risk"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // argvLine renders an exec's argument list as a shell would read it:
@@ -31,7 +31,7 @@ const redacted = "<redacted>"
 
 // ranBy names what ran a program: "run by /usr/bin/python3.13, pid 42",
 // or the agent's start, which sysgate's launcher execs.
-func ranBy(p harness.ProgramRun) string {
+func ranBy(p verdict.ProgramRun) string {
 	if p.Parent == "" {
 		return fmt.Sprintf("run as the agent's start, pid %d", p.PID)
 	}
@@ -41,7 +41,7 @@ func ranBy(p harness.ProgramRun) string {
 // programLines are the lines of a programs list that allow v's program,
 // with a reason when it is risky (the parser refuses a risky program
 // without one).
-func programLines(v harness.ProgramViolation) []string {
+func programLines(v verdict.ProgramViolation) []string {
 	line := v.Fix
 	if line == "" {
 		line = v.Path // a result of an older version
@@ -52,9 +52,9 @@ func programLines(v harness.ProgramViolation) []string {
 // programNotes are what a report says after a program's path: its role
 // when it is not a plain program, and the path the exec named when that
 // differs (a symlink) and no mismatch says so already.
-func programNotes(v harness.ProgramViolation) string {
+func programNotes(v verdict.ProgramViolation) string {
 	var notes []string
-	if v.Role != "" && v.Role != harness.RoleProgram {
+	if v.Role != "" && v.Role != verdict.RoleProgram {
 		notes = append(notes, v.Role)
 	}
 	if v.Requested != "" && v.Mismatch == "" {
@@ -82,7 +82,7 @@ func mismatchFix(mismatch string) string {
 // baseline: each with its risk, the first exec's command line, what ran
 // it and the line that would allow it; a mismatch is the reason where
 // there is one.
-func writeProgramViolations(b *strings.Builder, vs []harness.ProgramViolation, p Palette) {
+func writeProgramViolations(b *strings.Builder, vs []verdict.ProgramViolation, p Palette) {
 	fmt.Fprintf(b, "\nPrograms outside the baseline:\n")
 	for _, v := range vs {
 		risk := ""
@@ -112,13 +112,13 @@ func unverifiedCount(n uint64) string {
 
 // unverifiedOutsideNote is the warning for unverified execs that named a
 // program outside the baseline.
-func unverifiedOutsideNote(u harness.UnverifiedExec) string {
+func unverifiedOutsideNote(u verdict.UnverifiedExec) string {
 	return fmt.Sprintf("sysgate could not verify the program of %s of %s, outside the baseline: the process was gone before /proc showed what it ran",
 		Count(u.Count, "exec", "execs"), term(u.Path))
 }
 
 // mismatches counts the exec mismatches among vs.
-func mismatches(vs []harness.ProgramViolation) int {
+func mismatches(vs []verdict.ProgramViolation) int {
 	n := 0
 	for _, v := range vs {
 		if v.Mismatch != "" {
@@ -128,13 +128,13 @@ func mismatches(vs []harness.ProgramViolation) int {
 	return n
 }
 
-// recorded is harness.Result.Recorded, except that an exec mismatch is
+// recorded is verdict.Result.Recorded, except that an exec mismatch is
 // never what a record run learns: it stays a violation.
-func recorded(r *harness.Result) bool { return r.Recorded() && mismatches(r.ProgramViolations) == 0 }
+func recorded(r *verdict.Result) bool { return r.Recorded() && mismatches(r.ProgramViolations) == 0 }
 
 // programRank orders program violations: mismatches lead, then high
 // risks, other risks, and the rest.
-func programRank(v harness.ProgramViolation) int {
+func programRank(v verdict.ProgramViolation) int {
 	switch {
 	case v.Mismatch != "":
 		return 0

@@ -10,26 +10,26 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // programViolations are one of each kind of program a report names: a
 // risky one with a redacted argument and one with a space, an exec whose
 // program changed under it, a medium risk reached through a symlink, and
 // a script that was the agent's start. file is the agent's baseline.
-func programViolations(file string) []harness.ProgramViolation {
-	return []harness.ProgramViolation{
-		{ProgramRun: harness.ProgramRun{Path: "/usr/bin/curl", Role: harness.RoleProgram,
+func programViolations(file string) []verdict.ProgramViolation {
+	return []verdict.ProgramViolation{
+		{ProgramRun: verdict.ProgramRun{Path: "/usr/bin/curl", Role: verdict.RoleProgram,
 			Argv:   []string{"curl", "-s", "-H", "<redacted>", "https://example.com/a b"},
 			Parent: "/usr/bin/python3.12", PID: 42, Count: 2, Risk: risk.Downloader, Level: risk.High},
 			File: file, Line: 20},
-		{ProgramRun: harness.ProgramRun{Path: "/usr/bin/nc.openbsd", Role: harness.RoleProgram, Requested: "/bin/true", Argv: []string{"true"},
+		{ProgramRun: verdict.ProgramRun{Path: "/usr/bin/nc.openbsd", Role: verdict.RoleProgram, Requested: "/bin/true", Argv: []string{"true"},
 			Parent: "/usr/bin/python3.12", PID: 45, Count: 1, Risk: risk.Downloader, Level: risk.High},
 			File: file, Line: 20, Mismatch: "the exec named /bin/true; the kernel ran /usr/bin/nc.openbsd"},
-		{ProgramRun: harness.ProgramRun{Path: "/usr/bin/x86_64-linux-gnu-gcc-12", Role: harness.RoleProgram, Requested: "/usr/bin/cc",
+		{ProgramRun: verdict.ProgramRun{Path: "/usr/bin/x86_64-linux-gnu-gcc-12", Role: verdict.RoleProgram, Requested: "/usr/bin/cc",
 			Argv: []string{"cc", "-o", "/tmp/x", "/tmp/x.c"}, Parent: "/usr/bin/make", PID: 47, Count: 3, Risk: risk.Compiler, Level: risk.Medium},
 			File: file, Line: 20},
-		{ProgramRun: harness.ProgramRun{Path: "/work/agent/run.sh", Role: harness.RoleScript, Argv: []string{"./run.sh", "--task=it's done"},
+		{ProgramRun: verdict.ProgramRun{Path: "/work/agent/run.sh", Role: verdict.RoleScript, Argv: []string{"./run.sh", "--task=it's done"},
 			PID: 12, Count: 1}, File: file, Line: 21},
 	}
 }
@@ -37,12 +37,12 @@ func programViolations(file string) []harness.ProgramViolation {
 // programResult is a check run with programs outside the baseline,
 // program entries it did not use and execs sysgate could not verify,
 // beside one new syscall.
-func programResult() *harness.Result {
+func programResult() *verdict.Result {
 	r := fixtureResult()
 	r.Leaked = nil
 	r.Violations = r.Violations[2:3] // socket
 	r.ProgramViolations = programViolations("baselines/python-agent.yaml")
-	r.Programs = []harness.ProgramRun{{Path: "/usr/bin/python3.12", Role: harness.RoleInterpreter, Argv: []string{"python3", "agent.py"}, PID: 12, Count: 1}}
+	r.Programs = []verdict.ProgramRun{{Path: "/usr/bin/python3.12", Role: verdict.RoleInterpreter, Argv: []string{"python3", "agent.py"}, PID: 12, Count: 1}}
 	for _, v := range r.ProgramViolations {
 		r.Programs = append(r.Programs, v.ProgramRun)
 	}
@@ -51,7 +51,7 @@ func programResult() *harness.Result {
 		{Program: "/usr/bin/git", File: "baselines/python-agent.yaml", Line: 22},
 	}
 	r.UnverifiedExecs = 3
-	r.UnverifiedOutside = []harness.UnverifiedExec{{Path: "/usr/bin/x86_64-linux-gnu-gcc-12", Count: 1}}
+	r.UnverifiedOutside = []verdict.UnverifiedExec{{Path: "/usr/bin/x86_64-linux-gnu-gcc-12", Count: 1}}
 	return r
 }
 
@@ -61,7 +61,7 @@ func TestProgramsGolden(t *testing.T) {
 	// Only programs outside the baseline: the verdict is still a
 	// violation, and nothing speaks of new syscalls.
 	p := programResult()
-	p.Violations = harness.Violations{}
+	p.Violations = verdict.Violations{}
 	resultGolden(t, "programs-only", p, "text")
 
 	// A record run learns its programs: only a mismatch is shown.

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // WriteRecordRun says what the newest run of a recording added to the
@@ -98,7 +98,7 @@ func entryList(entries []string) string {
 // RecordingNote says of a Result that is the last of several record runs
 // how the recording went: "the last of 4 record runs (stable after run
 // 2); observed: all of them". "" for a single run.
-func RecordingNote(r *harness.Result) string {
+func RecordingNote(r *verdict.Result) string {
 	rec := r.Recording
 	if rec == nil {
 		return ""

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 func TestRecordingReports(t *testing.T) {
@@ -34,7 +34,7 @@ func TestRecordingReports(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
 	}
 
-	r := &harness.Result{Agent: "py", Mode: baseline.ModeRecord, Verdict: harness.VerdictClean, Recording: harness.RecordingOf(s)}
+	r := &verdict.Result{Agent: "py", Mode: baseline.ModeRecord, Verdict: verdict.VerdictClean, Recording: verdict.RecordingOf(s)}
 	var sum strings.Builder
 	if err := (&Report{Runs: []Run{{Result: r}}}).WriteSummary(&sum); err != nil {
 		t.Fatal(err)

@@ -12,11 +12,11 @@ import (
 
 	"github.com/onsi/ginkgo/v2/types"
 
-	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/observe"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 const (
@@ -44,14 +44,14 @@ func render(t *testing.T, name string, specs ...spec) *Report {
 
 func TestRenderCleanRun(t *testing.T) {
 	r := render(t, "clean",
-		spec{text: "filesystem server lists a directory", result: &harness.Result{Agent: "mcp-filesystem", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
+		spec{text: "filesystem server lists a directory", result: &verdict.Result{Agent: "mcp-filesystem", Mode: baseline.ModeCheck, Verdict: verdict.VerdictClean,
 			Arch: scmp.X86_64, Duration: 1200 * time.Millisecond}},
-		spec{text: "memory server stores an entity", result: &harness.Result{Agent: "mcp-memory", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
+		spec{text: "memory server stores an entity", result: &verdict.Result{Agent: "mcp-memory", Mode: baseline.ModeCheck, Verdict: verdict.VerdictClean,
 			Arch: scmp.X86_64, Duration: 800 * time.Millisecond}},
 		// A bite: the spec passes because the gate caught the violation.
-		spec{text: "filesystem server is caught moving a file", result: &harness.Result{Agent: "mcp-filesystem-bite-move", Mode: baseline.ModeCheck,
-			Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: 500 * time.Millisecond,
-			Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "rename", Count: 1, PID: 3, Exe: "/usr/bin/node", File: "../baselines/mcp-filesystem.yaml", Line: 11}}}},
+		spec{text: "filesystem server is caught moving a file", result: &verdict.Result{Agent: "mcp-filesystem-bite-move", Mode: baseline.ModeCheck,
+			Verdict: verdict.VerdictViolation, Arch: scmp.X86_64, Duration: 500 * time.Millisecond,
+			Violations: verdict.Violations{{Arch: scmp.X86_64, Syscall: "rename", Count: 1, PID: 3, Exe: "/usr/bin/node", File: "../baselines/mcp-filesystem.yaml", Line: 11}}}},
 	)
 	if r.Verdict() != VerdictClean {
 		t.Errorf("verdict %q, want clean (a caught bite passes)", r.Verdict())
@@ -63,7 +63,7 @@ func TestRenderCleanRun(t *testing.T) {
 
 func TestRenderUnmonitored(t *testing.T) {
 	r := render(t, "unmonitored",
-		spec{text: "node server reads a file", result: &harness.Result{Agent: "mcp-node", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
+		spec{text: "node server reads a file", result: &verdict.Result{Agent: "mcp-node", Mode: baseline.ModeCheck, Verdict: verdict.VerdictClean,
 			Arch: scmp.X86_64, Duration: time.Second,
 			Unmonitored: []baseline.Unmonitored{{Arch: scmp.X86_64, Syscall: "io_uring_setup", Reason: "libuv reads files through a ring",
 				Unseen: "operations submitted through an io_uring", File: "../baselines/mcp-node.yaml", Line: 21}},
@@ -79,11 +79,11 @@ func TestRenderUnmonitored(t *testing.T) {
 
 func TestRenderViolations(t *testing.T) {
 	r := render(t, "violation",
-		spec{text: "filesystem server reads a file", failed: "mcp-filesystem made 2 syscalls outside its baseline", result: &harness.Result{
-			Agent: "mcp-filesystem", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: 2 * time.Second,
-			Violations: harness.Violations{
+		spec{text: "filesystem server reads a file", failed: "mcp-filesystem made 2 syscalls outside its baseline", result: &verdict.Result{
+			Agent: "mcp-filesystem", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation, Arch: scmp.X86_64, Duration: 2 * time.Second,
+			Violations: verdict.Violations{
 				{Arch: scmp.X86_64, Syscall: "ptrace", Count: 4, Risk: risk.ProcessAccess, PID: 4242, Exe: "/usr/bin/node", Comm: "node",
-					Also: []harness.Caller{{PID: 4243, Exe: "/usr/bin/gdb", Comm: "gdb", Count: 2}}, More: 1,
+					Also: []verdict.Caller{{PID: 4243, Exe: "/usr/bin/gdb", Comm: "gdb", Count: 2}}, More: 1,
 					File: "../baselines/mcp-filesystem.yaml", Line: 17},
 				{Arch: scmp.X86_64, Syscall: "openat2", Count: 3, PID: 4250, Exe: "/opt/tools/a,b:c%d", Comm: "helper",
 					File: "../baselines/mcp-filesystem.yaml", Line: 12},
@@ -92,24 +92,24 @@ func TestRenderViolations(t *testing.T) {
 			},
 			Unused: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "flock", File: "../baselines/mcp-filesystem.yaml", Line: 9},
 				{Arch: scmp.X86_64, Syscall: "fsync", File: "../baselines/mcp-filesystem.yaml", Line: 10}},
-			Leaked: []harness.Leak{{PID: 4260, Exe: "/usr/bin/sleep", Lived: 1500 * time.Millisecond}},
+			Leaked: []verdict.Leak{{PID: 4260, Exe: "/usr/bin/sleep", Lived: 1500 * time.Millisecond}},
 		}},
-		spec{text: "filesystem server writes a file", failed: "mcp-filesystem made 1 syscall outside its baseline", result: &harness.Result{
-			Agent: "mcp-filesystem", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
-			Violations: harness.Violations{
+		spec{text: "filesystem server writes a file", failed: "mcp-filesystem made 1 syscall outside its baseline", result: &verdict.Result{
+			Agent: "mcp-filesystem", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
+			Violations: verdict.Violations{
 				{Arch: scmp.X86_64, Syscall: "openat2", Count: 2, PID: 4300, Exe: "/usr/bin/node", Comm: "node",
 					File: "/repo/suites/baselines/mcp-filesystem.yaml", Line: 12},
 			},
 			Unused: []baseline.Finding{{Arch: scmp.X86_64, Syscall: "flock", File: "../baselines/mcp-filesystem.yaml", Line: 9}},
 		}},
-		spec{text: "memory server stores an entity", result: &harness.Result{Agent: "mcp-memory", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
+		spec{text: "memory server stores an entity", result: &verdict.Result{Agent: "mcp-memory", Mode: baseline.ModeCheck, Verdict: verdict.VerdictClean,
 			Arch: scmp.X86_64, Duration: 700 * time.Millisecond}},
 		// An arm64 runner before any aarch64 list was recorded: every
 		// syscall is new, and the report says how to record the list.
-		spec{text: "memory server on arm64", failed: "mcp-memory made 1 syscall outside its baseline", result: &harness.Result{
-			Agent: "mcp-memory", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.AArch64, MissingArch: true,
+		spec{text: "memory server on arm64", failed: "mcp-memory made 1 syscall outside its baseline", result: &verdict.Result{
+			Agent: "mcp-memory", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation, Arch: scmp.AArch64, MissingArch: true,
 			Duration: 800 * time.Millisecond,
-			Violations: harness.Violations{{Arch: scmp.AArch64, Syscall: "openat", Count: 9, PID: 4400, Exe: "/usr/bin/node", Comm: "node",
+			Violations: verdict.Violations{{Arch: scmp.AArch64, Syscall: "openat", Count: 9, PID: 4400, Exe: "/usr/bin/node", Comm: "node",
 				File: "../baselines/mcp-memory.yaml", Line: 3}},
 		}},
 	)
@@ -148,9 +148,9 @@ func TestRenderViolations(t *testing.T) {
 // the baseline allows of their syscall.
 func TestRenderClasses(t *testing.T) {
 	render(t, "classes",
-		spec{text: "fetch server fetches a page", failed: "mcp-fetch made 4 syscalls outside its baseline", result: &harness.Result{
-			Agent: "mcp-fetch", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
-			Violations: harness.Violations{
+		spec{text: "fetch server fetches a page", failed: "mcp-fetch made 4 syscalls outside its baseline", result: &verdict.Result{
+			Agent: "mcp-fetch", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
+			Violations: verdict.Violations{
 				{Arch: scmp.X86_64, Syscall: "socket(AF_PACKET)", Count: 2, Risk: risk.RawNetwork, Level: risk.High,
 					Allowed: []string{"socket(AF_INET)", "socket(AF_UNIX)"}, PID: 5100, Exe: "/usr/bin/node", Comm: "node",
 					File: "../baselines/mcp-fetch.yaml", Line: 20},
@@ -169,10 +169,10 @@ func TestRenderClasses(t *testing.T) {
 
 func TestRenderInconclusiveRun(t *testing.T) {
 	r := render(t, "inconclusive",
-		spec{text: "filesystem server lists a directory", failed: "run inconclusive: audit events lost", result: &harness.Result{
-			Agent: "mcp-filesystem", Mode: baseline.ModeCheck, Verdict: harness.VerdictInconclusive, Arch: scmp.AArch64, Duration: 3 * time.Second,
-			Inconclusive: "audit events lost during the run", Loss: auditlog.Loss{ENOBUFS: 2, SerialGaps: 17}}},
-		spec{text: "memory server stores an entity", result: &harness.Result{Agent: "mcp-memory", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
+		spec{text: "filesystem server lists a directory", failed: "run inconclusive: audit events lost", result: &verdict.Result{
+			Agent: "mcp-filesystem", Mode: baseline.ModeCheck, Verdict: verdict.VerdictInconclusive, Arch: scmp.AArch64, Duration: 3 * time.Second,
+			Inconclusive: "audit events lost during the run", Loss: observe.Loss{ENOBUFS: 2, SerialGaps: 17}}},
+		spec{text: "memory server stores an entity", result: &verdict.Result{Agent: "mcp-memory", Mode: baseline.ModeCheck, Verdict: verdict.VerdictClean,
 			Arch: scmp.AArch64, Duration: 900 * time.Millisecond}},
 		spec{leafType: types.NodeTypeSynchronizedBeforeSuite, failed: "npm ci failed: exit status 1"},
 	)
@@ -201,8 +201,8 @@ func TestLoadRejectsEmptyInput(t *testing.T) {
 // only the way to record the syscall differs (the CLI for a CLI run;
 // for a spec, the command its caller named, here none).
 func TestResultFileAndGinkgoReportAgree(t *testing.T) {
-	res := &harness.Result{Agent: "python-agent", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.AArch64,
-		Violations: harness.Violations{{Arch: scmp.AArch64, Syscall: "unshare", Count: 1, Risk: risk.Namespace,
+	res := &verdict.Result{Agent: "python-agent", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation, Arch: scmp.AArch64,
+		Violations: verdict.Violations{{Arch: scmp.AArch64, Syscall: "unshare", Count: 1, Risk: risk.Namespace,
 			PID: 7, Exe: "/usr/bin/python3.12", Comm: "python3", File: "/repo/suites/baselines/python-agent.yaml", Line: 8}}}
 	data, err := json.Marshal(res)
 	if err != nil {
@@ -236,9 +236,9 @@ func TestResultFileAndGinkgoReportAgree(t *testing.T) {
 // line share one annotation (risky ones keep their own), and past GitHub's
 // per-step limit the last annotation counts what the summary lists.
 func TestAnnotationsGroupAndCap(t *testing.T) {
-	res := &harness.Result{Agent: "sh", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64}
+	res := &verdict.Result{Agent: "sh", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation, Arch: scmp.X86_64}
 	add := func(name string, line int, class risk.Class) {
-		res.Violations = append(res.Violations, harness.Violation{Arch: scmp.X86_64, Syscall: name, Count: 1, Risk: class,
+		res.Violations = append(res.Violations, verdict.Violation{Arch: scmp.X86_64, Syscall: name, Count: 1, Risk: class,
 			PID: 1, Exe: "/bin/sh", File: "/repo/b.yaml", Line: line})
 	}
 	add("getuid", 5, "")
@@ -264,8 +264,8 @@ func TestAnnotationsGroupAndCap(t *testing.T) {
 // TestRecordModeRunIsNotAViolation: in record mode new syscalls are what
 // the update adds; a shard's summary says so instead of failing.
 func TestRecordModeRunIsNotAViolation(t *testing.T) {
-	res := &harness.Result{Agent: "py", Mode: baseline.ModeRecord, Verdict: harness.VerdictViolation, Arch: scmp.X86_64,
-		Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "statx", Count: 1, PID: 2, Exe: "/usr/bin/python3"}}}
+	res := &verdict.Result{Agent: "py", Mode: baseline.ModeRecord, Verdict: verdict.VerdictViolation, Arch: scmp.X86_64,
+		Violations: verdict.Violations{{Arch: scmp.X86_64, Syscall: "statx", Count: 1, PID: 2, Exe: "/usr/bin/python3"}}}
 	r, err := Load(LoadOptions{}, writeGinkgoReport(t, fixtureSuite, spec{text: "records", result: res}))
 	if err != nil {
 		t.Fatal(err)
@@ -280,7 +280,7 @@ func TestRecordModeRunIsNotAViolation(t *testing.T) {
 }
 
 func TestNoticesAreCapped(t *testing.T) {
-	res := &harness.Result{Agent: "sh", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean, Arch: scmp.X86_64}
+	res := &verdict.Result{Agent: "sh", Mode: baseline.ModeCheck, Verdict: verdict.VerdictClean, Arch: scmp.X86_64}
 	for i := range 15 {
 		res.Unused = append(res.Unused, baseline.Finding{Arch: scmp.X86_64, Syscall: fmt.Sprintf("s%02d", i), File: "/repo/b.yaml", Line: i + 1})
 	}
@@ -300,19 +300,19 @@ func TestRenderPrograms(t *testing.T) {
 	second := programViolations(file)[:1]
 	second[0].PID, second[0].Count = 90, 5
 	r := render(t, "programs",
-		spec{text: "python agent fetches a page", failed: "python-agent ran 4 programs outside its baseline", result: &harness.Result{
-			Agent: "python-agent", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
+		spec{text: "python agent fetches a page", failed: "python-agent ran 4 programs outside its baseline", result: &verdict.Result{
+			Agent: "python-agent", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
 			ProgramViolations: programViolations(file), UnverifiedExecs: 2,
-			UnverifiedOutside: []harness.UnverifiedExec{{Path: "/usr/bin/x86_64-linux-gnu-gcc-12", Count: 1}},
+			UnverifiedOutside: []verdict.UnverifiedExec{{Path: "/usr/bin/x86_64-linux-gnu-gcc-12", Count: 1}},
 			UnusedPrograms: []baseline.ProgramFinding{{Program: "/usr/bin/git", File: file, Line: 22},
 				{Program: "/usr/bin/ssh", Risk: risk.Downloader, Level: risk.High, File: file, Line: 23}}}},
-		spec{text: "python agent fetches again", failed: "python-agent ran 1 program outside its baseline", result: &harness.Result{
-			Agent: "python-agent", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
+		spec{text: "python agent fetches again", failed: "python-agent ran 1 program outside its baseline", result: &verdict.Result{
+			Agent: "python-agent", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
 			ProgramViolations: second, UnverifiedExecs: 1,
 			UnusedPrograms: []baseline.ProgramFinding{{Program: "/usr/bin/ssh", Risk: risk.Downloader, Level: risk.High, File: file, Line: 23}}}},
-		spec{text: "python agent is caught running a shell", result: &harness.Result{
-			Agent: "python-agent-bite-shell", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
-			ProgramViolations: []harness.ProgramViolation{{ProgramRun: harness.ProgramRun{Path: "/usr/bin/dash", Argv: []string{"sh", "-c", "id"},
+		spec{text: "python agent is caught running a shell", result: &verdict.Result{
+			Agent: "python-agent-bite-shell", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation, Arch: scmp.X86_64, Duration: time.Second,
+			ProgramViolations: []verdict.ProgramViolation{{ProgramRun: verdict.ProgramRun{Path: "/usr/bin/dash", Argv: []string{"sh", "-c", "id"},
 				Parent: "/usr/bin/python3.12", PID: 7, Count: 1, Risk: risk.Shell, Level: risk.High}, File: file, Line: 20}}}},
 	)
 	if r.Verdict() != VerdictViolation {
@@ -343,7 +343,7 @@ func TestProgramAnnotationsShareTheCap(t *testing.T) {
 	res.UnverifiedExecs, res.UnverifiedOutside, res.UnusedPrograms = 0, nil, nil
 	res.Violations = nil
 	for i := range 12 {
-		res.Violations = append(res.Violations, harness.Violation{Arch: scmp.X86_64, Syscall: fmt.Sprintf("name%02d", i), Count: 1,
+		res.Violations = append(res.Violations, verdict.Violation{Arch: scmp.X86_64, Syscall: fmt.Sprintf("name%02d", i), Count: 1,
 			PID: 1, Exe: "/bin/sh", File: "/repo/b.yaml", Line: 10 + i})
 	}
 	a := FromResults(fixtureRoot, res).Annotations()

@@ -5,24 +5,24 @@ import (
 	"slices"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // Verdict is the outcome of a run or a whole report, as a report ranks it:
 // the harness's verdicts, and VerdictRecorded, which only a report gives.
-type Verdict = harness.Verdict
+type Verdict = verdict.Verdict
 
 // Verdicts, in the order a summary ranks them: a violation is conclusive
 // evidence and outranks a run that could not decide, which outranks an
 // agent that failed with clean syscalls.
 const (
-	VerdictClean        = harness.VerdictClean
-	VerdictInconclusive = harness.VerdictInconclusive
-	VerdictViolation    = harness.VerdictViolation
-	VerdictAgentFailed  = harness.VerdictAgentFailed
+	VerdictClean        = verdict.VerdictClean
+	VerdictInconclusive = verdict.VerdictInconclusive
+	VerdictViolation    = verdict.VerdictViolation
+	VerdictAgentFailed  = verdict.VerdictAgentFailed
 	// VerdictRecorded is a record-mode run that saw syscalls its baseline
-	// does not list yet (harness.Result.Recorded): what a baseline update
+	// does not list yet (verdict.Result.Recorded): what a baseline update
 	// adds, not a failure. A run's own Verdict is never this.
 	VerdictRecorded Verdict = "recorded"
 )
@@ -46,7 +46,7 @@ func rank(v Verdict) int {
 
 // Report is what every CI output renders: annotations, the step summary
 // and the observations a baseline update is made from. It is a list of
-// runs, each a harness.Result with what only the report knows, and the
+// runs, each a verdict.Result with what only the report knows, and the
 // specs that failed without a result.
 type Report struct {
 	Runs []Run
@@ -61,7 +61,7 @@ type Report struct {
 
 // Run is one agent run: its harness Result, and where the report found it.
 type Run struct {
-	*harness.Result
+	*verdict.Result
 	// Spec is the Ginkgo spec's full text; "" for a result file or a
 	// result in hand.
 	Spec string

@@ -5,13 +5,13 @@ import (
 	"slices"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // FromResults builds a report from results in hand (sysgate check
 // --format github), with baseline paths shown relative to root.
-func FromResults(root string, results ...*harness.Result) *Report {
+func FromResults(root string, results ...*verdict.Result) *Report {
 	r := &Report{Root: root}
 	for _, res := range results {
 		r.addRun(res, "", "", 0)
@@ -24,12 +24,12 @@ func FromResults(root string, results ...*harness.Result) *Report {
 // with its findings in a stable order and the arch filled in from hostArch
 // when the result does not name it, so rendering never changes the
 // caller's Result. It returns the added run.
-func (r *Report) addRun(res *harness.Result, spec, dir string, hostArch scmp.Arch) *Run {
+func (r *Report) addRun(res *verdict.Result, spec, dir string, hostArch scmp.Arch) *Run {
 	c := *res
-	c.Violations = sortedByName(c.Violations, func(v harness.Violation) (scmp.Arch, string) { return v.Arch, v.Syscall })
+	c.Violations = sortedByName(c.Violations, func(v verdict.Violation) (scmp.Arch, string) { return v.Arch, v.Syscall })
 	c.Unused = sortedByName(c.Unused, func(f baseline.Finding) (scmp.Arch, string) { return f.Arch, f.Syscall })
 	c.ProgramViolations = slices.Clone(c.ProgramViolations)
-	slices.SortStableFunc(c.ProgramViolations, func(a, b harness.ProgramViolation) int {
+	slices.SortStableFunc(c.ProgramViolations, func(a, b verdict.ProgramViolation) int {
 		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.Mismatch, b.Mismatch))
 	})
 	c.UnusedPrograms = slices.Clone(c.UnusedPrograms)

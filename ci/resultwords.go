@@ -10,13 +10,13 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/scheduling"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // Summary is a few lines about a run: agent, mode, verdict and why. It
 // is what Ginkgo shows for a spec's result (gatetest.ReportResult) and
 // what a test prints about a run it did not expect.
-func Summary(r *harness.Result) string {
+func Summary(r *verdict.Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s, %s): %s", term(r.Agent), r.Mode, term(strings.Join(r.Command, " ")), r.Verdict)
 	if r.Inconclusive != "" {
@@ -47,7 +47,7 @@ func Summary(r *harness.Result) string {
 
 // ExitText says how the agent's first process ended: "exited 0", "killed
 // by segmentation fault", "timed out".
-func ExitText(r *harness.Result) string {
+func ExitText(r *verdict.Result) string {
 	switch {
 	case r.TimedOut:
 		return "timed out"
@@ -64,7 +64,7 @@ func ExitText(r *harness.Result) string {
 //
 // An unrecorded layer is named first: recording it also gives the arch
 // its list where the stack's only list lives in its layers.
-func ArchHint(r *harness.Result) string {
+func ArchHint(r *verdict.Result) string {
 	if len(r.Unrecorded) == 0 {
 		if r.MissingArch {
 			return fmt.Sprintf("The baselines have no %s list yet, so every syscall of this run counts as new. Record one on an %s machine "+
@@ -99,7 +99,7 @@ func ShellQuote(s string) string {
 // RootFlags are the --root, --bind and --dir flags (each with a leading
 // space) that run a command again in the run's root (harness.WithRoot),
 // for the commands reports print; "" for a run on the host's.
-func RootFlags(r *harness.Result) string {
+func RootFlags(r *verdict.Result) string {
 	if r.Root == "" {
 		return ""
 	}
@@ -117,12 +117,12 @@ func RootFlags(r *harness.Result) string {
 // default, for every report; "" when it was not: capabilities the agent
 // kept (--keep-cap), no PID namespace of its own, fences a run without
 // root went without (Weakened), no record of the names it looked up
-// (NamesUnrecorded), or entries past harness.MaxKept.
-func WeakenedBanner(r *harness.Result) string { return strings.Join(WeakenedParts(r), "; ") }
+// (NamesUnrecorded), or entries past verdict.MaxKept.
+func WeakenedBanner(r *verdict.Result) string { return strings.Join(WeakenedParts(r), "; ") }
 
 // WeakenedParts are WeakenedBanner's parts, each a way the gate was
 // weaker, for reports that name each once across many runs.
-func WeakenedParts(r *harness.Result) []string {
+func WeakenedParts(r *verdict.Result) []string {
 	var parts []string
 	if len(r.KeptCapabilities) > 0 {
 		parts = append(parts, "the agent kept "+strings.Join(r.KeptCapabilities, ", ")+
@@ -148,8 +148,8 @@ func WeakenedParts(r *harness.Result) []string {
 }
 
 // NotKeptNote is the one line every report shows when a run saw more
-// than harness.MaxKept entries of a kind; "" otherwise.
-func NotKeptNote(n *harness.NotKept) string {
+// than verdict.MaxKept entries of a kind; "" otherwise.
+func NotKeptNote(n *verdict.NotKept) string {
 	if !n.Any() {
 		return ""
 	}
@@ -168,16 +168,16 @@ func NotKeptNote(n *harness.NotKept) string {
 	add(n.LearnedFiles, "file accesses to learn")
 	add(n.NetworkViolations, "network violations")
 	add(n.LearnedNetwork, "destinations to learn")
-	return fmt.Sprintf("%s not kept (a run keeps at most %d of each; they count in the verdict all the same)", strings.Join(parts, ", "), harness.MaxKept)
+	return fmt.Sprintf("%s not kept (a run keeps at most %d of each; they count in the verdict all the same)", strings.Join(parts, ", "), verdict.MaxKept)
 }
 
 // BackendText names the backend that ran, and why auto picked it when
 // it was not audit: "audit", "notify (auto: audit unavailable: ...)".
 // Results from before backends were named read as audit.
-func BackendText(r *harness.Result) string {
+func BackendText(r *verdict.Result) string {
 	b := string(r.Backend)
 	if b == "" {
-		b = string(harness.BackendAudit)
+		b = string(verdict.BackendAudit)
 	}
 	if r.BackendNote != "" {
 		b += " (" + r.BackendNote + ")"
@@ -187,8 +187,8 @@ func BackendText(r *harness.Result) string {
 
 // EventWord is what the run's events are: syscalls the kernel logged
 // (audit) or that sysgate's listener was handed (notify).
-func EventWord(r *harness.Result) (one, many string) {
-	if r.Backend == harness.BackendNotify {
+func EventWord(r *verdict.Result) (one, many string) {
+	if r.Backend == verdict.BackendNotify {
 		return "notified syscall", "notified syscalls"
 	}
 	return "logged syscall", "logged syscalls"
@@ -196,7 +196,7 @@ func EventWord(r *harness.Result) (one, many string) {
 
 // DroppedEnvNote says which variables of the caller's environment the
 // agent did not get, by name; "" when none.
-func DroppedEnvNote(r *harness.Result) string {
+func DroppedEnvNote(r *verdict.Result) string {
 	if len(r.DroppedEnv) == 0 {
 		return ""
 	}
@@ -209,7 +209,7 @@ func DroppedEnvNote(r *harness.Result) string {
 // Syscalls of the scheduling group (a baseline that asks for them
 // exactly) are named as scheduling-dependent, never as a behaviour
 // change or drift.
-func DriftNote(r *harness.Result) string {
+func DriftNote(r *verdict.Result) string {
 	if len(r.Violations) == 0 || r.Mode == baseline.ModeRecord {
 		return ""
 	}
@@ -250,7 +250,7 @@ func SchedulingNote(names []string) string {
 
 // driftNote is DriftNote for the n violations outside the scheduling
 // group; "" for none.
-func driftNote(r *harness.Result, n int) string {
+func driftNote(r *verdict.Result, n int) string {
 	if r.Drift == nil || n == 0 {
 		return ""
 	}
@@ -272,7 +272,7 @@ func driftNote(r *harness.Result, n int) string {
 // environment differs from the recorded one when DriftNote has nothing
 // to say (no new syscalls): a version change stays visible even when
 // only programs differ, or nothing does. "" otherwise.
-func DriftLine(r *harness.Result) string {
+func DriftLine(r *verdict.Result) string {
 	if DriftNote(r) != "" || r.Drift == nil || len(r.Drift.Changes) == 0 || r.Mode == baseline.ModeRecord {
 		return ""
 	}
@@ -281,7 +281,7 @@ func DriftLine(r *harness.Result) string {
 
 // ShimNote says that a run's command was a version manager's shim and
 // what ran in its place, or why the shim ran as it is; "" for none.
-func ShimNote(s *harness.ShimResolution) string {
+func ShimNote(s *verdict.ShimResolution) string {
 	if s == nil {
 		return ""
 	}
@@ -302,7 +302,7 @@ func ShimNote(s *harness.ShimResolution) string {
 // shim once, in full; every later check repeats only what ran in its
 // place ("pyenv shim: started /root/.pyenv/versions/3.11.7/bin/python3.11").
 // A shim that ran as it is keeps the full note: it says what to change.
-func ShimBrief(s *harness.ShimResolution) string {
+func ShimBrief(s *verdict.ShimResolution) string {
 	if s == nil || s.Interpreter == "" {
 		return ShimNote(s)
 	}
@@ -310,13 +310,13 @@ func ShimBrief(s *harness.ShimResolution) string {
 }
 
 // ModifiedMessage is what every report says about a baseline the agent
-// changed during its run (harness.Result.ModifiedBaselines).
+// changed during its run (verdict.Result.ModifiedBaselines).
 func ModifiedMessage(file string) string {
 	return fmt.Sprintf("the agent modified its own baseline %s", file)
 }
 
 // GuardChangedMessage is what every report says about a file a
-// harness.BaselineGuard found changed (harness.Result.ChangedBaselines).
+// harness.BaselineGuard found changed (verdict.Result.ChangedBaselines).
 func GuardChangedMessage(file string) string {
 	return fmt.Sprintf("baseline %s changed since the gate's first run (sha256 differs): a run no longer checks what was reviewed", file)
 }

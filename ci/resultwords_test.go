@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // TestSummaryEscapesAgentNames: Ginkgo prints a Result's Summary on the
@@ -17,12 +17,12 @@ import (
 // program paths, argv) shows as text there (issue 32, item 7).
 func TestSummaryEscapesAgentNames(t *testing.T) {
 	name := "/tmp/\x1b[2J\x1b]0;pwned\x07x"
-	r := &harness.Result{Agent: "a", Verdict: harness.VerdictViolation, Inconclusive: "exe " + name + " unreadable",
-		Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 1, PID: 2, Exe: name, Comm: name[5:],
-			Also: []harness.Caller{{PID: 3, Exe: name, Comm: name[5:], Count: 1}}}},
-		ProgramViolations: []harness.ProgramViolation{{ProgramRun: harness.ProgramRun{Path: name, Argv: []string{name}, Parent: name, PID: 4, Count: 1},
+	r := &verdict.Result{Agent: "a", Verdict: verdict.VerdictViolation, Inconclusive: "exe " + name + " unreadable",
+		Violations: verdict.Violations{{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 1, PID: 2, Exe: name, Comm: name[5:],
+			Also: []verdict.Caller{{PID: 3, Exe: name, Comm: name[5:], Count: 1}}}},
+		ProgramViolations: []verdict.ProgramViolation{{ProgramRun: verdict.ProgramRun{Path: name, Argv: []string{name}, Parent: name, PID: 4, Count: 1},
 			Mismatch: "the exec named " + name}},
-		Leaked: []harness.Leak{{PID: 5, Exe: name, Comm: name[5:], Lived: time.Second, Cause: harness.CauseOutlived}},
+		Leaked: []verdict.Leak{{PID: 5, Exe: name, Comm: name[5:], Lived: time.Second, Cause: verdict.CauseOutlived}},
 	}
 	s := Summary(r)
 	if strings.ContainsAny(s, "\x1b\x07") {
@@ -34,10 +34,10 @@ func TestSummaryEscapesAgentNames(t *testing.T) {
 }
 
 func TestWeakenedBannerNamesMissingIsolation(t *testing.T) {
-	if b := WeakenedBanner(&harness.Result{}); b != "" {
+	if b := WeakenedBanner(&verdict.Result{}); b != "" {
 		t.Errorf("default run: banner %q", b)
 	}
-	r := &harness.Result{IsolationUnavailable: "clone(CLONE_NEWPID): operation not permitted", KeptCapabilities: []string{"CAP_SYS_ADMIN"}}
+	r := &verdict.Result{IsolationUnavailable: "clone(CLONE_NEWPID): operation not permitted", KeptCapabilities: []string{"CAP_SYS_ADMIN"}}
 	b := WeakenedBanner(r)
 	for _, want := range []string{"process isolation unavailable: clone(CLONE_NEWPID): operation not permitted", "CAP_SYS_ADMIN (--keep-cap)"} {
 		if !strings.Contains(b, want) {
@@ -49,9 +49,9 @@ func TestWeakenedBannerNamesMissingIsolation(t *testing.T) {
 // TestNotKeptSaid: a run that did not keep all it saw says what in its
 // banner and its summary.
 func TestNotKeptSaid(t *testing.T) {
-	r := &harness.Result{Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation,
-		NotKept: &harness.NotKept{ProgramExecs: 5, ProgramViolations: 5}}
-	want := fmt.Sprintf("5 more execs of programs, 5 more program violations not kept (a run keeps at most %d of each", harness.MaxKept)
+	r := &verdict.Result{Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation,
+		NotKept: &verdict.NotKept{ProgramExecs: 5, ProgramViolations: 5}}
+	want := fmt.Sprintf("5 more execs of programs, 5 more program violations not kept (a run keeps at most %d of each", verdict.MaxKept)
 	for name, text := range map[string]string{"banner": WeakenedBanner(r), "summary": Summary(r)} {
 		if !strings.Contains(text, want) {
 			t.Errorf("%s %q does not say %q", name, text, want)
@@ -63,7 +63,7 @@ func TestNotKeptSaid(t *testing.T) {
 // same root, with the same binds and directory; a run on the host's
 // root gets none of the flags.
 func TestArchHintInRoot(t *testing.T) {
-	r := &harness.Result{Command: []string{"/usr/bin/python3", "-c", "import json"}, Baselines: []string{"b/python3.yaml"},
+	r := &verdict.Result{Command: []string{"/usr/bin/python3", "-c", "import json"}, Baselines: []string{"b/python3.yaml"},
 		Root: "/var/cache/sysgate/rootfs/trixie-1", RootBinds: []string{"/tmp/r:/tmp/r"}, RootDir: "/tmp/r/ws",
 		MissingArch: true,
 		Unrecorded: []baseline.UnrecordedLayer{{File: "b/python3.yaml", Line: 8, Pattern: "{os}/python-{python}.yaml",
@@ -83,9 +83,9 @@ func TestArchHintInRoot(t *testing.T) {
 // TestBaselinesWithoutTheNativeArchSayHowToRecordIt runs both).
 func TestArchHintOfMissingArch(t *testing.T) {
 	native := scmp.Native()
-	r := &harness.Result{Agent: "true", Command: []string{"/bin/true"}, Mode: baseline.ModeCheck, Arch: native,
-		Verdict: harness.VerdictViolation, MissingArch: true,
-		Violations: harness.Violations{{Arch: native, Syscall: "execve", Number: 59, Count: 1, PID: 2, Exe: "/bin/true", Comm: "true"}}}
+	r := &verdict.Result{Agent: "true", Command: []string{"/bin/true"}, Mode: baseline.ModeCheck, Arch: native,
+		Verdict: verdict.VerdictViolation, MissingArch: true,
+		Violations: verdict.Violations{{Arch: native, Syscall: "execve", Number: 59, Count: 1, PID: 2, Exe: "/bin/true", Comm: "true"}}}
 	if h := ArchHint(r); !strings.Contains(h, "no "+native.String()+" list") || !strings.Contains(h, "sysgate record --merge") || strings.Contains(h, "make ") {
 		t.Errorf("hint %q", h)
 	}
@@ -102,10 +102,10 @@ func TestArchHintOfMissingArch(t *testing.T) {
 // place, or, when the manager named none, the fix.
 func TestShimNote(t *testing.T) {
 	interp := "/root/.pyenv/versions/3.11.7/bin/python3.11"
-	if note := ShimNote(&harness.ShimResolution{Manager: "pyenv", Shim: "/root/.pyenv/shims/python3", Interpreter: interp}); !strings.Contains(note, "started "+interp) {
+	if note := ShimNote(&verdict.ShimResolution{Manager: "pyenv", Shim: "/root/.pyenv/shims/python3", Interpreter: interp}); !strings.Contains(note, "started "+interp) {
 		t.Errorf("note %q does not name the interpreter", note)
 	}
-	kept := &harness.ShimResolution{Manager: "pyenv", Shim: "/root/.pyenv/shims/python3", Problem: "pyenv: version `9.9' is not installed"}
+	kept := &verdict.ShimResolution{Manager: "pyenv", Shim: "/root/.pyenv/shims/python3", Problem: "pyenv: version `9.9' is not installed"}
 	if note := ShimNote(kept); !strings.Contains(note, "pyenv which python3") {
 		t.Errorf("note %q names no fix", note)
 	}
@@ -118,19 +118,19 @@ func TestShimNote(t *testing.T) {
 // exactly) is named as scheduling-dependent, never a behaviour change or
 // drift; the other violations keep their sentence.
 func TestDriftNoteScheduling(t *testing.T) {
-	same := &harness.Drift{Recorded: true}
-	drift := &harness.Drift{Recorded: true, Changes: []baseline.EnvChange{{Part: "python", Was: "3.11.2", Now: "3.13.5"}}}
-	v := func(names ...string) harness.Violations {
-		var out harness.Violations
+	same := &verdict.Drift{Recorded: true}
+	drift := &verdict.Drift{Recorded: true, Changes: []baseline.EnvChange{{Part: "python", Was: "3.11.2", Now: "3.13.5"}}}
+	v := func(names ...string) verdict.Violations {
+		var out verdict.Violations
 		for _, n := range names {
-			out = append(out, harness.Violation{Arch: scmp.X86_64, Syscall: n, Count: 1})
+			out = append(out, verdict.Violation{Arch: scmp.X86_64, Syscall: n, Count: 1})
 		}
 		return out
 	}
 	for _, c := range []struct {
 		name       string
-		drift      *harness.Drift
-		violations harness.Violations
+		drift      *verdict.Drift
+		violations verdict.Violations
 		want, not  []string
 	}{
 		{"scheduling only", same, v("clock_nanosleep"),
@@ -144,7 +144,7 @@ func TestDriftNoteScheduling(t *testing.T) {
 			[]string{"these 2 new syscalls are most likely environment drift", "; sched_yield is a scheduling-dependent call"}, nil},
 		{"others only", same, v("ptrace"), []string{"same environment as recorded: this is a behaviour change"}, []string{"scheduling"}},
 	} {
-		got := DriftNote(&harness.Result{Mode: baseline.ModeCheck, Drift: c.drift, Violations: c.violations})
+		got := DriftNote(&verdict.Result{Mode: baseline.ModeCheck, Drift: c.drift, Violations: c.violations})
 		for _, w := range c.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("%s: %q lacks %q", c.name, got, w)
@@ -163,10 +163,10 @@ func TestDriftNoteScheduling(t *testing.T) {
 // every check).
 func TestShimExplainedInFullOnlyWhenRecording(t *testing.T) {
 	interp := "/root/.pyenv/versions/3.11.7/bin/python3.11"
-	shim := &harness.ShimResolution{Manager: "pyenv", Shim: "/root/.pyenv/shims/python3", Interpreter: interp, PathAdded: "/root/.pyenv/versions/3.11.7/bin"}
+	shim := &verdict.ShimResolution{Manager: "pyenv", Shim: "/root/.pyenv/shims/python3", Interpreter: interp, PathAdded: "/root/.pyenv/versions/3.11.7/bin"}
 	line := func(mode baseline.Mode) string {
 		var b bytes.Buffer
-		if err := WriteText(&b, &harness.Result{Agent: "a", Mode: mode, Verdict: harness.VerdictClean, Shim: shim}, Palette{}); err != nil {
+		if err := WriteText(&b, &verdict.Result{Agent: "a", Mode: mode, Verdict: verdict.VerdictClean, Shim: shim}, Palette{}); err != nil {
 			t.Fatal(err)
 		}
 		for l := range strings.Lines(b.String()) {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/owenrumney/go-sarif/v2/sarif"
 	"github.com/sysgate/sysgate/baseline/risk"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // sarifInformationURI is where code scanning links the tool's name.
@@ -98,7 +98,7 @@ func addSARIFResult(run *sarif.Run, id, msg, file string, line int) {
 // own prefix.
 func sarifRuleID(syscall string) string { return "syscall/" + syscall }
 
-func sarifRuleText(v harness.Violation) string {
+func sarifRuleText(v verdict.Violation) string {
 	if v.Risk.Risky() {
 		return fmt.Sprintf("syscall %s outside the baseline (%s risk): %s", v.Syscall, v.RiskLabel(), risk.Reason(v.Syscall))
 	}
@@ -145,7 +145,7 @@ func sarifMessage(n newRow) string {
 // sarifProgramRule is the rule of a program violation and its text: one
 // rule per program risk class, one for programs without a risk, one for
 // mismatches.
-func sarifProgramRule(v harness.ProgramViolation) (id, text string) {
+func sarifProgramRule(v verdict.ProgramViolation) (id, text string) {
 	switch {
 	case v.Mismatch != "":
 		return "program/mismatch", "an exec ran another program than the one it named: the path changed under it"

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // TestTextShimAndDrift: the text report names the shim the run started
@@ -14,10 +14,10 @@ import (
 // syscall is new (the run is clean, or only programs differ).
 func TestTextShimAndDrift(t *testing.T) {
 	r := fixtureResult()
-	r.Verdict, r.Violations, r.Leaked = harness.VerdictClean, harness.Violations{}, nil
-	r.Shim = &harness.ShimResolution{Manager: "pyenv", Shim: "/root/.pyenv/shims/python3",
+	r.Verdict, r.Violations, r.Leaked = verdict.VerdictClean, verdict.Violations{}, nil
+	r.Shim = &verdict.ShimResolution{Manager: "pyenv", Shim: "/root/.pyenv/shims/python3",
 		Interpreter: "/root/.pyenv/versions/3.11.7/bin/python3", PathAdded: "/root/.pyenv/versions/3.11.7/bin"}
-	r.Drift = &harness.Drift{Recorded: true, Changes: []baseline.EnvChange{{Part: "python", Was: "3.11.2", Now: "3.11.7"}}}
+	r.Drift = &verdict.Drift{Recorded: true, Changes: []baseline.EnvChange{{Part: "python", Was: "3.11.2", Now: "3.11.7"}}}
 	var b bytes.Buffer
 	if err := WriteText(&b, r, Palette{}); err != nil {
 		t.Fatal(err)
@@ -33,7 +33,7 @@ func TestTextShimAndDrift(t *testing.T) {
 	}
 	// With new syscalls the drift note says it once, with its advice.
 	r = fixtureResult()
-	r.Drift = &harness.Drift{Recorded: true, Changes: []baseline.EnvChange{{Part: "python", Was: "3.11.2", Now: "3.11.7"}}}
+	r.Drift = &verdict.Drift{Recorded: true, Changes: []baseline.EnvChange{{Part: "python", Was: "3.11.2", Now: "3.11.7"}}}
 	b.Reset()
 	if err := WriteText(&b, r, Palette{}); err != nil {
 		t.Fatal(err)

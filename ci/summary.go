@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/observe"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // row is one line of the summary table: every run of one agent on one arch.
@@ -21,7 +21,7 @@ type row struct {
 	New, Risky  int
 	Programs    int // programs outside the baselines, each once
 	Stale       int
-	Loss        auditlog.Loss
+	Loss        observe.Loss
 	Duration    time.Duration
 	ArchHint    string // from any of its runs: the baselines had no list for Arch, or no layer for its environment
 	Drift       string // from its last run with violations: DriftNote
@@ -31,7 +31,7 @@ type row struct {
 // with its baseline path as the report shows it.
 type newRow struct {
 	Agent, Host string // Host: the run's arch; an i386 syscall on an x86_64 runner counts there
-	harness.Violation
+	verdict.Violation
 	Runs int
 	// Record is the command that records the syscall into its file: the
 	// suites' make target, or sysgate record for a CLI run.
@@ -122,7 +122,7 @@ func (r *Report) newRows() []newRow {
 	return out
 }
 
-func riskRank(v harness.Violation) int { return riskDanger(v.Risk.Risky(), v.Level) }
+func riskRank(v verdict.Violation) int { return riskDanger(v.Risk.Risky(), v.Level) }
 
 // staleRow is a baseline entry no run of an agent on a host arch used,
 // with its path as the report shows it.
@@ -245,7 +245,7 @@ func (r *Report) expectedRuns() []Run {
 
 type agentLeak struct {
 	agent, arch string
-	harness.Leak
+	verdict.Leak
 }
 
 func (r *Report) leaks() []agentLeak {
@@ -288,7 +288,7 @@ func duration(d time.Duration) string {
 
 // lossCounters is the short form of the three loss counters for a table
 // cell; the annotations carry auditlog's full explanation.
-func lossCounters(l auditlog.Loss) string {
+func lossCounters(l observe.Loss) string {
 	if !l.Any() {
 		return "-"
 	}
@@ -297,7 +297,7 @@ func lossCounters(l auditlog.Loss) string {
 
 // othersNote is " and 2 other programs" when more than one program made a
 // new syscall (the annotation names them).
-func othersNote(n harness.Violation) string {
+func othersNote(n verdict.Violation) string {
 	if k := len(n.Also) + n.More; k > 0 {
 		return " and " + programs(k, "other")
 	}

@@ -11,21 +11,21 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // WriteText renders one run for a terminal (sysgate check, enforce and
 // record): the verdict, a table of the syscalls outside the baseline, the
 // programs, files and destinations outside it, the names the run looked
 // up, the leaked processes and how the agent ended, coloured by p.
-func WriteText(w io.Writer, r *harness.Result, p Palette) error {
+func WriteText(w io.Writer, r *verdict.Result, p Palette) error {
 	var b strings.Builder
-	verdict := strings.ToUpper(string(r.Verdict))
-	if r.Mode == baseline.ModeRecord && r.Conclusive() && r.Verdict != harness.VerdictAgentFailed && len(r.ModifiedBaselines) == 0 &&
+	word := strings.ToUpper(string(r.Verdict))
+	if r.Mode == baseline.ModeRecord && r.Conclusive() && r.Verdict != verdict.VerdictAgentFailed && len(r.ModifiedBaselines) == 0 &&
 		len(r.ChangedBaselines) == 0 && mismatches(r.ProgramViolations) == 0 {
-		verdict = "RECORDED" // beyond the extended bases is what record writes, not a failure
+		word = "RECORDED" // beyond the extended bases is what record writes, not a failure
 	}
-	fmt.Fprintf(&b, "sysgate %s %s: %s", r.Mode, term(r.Agent), p.verdict(verdict))
+	fmt.Fprintf(&b, "sysgate %s %s: %s", r.Mode, term(r.Agent), p.verdict(word))
 	if r.Inconclusive != "" {
 		fmt.Fprintf(&b, " (%s)", reasons(r.Inconclusive))
 	}
@@ -125,7 +125,7 @@ func WriteText(w io.Writer, r *harness.Result, p Palette) error {
 
 // writeObserved counts what a record run learnt: syscalls per arch,
 // programs, file accesses and destinations.
-func writeObserved(b *strings.Builder, r *harness.Result) {
+func writeObserved(b *strings.Builder, r *verdict.Result) {
 	if r.Mode != baseline.ModeRecord || r.Observed == nil {
 		return
 	}
@@ -146,21 +146,21 @@ func writeObserved(b *strings.Builder, r *harness.Result) {
 // shownPrograms are the program violations the text shows, mismatches
 // and high risks first: in record mode, where new programs are what the
 // run learns, only the mismatches, which no baseline makes right.
-func shownPrograms(r *harness.Result) []harness.ProgramViolation {
-	var out []harness.ProgramViolation
+func shownPrograms(r *verdict.Result) []verdict.ProgramViolation {
+	var out []verdict.ProgramViolation
 	for _, v := range r.ProgramViolations {
 		if r.Mode != baseline.ModeRecord || v.Mismatch != "" {
 			out = append(out, v)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b harness.ProgramViolation) int { return cmp.Compare(programRank(a), programRank(b)) })
+	slices.SortStableFunc(out, func(a, b verdict.ProgramViolation) int { return cmp.Compare(programRank(a), programRank(b)) })
 	return out
 }
 
 // writeViolationTable is the table of new syscalls, then what the
 // baseline allows of each new argument class's syscall, then the other
 // programs that made each one.
-func writeViolationTable(b *strings.Builder, vs harness.Violations, command []string, p Palette) {
+func writeViolationTable(b *strings.Builder, vs verdict.Violations, command []string, p Palette) {
 	fmt.Fprintf(b, "\nOutside the baseline:\n")
 	tw := tabwriter.NewWriter(b, 2, 8, 2, ' ', 0)
 	fmt.Fprintf(tw, "  ARCH\tSYSCALL\tNR\tCOUNT\t%s\tFIRST MADE BY\tADD AT\n", p.risk("RISK", false))
@@ -202,7 +202,7 @@ func writeViolationTable(b *strings.Builder, vs harness.Violations, command []st
 
 // writeRiskyEntries gives the entry of each risky new syscall as it must
 // be written, with a reason: "- bpf" alone is refused.
-func writeRiskyEntries(b *strings.Builder, vs harness.Violations) {
+func writeRiskyEntries(b *strings.Builder, vs verdict.Violations) {
 	header := false
 	for _, v := range vs {
 		if !v.Risk.Risky() || v.File == "" {
@@ -218,7 +218,7 @@ func writeRiskyEntries(b *strings.Builder, vs harness.Violations) {
 
 // writeClassNotes says, for each new argument class, what the baseline
 // allows of its syscall: the table has no room for it.
-func writeClassNotes(b *strings.Builder, vs harness.Violations) {
+func writeClassNotes(b *strings.Builder, vs verdict.Violations) {
 	header := false
 	for _, v := range vs {
 		note := v.ClassNote()

@@ -7,35 +7,35 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/observe"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // fixtureResult is a check run with one of everything a report shows.
-func fixtureResult() *harness.Result {
+func fixtureResult() *verdict.Result {
 	obs := baseline.NewObservation("python-agent")
 	obs.Runs = 1
 	obs.Add(scmp.X86_64, "socket", 3)
 	obs.Add(scmp.X86_64, "ptrace", 1)
 	obs.Add(scmp.X86_64, "1000", 3)
 	obs.Add(scmp.I386, "getppid", 1)
-	return &harness.Result{
+	return &verdict.Result{
 		Agent: "python-agent", Command: []string{"python3", "agent.py"}, Mode: baseline.ModeCheck, Arch: scmp.X86_64,
 		Baselines: []string{"baselines/python3.yaml", "baselines/python-agent.yaml"},
-		Verdict:   harness.VerdictViolation, Session: 4242, Observed: obs,
-		Violations: harness.Violations{
+		Verdict:   verdict.VerdictViolation, Session: 4242, Observed: obs,
+		Violations: verdict.Violations{
 			{Arch: scmp.X86_64, Syscall: "1000", Number: 1000, Count: 3, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", File: "baselines/python-agent.yaml", Line: 4},
 			{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 1, Risk: risk.ProcessAccess, PID: 13, Exe: "/usr/bin/gdb", Comm: "gdb", File: "baselines/python-agent.yaml", Line: 9},
 			{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 3, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", File: "baselines/python-agent.yaml", Line: 11,
-				Also: []harness.Caller{{PID: 16, Exe: "/usr/bin/curl", Comm: "curl", Count: 1}}},
+				Also: []verdict.Caller{{PID: 16, Exe: "/usr/bin/curl", Comm: "curl", Count: 1}}},
 			{Arch: scmp.I386, Syscall: "getppid", Number: 64, Count: 1, PID: 14, Exe: "/tmp/int80", Comm: "int80", File: "baselines/python-agent.yaml", Line: 14},
 		},
 		Unused:     []baseline.Finding{},
-		Processes:  []harness.Process{{PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", Events: 5}, {PID: 13, Exe: "/usr/bin/gdb", Comm: "gdb", Events: 1}, {PID: 14, Exe: "/tmp/int80", Comm: "int80", Events: 1}},
-		Leaked:     []harness.Leak{{PID: 15, Exe: "/usr/bin/sleep", Comm: "sleep", Lived: 5300 * time.Millisecond, Cause: harness.CauseOutlived}},
+		Processes:  []verdict.Process{{PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", Events: 5}, {PID: 13, Exe: "/usr/bin/gdb", Comm: "gdb", Events: 1}, {PID: 14, Exe: "/tmp/int80", Comm: "int80", Events: 1}},
+		Leaked:     []verdict.Leak{{PID: 15, Exe: "/usr/bin/sleep", Comm: "sleep", Lived: 5300 * time.Millisecond, Cause: verdict.CauseOutlived}},
 		Events:     7,
 		ExitStatus: 0,
 		Started:    time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC),
@@ -43,7 +43,7 @@ func fixtureResult() *harness.Result {
 	}
 }
 
-func resultGolden(t *testing.T, name string, r *harness.Result, formats ...string) {
+func resultGolden(t *testing.T, name string, r *verdict.Result, formats ...string) {
 	t.Helper()
 	for _, format := range formats {
 		var b bytes.Buffer
@@ -62,7 +62,7 @@ func TestResultGolden(t *testing.T) {
 	// --format github says how to record it, as report annotations does.
 	m := fixtureResult()
 	m.Arch, m.MissingArch = scmp.AArch64, true
-	m.Violations = harness.Violations{{Arch: scmp.AArch64, Syscall: "openat", Number: 56, Count: 9, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3",
+	m.Violations = verdict.Violations{{Arch: scmp.AArch64, Syscall: "openat", Number: 56, Count: 9, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3",
 		File: "baselines/python-agent.yaml", Line: 3}}
 	resultGolden(t, "missing-arch", m, "text", "github")
 
@@ -70,14 +70,14 @@ func TestResultGolden(t *testing.T) {
 	// call, logged in sysgate's launcher, and named as the start.
 	e := fixtureResult()
 	e.Leaked = nil
-	e.Violations = harness.Violations{{Arch: scmp.X86_64, Syscall: "execve", Number: 59, Count: 2, PID: 12, Exe: "/usr/local/bin/sysgate", Comm: "sysgate",
-		AgentStart: true, File: "baselines/python-agent.yaml", Line: 5, Also: []harness.Caller{{PID: 16, Exe: "/usr/bin/python3.12", Comm: "python3", Count: 1}}}}
+	e.Violations = verdict.Violations{{Arch: scmp.X86_64, Syscall: "execve", Number: 59, Count: 2, PID: 12, Exe: "/usr/local/bin/sysgate", Comm: "sysgate",
+		AgentStart: true, File: "baselines/python-agent.yaml", Line: 5, Also: []verdict.Caller{{PID: 16, Exe: "/usr/bin/python3.12", Comm: "python3", Count: 1}}}}
 	resultGolden(t, "agent-start", e, "text", "github")
 
 	// A baseline that opts in to io_uring: the banner leads every format;
 	// the agent's listener attempt was refused.
 	u := fixtureResult()
-	u.Verdict, u.Violations, u.Leaked = harness.VerdictClean, harness.Violations{}, nil
+	u.Verdict, u.Violations, u.Leaked = verdict.VerdictClean, verdict.Violations{}, nil
 	u.Unmonitored = []baseline.Unmonitored{{Arch: scmp.X86_64, Syscall: "io_uring_setup", Reason: "the runtime reads files through a ring",
 		Unseen: "operations submitted through an io_uring", File: "baselines/python-agent.yaml", Line: 40}}
 	u.Refused = []baseline.Finding{{Arch: scmp.X86_64, Syscall: "seccomp", Count: 1, Risk: risk.Seccomp}}
@@ -85,8 +85,8 @@ func TestResultGolden(t *testing.T) {
 
 	resultGolden(t, "classes", classResult(), "text", "json", "github", "sarif")
 
-	r.Verdict, r.Violations = harness.VerdictInconclusive, harness.Violations{}
-	r.Loss = auditlog.Loss{SerialGaps: 3}
+	r.Verdict, r.Violations = verdict.VerdictInconclusive, verdict.Violations{}
+	r.Loss = observe.Loss{SerialGaps: 3}
 	r.Inconclusive = r.Loss.String()
 	resultGolden(t, "inconclusive", r, "text", "github")
 }
@@ -94,11 +94,11 @@ func TestResultGolden(t *testing.T) {
 // classResult is a check run whose new calls are argument classes: high
 // and medium risks, one without a risk, classes beside the ones the
 // baseline allows and one of a syscall it allows not at all.
-func classResult() *harness.Result {
+func classResult() *verdict.Result {
 	r := fixtureResult()
 	r.Observed = shard("python-agent", scmp.X86_64, 1, "clone(CLONE_NEWNS)", "mprotect(W+X)", "openat(create)", "socket(AF_PACKET)")
 	r.Leaked = nil
-	r.Violations = harness.Violations{
+	r.Violations = verdict.Violations{
 		{Arch: scmp.X86_64, Syscall: "clone(CLONE_NEWNS)", Number: 56, Count: 1, Risk: risk.Namespace, Level: risk.Medium,
 			Allowed: []string{"clone(none)"}, PID: 12, Exe: "/usr/bin/python3.12", Comm: "python3", File: "baselines/python-agent.yaml", Line: 5},
 		{Arch: scmp.X86_64, Syscall: "mprotect(W+X)", Number: 10, Count: 2, Risk: risk.ExecMemory, Level: risk.High,
@@ -178,7 +178,7 @@ func TestShellQuote(t *testing.T) {
 // and the table stays aligned (every RISK cell carries codes of the same
 // length). The plain goldens above are the same output without colour.
 func TestColorGolden(t *testing.T) {
-	for name, r := range map[string]*harness.Result{"violation": fixtureResult(), "clean": cleanResult()} {
+	for name, r := range map[string]*verdict.Result{"violation": fixtureResult(), "clean": cleanResult()} {
 		var b bytes.Buffer
 		if err := WriteText(&b, r, Palette{Color: true}); err != nil {
 			t.Fatal(err)
@@ -199,9 +199,9 @@ func TestColorGolden(t *testing.T) {
 
 var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
-func cleanResult() *harness.Result {
+func cleanResult() *verdict.Result {
 	r := fixtureResult()
-	r.Verdict, r.Violations, r.Leaked = harness.VerdictClean, harness.Violations{}, nil
+	r.Verdict, r.Violations, r.Leaked = verdict.VerdictClean, verdict.Violations{}, nil
 	return r
 }
 
@@ -210,7 +210,7 @@ func cleanResult() *harness.Result {
 // line the agent put in a name stays escaped (the harness escapes each
 // reason).
 func TestInconclusiveReasonsAreNotEscapedAsTheAgents(t *testing.T) {
-	r := &harness.Result{Agent: "a", Mode: baseline.ModeCheck, Verdict: harness.VerdictInconclusive,
+	r := &verdict.Result{Agent: "a", Mode: baseline.ModeCheck, Verdict: verdict.VerdictInconclusive,
 		Inconclusive: "lost 3 events\n1 exec ran a program sysgate could not name (/tmp/x\\x0ay)"}
 	var b bytes.Buffer
 	if err := WriteText(&b, r, Palette{}); err != nil {

@@ -7,7 +7,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // UnmonitoredBanner heads every report of a run whose baselines let
@@ -17,7 +17,7 @@ const UnmonitoredBanner = "UNMONITORED: the baselines let through channels the s
 	"what the agent did through them went unseen, and a clean verdict does not cover it"
 
 // writeBanner writes a run's unmonitored banner for a terminal.
-func writeBanner(b *strings.Builder, r *harness.Result) {
+func writeBanner(b *strings.Builder, r *verdict.Result) {
 	if len(r.Unmonitored) == 0 {
 		return
 	}
@@ -28,7 +28,7 @@ func writeBanner(b *strings.Builder, r *harness.Result) {
 }
 
 // writeRefused writes a run's refused attempts for a terminal.
-func writeRefused(b *strings.Builder, r *harness.Result) {
+func writeRefused(b *strings.Builder, r *verdict.Result) {
 	if len(r.Refused) > 0 {
 		fmt.Fprintf(b, "\nRefused (channels the filter cannot see; not added to any baseline):\n")
 		for _, f := range r.Refused {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // TestUnverifiedExecsOfACleanRun: execs of short-lived children that were
@@ -41,7 +41,7 @@ func TestUnverifiedExecsOfACleanRun(t *testing.T) {
 	}
 
 	outside := programResult()
-	outside.UnverifiedOutside = []harness.UnverifiedExec{{Path: "/usr/bin/curl", Count: 2}}
+	outside.UnverifiedOutside = []verdict.UnverifiedExec{{Path: "/usr/bin/curl", Count: 2}}
 	var warnings []Annotation
 	for _, a := range FromResults("", outside).Annotations() {
 		if a.Level == "warning" && strings.Contains(a.Title, "unverified") {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // ViolationReport is the readable diff of vs and pvs, violations of r
@@ -13,13 +13,13 @@ import (
 // with its risk, the process that made it and the baseline line to add,
 // each program outside the programs list with what ran it, then how to
 // accept them. The gatetest matchers and gatetest.Err print it.
-func ViolationReport(r *harness.Result, vs harness.Violations, pvs []harness.ProgramViolation, files string) string {
+func ViolationReport(r *verdict.Result, vs verdict.Violations, pvs []verdict.ProgramViolation, files string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Expected %s to stay within %s\n", r.Agent, files)
 	// Each kind most dangerous first, and the kind with the most
 	// dangerous finding first: a read of an ssh key leads, whatever else
 	// the run did.
-	vs = harness.Violations(byDanger(vs, riskRank))
+	vs = verdict.Violations(byDanger(vs, riskRank))
 	fvs := byDanger(r.FileViolations, fileDanger)
 	nvs := byDanger(r.NetworkViolations, networkDanger)
 	pvs = byDanger(pvs, programDanger)
@@ -61,7 +61,7 @@ func ViolationReport(r *harness.Result, vs harness.Violations, pvs []harness.Pro
 // syscalls: with the command the run's caller named
 // (harness.WithAcceptCommand: the suites' make target, a user's own),
 // else by editing the baseline.
-func acceptHint(r *harness.Result) string {
+func acceptHint(r *verdict.Result) string {
 	if r.AcceptCommand == "" {
 		return "If the new syscalls are expected, add them to the baseline with a reason and review the baseline diff in the pull request."
 	}
@@ -69,7 +69,7 @@ func acceptHint(r *harness.Result) string {
 		"` and review the baseline diff in the pull request."
 }
 
-func riskyCount(vs harness.Violations) int {
+func riskyCount(vs verdict.Violations) int {
 	n := 0
 	for _, v := range vs {
 		if v.Risk.Risky() {
@@ -82,11 +82,11 @@ func riskyCount(vs harness.Violations) int {
 // FailureText is what a failing spec prints for a run that is not clean:
 // why it was inconclusive or its agent failed, else the readable diff
 // against its baselines (ViolationReport). gatetest.Err's Gomega message.
-func FailureText(r *harness.Result) string {
+func FailureText(r *verdict.Result) string {
 	switch r.Verdict {
-	case harness.VerdictInconclusive:
+	case verdict.VerdictInconclusive:
 		return fmt.Sprintf("sysgate: run of %s was inconclusive: %s", r.Agent, r.Inconclusive)
-	case harness.VerdictAgentFailed:
+	case verdict.VerdictAgentFailed:
 		return fmt.Sprintf("sysgate: %s stayed within its baseline, but the agent failed (%s)", r.Agent, ExitText(r))
 	}
 	files := strings.Join(r.Baselines, ", ")

@@ -8,14 +8,14 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // A run whose agent kept a capability (--keep-cap) is named as a weaker
 // gate in every format: text, JSON, annotations, step summary.
 func TestKeptCapabilitiesInEveryFormat(t *testing.T) {
-	res := &harness.Result{Agent: "debugger", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean, Arch: scmp.X86_64,
+	res := &verdict.Result{Agent: "debugger", Mode: baseline.ModeCheck, Verdict: verdict.VerdictClean, Arch: scmp.X86_64,
 		Duration: time.Second, KeptCapabilities: []string{"CAP_SYS_PTRACE"}}
 	r := render(t, "kept-capabilities", spec{text: "debugger attaches", result: res}, spec{text: "debugger attaches again", result: res})
 	var text, js, ann, sum bytes.Buffer
@@ -52,14 +52,14 @@ func TestWeakeningsAreNamedOnce(t *testing.T) {
 	const port53 = "sysgate may not listen on port 53 of a loopback address"
 	var r Report
 	for i := range 36 {
-		res := &harness.Result{Agent: fmt.Sprintf("agent-%02d", i), Mode: baseline.ModeCheck, Verdict: harness.VerdictClean,
+		res := &verdict.Result{Agent: fmt.Sprintf("agent-%02d", i), Mode: baseline.ModeCheck, Verdict: verdict.VerdictClean,
 			Arch: scmp.X86_64, NamesUnrecorded: port53}
 		r.Runs = append(r.Runs, Run{Result: res, Spec: fmt.Sprintf("spec %d", i)})
 	}
 	for _, agent := range []string{"python-bite-key", "mcp-bite-key"} {
-		caught := &harness.Result{Agent: agent, Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64,
-			FileViolations: []harness.FileViolation{{FileTouch: harness.FileTouch{Op: baseline.FileRead, Path: "/root/.ssh/id_rsa", Count: 1}}}}
-		open := &harness.Result{Agent: agent, Mode: baseline.ModeCheck, Verdict: harness.VerdictClean, Arch: scmp.X86_64,
+		caught := &verdict.Result{Agent: agent, Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation, Arch: scmp.X86_64,
+			FileViolations: []verdict.FileViolation{{FileTouch: verdict.FileTouch{Op: baseline.FileRead, Path: "/root/.ssh/id_rsa", Count: 1}}}}
+		open := &verdict.Result{Agent: agent, Mode: baseline.ModeCheck, Verdict: verdict.VerdictClean, Arch: scmp.X86_64,
 			Weakened: []string{"--no-files: file accesses were not gated"}}
 		r.Runs = append(r.Runs, Run{Result: caught, Spec: agent + " fails", Expected: true}, Run{Result: open, Spec: agent + " fails"})
 	}
@@ -94,7 +94,7 @@ func TestKeptNetRawNamesSourceRoutes(t *testing.T) {
 		kept []string
 		want bool
 	}{{[]string{"CAP_NET_RAW"}, true}, {[]string{"CAP_NET_ADMIN", "CAP_NET_RAW"}, true}, {[]string{"CAP_SYS_PTRACE"}, false}} {
-		got := WeakenedBanner(&harness.Result{KeptCapabilities: c.kept})
+		got := WeakenedBanner(&verdict.Result{KeptCapabilities: c.kept})
 		if strings.Contains(got, "source route") != c.want {
 			t.Errorf("kept %v: banner %q, want a source-route note: %v", c.kept, got, c.want)
 		}

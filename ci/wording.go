@@ -3,14 +3,14 @@ package ci
 import (
 	"strings"
 
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // recordCommand is how a person accepts new syscalls of a run: the
 // command its caller named (Result.AcceptCommand), else for a CLI run the
 // CLI with the run's own baseline file and command, which is what a user
 // in their own repository can run; "" for a spec that named none.
-func recordCommand(r *harness.Result, file string, fromSpec bool) string {
+func recordCommand(r *verdict.Result, file string, fromSpec bool) string {
 	if r.AcceptCommand != "" {
 		return "`" + term(r.AcceptCommand) + "`"
 	}
@@ -36,7 +36,7 @@ func recordCommand(r *harness.Result, file string, fromSpec bool) string {
 
 // updateHint tells the reader of a CLI run how to accept its new
 // syscalls.
-func updateHint(r *harness.Result) string {
+func updateHint(r *verdict.Result) string {
 	file := ""
 	for _, v := range r.Violations {
 		if v.File != "" {
@@ -49,9 +49,9 @@ func updateHint(r *harness.Result) string {
 }
 
 // asStarted names the agent's start as such: its execve is logged in
-// sysgate's launcher (harness.Violation.AgentStart), whose executable
+// sysgate's launcher (verdict.Violation.AgentStart), whose executable
 // would read as if sysgate had made the call.
-func asStarted(v harness.Violation, command []string) harness.Violation {
+func asStarted(v verdict.Violation, command []string) verdict.Violation {
 	if !v.AgentStart {
 		return v
 	}

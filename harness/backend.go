@@ -2,7 +2,6 @@ package harness
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"strings"
 
@@ -10,45 +9,11 @@ import (
 
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/listener"
+	"github.com/sysgate/sysgate/verdict"
 )
-
-// Backend is how a run sees the syscalls outside its baseline.
-type Backend string
-
-// Backends.
-const (
-	// BackendAuto picks audit where it is available, else notify, and
-	// the Result says why (BackendNote).
-	BackendAuto Backend = "auto"
-	// BackendAudit: the filter logs (SECCOMP_RET_LOG) and sysgate reads
-	// the kernel's AUDIT_SECCOMP records over netlink. Needs root in the
-	// initial user namespace.
-	BackendAudit Backend = "audit"
-	// BackendNotify: the filter hands each call outside the baseline to
-	// sysgate's seccomp listener (SECCOMP_RET_USER_NOTIF), which records
-	// it and answers: continue (record, check) or the errno (enforce).
-	// Needs no privilege: Linux 5.0+, and 5.8+ for the end of the run.
-	BackendNotify Backend = "notify"
-)
-
-// Backends lists the backend names a user may pick.
-var Backends = []Backend{BackendAuto, BackendAudit, BackendNotify}
-
-// ParseBackend reads a backend name ("" is auto).
-func ParseBackend(s string) (Backend, error) {
-	if s == "" {
-		return BackendAuto, nil
-	}
-	for _, b := range Backends {
-		if string(b) == s {
-			return b, nil
-		}
-	}
-	return "", fmt.Errorf("unknown backend %q (one of auto, audit, notify)", s)
-}
 
 // WithBackend picks the backend (default BackendAuto).
-func WithBackend(b Backend) Option { return func(c *runConfig) { c.backend = b } }
+func WithBackend(b verdict.Backend) Option { return func(c *runConfig) { c.backend = b } }
 
 // AuditUnavailable says why the audit backend cannot run in this process
 // ("" when it can as far as privileges go): it needs CAP_AUDIT_CONTROL
@@ -95,19 +60,19 @@ func NotifyUnavailable() string {
 // ResolveBackend is the one automatic choice: b itself unless it is
 // auto, else audit where privileges allow and notify where they do not,
 // with the reason.
-func ResolveBackend(b Backend) (Backend, string) {
+func ResolveBackend(b verdict.Backend) (verdict.Backend, string) {
 	switch b {
-	case BackendAudit, BackendNotify:
+	case verdict.BackendAudit, verdict.BackendNotify:
 		return b, ""
 	}
 	if why := AuditUnavailable(); why != "" {
-		return BackendNotify, "auto: audit unavailable: " + why
+		return verdict.BackendNotify, "auto: audit unavailable: " + why
 	}
-	return BackendAudit, ""
+	return verdict.BackendAudit, ""
 }
 
 // pickBackend resolves the run's backend (see ResolveBackend).
-func (c *runConfig) pickBackend() (Backend, string) { return ResolveBackend(c.backend) }
+func (c *runConfig) pickBackend() (verdict.Backend, string) { return ResolveBackend(c.backend) }
 
 // capSysAdmin and capSetpcap: the fence mounts and the capability drop
 // need them (in the process's own user namespace).

@@ -12,12 +12,13 @@ import (
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // collect waits for the run's whole tree (killing what outlives the
 // grace or the timeout), passes the barrier and turns what was seen into
 // the Result.
-func (p *runPlan) collect(ctx context.Context, s *started) (*Result, error) {
+func (p *runPlan) collect(ctx context.Context, s *started) (*verdict.Result, error) {
 	child := s.child
 	members := runMembers{ses: child.ses, audited: p.audited, init: child.initPid}
 	root := runRoot{child.pidfd, child.pid, child.initPidfd, child.initPid, p.setup.PidNamespace && child.isolation == ""}
@@ -40,16 +41,16 @@ func (p *runPlan) collect(ctx context.Context, s *started) (*Result, error) {
 	p.clock.mark(PhaseBarrier)
 
 	r := p.newResult(s, tree, loss, duration)
-	r.setExit(status, waitErr)
+	setExit(r, status, waitErr)
 	if notes := s.obs.notes; notes != nil {
 		r.Unnamed = notes.unnamed.Load()
 		if err := notes.err(); err != nil {
 			tree.Err = errors.Join(tree.Err, err)
 		}
 	}
-	p.judge(r, s.obs, tree)
-	r.normalize()
-	r.decide(tree, closeErr, p.cfg.allowAgentFailure)
+	unseen := p.judge(r, s.obs, tree)
+	r.Normalize()
+	decide(r, tree, closeErr, unseen, p.cfg.allowAgentFailure)
 	if p.mode == baseline.ModeRecord && r.Conclusive() && p.cfg.observation != "" {
 		if err := MergeObservationFile(p.cfg.observation, r.Observed); err != nil {
 			return r, err
@@ -62,9 +63,9 @@ func (p *runPlan) collect(ctx context.Context, s *started) (*Result, error) {
 
 // newResult is the run's Result before its calls are judged: who ran,
 // how, and what the run went without.
-func (p *runPlan) newResult(s *started, tree treeOutcome, loss auditlog.Loss, duration time.Duration) *Result {
+func (p *runPlan) newResult(s *started, tree treeOutcome, loss auditlog.Loss, duration time.Duration) *verdict.Result {
 	cfg := p.cfg
-	r := &Result{
+	r := &verdict.Result{
 		Agent: p.agent.Name, Command: p.command, Shim: p.shim, Root: cfg.root, RootBinds: rootBindArgs(cfg.rootBinds), RootDir: rootDir(cfg.root, p.agent.Dir),
 		Mode: p.mode, Incremental: p.incremental, Arch: scmp.Native(), Baselines: cfg.baselines,
 		Session: s.child.ses, Loss: loss, Leaked: tree.Leaked, TimedOut: tree.TimedOut,
@@ -98,8 +99,9 @@ func (p *runPlan) newResult(s *started, tree treeOutcome, loss auditlog.Loss, du
 
 // judge fills in what the run did and holds it against the baselines:
 // the observation, the processes, the violations and unused entries, the
-// programs, the refused channels, the environment.
-func (p *runPlan) judge(r *Result, o *observer, tree treeOutcome) {
+// programs, the refused channels, the environment. It returns the execs
+// whose program could not be named (each makes the run inconclusive).
+func (p *runPlan) judge(r *verdict.Result, o *observer, tree treeOutcome) (unseenExecs []string) {
 	events, profile, mode := o.events, p.profile, p.mode
 	events.obs.Runs = 1
 	events.obs.Incremental = p.incremental
@@ -108,12 +110,12 @@ func (p *runPlan) judge(r *Result, o *observer, tree treeOutcome) {
 	r.Observed = events.obs
 	r.Events, r.UnknownABI = events.events, events.unknownABI
 	r.Processes = events.processes()
-	r.addNotKept(events.notKeptCounts())
-	r.addNotKept(NotKept{Leaks: tree.leaksNotKept})
-	r.firstCalls = events.firstCalls()
+	r.AddNotKept(events.notKeptCounts())
+	r.AddNotKept(verdict.NotKept{Leaks: tree.leaksNotKept})
+	r.Attributions = events.firstCalls()
 	if profile != nil {
 		diff := baseline.Diff(profile, r.Observed)
-		r.Violations = events.violations(diff.New).withAllowed(profile)
+		r.Violations = events.violations(diff.New).WithAllowed(profile)
 		if mode == baseline.ModeRecord && !p.incremental {
 			// Only a full record run sees allowed syscalls, so only it
 			// can tell which entries went unused.
@@ -123,27 +125,28 @@ func (p *runPlan) judge(r *Result, o *observer, tree treeOutcome) {
 		r.Violations = events.violations(baseline.Diff(nil, r.Observed).New)
 	}
 	if o.notes != nil && o.notes.book != nil {
-		r.addPrograms(o.notes.book, profile, mode)
+		unseenExecs = addPrograms(r, o.notes.book, profile, mode)
 	}
 	if o.net != nil {
-		r.addNetwork(o.net, p)
+		addNetwork(r, o.net, p)
 	} else if p.network {
 		r.NamesUnrecorded = p.resolverNote
 	}
 	if o.files != nil {
-		r.addFiles(o.files, p)
+		addFiles(r, o.files, p)
 	}
 	r.Refused = events.refusedFindings()
 	r.Unmonitored = profile.Unmonitored()
 	r.MissingArch = profile != nil && mode != baseline.ModeRecord && !slices.Contains(profile.Arches(), r.Arch)
 	env := runEnvironment(r.Programs, p.envBefore, p.cfg.root)
 	env.Variables = baseline.VariablesOf(p.agent.Env)
-	r.noteEnvironment(env, profile, mode, p.fileCtxOrNew())
+	noteEnvironment(r, env, profile, mode, p.fileCtxOrNew())
 	r.Selector = p.cfg.selector
+	return unseenExecs
 }
 
 // setExit records how the agent's first process ended.
-func (r *Result) setExit(ws syscall.WaitStatus, waitErr error) {
+func setExit(r *verdict.Result, ws syscall.WaitStatus, waitErr error) {
 	switch {
 	case waitErr != nil:
 		r.Signal = fmt.Sprint(waitErr)

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"maps"
 	"os"
 	"sort"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 type syscallKey struct {
@@ -25,9 +25,9 @@ type firstCall struct {
 	number    int
 	pid       int
 	exe, comm string
-	also      []Caller
+	also      []verdict.Caller
 	extra     map[string]bool // programs past maxAlso
-	more      int             // the same, from a decoded Violation
+	more      int             // the same, from a decoded verdict.Violation
 	// start: the call was a process's first, an execve made in the
 	// launcher's image, i.e. the agent's start (see Violation.AgentStart).
 	start bool
@@ -50,13 +50,13 @@ func (f *firstCall) note(ev *record.SeccompEvent) {
 		}
 	}
 	if len(f.also) < maxAlso {
-		f.also = append(f.also, Caller{PID: ev.PID, Exe: ev.Exe, Comm: ev.Comm, Count: 1})
+		f.also = append(f.also, verdict.Caller{PID: ev.PID, Exe: ev.Exe, Comm: ev.Comm, Count: 1})
 		return
 	}
 	if f.extra == nil {
 		f.extra = map[string]bool{}
 	}
-	if len(f.extra) < MaxKept { // past it, More is a lower bound
+	if len(f.extra) < verdict.MaxKept { // past it, More is a lower bound
 		f.extra[ev.Exe] = true
 	}
 }
@@ -67,7 +67,7 @@ type collector struct {
 	mu         sync.Mutex
 	obs        *baseline.Observation
 	first      map[syscallKey]*firstCall
-	procs      map[int]*Process
+	procs      map[int]*verdict.Process
 	events     uint64
 	unknownABI uint64
 	progress   func(*record.SeccompEvent)
@@ -77,7 +77,7 @@ type collector struct {
 	refused *baseline.Observation
 	seen    map[ProcessSource]bool
 	// notKept counts the calls of processes past MaxKept.
-	notKept NotKept
+	notKept verdict.NotKept
 }
 
 // ProcessSource is a process and one of the two ways its calls arrive:
@@ -115,7 +115,7 @@ func newCollector(agent string, progress func(*record.SeccompEvent)) *collector 
 	return &collector{
 		obs:      baseline.NewObservation(agent),
 		first:    map[syscallKey]*firstCall{},
-		procs:    map[int]*Process{},
+		procs:    map[int]*verdict.Process{},
 		seen:     map[ProcessSource]bool{},
 		progress: progress,
 		refused:  baseline.NewObservation(agent),
@@ -159,8 +159,8 @@ func (c *collector) add(ev *record.SeccompEvent) {
 	c.mu.Lock()
 	c.events++
 	p := c.procs[ev.PID]
-	if p == nil && len(c.procs) < MaxKept {
-		p = &Process{PID: ev.PID}
+	if p == nil && len(c.procs) < verdict.MaxKept {
+		p = &verdict.Process{PID: ev.PID}
 		c.procs[ev.PID] = p
 	}
 	// A process past MaxKept is neither listed nor remembered as seen:
@@ -202,17 +202,17 @@ func (c *collector) add(ev *record.SeccompEvent) {
 }
 
 // notKeptCounts is what the collector did not keep.
-func (c *collector) notKeptCounts() NotKept {
+func (c *collector) notKeptCounts() verdict.NotKept {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.notKept
 }
 
 // processes returns the processes sorted by pid.
-func (c *collector) processes() []Process {
+func (c *collector) processes() []verdict.Process {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make([]Process, 0, len(c.procs))
+	out := make([]verdict.Process, 0, len(c.procs))
 	for _, p := range c.procs {
 		out = append(out, *p)
 	}
@@ -221,46 +221,19 @@ func (c *collector) processes() []Process {
 }
 
 // violations turns a diff's new findings into violations attributed to
-// the first process that made each syscall.
-func (c *collector) violations(news []baseline.Finding) Violations {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return attribute(news, c.first)
+// the processes that made them first.
+func (c *collector) violations(news []baseline.Finding) verdict.Violations {
+	return verdict.Attribute(news, c.firstCalls())
 }
 
-// firstCalls returns a copy of who made each syscall first.
-func (c *collector) firstCalls() map[syscallKey]*firstCall {
+// firstCalls returns who made each syscall first, as a copy.
+func (c *collector) firstCalls() map[verdict.CallKey]verdict.Attribution {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := make(map[syscallKey]*firstCall, len(c.first))
+	out := make(map[verdict.CallKey]verdict.Attribution, len(c.first))
 	for k, v := range c.first {
-		cp := *v
-		cp.also = append([]Caller(nil), v.also...)
-		cp.extra = maps.Clone(v.extra)
-		out[k] = &cp
+		out[verdict.CallKey{Arch: k.arch, Syscall: k.name}] = verdict.Attribution{Number: v.number, PID: v.pid, Exe: v.exe, Comm: v.comm,
+			Also: append([]verdict.Caller(nil), v.also...), More: len(v.extra) + v.more, AgentStart: v.start}
 	}
-	return out
-}
-
-// attribute builds violations from findings and first calls, sorted.
-func attribute(news []baseline.Finding, first map[syscallKey]*firstCall) Violations {
-	out := make(Violations, 0, len(news))
-	for _, f := range news {
-		call := first[syscallKey{f.Arch, f.Syscall}]
-		if call == nil {
-			call = &firstCall{}
-		}
-		v := Violation{
-			Arch: f.Arch, Syscall: f.Syscall, Number: call.number, Count: f.Count,
-			Risk: risk.Of(f.Syscall), Level: risk.LevelOf(f.Syscall), PID: call.pid, Exe: call.exe, Comm: call.comm, AgentStart: call.start,
-			File: f.File, Line: f.Line,
-		}
-		if len(call.also) > 0 {
-			v.Also = append([]Caller(nil), call.also...)
-			v.More = len(call.extra) + call.more
-		}
-		out = append(out, v)
-	}
-	sortViolations(out)
 	return out
 }

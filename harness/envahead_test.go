@@ -6,6 +6,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // A stack without layers does not wait for the environment before it
@@ -15,9 +16,9 @@ func TestUnlayeredRunStillReportsItsEnvironment(t *testing.T) {
 	t.Parallel()
 	path := trueBaseline(t)
 	agent := Agent{Command: []string{"/bin/true"}}
-	for _, backend := range []Backend{BackendAudit, BackendNotify} {
+	for _, backend := range []verdict.Backend{verdict.BackendAudit, verdict.BackendNotify} {
 		r := mustRun(t, agent, WithBaselines(path), WithBackend(backend))
-		if r.Verdict != VerdictClean {
+		if r.Verdict != verdict.VerdictClean {
 			t.Fatalf("%s: %s", backend, summary(r))
 		}
 		want := baseline.SelectorFor(scmp.Native(), commandEnvironment(agent, ""))

@@ -5,19 +5,8 @@ import (
 	"github.com/sysgate/sysgate/internal/envprobe"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
-
-// Drift compares the environment of a check or enforce run with the one
-// its baselines were recorded in (baseline.CompareEnvironments).
-type Drift struct {
-	// Recorded: the baselines carry a fingerprint for the run's arch.
-	// Without one, drift cannot be told apart from a behaviour change.
-	Recorded bool                 `json:"recorded"`
-	Changes  []baseline.EnvChange `json:"changes,omitempty"`
-}
-
-// Same reports whether the run's environment matches the recorded one.
-func (d *Drift) Same() bool { return d != nil && d.Recorded && len(d.Changes) == 0 }
 
 // hostEnvironment is what the machine says about itself, or with root
 // (WithRoot) what the run's root says about itself; the parts it cannot
@@ -89,7 +78,7 @@ func hasRuntime(env baseline.Environment, name string) bool {
 // runEnvironment is the environment a run had: the host, the runtimes
 // among the programs its processes ran, and the libc the first of them
 // used. Without program observation it falls back to the command's.
-func runEnvironment(programs []ProgramRun, before baseline.Environment, root string) baseline.Environment {
+func runEnvironment(programs []verdict.ProgramRun, before baseline.Environment, root string) baseline.Environment {
 	env := hostEnvironment(root)
 	libc := ""
 	for _, p := range programs {
@@ -123,7 +112,7 @@ func runEnvironment(programs []ProgramRun, before baseline.Environment, root str
 // Runtimes' paths are written from the run's placeholders (a pyenv under
 // {home}), and a recorded one is read the same way, so a baseline
 // recorded by another user, or by an older sysgate, compares equal.
-func (r *Result) noteEnvironment(env baseline.Environment, profile *baseline.Profile, mode baseline.Mode, places baseline.FileContext) {
+func noteEnvironment(r *verdict.Result, env baseline.Environment, profile *baseline.Profile, mode baseline.Mode, places baseline.FileContext) {
 	if env.IsZero() {
 		return
 	}
@@ -136,7 +125,7 @@ func (r *Result) noteEnvironment(env baseline.Environment, profile *baseline.Pro
 		return
 	}
 	recorded, ok := profile.Environment(r.Arch)
-	r.Drift = &Drift{Recorded: ok}
+	r.Drift = &verdict.Drift{Recorded: ok}
 	if ok {
 		r.Drift.Changes = baseline.CompareEnvironments(recorded.Abstract(places), env)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // execSeen is one exec as the run's listener read it, while the caller
@@ -26,7 +27,7 @@ type execSeen struct {
 	parent    string // the caller's executable; "" for the agent's start
 	// runs are the programs the exec runs if it succeeds: the file, its
 	// interpreters, and the script an interpreter was given.
-	runs []ProgramRun
+	runs []verdict.ProgramRun
 	// opens are the files the kernel opens for execution if the exec
 	// succeeds, as the audit backend's PATH records name them: the file,
 	// each "#!" interpreter, and the ELF interpreter (ld.so) of the last.
@@ -128,17 +129,17 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 		}
 		return e // no such file: the exec fails (or another thread raced it)
 	}
-	role := RoleProgram
+	role := verdict.RoleProgram
 	interps := shebangChain(resolve, file)
 	if len(interps) > 0 {
-		role = RoleScript
+		role = verdict.RoleScript
 	}
 	e.add(file, role, requested)
 	e.opens = append(e.opens, file.Path)
 	e.expect, e.expectSum, e.expectFresh = file.ID, file.SHA256, file.Fresh
 	last := file
 	for _, in := range interps {
-		e.add(in, RoleInterpreter, "")
+		e.add(in, verdict.RoleInterpreter, "")
 		e.opens = append(e.opens, in.Path)
 		e.expect, e.expectSum, e.expectFresh = in.ID, in.SHA256, in.Fresh
 		last = in
@@ -155,7 +156,7 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 	if len(interps) == 0 {
 		if script := interpreterScript(file.Path, raw); script != "" {
 			if sf, err := resolve(unix.AT_FDCWD, script, false); err == nil && sf.Regular {
-				e.add(sf, RoleScript, "")
+				e.add(sf, verdict.RoleScript, "")
 			}
 		}
 	}
@@ -164,7 +165,7 @@ func readExec(tid, tgid int, arch scmp.Arch, auditArch uint32, name string, args
 
 func (e *execSeen) add(f kernel.ExecFile, role, requested string) {
 	p := f.Path
-	run := ProgramRun{Path: p, Role: role, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1}
+	run := verdict.ProgramRun{Path: p, Role: role, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1}
 	if f.SHA256 != "" {
 		run.SHA256 = []string{f.SHA256}
 	}
@@ -186,13 +187,13 @@ func readArgv(tid int, addr uint64, size int) (args []string, more bool) {
 	if addr == 0 {
 		return []string{}, false
 	}
-	ptrs, err := kernel.ReadMemWords(tid, addr, ArgvShown+1, size)
+	ptrs, err := kernel.ReadMemWords(tid, addr, verdict.ArgvShown+1, size)
 	if err != nil {
 		return []string{}, false
 	}
-	more = len(ptrs) > ArgvShown
+	more = len(ptrs) > verdict.ArgvShown
 	args = make([]string, 0, len(ptrs))
-	for _, p := range ptrs[:min(len(ptrs), ArgvShown)] {
+	for _, p := range ptrs[:min(len(ptrs), verdict.ArgvShown)] {
 		s, truncated, err := kernel.ReadMemString(tid, p, pathMax)
 		if err != nil {
 			s = "<unreadable>"

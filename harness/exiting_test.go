@@ -8,6 +8,7 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // A program that ran and exited before the watcher looked is verified at
@@ -37,7 +38,7 @@ func TestShortExecsAreVerified(t *testing.T) {
 	for i := range 10 {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		r, err := Run(ctx, Agent{Command: []string{"sh", "-c", "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do /bin/true; uname -m >/dev/null; done"}},
-			WithBackend(BackendAudit), WithMode(baseline.ModeRecord))
+			WithBackend(verdict.BackendAudit), WithMode(baseline.ModeRecord))
 		cancel()
 		if err != nil {
 			t.Fatal(err)

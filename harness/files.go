@@ -1,22 +1,14 @@
 package harness
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/internal/untrusted"
+	"github.com/sysgate/sysgate/verdict"
 )
-
-// maxLearnedFiles bounds the distinct (path, operation) pairs a record
-// run keeps to learn from: far above what an agent's run touches (the
-// Python suite's agent: a few hundred), far below what fills memory. A
-// record run past it is inconclusive: a baseline learnt from part of the
-// run would fail its own check.
-const maxLearnedFiles = 50000
 
 // fileAccess is one operation on one file, as an observer (the audit
 // rules, or the notify backend's proxy) saw the kernel do it.
@@ -35,59 +27,6 @@ type fileAccess struct {
 	Denied bool
 }
 
-// FileTouch is one file the run's processes touched with one operation.
-type FileTouch struct {
-	Path    string          `json:"path"`
-	Op      baseline.FileOp `json:"op"`
-	Syscall string          `json:"syscall"` // the first call that did it
-	PID     int             `json:"pid"`     // its process
-	Exe     string          `json:"exe"`
-	Count   uint64          `json:"count"`
-	// Sensitive and Level: the sensitive-path table's reason and level
-	// when the path is in it for this operation ("" otherwise).
-	Sensitive string `json:"sensitive,omitempty"`
-	Level     string `json:"level,omitempty"`
-	// Denied: enforce's Landlock domain refused it (EACCES): the agent
-	// tried it and the kernel did not do it.
-	Denied bool `json:"denied,omitempty"`
-}
-
-// FileViolation is a file touched outside the baselines' files section.
-type FileViolation struct {
-	FileTouch
-	// Has is what the baselines allow that comes closest ("{workspace}/**:
-	// read"), "" when nothing does.
-	Has string `json:"has,omitempty"`
-	// Fix is the entry that allows it, as record would write it
-	// (baseline.FixEntry): "{workspace}/**", never the checkout's path or
-	// a per-run random name. "" in results of older versions.
-	Fix string `json:"fix,omitempty"`
-	// File and Line: where the entry would go.
-	File string `json:"file,omitempty"`
-	Line int    `json:"line,omitempty"`
-}
-
-// String is one line for Gomega and logs: "read /home/u/.ssh/id_rsa
-// (sensitive: ssh key, high) x1 by /usr/bin/python3.11 (pid 41), not in
-// the baselines; they have {workspace}/**: read".
-func (v FileViolation) String() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s", v.Op, v.Path)
-	if v.Sensitive != "" {
-		fmt.Fprintf(&b, " (sensitive: %s, %s)", v.Sensitive, v.Level)
-	}
-	fmt.Fprintf(&b, " x%d by %s (pid %d, %s)", v.Count, v.Exe, v.PID, v.Syscall)
-	if v.Has != "" {
-		fmt.Fprintf(&b, ", not in the baselines; they have %s", v.Has)
-	} else {
-		b.WriteString(", not in the baselines")
-	}
-	if v.File != "" {
-		fmt.Fprintf(&b, " -> %s:%d", v.File, v.Line)
-	}
-	return untrusted.Terminal(b.String())
-}
-
 type fileKey struct {
 	path string
 	op   baseline.FileOp
@@ -102,11 +41,11 @@ type fileBook struct {
 	// nothing is gated, as in record mode).
 	outside func(path string, op baseline.FileOp) bool
 	learn   bool
-	kept    map[fileKey]*FileTouch
+	kept    map[fileKey]*verdict.FileTouch
 	// allowed counts accesses the baselines allow (not kept in check).
 	allowed uint64
 	// notKept counts distinct accesses past the bound: violations past
-	// MaxKept, or learnt pairs past maxLearnedFiles.
+	// MaxKept, or learnt pairs past verdict.MaxLearnedFiles.
 	notKept    uint64
 	unverified map[string]bool
 	// matcher is the gated run's, built once for the observer and the
@@ -119,7 +58,7 @@ type fileBook struct {
 }
 
 func newFileBook(learn bool, outside func(path string, op baseline.FileOp) bool) *fileBook {
-	return &fileBook{learn: learn, outside: outside, kept: map[fileKey]*FileTouch{}, unverified: map[string]bool{}}
+	return &fileBook{learn: learn, outside: outside, kept: map[fileKey]*verdict.FileTouch{}, unverified: map[string]bool{}}
 }
 
 func (b *fileBook) add(a fileAccess) {
@@ -129,7 +68,7 @@ func (b *fileBook) add(a fileAccess) {
 		// A name the observer could not tie to the file the kernel used
 		// says nothing about that file: allowed or not, it decides
 		// nothing, and the run cannot be clean.
-		if len(b.unverified) < MaxKept {
+		if len(b.unverified) < verdict.MaxKept {
 			b.unverified[a.Path] = true
 		} else {
 			b.notKept++
@@ -147,22 +86,22 @@ func (b *fileBook) add(a fileAccess) {
 		t.Count++
 		return
 	}
-	limit := MaxKept
+	limit := verdict.MaxKept
 	if b.learn {
-		limit = maxLearnedFiles
+		limit = verdict.MaxLearnedFiles
 	}
 	if len(b.kept) >= limit {
 		b.notKept++
 		return
 	}
-	b.kept[k] = &FileTouch{Path: a.Path, Op: a.Op, Syscall: a.Syscall, PID: a.PID, Exe: a.Exe, Count: 1, Denied: a.Denied}
+	b.kept[k] = &verdict.FileTouch{Path: a.Path, Op: a.Op, Syscall: a.Syscall, PID: a.PID, Exe: a.Exe, Count: 1, Denied: a.Denied}
 }
 
 // touches are the kept accesses, sorted by path and operation.
-func (b *fileBook) touches() []FileTouch {
+func (b *fileBook) touches() []verdict.FileTouch {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]FileTouch, 0, len(b.kept))
+	out := make([]verdict.FileTouch, 0, len(b.kept))
 	for _, t := range b.kept {
 		out = append(out, *t)
 	}
@@ -235,7 +174,7 @@ func reaches(ctx baseline.FileContext, e baseline.FileEntry, path string, op bas
 // addFiles fills the files part of a result from the run's book: what
 // it touched into the observation (by placeholder), the accesses outside
 // the baselines, the names that could not be verified.
-func (r *Result) addFiles(b *fileBook, p *runPlan) {
+func addFiles(r *verdict.Result, b *fileBook, p *runPlan) {
 	r.FilesObserved = true
 	ctx := p.fileCtx
 	m := b.matcher // nil when the run learns rather than gates
@@ -254,7 +193,7 @@ func (r *Result) addFiles(b *fileBook, p *runPlan) {
 		if m == nil {
 			continue
 		}
-		v := FileViolation{FileTouch: t, Fix: baseline.FixEntry(ctx, ownProc(t.Path, pids), t.Op).Pattern}
+		v := verdict.FileViolation{FileTouch: t, Fix: baseline.FixEntry(ctx, ownProc(t.Path, pids), t.Op).Pattern}
 		if e, ok := m.Lookup(t.Path, t.Op); ok {
 			// The entry to give a reason is the one to edit, in whichever
 			// file of the stack has it.
@@ -277,9 +216,9 @@ func (r *Result) addFiles(b *fileBook, p *runPlan) {
 	notKept := b.notKept
 	b.mu.Unlock()
 	if b.learn {
-		r.addNotKept(NotKept{LearnedFiles: notKept})
+		r.AddNotKept(verdict.NotKept{LearnedFiles: notKept})
 	} else {
-		r.addNotKept(NotKept{FileViolations: notKept})
+		r.AddNotKept(verdict.NotKept{FileViolations: notKept})
 	}
 }
 
@@ -298,21 +237,4 @@ func ownProc(path string, pids map[string]bool) string {
 		return "/proc/self"
 	}
 	return "/proc/self/" + tail
-}
-
-// fileReasons are why the files part of a run leaves it inconclusive.
-func (r *Result) fileReasons() []error {
-	var out []error
-	if n := len(r.UnverifiedFiles); n > 0 {
-		shown := r.UnverifiedFiles
-		if len(shown) > 5 {
-			shown = shown[:5]
-		}
-		out = append(out, fmt.Errorf("%d file %s could not be tied to the file the kernel used (%s): the files gate cannot vouch for them",
-			n, plural(n, "name", "names"), untrusted.Terminal(strings.Join(shown, ", "))))
-	}
-	if r.NotKept != nil && r.NotKept.LearnedFiles > 0 {
-		out = append(out, fmt.Errorf("%d file accesses past the %d a record run learns: a baseline learnt from part of the run would fail its own check", r.NotKept.LearnedFiles, maxLearnedFiles))
-	}
-	return out
 }

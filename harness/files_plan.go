@@ -3,15 +3,17 @@ package harness
 import (
 	"fmt"
 
-	"golang.org/x/sys/unix"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/auditlog/touch"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // planFiles decides whether the run observes files, and how: on the
@@ -378,7 +380,7 @@ func (f *fileEmitter) emit(ev touch.Event) {
 			// Relative to a descriptor: placed from the run's records
 			// once every record is in (touch.Dirs).
 			h := f.dirs.Hold(ev, a)
-			if len(f.held) < maxLearnedFiles {
+			if len(f.held) < verdict.MaxLearnedFiles {
 				f.held = append(f.held, heldAccess{access, h, ev, a})
 			} else {
 				access.Path = h.Desc
@@ -386,7 +388,7 @@ func (f *fileEmitter) emit(ev touch.Event) {
 			}
 			continue
 		}
-		if a.Unverified && a.Item.Inode != 0 && a.Item.Abs != "" && len(f.pending) < maxLearnedFiles {
+		if a.Unverified && a.Item.Inode != 0 && a.Item.Abs != "" && len(f.pending) < verdict.MaxLearnedFiles {
 			// The name leads elsewhere now (a file replaced since, as git
 			// replaces its index): wait for the kernel to confirm, in a
 			// later event of the run, that it named this inode.
@@ -412,7 +414,7 @@ func (f *fileEmitter) noteOpened(ev touch.Event, acc []touch.Access) {
 	k := pidFD{ev.PID, fd}
 	delete(f.opened, k)
 	for _, a := range acc {
-		if !a.Unverified && a.Path != "" && len(f.opened) < maxLearnedFiles {
+		if !a.Unverified && a.Path != "" && len(f.opened) < verdict.MaxLearnedFiles {
 			f.opened[k] = a.Path
 		}
 	}
@@ -494,7 +496,7 @@ func (f *fileEmitter) note(a touch.Access) {
 	if a.Unverified || a.Path == "" {
 		return
 	}
-	if a.Item.Inode != 0 && len(f.inodes) < maxLearnedFiles {
+	if a.Item.Inode != 0 && len(f.inodes) < verdict.MaxLearnedFiles {
 		f.inodes[fileID{a.Item.Dev, a.Item.Inode}] = a.Path
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/sysgate/sysgate/baseline/compile"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // cacheFixture is a one-file baseline loaded through the in-process
@@ -157,14 +158,14 @@ func TestRunWithFilterCache(t *testing.T) {
 	filterCacheDir = filepath.Join(t.TempDir(), "filters")
 	t.Cleanup(func() { filterCacheDir = saved })
 	path := trueBaseline(t)
-	run := func() *Result {
+	run := func() *verdict.Result {
 		t.Helper()
 		profileCache.Lock()
 		clear(profileCache.entries)
 		profileCache.Unlock()
-		return mustRun(t, Agent{Command: []string{"/bin/true"}}, WithBaselines(path), WithBackend(BackendAudit), WithFilterCache())
+		return mustRun(t, Agent{Command: []string{"/bin/true"}}, WithBaselines(path), WithBackend(verdict.BackendAudit), WithFilterCache())
 	}
-	if r := run(); r.Verdict != VerdictClean {
+	if r := run(); r.Verdict != verdict.VerdictClean {
 		t.Fatalf("first run: %s", summary(r))
 	}
 	entries, err := os.ReadDir(filterCacheDir)
@@ -192,7 +193,7 @@ func TestRunWithFilterCache(t *testing.T) {
 	if err := os.WriteFile(file, b.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if r := run(); r.Verdict != VerdictViolation {
+	if r := run(); r.Verdict != verdict.VerdictViolation {
 		t.Fatalf("second run did not load the cached filter: %s", summary(r))
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/landlock"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 func TestNetEnforceNote(t *testing.T) {
@@ -111,12 +112,12 @@ for d in sys.argv[1:]:
 	var recorded bytes.Buffer
 	// Recorded without the network, so the file gets the section below.
 	r := mustRun(t, agent(&recorded), WithoutNetwork())
-	if r.Verdict != VerdictClean || recorded.String() != allowed+" ok\n"+other+" ok\n" {
+	if r.Verdict != verdict.VerdictClean || recorded.String() != allowed+" ok\n"+other+" ok\n" {
 		t.Fatalf("record: %s\n%s", summary(r), recorded.String())
 	}
 	path := netBaseline(t, r.Observed, false, baseline.NetworkEntry{Op: baseline.NetConnect, Pattern: allowed})
 	const line = "enforce refuses TCP connects and binds outside the network section's ports"
-	for _, backend := range []Backend{BackendAudit, BackendNotify} {
+	for _, backend := range []verdict.Backend{verdict.BackendAudit, verdict.BackendNotify} {
 		var enforced bytes.Buffer
 		r = mustRun(t, agent(&enforced), WithBaselines(path), WithMode(baseline.ModeEnforce), WithBackend(backend))
 		if want := allowed + " ok\n" + other + " EACCES\n"; enforced.String() != want {
@@ -125,13 +126,13 @@ for d in sys.argv[1:]:
 		if len(r.NetworkViolations) != 1 || r.NetworkViolations[0].Op != baseline.NetConnect || r.NetworkViolations[0].Dest != other || !r.NetworkViolations[0].Denied {
 			t.Errorf("%s: enforce: network violations %v, want the refused connect %s alone, denied", backend, r.NetworkViolations, other)
 		}
-		if r.Verdict != VerdictViolation {
+		if r.Verdict != verdict.VerdictViolation {
 			t.Errorf("%s: enforce: %s, want a violation: a refused connect is reported", backend, summary(r))
 		}
 		// The notify backend's listener refuses what Landlock does not:
 		// nothing weakened there.
 		weakened := strings.Join(r.Weakened, "\n")
-		if strings.Contains(weakened, line) != (backend == BackendAudit) {
+		if strings.Contains(weakened, line) != (backend == verdict.BackendAudit) {
 			t.Errorf("%s: weakened %q: want the network line on the audit backend only", backend, r.Weakened)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // allowAll is a filter that logs nothing, so the benchmarks measure the
@@ -141,7 +142,7 @@ func lossyRun(b *testing.B, profile *baseline.Profile) bool {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if !r.Loss.Any() && r.Verdict != VerdictClean {
+	if !r.Loss.Any() && r.Verdict != verdict.VerdictClean {
 		b.Fatalf("%v", r)
 	}
 	return r.Loss.Any()

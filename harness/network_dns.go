@@ -16,6 +16,7 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/dnsrec"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // runResolver is the run's recording DNS forwarder (internal/dnsrec)
@@ -170,16 +171,16 @@ func plainName(s string) bool {
 
 // names are the names the run looked up, with the addresses their
 // answers gave, sorted.
-func (r *runResolver) names(queries []dnsrec.Query) []ResolvedName {
-	by := map[string]*ResolvedName{}
+func (r *runResolver) names(queries []dnsrec.Query) []verdict.ResolvedName {
+	by := map[string]*verdict.ResolvedName{}
 	seen := map[string]map[string]bool{}
 	for _, q := range queries {
 		n, ok := by[q.Name]
 		if !ok {
-			if len(by) >= MaxKept {
+			if len(by) >= verdict.MaxKept {
 				continue
 			}
-			n = &ResolvedName{Name: q.Name}
+			n = &verdict.ResolvedName{Name: q.Name}
 			by[q.Name], seen[q.Name] = n, map[string]bool{}
 		}
 		for _, a := range q.Answers {
@@ -194,7 +195,7 @@ func (r *runResolver) names(queries []dnsrec.Query) []ResolvedName {
 			n.Rcode = ""
 		}
 	}
-	out := make([]ResolvedName, 0, len(by))
+	out := make([]verdict.ResolvedName, 0, len(by))
 	for _, n := range by {
 		out = append(out, *n)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/netproxy"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // planNetwork decides whether the run observes the network: on the
@@ -149,7 +150,7 @@ func (e *netEmitter) emit(ev touch.Event) {
 		a.Op = baseline.NetConnect
 	case "bind":
 		a.Op = baseline.NetBind
-		if !a.Denied && fdKnown && ev.Exit == 0 && len(e.bound) < maxLearnedNetwork {
+		if !a.Denied && fdKnown && ev.Exit == 0 && len(e.bound) < verdict.MaxLearnedNetwork {
 			e.bound[sockRef{ev.PID, fd}] = d
 		}
 	case "sendmmsg":
@@ -262,7 +263,7 @@ func destinationOf(ev touch.Event) (d baseline.Destination, ok bool, why string)
 // its forwarder: where the calls went into the observation (by name
 // where a lookup gave one), the calls outside the baselines, what was
 // looked up.
-func (r *Result) addNetwork(b *netBook, p *runPlan) {
+func addNetwork(r *verdict.Result, b *netBook, p *runPlan) {
 	r.NetworkObserved = true
 	if res := p.resolver; res != nil {
 		queries := res.fwd.Queries() // a copy: taken once
@@ -271,8 +272,8 @@ func (r *Result) addNetwork(b *netBook, p *runPlan) {
 		for _, t := range res.tunnelling(queries, b.matcher) {
 			switch {
 			case b.matcher != nil:
-				r.NetworkViolations = append(r.NetworkViolations, NetworkViolation{
-					NetworkTouch: NetworkTouch{Op: baseline.NetResolve, Dest: t, Syscall: "dns", Risk: risk.DNSTunnel, Level: risk.High},
+				r.NetworkViolations = append(r.NetworkViolations, verdict.NetworkViolation{
+					NetworkTouch: verdict.NetworkTouch{Op: baseline.NetResolve, Dest: t, Syscall: "dns", Risk: risk.DNSTunnel, Level: risk.High},
 					Has:          fmt.Sprintf("more than %d distinct names under one domain in one run: data leaves in the names themselves", tunnelNames)})
 			case p.mode == baseline.ModeRecord:
 				b.unverify("names looked up in a pattern of DNS tunnelling (" + t + "): a record run does not learn them")
@@ -296,7 +297,7 @@ func (r *Result) addNetwork(b *netBook, p *runPlan) {
 	}
 	scripts := map[int]string{}
 	for _, pr := range r.Programs {
-		if pr.Role == RoleScript {
+		if pr.Role == verdict.RoleScript {
 			scripts[pr.PID] = pr.Path
 		}
 	}
@@ -319,16 +320,16 @@ func (r *Result) addNetwork(b *netBook, p *runPlan) {
 				t.Risk, t.Level = c, l
 			}
 		}
-		r.NetworkViolations = append(r.NetworkViolations, NetworkViolation{NetworkTouch: t, Has: b.matcher.Explain(t.Op, d, t.Program), File: file})
+		r.NetworkViolations = append(r.NetworkViolations, verdict.NetworkViolation{NetworkTouch: t, Has: b.matcher.Explain(t.Op, d, t.Program), File: file})
 	}
 	r.UnverifiedNetwork = append(r.UnverifiedNetwork, b.unverifiedReasons()...)
 	b.mu.Lock()
 	notKept := b.notKept
 	b.mu.Unlock()
 	if b.learn {
-		r.addNotKept(NotKept{LearnedNetwork: notKept})
+		r.AddNotKept(verdict.NotKept{LearnedNetwork: notKept})
 	} else {
-		r.addNotKept(NotKept{NetworkViolations: notKept})
+		r.AddNotKept(verdict.NotKept{NetworkViolations: notKept})
 	}
 }
 

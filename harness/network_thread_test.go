@@ -8,6 +8,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // A connect made by a thread other than the process's first is a
@@ -38,14 +39,14 @@ func TestConnectFromASecondThread(t *testing.T) {
 	}
 	var recorded bytes.Buffer
 	r := mustRun(t, agent(&recorded))
-	if r.Verdict != VerdictClean || !strings.Contains(recorded.String(), "connected from a second thread") {
+	if r.Verdict != verdict.VerdictClean || !strings.Contains(recorded.String(), "connected from a second thread") {
 		t.Fatalf("record: %s\n%s", summary(r), recorded.String())
 	}
 	path := netBaseline(t, r.Observed, true)
-	for _, backend := range []Backend{BackendAudit, BackendNotify} {
+	for _, backend := range []verdict.Backend{verdict.BackendAudit, verdict.BackendNotify} {
 		var out bytes.Buffer
 		r := mustRun(t, agent(&out), WithBaselines(path), WithMode(baseline.ModeCheck), WithBackend(backend))
-		if r.Verdict != VerdictClean || !strings.Contains(out.String(), "connected from a second thread") {
+		if r.Verdict != verdict.VerdictClean || !strings.Contains(out.String(), "connected from a second thread") {
 			t.Errorf("%s: %s, want clean and connected\n%s\n%s", backend, r.Verdict, out.String(), summary(r))
 		}
 	}

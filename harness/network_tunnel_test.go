@@ -16,6 +16,7 @@ import (
 	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/dnsrec"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // tunnelZone is the domain the tunnelling agent looks its names up
@@ -76,15 +77,15 @@ func TestDNSTunnellingIsAViolation(t *testing.T) {
 	zone, agent := tunnelAgent(t, tunnelZone)
 	var recorded bytes.Buffer
 	r := mustRun(t, agent(5, &recorded), WithResolvers(zone))
-	if r.Verdict != VerdictClean || strings.Count(recorded.String(), " 127.0.0.1\n") != 5 {
+	if r.Verdict != verdict.VerdictClean || strings.Count(recorded.String(), " 127.0.0.1\n") != 5 {
 		t.Fatalf("record: %s\n%s", summary(r), recorded.String())
 	}
 	path := netBaseline(t, r.Observed, true, baseline.NetworkEntry{Op: baseline.NetResolve, Pattern: "*." + tunnelZone, Reason: "the test's own zone"})
 	const many = 40
-	for _, backend := range []Backend{BackendAudit, BackendNotify} {
+	for _, backend := range []verdict.Backend{verdict.BackendAudit, verdict.BackendNotify} {
 		var out bytes.Buffer
 		r := mustRun(t, agent(5, &out), WithBaselines(path), WithMode(baseline.ModeCheck), WithBackend(backend), WithResolvers(zone))
-		if r.Verdict != VerdictClean || len(r.NetworkViolations) != 0 {
+		if r.Verdict != verdict.VerdictClean || len(r.NetworkViolations) != 0 {
 			t.Errorf("%s: five names: %s, network violations %v, want clean\n%s", backend, r.Verdict, r.NetworkViolations, summary(r))
 		}
 		if len(r.Names) != 5 {
@@ -97,13 +98,13 @@ func TestDNSTunnellingIsAViolation(t *testing.T) {
 			t.Fatalf("%s: %d names: the agent resolved %d: the test proves nothing\n%s", backend, many, got, out.String())
 		}
 		want := fmt.Sprintf("*.sysgate.test (%d names)", many)
-		var tunnel []NetworkViolation
+		var tunnel []verdict.NetworkViolation
 		for _, v := range r.NetworkViolations {
 			if v.Op == baseline.NetResolve && v.Risk == risk.DNSTunnel {
 				tunnel = append(tunnel, v)
 			}
 		}
-		if r.Verdict != VerdictViolation || len(tunnel) != 1 || tunnel[0].Dest != want || tunnel[0].Level != risk.High {
+		if r.Verdict != verdict.VerdictViolation || len(tunnel) != 1 || tunnel[0].Dest != want || tunnel[0].Level != risk.High {
 			t.Errorf("%s: %d names: %s, network violations %v, want exactly one resolve %s [dns-tunnel, high]\n%s", backend, many, r.Verdict, r.NetworkViolations, want, summary(r))
 		}
 		if len(r.NetworkViolations) != 1 {
@@ -122,19 +123,19 @@ func TestDNSTunnellingUnderAPublicSuffix(t *testing.T) {
 	zone, agent := tunnelAgent(t, suffix)
 	var recorded bytes.Buffer
 	r := mustRun(t, agent(5, &recorded), WithResolvers(zone))
-	if r.Verdict != VerdictClean {
+	if r.Verdict != verdict.VerdictClean {
 		t.Fatalf("record: %s\n%s", summary(r), recorded.String())
 	}
 	path := netBaseline(t, r.Observed, true, baseline.NetworkEntry{Op: baseline.NetResolve, Pattern: "*." + suffix, Reason: "raw files"})
 	const many = 40
-	for _, backend := range []Backend{BackendAudit, BackendNotify} {
+	for _, backend := range []verdict.Backend{verdict.BackendAudit, verdict.BackendNotify} {
 		var out bytes.Buffer
 		r := mustRun(t, agent(many, &out), WithBaselines(path), WithMode(baseline.ModeCheck), WithBackend(backend), WithResolvers(zone))
 		if got := strings.Count(out.String(), " 127.0.0.1\n"); got != many {
 			t.Fatalf("%s: the agent resolved %d of %d names: the test proves nothing\n%s", backend, got, many, out.String())
 		}
 		want := fmt.Sprintf("*.%s (%d names)", suffix, many)
-		if r.Verdict != VerdictViolation || len(r.NetworkViolations) != 1 || r.NetworkViolations[0].Dest != want || r.NetworkViolations[0].Risk != risk.DNSTunnel {
+		if r.Verdict != verdict.VerdictViolation || len(r.NetworkViolations) != 1 || r.NetworkViolations[0].Dest != want || r.NetworkViolations[0].Risk != risk.DNSTunnel {
 			t.Errorf("%s: %s, network violations %v, want exactly one resolve %s [dns-tunnel]\n%s", backend, r.Verdict, r.NetworkViolations, want, summary(r))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/scheduling"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // Defaults for a run.
@@ -67,7 +68,7 @@ type runConfig struct {
 	phases            func(string, time.Duration)
 	acceptCommand     string
 	unisolatedOK      bool
-	backend           Backend
+	backend           verdict.Backend
 	notify            bool // resolved from backend by Run
 	argBlind          bool
 	noPrograms        bool

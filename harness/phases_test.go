@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // Every phase is reported once per run, release included, so that make
@@ -12,7 +14,7 @@ import (
 func TestPhaseTimesCoverTheRun(t *testing.T) {
 	t.Parallel()
 	path := trueBaseline(t)
-	for _, backend := range []Backend{BackendAudit, BackendNotify} {
+	for _, backend := range []verdict.Backend{verdict.BackendAudit, verdict.BackendNotify} {
 		var names []string
 		var sum time.Duration
 		start := time.Now()

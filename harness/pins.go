@@ -6,6 +6,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // programSums hashes the programs execs name, shared by every run of the
@@ -46,7 +47,7 @@ func pinWanted(p *baseline.Profile, agentRoot bool, held map[string]string) func
 // content at the run's start (held): what is wrong, one line per
 // program, with the run it concerns; none when every program is one the
 // baselines recorded (or pin nothing) and the run started with.
-func pinMismatches(p *baseline.Profile, held map[string]string, e *execSeen) (runs []ProgramRun, why []string) {
+func pinMismatches(p *baseline.Profile, held map[string]string, e *execSeen) (runs []verdict.ProgramRun, why []string) {
 	for _, r := range e.runs {
 		sum := ""
 		if len(r.SHA256) > 0 {
@@ -70,7 +71,7 @@ func pinMismatches(p *baseline.Profile, held map[string]string, e *execSeen) (ru
 // writableNotes are the report's notes on programs that ran from a file
 // a user other than root can replace (the agent, when it runs as that
 // user): whether a baseline entry pins their content.
-func writableNotes(runs []ProgramRun, p *baseline.Profile) []string {
+func writableNotes(runs []verdict.ProgramRun, p *baseline.Profile) []string {
 	var notes []string
 	for _, run := range runs {
 		if !strings.HasPrefix(run.Path, "/") {

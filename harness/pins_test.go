@@ -9,6 +9,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 var (
@@ -82,7 +83,7 @@ func TestWritableNotes(t *testing.T) {
 	if err := os.Chmod(tool, 0o777); err != nil { // past the umask
 		t.Fatal(err)
 	}
-	notes := writableNotes([]ProgramRun{{Path: tool}, {Path: "memfd:x"}}, nil)
+	notes := writableNotes([]verdict.ProgramRun{{Path: tool}, {Path: "memfd:x"}}, nil)
 	if len(notes) != 1 || !strings.Contains(notes[0], "program "+tool+" can be replaced by the agent") || !strings.HasSuffix(notes[0], "no baseline entry pins its content") {
 		t.Errorf("notes %q", notes)
 	}

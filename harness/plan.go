@@ -9,6 +9,7 @@ import (
 	"github.com/sysgate/sysgate/baseline/compile"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/listener"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // runPlan is everything a run decides before anything starts: the
@@ -21,9 +22,9 @@ type runPlan struct {
 	// command is the agent's command as the caller gave it; agent's may
 	// name the interpreter its shim stands for (shim).
 	command []string
-	shim    *ShimResolution
+	shim    *verdict.ShimResolution
 
-	backend     Backend
+	backend     verdict.Backend
 	backendNote string
 	// notify: the notify backend. audited: the run gets an audit session
 	// of its own (root in the initial user namespace). listened: the
@@ -72,7 +73,7 @@ func plan(agent Agent, cfg *runConfig) (*runPlan, error) {
 	p := &runPlan{cfg: cfg, agent: agent, clock: newPhaseClock(cfg.phases)}
 	var err error
 	p.backend, p.backendNote = cfg.pickBackend()
-	p.notify = p.backend == BackendNotify
+	p.notify = p.backend == verdict.BackendNotify
 	cfg.notify = p.notify
 	// The environment picks the baselines' layers: read before the run,
 	// from the machine and the command, without running anything. It is

@@ -12,19 +12,20 @@ import (
 	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // programOf returns the run's program at path.
-func programOf(r *Result, path string) (ProgramRun, bool) {
+func programOf(r *verdict.Result, path string) (verdict.ProgramRun, bool) {
 	for _, p := range r.Programs {
 		if p.Path == path {
 			return p, true
 		}
 	}
-	return ProgramRun{}, false
+	return verdict.ProgramRun{}, false
 }
 
-func programPaths(r *Result) []string {
+func programPaths(r *verdict.Result) []string {
 	var out []string
 	for _, p := range r.Programs {
 		out = append(out, p.Path)
@@ -67,8 +68,8 @@ func TestExecOpensAgreeAcrossBackends(t *testing.T) {
 	// Without programs (--no-programs) the files are observed all the
 	// same: notify then reads each exec for its files alone.
 	for _, programs := range []bool{true, false} {
-		exec := map[Backend]map[string]uint64{}
-		for _, backend := range []Backend{BackendAudit, BackendNotify} {
+		exec := map[verdict.Backend]map[string]uint64{}
+		for _, backend := range []verdict.Backend{verdict.BackendAudit, verdict.BackendNotify} {
 			opts := []Option{WithMode(baseline.ModeRecord), WithBackend(backend)}
 			if !programs {
 				opts = append(opts, WithoutPrograms())
@@ -85,8 +86,8 @@ func TestExecOpensAgreeAcrossBackends(t *testing.T) {
 				}
 			}
 		}
-		if !maps.Equal(exec[BackendAudit], exec[BackendNotify]) {
-			t.Errorf("programs %t: the backends saw different execs:\naudit  %v\nnotify %v", programs, exec[BackendAudit], exec[BackendNotify])
+		if !maps.Equal(exec[verdict.BackendAudit], exec[verdict.BackendNotify]) {
+			t.Errorf("programs %t: the backends saw different execs:\naudit  %v\nnotify %v", programs, exec[verdict.BackendAudit], exec[verdict.BackendNotify])
 		}
 	}
 }
@@ -101,15 +102,15 @@ func TestProgramsOfAScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	sh, ls := realPath(t, "/bin/sh"), realPath(t, "/usr/bin/ls")
-	for _, backend := range []Backend{BackendAudit, BackendNotify} {
+	for _, backend := range []verdict.Backend{verdict.BackendAudit, verdict.BackendNotify} {
 		t.Run(string(backend), func(t *testing.T) {
 			r := mustRun(t, Agent{Command: []string{script}, Dir: dir}, WithMode(baseline.ModeRecord), WithBackend(backend))
 			want := map[string]struct{ role, parent string }{
-				script:          {RoleScript, ""},
-				sh:              {RoleInterpreter, ""},
-				"/usr/bin/env":  {RoleProgram, sh},
-				"/usr/bin/true": {RoleProgram, "/usr/bin/env"},
-				ls:              {RoleProgram, sh},
+				script:          {verdict.RoleScript, ""},
+				sh:              {verdict.RoleInterpreter, ""},
+				"/usr/bin/env":  {verdict.RoleProgram, sh},
+				"/usr/bin/true": {verdict.RoleProgram, "/usr/bin/env"},
+				ls:              {verdict.RoleProgram, sh},
 			}
 			for path, w := range want {
 				p, ok := programOf(r, path)
@@ -158,7 +159,7 @@ os.execve(fd, ["payload"], {})`
 // program is listed (the notify backend still reads each exec, for the
 // files it opens) and every report says so.
 func TestWithoutProgramsListsNothing(t *testing.T) {
-	for _, backend := range []Backend{BackendAudit, BackendNotify} {
+	for _, backend := range []verdict.Backend{verdict.BackendAudit, verdict.BackendNotify} {
 		r := mustRun(t, Agent{Command: []string{"/bin/sh", "-c", "/usr/bin/true"}}, WithMode(baseline.ModeRecord), WithoutPrograms(), WithBackend(backend))
 		if len(r.Programs) != 0 {
 			t.Errorf("%s: programs = %q, want none", backend, programPaths(r))
@@ -182,7 +183,7 @@ func TestLongScriptOperandIsListed(t *testing.T) {
 	}
 	py := realPath(t, testutil.Python(t))
 	r := mustRun(t, Agent{Command: []string{py, "-I", script}}, WithMode(baseline.ModeRecord))
-	if p, ok := programOf(r, script); !ok || p.Role != RoleScript {
+	if p, ok := programOf(r, script); !ok || p.Role != verdict.RoleScript {
 		t.Fatalf("programs = %q, want the script %s (%d bytes)", programPaths(r), script, len(script))
 	}
 	if p, _ := programOf(r, py); !strings.HasSuffix(p.Argv[2], "...") {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // lazyRegexp compiles pattern on first use: these run only when a report
@@ -56,14 +58,14 @@ var urlUserinfo = lazyRegexp(`(://[^/:@\s]*:)[^/@\s]+@`)
 // named like a secret ("--token X", "--password=X", "TOKEN=X"), a bearer
 // header, a URL's password, known token shapes and long opaque strings.
 func redactArgv(argv []string, more bool) []string {
-	out := make([]string, 0, min(len(argv), ArgvShown)+1)
+	out := make([]string, 0, min(len(argv), verdict.ArgvShown)+1)
 	secretNext := false
 	var short shortSecret
 	if len(argv) > 0 {
 		short = shortSecretOf(argv[0])
 	}
 	for i, a := range argv {
-		if i == ArgvShown {
+		if i == verdict.ArgvShown {
 			break
 		}
 		shown := a
@@ -79,12 +81,12 @@ func redactArgv(argv []string, more bool) []string {
 		}
 		secretNext = (strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && secretName().MatchString(a)) ||
 			(i > 0 && short.separate && a == short.flag)
-		if len(shown) > ArgvWidth {
-			shown = shown[:ArgvWidth-3] + "..."
+		if len(shown) > verdict.ArgvWidth {
+			shown = shown[:verdict.ArgvWidth-3] + "..."
 		}
 		out = append(out, shown)
 	}
-	if len(argv) > ArgvShown || more {
+	if len(argv) > verdict.ArgvShown || more {
 		out = append(out, "...")
 	}
 	return out

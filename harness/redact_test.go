@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sysgate/sysgate/verdict"
 )
 
 func TestRedactArgv(t *testing.T) {
@@ -66,11 +68,11 @@ func TestRedactArgv(t *testing.T) {
 func TestRedactArgvBounds(t *testing.T) {
 	long := []string{"a", strings.Repeat("x y ", 40), "3", "4", "5", "6", "7", "8", "9"}
 	got := redactArgv(long, false)
-	if len(got) != ArgvShown+1 || got[ArgvShown] != "..." {
-		t.Fatalf("got %d args %q, want %d and a trailing ...", len(got), got, ArgvShown+1)
+	if len(got) != verdict.ArgvShown+1 || got[verdict.ArgvShown] != "..." {
+		t.Fatalf("got %d args %q, want %d and a trailing ...", len(got), got, verdict.ArgvShown+1)
 	}
-	if len(got[1]) != ArgvWidth || !strings.HasSuffix(got[1], "...") {
-		t.Errorf("long arg = %q (%d bytes), want %d bytes ending in ...", got[1], len(got[1]), ArgvWidth)
+	if len(got[1]) != verdict.ArgvWidth || !strings.HasSuffix(got[1], "...") {
+		t.Errorf("long arg = %q (%d bytes), want %d bytes ending in ...", got[1], len(got[1]), verdict.ArgvWidth)
 	}
 	if got := redactArgv([]string{"a"}, true); !slices.Equal(got, []string{"a", "..."}) {
 		t.Errorf("more = %q", got)

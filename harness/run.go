@@ -2,11 +2,8 @@ package harness
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -17,7 +14,7 @@ import (
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/netproxy"
 	"github.com/sysgate/sysgate/internal/scmp"
-	"github.com/sysgate/sysgate/internal/untrusted"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // barrierTimeout bounds the wait for the run's last records.
@@ -41,7 +38,7 @@ const barrierTimeout = 10 * time.Second
 // It changes one thing about the calling process, for good: the process
 // becomes non-dumpable (PR_SET_DUMPABLE 0) on its first run, so no agent
 // of the same uid can ptrace it or open its memory (see protectSelf).
-func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
+func Run(ctx context.Context, agent Agent, opts ...Option) (*verdict.Result, error) {
 	cfg := runConfig{grace: DefaultGrace}
 	for _, o := range opts {
 		o(&cfg)
@@ -61,86 +58,21 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*Result, error) {
 	return r, err
 }
 
-// normalize makes empty lists encode as [] rather than null.
-func (r *Result) normalize() {
-	if r.Baselines == nil {
-		r.Baselines = []string{}
-	}
-	if r.Violations == nil {
-		r.Violations = Violations{}
-	}
-	if r.Unused == nil {
-		r.Unused = []baseline.Finding{}
-	}
-	if r.Leaked == nil {
-		r.Leaked = []Leak{}
-	}
-	if r.Refused == nil {
-		r.Refused = []baseline.Finding{}
-	}
-	if r.Unmonitored == nil {
-		r.Unmonitored = []baseline.Unmonitored{}
-	}
-}
-
-// decide sets the verdict, in the order violation > inconclusive > agent
-// failed > clean. Whatever made the run inconclusive is kept in
-// Inconclusive beside a violation: an agent that has made a new syscall
-// cannot hide it by flooding the audit path afterwards.
-func (r *Result) decide(tree treeOutcome, closeErr error, allowAgentFailure bool) {
-	var reasons []error
-	if r.Loss.Any() {
-		reasons = append(reasons, errors.New(r.Loss.String()))
-	}
+// decide sets r's verdict (verdict.Decide) from its findings and what
+// the run may have missed: r's own loss and unverified names, the
+// barrier, the process tree and the execs it could not name.
+func decide(r *verdict.Result, tree treeOutcome, closeErr error, unseenExecs []string, allowAgentFailure bool) {
+	c := r.Completeness()
 	if closeErr != nil {
-		reasons = append(reasons, fmt.Errorf("barrier: %w", closeErr))
+		c.Barrier = closeErr.Error()
 	}
 	if tree.Err != nil {
-		reasons = append(reasons, fmt.Errorf("process tracking failed: %w", tree.Err))
+		c.Tracking = tree.Err.Error()
 	}
-	leaked := len(tree.Leaked) + int(tree.leaksNotKept)
-	if tree.Cancelled {
-		reasons = append(reasons, fmt.Errorf("run cancelled; %d processes killed", leaked+1))
-	}
-	if tree.TimedOut {
-		reasons = append(reasons, fmt.Errorf("agent timed out; the tree was killed (%d processes besides the agent)", leaked))
-	}
-	if len(r.unseenExecs) > 0 {
-		unseen := len(r.unseenExecs)
-		if r.NotKept != nil {
-			unseen += int(r.NotKept.UnseenExecs)
-		}
-		reasons = append(reasons, fmt.Errorf("%d %s ran a program sysgate could not name (%s)", unseen,
-			plural(unseen, "exec", "execs"), strings.Join(r.unseenExecs, "; ")))
-	}
-	if r.Mode == baseline.ModeRecord {
-		for _, v := range r.ProgramViolations {
-			// A record run learns programs; an exec that ran another
-			// program than it named is not something to learn.
-			reasons = append(reasons, fmt.Errorf("%s: %s", v.Path, v.Mismatch))
-		}
-	}
-	reasons = append(reasons, r.fileReasons()...)
-	reasons = append(reasons, r.networkReasons()...)
-	if len(reasons) > 0 {
-		r.Inconclusive = joinReasons(reasons)
-	}
-	switch {
-	case len(r.Violations) > 0 || len(r.ProgramViolations) > 0 || r.UnknownABI > 0 || len(r.ModifiedBaselines) > 0 ||
-		len(r.ChangedBaselines) > 0 || (r.NotKept != nil && r.NotKept.ProgramViolations > 0) ||
-		len(r.FileViolations) > 0 || (r.NotKept != nil && r.NotKept.FileViolations > 0) ||
-		len(r.NetworkViolations) > 0 || (r.NotKept != nil && r.NotKept.NetworkViolations > 0):
-		// A call of an ABI sysgate cannot name is outside every baseline;
-		// a baseline the agent wrote to says nothing about the next run,
-		// nor does one changed since the gate began.
-		r.Verdict = VerdictViolation
-	case len(reasons) > 0:
-		r.Verdict = VerdictInconclusive
-	case r.AgentFailed() && !allowAgentFailure:
-		r.Verdict = VerdictAgentFailed
-	default:
-		r.Verdict = VerdictClean
-	}
+	c.Cancelled, c.TimedOut = tree.Cancelled, tree.TimedOut
+	c.Killed = len(tree.Leaked) + int(tree.leaksNotKept)
+	c.UnseenExecs = unseenExecs
+	r.Verdict, r.Inconclusive = verdict.Decide(r.Findings(), c, verdict.Policy{AllowAgentFailure: allowAgentFailure})
 }
 
 // loadCompiled loads the baselines (or takes the given profile), picks the
@@ -218,16 +150,4 @@ func launchDir(dir string) string {
 		return ""
 	}
 	return filepath.Join(wd, dir)
-}
-
-// joinReasons is the reasons one a line, each with its control characters
-// (the agent's names within it) escaped: so a new line in Inconclusive
-// only ever separates sysgate's own reasons, which renderers show as
-// parts rather than escape as the agent's text.
-func joinReasons(reasons []error) string {
-	parts := make([]string, len(reasons))
-	for i, err := range reasons {
-		parts[i] = untrusted.Terminal(err.Error())
-	}
-	return strings.Join(parts, "\n")
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 var testAgentDir string
@@ -61,7 +62,7 @@ func agentPath(t *testing.T) string {
 	return path
 }
 
-func mustRun(t *testing.T, agent Agent, opts ...Option) *Result {
+func mustRun(t *testing.T, agent Agent, opts ...Option) *verdict.Result {
 	t.Helper()
 	testutil.RequireAudit(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -80,7 +81,7 @@ func mustRun(t *testing.T, agent Agent, opts ...Option) *Result {
 func trueBaseline(t *testing.T) string {
 	t.Helper()
 	r := mustRun(t, Agent{Name: "true", Command: []string{"/bin/true"}})
-	if r.Verdict != VerdictClean {
+	if r.Verdict != verdict.VerdictClean {
 		t.Fatalf("record /bin/true: %s", summary(r))
 	}
 	path := filepath.Join(t.TempDir(), "true.yaml")
@@ -99,14 +100,14 @@ func mustLoad(t *testing.T, path string) *baseline.Profile {
 	return p
 }
 
-func violation(r *Result, arch scmp.Arch, name string) (Violation, bool) {
+func violation(r *verdict.Result, arch scmp.Arch, name string) (verdict.Violation, bool) {
 	for _, v := range r.Violations {
 		// A syscall name finds its argument classes too.
 		if v.Arch == arch && (v.Syscall == name || argclass.SyscallOf(v.Syscall) == name) {
 			return v, true
 		}
 	}
-	return Violation{}, false
+	return verdict.Violation{}, false
 }
 
 func TestRecordThenCheckTrueIsClean(t *testing.T) {
@@ -114,7 +115,7 @@ func TestRecordThenCheckTrueIsClean(t *testing.T) {
 	path := trueBaseline(t)
 	for i := range 2 {
 		r := mustRun(t, Agent{Command: []string{"/bin/true"}}, WithBaselines(path))
-		if r.Mode != baseline.ModeCheck || r.Verdict != VerdictClean || r.Events != 0 || r.ExitStatus != 0 {
+		if r.Mode != baseline.ModeCheck || r.Verdict != verdict.VerdictClean || r.Events != 0 || r.ExitStatus != 0 {
 			t.Fatalf("check %d: %s", i, summary(r))
 		}
 	}
@@ -228,7 +229,7 @@ func TestOrphanedGrandchildSocketIsViolation(t *testing.T) {
 	py := testutil.Python(t)
 	r := mustRun(t, Agent{Command: []string{"sh", "-c", `ls / >/dev/null; ("$0" -c "import socket; socket.socket()" &)`, py}},
 		WithBaselines(path))
-	if r.Verdict != VerdictViolation || r.ExitStatus != 0 {
+	if r.Verdict != verdict.VerdictViolation || r.ExitStatus != 0 {
 		t.Fatalf("%s", summary(r))
 	}
 	v, ok := violation(r, scmp.Native(), "socket")
@@ -303,13 +304,13 @@ func TestUnknownSyscallReportedByNumber(t *testing.T) {
 func TestDaemonIsWaitedForThenKilled(t *testing.T) {
 	t.Parallel()
 	r := mustRun(t, Agent{Command: []string{"sh", "-c", `(exec sleep 1000 </dev/null >/dev/null 2>&1 &)`}}, WithGrace(300*time.Millisecond))
-	if len(r.Leaked) != 1 || r.Leaked[0].Comm != "sleep" || r.Leaked[0].Cause != CauseOutlived {
+	if len(r.Leaked) != 1 || r.Leaked[0].Comm != "sleep" || r.Leaked[0].Cause != verdict.CauseOutlived {
 		t.Fatalf("leaked %+v", r.Leaked)
 	}
 	if r.Leaked[0].Lived < 300*time.Millisecond || r.TimedOut {
 		t.Errorf("daemon lived %v (timed out: %v); want the grace period, then a kill", r.Leaked[0].Lived, r.TimedOut)
 	}
-	if r.Verdict != VerdictClean || r.Observed.Count(scmp.Native(), "clock_nanosleep")+r.Observed.Count(scmp.Native(), "nanosleep") == 0 {
+	if r.Verdict != verdict.VerdictClean || r.Observed.Count(scmp.Native(), "clock_nanosleep")+r.Observed.Count(scmp.Native(), "nanosleep") == 0 {
 		t.Errorf("the daemon's own syscalls are missing: %s", summary(r))
 	}
 }
@@ -320,7 +321,7 @@ func TestHangingAgentTimesOut(t *testing.T) {
 	// under the race detector, whose larger process makes the launch of
 	// the run's PID namespace slower (about 4 ms).
 	r := mustRun(t, Agent{Command: []string{"sh", "-c", `sleep 1000 & sleep 1000`}}, WithTimeout(3*time.Second))
-	if !r.TimedOut || r.Verdict != VerdictInconclusive || r.Signal != "killed" {
+	if !r.TimedOut || r.Verdict != verdict.VerdictInconclusive || r.Signal != "killed" {
 		t.Fatalf("%s (signal %q)", summary(r), r.Signal)
 	}
 	if len(r.Leaked) != 2 {
@@ -337,7 +338,7 @@ func TestContextDeadlineIsTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.TimedOut || r.Verdict != VerdictInconclusive || r.Signal != "killed" {
+	if !r.TimedOut || r.Verdict != verdict.VerdictInconclusive || r.Signal != "killed" {
 		t.Fatalf("%s", summary(r))
 	}
 }
@@ -377,9 +378,9 @@ func TestConcurrentRunsGetOnlyTheirEvents(t *testing.T) {
 
 const concurrentCount, concurrentCalls = 8, 25 // small bursts: the kernel backlog is shared with parallel test packages
 
-func concurrentRuns(t *testing.T, agent string) []*Result {
+func concurrentRuns(t *testing.T, agent string) []*verdict.Result {
 	const runs, calls = concurrentCount, concurrentCalls
-	results := make([]*Result, runs)
+	results := make([]*verdict.Result, runs)
 	var wg sync.WaitGroup
 	for i := range runs {
 		wg.Add(1)
@@ -402,13 +403,13 @@ func concurrentRuns(t *testing.T, agent string) []*Result {
 	return results
 }
 
-func checkConcurrentRuns(t *testing.T, results []*Result) {
+func checkConcurrentRuns(t *testing.T, results []*verdict.Result) {
 	const runs, calls = concurrentCount, concurrentCalls
 	if t.Failed() {
 		return
 	}
 	for i, r := range results {
-		if r.Verdict != VerdictClean {
+		if r.Verdict != verdict.VerdictClean {
 			t.Errorf("run %d: %s", i, summary(r))
 			continue
 		}
@@ -434,7 +435,7 @@ func TestEndlessStdinDoesNotBlock(t *testing.T) {
 	defer stdinW.Close()
 	go stdinW.Write([]byte("hello\n"))
 	var out strings.Builder
-	done := make(chan *Result, 1)
+	done := make(chan *verdict.Result, 1)
 	go func() { done <- mustRun(t, Agent{Command: []string{"head", "-n1"}, Stdin: stdinR, Stdout: &out}) }()
 	select {
 	case r := <-done:
@@ -495,13 +496,13 @@ func TestRunNeedsAuditControl(t *testing.T) {
 			t.Fatal(err)
 		}
 	}()
-	_, err := Run(context.Background(), Agent{Command: []string{"/bin/true"}}, WithBackend(BackendAudit))
+	_, err := Run(context.Background(), Agent{Command: []string{"/bin/true"}}, WithBackend(verdict.BackendAudit))
 	if !errors.Is(err, ErrPrivileges) {
 		t.Fatalf("err %v; want ErrPrivileges", err)
 	}
 	// auto falls back to notify, and says why.
 	r := mustRun(t, Agent{Command: []string{"/bin/true"}})
-	if r.Backend != BackendNotify || !strings.Contains(r.BackendNote, "CAP_AUDIT_CONTROL") || r.Verdict != VerdictClean {
+	if r.Backend != verdict.BackendNotify || !strings.Contains(r.BackendNote, "CAP_AUDIT_CONTROL") || r.Verdict != verdict.VerdictClean {
 		t.Fatalf("backend %q (%q): %s", r.Backend, r.BackendNote, summary(r))
 	}
 }
@@ -521,7 +522,7 @@ func TestRecordingIntoObservationFile(t *testing.T) {
 		// Had it not learned, the same result would fail against the
 		// files, naming the shell as the first to make rt_sigaction.
 		vs := r.ViolationsAgainst(mustLoad(t, path))
-		v, ok := violation(&Result{Violations: vs}, scmp.Native(), "rt_sigaction")
+		v, ok := violation(&verdict.Result{Violations: vs}, scmp.Native(), "rt_sigaction")
 		if !ok || v.Comm != "sh" || v.PID == 0 || v.Number == 0 {
 			t.Fatalf("rt_sigaction attributed to %+v (%v)", v, vs)
 		}
@@ -606,7 +607,7 @@ func TestBaselinesWithoutTheNativeArchSayHowToRecordIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := mustRun(t, Agent{Command: []string{"/bin/true"}}, WithBaselines(path))
-	if r.Verdict != VerdictViolation || !r.MissingArch {
+	if r.Verdict != verdict.VerdictViolation || !r.MissingArch {
 		t.Fatalf("verdict %s, missing arch %v: %s", r.Verdict, r.MissingArch, summary(r))
 	}
 	// What the reports say of it: ci's TestArchHintOfMissingArch.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // debianPython is the distribution's interpreter: another build, and
@@ -114,7 +115,7 @@ func TestRuntimePlaceholderInEnforce(t *testing.T) {
 		t.Fatal(err)
 	}
 	requireOnlyPlaceholder(t, path)
-	for _, backend := range []Backend{BackendAudit, BackendNotify} {
+	for _, backend := range []verdict.Backend{verdict.BackendAudit, verdict.BackendNotify} {
 		r := mustRun(t, agent, WithBaselines(path), WithMode(baseline.ModeEnforce), WithBackend(backend))
 		if r.ExitStatus != 0 || len(r.ProgramViolations) > 0 {
 			t.Errorf("%s: exit %d, signal %q, program violations %v", backend, r.ExitStatus, r.Signal, r.ProgramViolations)

@@ -13,26 +13,8 @@ import (
 
 	"github.com/sysgate/sysgate/internal/envprobe"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/verdict"
 )
-
-// ShimResolution says that the agent's command is a version manager's
-// shim (pyenv's python3, nodenv's node, ...), and what sysgate started
-// instead: the interpreter the manager itself names for the agent's
-// environment and directory. A run through the shim would record the
-// shim, the manager's scripts and the shell that runs them, none of
-// which another machine has.
-type ShimResolution struct {
-	Manager string `json:"manager"`
-	Shim    string `json:"shim"`
-	// Interpreter is what the run started in the shim's place; "" when
-	// the manager named none, and the run went through the shim.
-	Interpreter string `json:"interpreter,omitempty"`
-	// PathAdded is the directory put in front of the agent's PATH, as the
-	// manager's exec does for a version it installed.
-	PathAdded string `json:"path_added,omitempty"`
-	// Problem says why the shim was kept (Interpreter "").
-	Problem string `json:"problem,omitempty"`
-}
 
 // WithoutShimResolution runs a command that is a version manager's shim
 // as it is, shim and manager included, rather than the interpreter the
@@ -49,12 +31,12 @@ const shimWhichTimeout = 10 * time.Second
 // shim would have read. env is the agent's environment, as it will
 // start. The agent is returned unchanged, with a note, when the manager
 // names nothing usable.
-func (c *runConfig) resolveShim(ctx context.Context, agent Agent) (Agent, *ShimResolution) {
+func (c *runConfig) resolveShim(ctx context.Context, agent Agent) (Agent, *verdict.ShimResolution) {
 	shim, ok := envprobe.FindShim(agent.Command, agent.Env, agent.Dir)
 	if !ok {
 		return agent, nil
 	}
-	res := &ShimResolution{Manager: shim.Manager, Shim: shim.Path}
+	res := &verdict.ShimResolution{Manager: shim.Manager, Shim: shim.Path}
 	env := withEnv(agent.Env, shim.Env...)
 	interp, err := c.shimWhich(ctx, shim, env, agent.Dir)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // pyenvShims is the shims directory of this machine's pyenv, with a
@@ -52,7 +53,7 @@ func TestShimResolvedBeforeTheRun(t *testing.T) {
 	script := filepath.Join(agent.Dir, "agent.py")
 	wantPrograms := []string{realPath(t, interp), script}
 	slices.Sort(wantPrograms)
-	for _, backend := range []Backend{BackendAudit, BackendNotify} {
+	for _, backend := range []verdict.Backend{verdict.BackendAudit, verdict.BackendNotify} {
 		for _, pidns := range []bool{true, false} {
 			opts := []Option{WithMode(baseline.ModeRecord), WithBackend(backend)}
 			if !pidns {

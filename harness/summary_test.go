@@ -1,11 +1,15 @@
 package harness
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/sysgate/sysgate/verdict"
+)
 
 // summary is what a test prints about a run it did not expect: the
 // Result's line of data and its findings. A report's sentences about a
 // run are ci's (ci.Summary), which harness's own tests cannot import.
-func summary(r *Result) string {
+func summary(r *verdict.Result) string {
 	var b strings.Builder
 	b.WriteString(r.GomegaString())
 	if len(r.Violations) > 0 {

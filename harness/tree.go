@@ -11,23 +11,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/verdict"
 )
-
-// Why the harness killed a process of the run.
-const (
-	CauseOutlived  = "outlived the agent" // still running when the grace period ended
-	CauseTimeout   = "timeout"            // the run hit its timeout
-	CauseCancelled = "cancelled"          // the caller's context ended
-)
-
-// Leak is a process of the run that the harness had to kill.
-type Leak struct {
-	PID   int           `json:"pid"`
-	Exe   string        `json:"exe"`
-	Comm  string        `json:"comm"`
-	Lived time.Duration `json:"lived"` // nanoseconds, from its start to the kill
-	Cause string        `json:"cause"` // CauseOutlived, CauseTimeout or CauseCancelled
-}
 
 // killDeadline bounds the kill loop: a fork bomb that outruns it makes the
 // run inconclusive instead of hanging the harness.
@@ -37,7 +22,7 @@ const killDeadline = 10 * time.Second
 type treeOutcome struct {
 	TimedOut  bool
 	Cancelled bool
-	Leaked    []Leak
+	Leaked    []verdict.Leak
 	// leaksNotKept counts the killed processes past MaxKept in Leaked.
 	leaksNotKept uint64
 	Err          error // tracking failed: the run cannot be trusted
@@ -118,7 +103,7 @@ func (r runRoot) group() int {
 func supervise(ctx context.Context, root runRoot, ses runMembers, run *runListener, timeout, grace time.Duration) treeOutcome {
 	cancelR, stop, err := contextFd(ctx)
 	if err != nil {
-		return killTree(ses, root, CauseCancelled, run, treeOutcome{Err: err})
+		return killTree(ses, root, verdict.CauseCancelled, run, treeOutcome{Err: err})
 	}
 	defer stop()
 
@@ -127,10 +112,10 @@ func supervise(ctx context.Context, root runRoot, ses runMembers, run *runListen
 	switch {
 	case err != nil:
 		out.Err = err
-		return killTree(ses, root, CauseCancelled, run, out)
+		return killTree(ses, root, verdict.CauseCancelled, run, out)
 	case len(ready) == 0:
 		out.TimedOut = true
-		return killTree(ses, root, CauseTimeout, run, out)
+		return killTree(ses, root, verdict.CauseTimeout, run, out)
 	case ready[0] != 0:
 		return killTree(ses, root, out.stopped(ctx), run, out)
 	}
@@ -142,15 +127,15 @@ func supervise(ctx context.Context, root runRoot, ses runMembers, run *runListen
 	for !run.over() {
 		if err := run.err(); err != nil {
 			out.Err = err
-			return killTree(ses, root, CauseOutlived, run, out)
+			return killTree(ses, root, verdict.CauseOutlived, run, out)
 		}
 		ready, err := kernel.WaitReady(fds, max(0, int(time.Until(graceEnd).Milliseconds())))
 		switch {
 		case err != nil:
 			out.Err = err
-			return killTree(ses, root, CauseOutlived, run, out)
+			return killTree(ses, root, verdict.CauseOutlived, run, out)
 		case len(ready) == 0 && !run.over():
-			return killTree(ses, root, CauseOutlived, run, out)
+			return killTree(ses, root, verdict.CauseOutlived, run, out)
 		case len(ready) > 0 && ready[len(ready)-1] == len(fds)-1:
 			return killTree(ses, root, out.stopped(ctx), run, out)
 		}
@@ -163,10 +148,10 @@ func supervise(ctx context.Context, root runRoot, ses runMembers, run *runListen
 func (o *treeOutcome) stopped(ctx context.Context) string {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		o.TimedOut = true
-		return CauseTimeout
+		return verdict.CauseTimeout
 	}
 	o.Cancelled = true
-	return CauseCancelled
+	return verdict.CauseCancelled
 }
 
 // rescanWait bounds a wait in the kill loop before the session is listed
@@ -237,8 +222,8 @@ func killTree(ses runMembers, root runRoot, cause string, run *runListener, out 
 			// whatever the kills below find of it.
 			if m.PID != root.pid && m.PID != root.initPid && !seen[m.PID] {
 				seen[m.PID] = true
-				if len(out.Leaked) < MaxKept {
-					out.Leaked = append(out.Leaked, Leak{PID: m.PID, Exe: m.Exe, Comm: m.Comm, Lived: m.Lived(), Cause: cause})
+				if len(out.Leaked) < verdict.MaxKept {
+					out.Leaked = append(out.Leaked, verdict.Leak{PID: m.PID, Exe: m.Exe, Comm: m.Comm, Lived: m.Lived(), Cause: cause})
 				} else {
 					out.leaksNotKept++
 				}

@@ -18,6 +18,7 @@ import (
 	"github.com/sysgate/sysgate/auditlog/auditctl"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 type treeRun struct {
@@ -189,7 +190,7 @@ func TestTreeKillsDaemonAfterGrace(t *testing.T) {
 		t.Fatalf("leaked %+v; want the one sleep", r.outcome.Leaked)
 	}
 	l := r.outcome.Leaked[0]
-	if l.Comm != "sleep" || !strings.HasSuffix(l.Exe, "sleep") || l.Cause != CauseOutlived || l.Lived <= 0 {
+	if l.Comm != "sleep" || !strings.HasSuffix(l.Exe, "sleep") || l.Cause != verdict.CauseOutlived || l.Lived <= 0 {
 		t.Errorf("leak %+v", l)
 	}
 	if r.outcome.TimedOut {
@@ -211,7 +212,7 @@ sleep" ]; do :; done; wait`)
 		t.Errorf("killed %+v; want both sleeps", r.outcome.Leaked)
 	}
 	for _, l := range r.outcome.Leaked {
-		if l.Cause != CauseTimeout {
+		if l.Cause != verdict.CauseTimeout {
 			t.Errorf("leak %+v: cause", l)
 		}
 	}
@@ -287,7 +288,7 @@ func testKillsAHopper(t *testing.T, pidns bool) {
 		t.Fatalf("outcome %+v; want the chain killed and reported", r.outcome)
 	}
 	for _, l := range r.outcome.Leaked {
-		if l.Cause != CauseOutlived {
+		if l.Cause != verdict.CauseOutlived {
 			t.Errorf("leak %+v: cause", l)
 		}
 	}

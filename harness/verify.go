@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // programBook collects the programs a run ran and what the check of
@@ -26,8 +27,8 @@ import (
 // polls until the executable changes or the process is gone.
 type programBook struct {
 	mu         sync.Mutex
-	runs       map[string]*ProgramRun
-	mismatches []ProgramViolation
+	runs       map[string]*verdict.ProgramRun
+	mismatches []verdict.ProgramViolation
 	// unverified: execs of another program whose process was gone
 	// before /proc showed its new executable; unverifiedPaths counts
 	// them by the program each named (up to MaxKept programs).
@@ -39,7 +40,7 @@ type programBook struct {
 	// outside tells a program outside the baselines' programs (nil when
 	// they gate none): what is past MaxKept is counted by it.
 	outside func(path string) bool
-	notKept NotKept
+	notKept verdict.NotKept
 	// workspace is the run's directory, symlinks resolved: the programs
 	// that ran from it are the repository's own (HeldPrograms).
 	workspace string
@@ -71,12 +72,12 @@ type pendingExec struct {
 }
 
 func newProgramBook() *programBook {
-	return &programBook{runs: map[string]*ProgramRun{}, unverifiedPaths: map[string]uint64{}, pending: map[int]*pendingExec{}, stop: make(chan struct{}), readExe: kernel.ReadExe, readStat: kernel.ReadStat, openPidfd: kernel.PidfdOpen, sumExe: sumExe}
+	return &programBook{runs: map[string]*verdict.ProgramRun{}, unverifiedPaths: map[string]uint64{}, pending: map[int]*pendingExec{}, stop: make(chan struct{}), readExe: kernel.ReadExe, readStat: kernel.ReadStat, openPidfd: kernel.PidfdOpen, sumExe: sumExe}
 }
 
 // add counts a program run. Past MaxKept programs a new one is only
 // counted, and counted as a violation when it is outside the baselines.
-func (b *programBook) add(run ProgramRun) {
+func (b *programBook) add(run verdict.ProgramRun) {
 	if r, ok := b.runs[run.Path]; ok {
 		r.Count += run.Count
 		for _, sum := range run.SHA256 {
@@ -87,7 +88,7 @@ func (b *programBook) add(run ProgramRun) {
 		}
 		return
 	}
-	if len(b.runs) >= MaxKept {
+	if len(b.runs) >= verdict.MaxKept {
 		b.notKept.ProgramExecs += run.Count
 		if b.outside != nil && b.outside(run.Path) {
 			b.notKept.ProgramViolations += run.Count
@@ -138,9 +139,9 @@ func (b *programBook) refuse(e *execSeen) {
 		if p == "" {
 			p = "<unreadable path>"
 		}
-		run := ProgramRun{Path: p, Role: RoleProgram, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1}
+		run := verdict.ProgramRun{Path: p, Role: verdict.RoleProgram, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1}
 		b.add(run)
-		b.mismatches = append(b.mismatches, ProgramViolation{ProgramRun: run, Mismatch: fmt.Sprintf("refused: sysgate could not check the program it names (%v)", e.readErr)})
+		b.mismatches = append(b.mismatches, verdict.ProgramViolation{ProgramRun: run, Mismatch: fmt.Sprintf("refused: sysgate could not check the program it names (%v)", e.readErr)})
 	}
 }
 
@@ -286,14 +287,14 @@ func (b *programBook) settleLocked(p *pendingExec, id kernel.FileID, path string
 			how = kernel.SumFresh
 		}
 		if got, sum, err := b.sumExe(e.tgid, how); err == nil && got == id && sum != e.expectSum {
-			run := ProgramRun{Path: path, Role: RoleProgram, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1, SHA256: []string{sum}}
+			run := verdict.ProgramRun{Path: path, Role: verdict.RoleProgram, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1, SHA256: []string{sum}}
 			b.mismatchLocked(e, run, fmt.Sprintf("content: the kernel ran %s with sha256 %s; sysgate checked sha256 %s when it answered the exec (the file changed in between)", path, sum, e.expectSum))
 		}
 	case !e.claimed() && id == e.pre:
 	case e.readErr != nil || !e.claimed():
 		// sysgate could not read (or resolve) the path; /proc names the
 		// program that ran.
-		run := ProgramRun{Path: path, Role: RoleProgram, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1}
+		run := verdict.ProgramRun{Path: path, Role: verdict.RoleProgram, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1}
 		if e.readErr == nil {
 			// It named no file sysgate could open, and ran this one:
 			// the path changed in between.
@@ -302,33 +303,33 @@ func (b *programBook) settleLocked(p *pendingExec, id kernel.FileID, path string
 		}
 		b.add(run)
 	default:
-		run := ProgramRun{Path: path, Role: RoleProgram, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1}
+		run := verdict.ProgramRun{Path: path, Role: verdict.RoleProgram, Argv: e.argv, Parent: e.parent, PID: e.tgid, Count: 1}
 		b.mismatchLocked(e, run, fmt.Sprintf("the exec named %s; the kernel ran %s (the path changed after sysgate read it)", claimedPath(e), path))
 	}
 }
 
 // pinMismatch records an exec whose program is not the content its
 // baseline entry pins (the run itself is counted by exec or refuse).
-func (b *programBook) pinMismatch(run ProgramRun, why string) {
+func (b *programBook) pinMismatch(run verdict.ProgramRun, why string) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.mismatches = append(b.mismatches, ProgramViolation{ProgramRun: run, Mismatch: why})
+	b.mismatches = append(b.mismatches, verdict.ProgramViolation{ProgramRun: run, Mismatch: why})
 }
 
 func sumExe(pid int, how kernel.Sum) (kernel.FileID, string, error) {
 	return programSums.SumFile("/proc/"+strconv.Itoa(pid)+"/exe", how)
 }
 
-func (b *programBook) mismatchLocked(e *execSeen, run ProgramRun, why string) {
+func (b *programBook) mismatchLocked(e *execSeen, run verdict.ProgramRun, why string) {
 	if e.requested != "" && e.requested != run.Path {
 		run.Requested = e.requested
 	}
 	b.add(run)
-	if len(b.mismatches) >= MaxKept {
+	if len(b.mismatches) >= verdict.MaxKept {
 		b.notKept.ProgramViolations++
 		return
 	}
-	b.mismatches = append(b.mismatches, ProgramViolation{ProgramRun: run, Mismatch: why})
+	b.mismatches = append(b.mismatches, verdict.ProgramViolation{ProgramRun: run, Mismatch: why})
 }
 
 // goneLocked: the process exited (or the run ended) before /proc showed
@@ -337,7 +338,7 @@ func (b *programBook) goneLocked(p *pendingExec) {
 	b.finishLocked(p)
 	e := p.seen
 	switch {
-	case e.readErr != nil && len(b.unseen) >= MaxKept:
+	case e.readErr != nil && len(b.unseen) >= verdict.MaxKept:
 		b.notKept.UnseenExecs++
 	case e.readErr != nil:
 		b.unseen = append(b.unseen, fmt.Sprintf("pid %d: %v", e.tgid, e.readErr))
@@ -351,7 +352,7 @@ func (b *programBook) goneLocked(p *pendingExec) {
 	case e.claimed() && e.expect != e.pre:
 		b.unverified++
 		path := claimedPath(e)
-		if _, ok := b.unverifiedPaths[path]; ok || len(b.unverifiedPaths) < MaxKept {
+		if _, ok := b.unverifiedPaths[path]; ok || len(b.unverifiedPaths) < verdict.MaxKept {
 			b.unverifiedPaths[path]++
 		}
 	}
@@ -372,10 +373,10 @@ func (b *programBook) close() {
 }
 
 // programs returns the programs run, sorted by path.
-func (b *programBook) programs() []ProgramRun {
+func (b *programBook) programs() []verdict.ProgramRun {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]ProgramRun, 0, len(b.runs))
+	out := make([]verdict.ProgramRun, 0, len(b.runs))
 	for _, r := range b.runs {
 		out = append(out, *r)
 	}
@@ -385,7 +386,7 @@ func (b *programBook) programs() []ProgramRun {
 
 func claimedPath(e *execSeen) string {
 	for _, r := range e.runs {
-		if r.Role != RoleInterpreter {
+		if r.Role != verdict.RoleInterpreter {
 			return r.Path
 		}
 	}

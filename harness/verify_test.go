@@ -11,6 +11,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // fakeProc is a process table for programBook: each pid's executable as
@@ -63,7 +64,7 @@ var (
 
 func execClaim(pid int, path string, expect kernel.FileID) *execSeen {
 	e := &execSeen{tgid: pid, requested: path, argv: []string{path}, parent: "/usr/bin/python3.11", pre: idPython, expect: expect, comm: "python3"}
-	e.runs = []ProgramRun{{Path: path, Role: RoleProgram, Argv: e.argv, Parent: e.parent, PID: pid, Count: 1}}
+	e.runs = []verdict.ProgramRun{{Path: path, Role: verdict.RoleProgram, Argv: e.argv, Parent: e.parent, PID: pid, Count: 1}}
 	return e
 }
 
@@ -202,16 +203,16 @@ func TestUnverifiedOutside(t *testing.T) {
 	b.exec(execClaim(9, "/usr/bin/curl", idCurl))
 	b.close()
 
-	var r Result
+	var r verdict.Result
 	r.Observed = baseline.NewObservation("a")
-	r.addPrograms(b, p, baseline.ModeCheck)
-	want := []UnverifiedExec{{Path: "/usr/bin/curl", Count: 2}}
+	addPrograms(&r, b, p, baseline.ModeCheck)
+	want := []verdict.UnverifiedExec{{Path: "/usr/bin/curl", Count: 2}}
 	if r.UnverifiedExecs != 3 || !reflect.DeepEqual(r.UnverifiedOutside, want) {
 		t.Errorf("check: %d unverified, outside %+v; want 3 and %+v", r.UnverifiedExecs, r.UnverifiedOutside, want)
 	}
-	var rec Result
+	var rec verdict.Result
 	rec.Observed = baseline.NewObservation("a")
-	rec.addPrograms(b, p, baseline.ModeRecord)
+	addPrograms(&rec, b, p, baseline.ModeRecord)
 	if rec.UnverifiedExecs != 3 || rec.UnverifiedOutside != nil {
 		t.Errorf("record: %d unverified, outside %+v; want 3 and none", rec.UnverifiedExecs, rec.UnverifiedOutside)
 	}

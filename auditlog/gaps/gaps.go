@@ -1,7 +1,6 @@
 package gaps
 
 import (
-	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -33,18 +32,9 @@ type Tracker struct {
 	changed chan struct{}       // closed and replaced whenever pending shrinks
 }
 
-// SerialRange is a run of audit serial numbers, Lo to Hi inclusive.
-type SerialRange struct {
-	Lo uint64 `json:"lo"`
-	Hi uint64 `json:"hi"`
-}
-
-func (r SerialRange) String() string {
-	if r.Lo == r.Hi {
-		return fmt.Sprint(r.Lo)
-	}
-	return fmt.Sprintf("%d-%d", r.Lo, r.Hi)
-}
+// SerialRange is a run of audit serial numbers, Lo to Hi inclusive (a
+// run's report names them as verdict.SerialRange).
+type SerialRange struct{ Lo, Hi uint64 }
 
 // maxKeptRanges bounds the lost ranges kept for LostIn. A run whose
 // window a forgotten range may have touched is charged every serial lost

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // NoteAgentFiles tells Go's test cache which files the run's agent used,
@@ -38,7 +39,7 @@ import (
 //
 // Run and mcptest's Close call it; a spec that calls harness.Run itself
 // calls it after the run. A nil r does nothing.
-func NoteAgentFiles(agent harness.Agent, r *harness.Result) {
+func NoteAgentFiles(agent harness.Agent, r *verdict.Result) {
 	if r == nil {
 		return
 	}
@@ -108,7 +109,7 @@ func packageTrees(files []string) []string {
 
 // agentFiles are the absolute paths of the files r says the agent ran or
 // touched, and the command's arguments that name files in dir.
-func agentFiles(agent harness.Agent, r *harness.Result, dir string) []string {
+func agentFiles(agent harness.Agent, r *verdict.Result, dir string) []string {
 	var out []string
 	add := func(p string) {
 		switch {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 func TestAgentFiles(t *testing.T) {
@@ -16,8 +17,8 @@ func TestAgentFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	agent := harness.Agent{Command: []string{"node", "server.js", "--root", "missing.js"}}
-	r := &harness.Result{
-		Programs: []harness.ProgramRun{{Path: "/usr/bin/node"}, {Path: "memfd:x"}},
+	r := &verdict.Result{
+		Programs: []verdict.ProgramRun{{Path: "/usr/bin/node"}, {Path: "memfd:x"}},
 		Observed: &baseline.Observation{
 			Programs: map[string]uint64{"/usr/bin/node": 1},
 			Files: map[string]map[string]uint64{

@@ -14,6 +14,7 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/ci/gatetest"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // cacheSpec is a user's spec in a module of its own (fmt.Sprintf with the
@@ -104,7 +105,7 @@ func changedAgentIsNotCached(t *testing.T, dir, script string, agentFiles map[st
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Verdict == harness.VerdictInconclusive {
+	if r.Verdict == verdict.VerdictInconclusive {
 		t.Fatalf("record run inconclusive: %s", r.Inconclusive)
 	}
 	obs, err := baseline.ReadObservation(obsPath)

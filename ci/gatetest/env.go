@@ -9,6 +9,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // The variables a CI step sets to steer specs it did not write: the sysgate
@@ -125,7 +126,7 @@ func Incremental(getenv func(string) string) (bool, error) {
 func EnvOptions(agentName string, getenv func(string) string) ([]harness.Option, error) {
 	var opts []harness.Option
 	if v := getenv(EnvBackend); v != "" {
-		b, err := harness.ParseBackend(v)
+		b, err := verdict.ParseBackend(v)
 		if err != nil {
 			return nil, fmt.Errorf("$%s: %w", EnvBackend, err)
 		}

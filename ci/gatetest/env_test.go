@@ -12,6 +12,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 func TestEnvOptionsRefusesWhatItCannotRead(t *testing.T) {
@@ -77,7 +78,7 @@ var _ = Describe("the environment the sysgate action sets", func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(r.Conclusive()).To(BeTrue(), "%s", r)
 		Expect(r.Mode).To(Equal(baseline.ModeRecord))
-		Expect(r.Backend).To(Equal(harness.BackendNotify))
+		Expect(r.Backend).To(Equal(verdict.BackendNotify))
 		Expect(r.UID).To(BeEquivalentTo(65534))
 		Expect(r.ObservationFile).To(Equal(filepath.Join(obs, "env-true.json")))
 		Expect(filepath.Join(obs, "env-true.json")).To(BeARegularFile())
@@ -88,9 +89,9 @@ var _ = Describe("the environment the sysgate action sets", func() {
 		setenv(EnvBackend, "notify")
 		setenv(EnvMode, "enforce")
 		r, err := Run(ctx, harness.Agent{Name: "env-true", Command: []string{"/bin/true"}},
-			harness.WithBackend(harness.BackendAudit), harness.WithMode(baseline.ModeRecord))
+			harness.WithBackend(verdict.BackendAudit), harness.WithMode(baseline.ModeRecord))
 		Expect(err).NotTo(HaveOccurred())
-		Expect(r.Backend).To(Equal(harness.BackendAudit))
+		Expect(r.Backend).To(Equal(verdict.BackendAudit))
 		Expect(r.Mode).To(Equal(baseline.ModeRecord))
 	})
 

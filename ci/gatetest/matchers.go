@@ -9,10 +9,10 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/ci"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
-// StayWithinBaseline succeeds when a *harness.Result made no syscall
+// StayWithinBaseline succeeds when a *verdict.Result made no syscall
 // outside its baseline. With paths it diffs the result's observation
 // against those baseline files instead (useful for a record-mode result).
 // The verdict's order holds: a violation fails To (and passes NotTo) even
@@ -29,9 +29,9 @@ func StayWithinBaseline(paths ...string) types.GomegaMatcher {
 
 type withinBaselineMatcher struct {
 	paths      []string
-	result     *harness.Result
-	violations harness.Violations
-	programs   []harness.ProgramViolation
+	result     *verdict.Result
+	violations verdict.Violations
+	programs   []verdict.ProgramViolation
 }
 
 func (m *withinBaselineMatcher) Match(actual any) (bool, error) {
@@ -65,7 +65,7 @@ func (m *withinBaselineMatcher) Match(actual any) (bool, error) {
 	if err := inconclusive("StayWithinBaseline", r); err != nil {
 		return false, err
 	}
-	if r.Verdict == harness.VerdictAgentFailed {
+	if r.Verdict == verdict.VerdictAgentFailed {
 		return false, nil
 	}
 	return true, nil
@@ -109,7 +109,7 @@ func (m *withinBaselineMatcher) baselines() string {
 	return strings.Join(files, ", ")
 }
 
-// HaveObserved succeeds when a *harness.Result logged the syscall name (on
+// HaveObserved succeeds when a *verdict.Result logged the syscall name (on
 // any arch). In check and enforce mode only syscalls outside the baseline
 // are logged: use record mode to see everything. On an inconclusive result
 // it errors, for To and NotTo alike: what the run missed may be the call.
@@ -117,7 +117,7 @@ func HaveObserved(name string) types.GomegaMatcher { return &observedMatcher{nam
 
 type observedMatcher struct {
 	name   string
-	result *harness.Result
+	result *verdict.Result
 }
 
 func (m *observedMatcher) Match(actual any) (bool, error) {
@@ -147,7 +147,7 @@ func (m *observedMatcher) NegatedFailureMessage(any) string {
 	return fmt.Sprintf("Expected the run not to make %s, but it did: %s", m.name, observedList(m.result))
 }
 
-func observedList(r *harness.Result) string {
+func observedList(r *verdict.Result) string {
 	if r == nil || r.Observed == nil {
 		return "nothing"
 	}
@@ -164,7 +164,7 @@ func observedList(r *harness.Result) string {
 // inconclusive is the error every matcher returns for an inconclusive
 // result, whatever the polarity: a run that may have missed records can
 // show neither that a syscall was made nor that it was not.
-func inconclusive(matcher string, r *harness.Result) error {
+func inconclusive(matcher string, r *verdict.Result) error {
 	if r.Conclusive() {
 		return nil
 	}
@@ -172,10 +172,10 @@ func inconclusive(matcher string, r *harness.Result) error {
 		"(`sysgate doctor` checks what the machine needs for a conclusive run)", matcher, r.Agent, r.Inconclusive)
 }
 
-func resultOf(matcher string, actual any) (*harness.Result, error) {
-	r, ok := actual.(*harness.Result)
+func resultOf(matcher string, actual any) (*verdict.Result, error) {
+	r, ok := actual.(*verdict.Result)
 	if !ok || r == nil {
-		return nil, fmt.Errorf("%s expects a non-nil *harness.Result, got\n%s", matcher, format.Object(actual, 1))
+		return nil, fmt.Errorf("%s expects a non-nil *verdict.Result, got\n%s", matcher, format.Object(actual, 1))
 	}
 	return r, nil
 }

@@ -13,32 +13,32 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/ci"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
-func fakeResult(verdict harness.Verdict, vs ...harness.Violation) *harness.Result {
+func fakeResult(v verdict.Verdict, vs ...verdict.Violation) *verdict.Result {
 	obs := baseline.NewObservation("fake")
 	obs.Add(scmp.X86_64, "read", 3)
 	for _, v := range vs {
 		obs.Add(v.Arch, v.Syscall, v.Count)
 	}
-	return &harness.Result{Agent: "fake", Mode: baseline.ModeCheck, Baselines: []string{"agents/fake.yaml"},
-		Verdict: verdict, Observed: obs, Violations: vs}
+	return &verdict.Result{Agent: "fake", Mode: baseline.ModeCheck, Baselines: []string{"agents/fake.yaml"},
+		Verdict: v, Observed: obs, Violations: vs}
 }
 
-var socketViolation = harness.Violation{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 2,
+var socketViolation = verdict.Violation{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 2,
 	PID: 42, Exe: "/usr/bin/python3", Comm: "python3", File: "agents/fake.yaml", Line: 17}
-var ptraceViolation = harness.Violation{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 1, Risk: risk.ProcessAccess,
+var ptraceViolation = verdict.Violation{Arch: scmp.X86_64, Syscall: "ptrace", Number: 101, Count: 1, Risk: risk.ProcessAccess,
 	PID: 43, Exe: "/usr/bin/gdb", Comm: "gdb", File: "agents/fake.yaml", Line: 12}
 
 func TestStayWithinBaselineMessages(t *testing.T) {
 	g := NewWithT(t)
-	clean := fakeResult(harness.VerdictClean)
+	clean := fakeResult(verdict.VerdictClean)
 	g.Expect(clean).To(StayWithinBaseline())
 	g.Expect(Err(clean)).To(Succeed())
 
-	bad := fakeResult(harness.VerdictViolation, socketViolation, ptraceViolation)
+	bad := fakeResult(verdict.VerdictViolation, socketViolation, ptraceViolation)
 	m := StayWithinBaseline()
 	ok, err := m.Match(bad)
 	g.Expect(err).NotTo(HaveOccurred())
@@ -61,7 +61,7 @@ func TestStayWithinBaselineMessages(t *testing.T) {
 	// A Result in any Gomega failure reads as sysgate check's summary
 	// (the formatter gatetest registers), not as harness's data line.
 	g.Expect(format.Object(bad, 0)).To(And(ContainSubstring(strings.SplitN(ci.Summary(bad), "\n", 2)[0]),
-		ContainSubstring("x86_64 socket (41) x2 by"), Not(ContainSubstring("*harness.Result{"))))
+		ContainSubstring("x86_64 socket (41) x2 by"), Not(ContainSubstring("*verdict.Result{"))))
 }
 
 // A program outside the baseline fails the gate on its own, with the
@@ -69,8 +69,8 @@ func TestStayWithinBaselineMessages(t *testing.T) {
 // its line goes.
 func TestStayWithinBaselineFailsOnAProgram(t *testing.T) {
 	g := NewWithT(t)
-	bad := fakeResult(harness.VerdictViolation)
-	bad.ProgramViolations = []harness.ProgramViolation{{ProgramRun: harness.ProgramRun{Path: "/usr/bin/curl", Role: harness.RoleProgram,
+	bad := fakeResult(verdict.VerdictViolation)
+	bad.ProgramViolations = []verdict.ProgramViolation{{ProgramRun: verdict.ProgramRun{Path: "/usr/bin/curl", Role: verdict.RoleProgram,
 		Argv: []string{"curl", "-s", "http://127.0.0.1:8080/"}, Parent: "/usr/bin/python3.11", PID: 42, Count: 1,
 		Risk: risk.Downloader, Level: risk.High}, File: "agents/fake.yaml", Line: 5}}
 	m := StayWithinBaseline()
@@ -89,7 +89,7 @@ func TestStayWithinBaselineFailsOnAProgram(t *testing.T) {
 // To and NotTo alike, so a bite spec (NotTo) cannot pass on a run that saw
 // nothing.
 func TestInconclusiveFailsBothPolarities(t *testing.T) {
-	r := fakeResult(harness.VerdictInconclusive)
+	r := fakeResult(verdict.VerdictInconclusive)
 	r.Inconclusive = "audit records lost: 3 audit records never delivered"
 	for name, m := range map[string]types.GomegaMatcher{
 		"StayWithinBaseline":        StayWithinBaseline(),
@@ -122,7 +122,7 @@ func TestInconclusiveFailsBothPolarities(t *testing.T) {
 func TestMatchersFollowTheVerdictOrder(t *testing.T) {
 	g := NewWithT(t)
 	// A violation, then a flood: still a violation, the loss beside it.
-	flooded := fakeResult(harness.VerdictViolation, socketViolation)
+	flooded := fakeResult(verdict.VerdictViolation, socketViolation)
 	flooded.Inconclusive = "audit records lost: 90000 audit records never delivered"
 	g.Expect(flooded).NotTo(StayWithinBaseline())
 	m := StayWithinBaseline()
@@ -133,7 +133,7 @@ func TestMatchersFollowTheVerdictOrder(t *testing.T) {
 	g.Expect(flooded).To(HaveObserved("socket"))
 
 	// Clean syscalls, failed agent: To fails, naming how it ended.
-	failed := fakeResult(harness.VerdictAgentFailed)
+	failed := fakeResult(verdict.VerdictAgentFailed)
 	failed.Signal = "segmentation fault"
 	m = StayWithinBaseline()
 	ok, err = m.Match(failed)
@@ -152,8 +152,8 @@ func TestMatchersRejectWrongActualAndNeverPanic(t *testing.T) {
 		StayWithinBaseline().(*withinBaselineMatcher), HaveObserved("connect").(*observedMatcher),
 	} {
 		_, err := m.Match("not a result")
-		g.Expect(err).To(MatchError(ContainSubstring("*harness.Result")))
-		_, err = m.Match((*harness.Result)(nil))
+		g.Expect(err).To(MatchError(ContainSubstring("*verdict.Result")))
+		_, err = m.Match((*verdict.Result)(nil))
 		g.Expect(err).To(HaveOccurred())
 		g.Expect(func() { m.FailureMessage(nil); m.NegatedFailureMessage(nil) }).NotTo(Panic())
 	}
@@ -161,7 +161,7 @@ func TestMatchersRejectWrongActualAndNeverPanic(t *testing.T) {
 
 func TestHaveObserved(t *testing.T) {
 	g := NewWithT(t)
-	r := fakeResult(harness.VerdictViolation, socketViolation)
+	r := fakeResult(verdict.VerdictViolation, socketViolation)
 	g.Expect(r).To(HaveObserved("socket"))
 	g.Expect(r).NotTo(HaveObserved("connect"))
 	m := HaveObserved("connect")
@@ -180,7 +180,7 @@ func TestStayWithinBaselineFiles(t *testing.T) {
 	_, err := baseline.WriteRecorded(path, obs, baseline.RecordOptions{Agent: "fake"})
 	g.Expect(err).NotTo(HaveOccurred())
 
-	r := fakeResult(harness.VerdictClean)
+	r := fakeResult(verdict.VerdictClean)
 	r.Mode = baseline.ModeRecord
 	g.Expect(r).To(StayWithinBaseline(path))
 	r.Observed.Add(scmp.X86_64, "socket", 1)

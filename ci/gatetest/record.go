@@ -6,6 +6,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // Record runs agent in record mode as policy says (until further runs
@@ -18,7 +19,7 @@ import (
 // holding every run's observation. The agent runs in the same workspace
 // each time: an agent that is not idempotent needs policy ExactRuns(1)
 // (SYSGATE_RECORD_RUNS=1) and a Ginkgo --repeat instead.
-func Record(ctx context.Context, agent harness.Agent, policy baseline.RecordRuns, observation string, opts ...harness.Option) (*harness.Result, error) {
+func Record(ctx context.Context, agent harness.Agent, policy baseline.RecordRuns, observation string, opts ...harness.Option) (*verdict.Result, error) {
 	opts = append(opts, harness.WithMode(baseline.ModeRecord))
 	if policy.Exact == 1 {
 		return harness.Run(ctx, agent, append(opts, harness.WithObservationFile(observation))...)
@@ -29,7 +30,7 @@ func Record(ctx context.Context, agent harness.Agent, policy baseline.RecordRuns
 		r, err := harness.Run(ctx, agent, opts...)
 		// A record run's new syscalls make it a "violation" of the
 		// spec's baselines: that is what it learns, not a reason to stop.
-		if err != nil || !r.Conclusive() || r.Verdict == harness.VerdictAgentFailed || len(r.ModifiedBaselines) > 0 || len(r.ChangedBaselines) > 0 {
+		if err != nil || !r.Conclusive() || r.Verdict == verdict.VerdictAgentFailed || len(r.ModifiedBaselines) > 0 || len(r.ChangedBaselines) > 0 {
 			return r, err
 		}
 		again, err := rec.Add(r.Observed, baseline.RecordOptions{Agent: r.Agent, Select: r.Selector})
@@ -37,7 +38,7 @@ func Record(ctx context.Context, agent harness.Agent, policy baseline.RecordRuns
 			return r, err
 		}
 		r.Observed = rec.Merged
-		r.Recording = harness.RecordingOf(rec.Stability)
+		r.Recording = verdict.RecordingOf(rec.Stability)
 		if again {
 			continue
 		}

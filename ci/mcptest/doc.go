@@ -2,7 +2,7 @@
 // the agent of a gated run over stdio (Start, or Run around a function
 // that talks to it), speaks the Model Context Protocol to it (initialize,
 // tools/list, tools/call), and closes it the way the stdio transport
-// does, returning the run's harness.Result for gatetest's matchers:
+// does, returning the run's verdict.Result for gatetest's matchers:
 //
 //	result, err := mcptest.Run(ctx, agent, func(ctx context.Context, c *mcptest.Client) error {
 //		_, err := c.CallText(ctx, "read_text_file", map[string]any{"path": "README.md"})

@@ -9,6 +9,7 @@ import (
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/ci/mcptest"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // Run a stdio MCP server under the gate, list its tools, call one, and
@@ -38,7 +39,7 @@ func Example() {
 		}
 		fmt.Println("echo:", text)
 		return nil
-	}, harness.WithBackend(harness.BackendNotify), harness.WithMode(baseline.ModeRecord))
+	}, harness.WithBackend(verdict.BackendNotify), harness.WithMode(baseline.ModeRecord))
 	if err != nil {
 		fmt.Println(err)
 		return

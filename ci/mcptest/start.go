@@ -12,6 +12,7 @@ import (
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/ci/gatetest"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // CloseTimeout bounds how long Run waits, after drive, for the server to
@@ -31,7 +32,7 @@ type Server struct {
 	cancel context.CancelFunc // ends the run: its tree is killed
 
 	runDone chan struct{} // closed once result and runErr are set
-	result  *harness.Result
+	result  *verdict.Result
 	runErr  error
 
 	closeOnce sync.Once
@@ -131,7 +132,7 @@ func (s *Server) Stderr() string { return s.stderr.String() }
 // that did not exit in time, harness.Run's own error. A violation is no
 // error: it is in the Result (gatetest.StayWithinBaseline). Close may be
 // called more than once; later calls return what the first did.
-func (s *Server) Close(ctx context.Context) (*harness.Result, error) {
+func (s *Server) Close(ctx context.Context) (*verdict.Result, error) {
 	s.closeOnce.Do(func() {
 		clientErr := s.Client.Close(ctx)
 		if clientErr != nil {
@@ -160,7 +161,7 @@ func (s *Server) Close(ctx context.Context) (*harness.Result, error) {
 //
 // The error is the first of: Start's, Initialize's, drive's, Close's. The
 // Result is nil only when Start failed.
-func Run(ctx context.Context, agent harness.Agent, drive func(context.Context, *Client) error, opts ...harness.Option) (result *harness.Result, err error) {
+func Run(ctx context.Context, agent harness.Agent, drive func(context.Context, *Client) error, opts ...harness.Option) (result *verdict.Result, err error) {
 	s, err := Start(ctx, agent, opts...)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // These tests run the fake server under the gate on the notify backend,
@@ -38,7 +39,7 @@ func gatedFake(t *testing.T, env ...string) (harness.Agent, []harness.Option) {
 		Env:     append([]string{fakeServerEnv + "=1"}, env...),
 	}
 	opts := []harness.Option{
-		harness.WithBackend(harness.BackendNotify),
+		harness.WithBackend(verdict.BackendNotify),
 		harness.WithMode(baseline.ModeRecord),
 		harness.WithTimeout(time.Minute),
 	}
@@ -64,7 +65,7 @@ func TestRunResultHoldsWhatTheToolsDid(t *testing.T) {
 		if err != nil {
 			t.Fatalf("mkdir %v: %v", callMkdir, err)
 		}
-		if !result.Conclusive() || result.ExitStatus != 0 || result.Backend != harness.BackendNotify {
+		if !result.Conclusive() || result.ExitStatus != 0 || result.Backend != verdict.BackendNotify {
 			t.Fatalf("mkdir %v: result %s: want a conclusive notify run that exited 0", callMkdir, ci.Summary(result))
 		}
 		if result.Saw("mkdirat") != callMkdir {

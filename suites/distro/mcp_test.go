@@ -22,6 +22,7 @@ import (
 	"github.com/sysgate/sysgate/internal/testutil"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/labels"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // lockedBuffer is a report written by the CLI's goroutines while the
@@ -103,7 +104,7 @@ func readSession(ctx context.Context, c *mcptest.Client, workspace string) {
 // gatedSession runs the read session with server under the gate (opts
 // and baselines) and returns the conclusive result of a server that
 // exited 0.
-func gatedSession(ctx context.Context, server harness.Agent, workspace string, opts []harness.Option, baselines string) *harness.Result {
+func gatedSession(ctx context.Context, server harness.Agent, workspace string, opts []harness.Option, baselines string) *verdict.Result {
 	GinkgoHelper()
 	result, err := mcptest.Run(ctx, server, func(ctx context.Context, c *mcptest.Client) error {
 		readSession(ctx, c, workspace)
@@ -116,7 +117,7 @@ func gatedSession(ctx context.Context, server harness.Agent, workspace string, o
 }
 
 // resultText is a result as `sysgate check` prints it.
-func resultText(r *harness.Result) string {
+func resultText(r *verdict.Result) string {
 	GinkgoHelper()
 	var out bytes.Buffer
 	Expect(ci.WriteText(&out, r, ci.Palette{})).To(Succeed())
@@ -181,7 +182,7 @@ var _ = Describe("The MCP filesystem server on Debian 13", Ordered, labels.Requi
 		Expect(layer).NotTo(BeAnExistingFile())
 		result := gatedSession(ctx, server, workspace, gated, readBaseline)
 		text := resultText(result)
-		Expect(result.Verdict).To(Equal(harness.VerdictViolation), text)
+		Expect(result.Verdict).To(Equal(verdict.VerdictViolation), text)
 		Expect(text).To(ContainSubstring("Unrecorded environment: nobody has recorded the layer " + layer + " for node 20, os debian-13"))
 		m := recordHint.FindStringSubmatch(text)
 		Expect(m).NotTo(BeNil(), "no record command in:\n%s", text)
@@ -221,7 +222,7 @@ var _ = Describe("The MCP filesystem server on Debian 13", Ordered, labels.Requi
 	It("then checks the same session clean in Debian 13", func(ctx SpecContext) {
 		result := gatedSession(ctx, server, workspace, gated, readBaseline)
 		text := resultText(result)
-		Expect(result.Verdict).To(Equal(harness.VerdictClean), text)
+		Expect(result.Verdict).To(Equal(verdict.VerdictClean), text)
 		Expect(text).NotTo(ContainSubstring("Unrecorded environment"))
 	})
 
@@ -230,7 +231,7 @@ var _ = Describe("The MCP filesystem server on Debian 13", Ordered, labels.Requi
 		recordedOnOtherBuilds(debian12)
 		result := gatedSession(ctx, server, workspace, gated, debian12)
 		text := resultText(result)
-		Expect(result.Verdict).To(Equal(harness.VerdictViolation), text)
+		Expect(result.Verdict).To(Equal(verdict.VerdictViolation), text)
 		Expect(text).To(MatchRegexp(`environment drift: os debian 12 → debian 13, glibc 2\.36 → 2\.41, node 20\.\d+\.\d+ → 20\.19\.\d+`))
 	})
 })

@@ -14,6 +14,7 @@ import (
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/gate"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // The two backends are two ways of seeing the same calls: recorded through
@@ -31,12 +32,12 @@ var _ = Describe("the audit and notify backends", RequiresAudit, func() {
 	// scheduling alone and which every check allows (node yielded in
 	// every audit run and no notify run of a loaded machine). The
 	// explicit-call spec below shows each backend sees those calls.
-	agree := func(what string, record func(harness.Backend) *harness.Result) {
+	agree := func(what string, record func(verdict.Backend) *verdict.Result) {
 		GinkgoHelper()
-		audit, notify := record(harness.BackendAudit), record(harness.BackendNotify)
-		Expect(audit.Backend).To(Equal(harness.BackendAudit))
-		Expect(notify.Backend).To(Equal(harness.BackendNotify))
-		for _, r := range []*harness.Result{audit, notify} {
+		audit, notify := record(verdict.BackendAudit), record(verdict.BackendNotify)
+		Expect(audit.Backend).To(Equal(verdict.BackendAudit))
+		Expect(notify.Backend).To(Equal(verdict.BackendNotify))
+		for _, r := range []*verdict.Result{audit, notify} {
 			// Record mode: syscalls beyond the base are what it learns.
 			Expect(r.Conclusive() && r.ExitStatus == 0).To(BeTrue(), "%s on %s: %s", what, r.Backend, ci.Summary(r))
 		}
@@ -46,7 +47,7 @@ var _ = Describe("the audit and notify backends", RequiresAudit, func() {
 		Expect(minus(n, a)).To(BeEmpty(), "%s: syscalls only notify saw", what)
 		GinkgoWriter.Printf("%s: %d syscalls on both backends\n", what, len(a))
 	}
-	recordOpts := func(b harness.Backend) []harness.Option {
+	recordOpts := func(b verdict.Backend) []harness.Option {
 		return []harness.Option{harness.WithBackend(b), harness.WithMode(baseline.ModeRecord)}
 	}
 
@@ -59,7 +60,7 @@ var _ = Describe("the audit and notify backends", RequiresAudit, func() {
 		python, err := fixture.PythonAgent()
 		Expect(err).NotTo(HaveOccurred())
 		url := "http://" + gate.Loopback("page\n") + "/page"
-		agree("python agent", func(b harness.Backend) *harness.Result {
+		agree("python agent", func(b verdict.Backend) *verdict.Result {
 			ws := gate.NewWorkspace()
 			argv := append(slices.Clone(python), "--workspace", ws, "--scenario", "network", "--url", url)
 			return gate.Run(ctx, gate.Spec{Baseline: "python/network", Command: argv, Dir: ws, Options: recordOpts(b)})
@@ -69,7 +70,7 @@ var _ = Describe("the audit and notify backends", RequiresAudit, func() {
 	It("see the same syscalls of the Python agent's subprocesses", func(ctx SpecContext) {
 		python, err := fixture.PythonAgent()
 		Expect(err).NotTo(HaveOccurred())
-		agree("python agent, read-only", func(b harness.Backend) *harness.Result {
+		agree("python agent, read-only", func(b verdict.Backend) *verdict.Result {
 			ws := gate.NewWorkspace()
 			argv := append(slices.Clone(python), "--workspace", ws, "--scenario", "read-only")
 			return gate.Run(ctx, gate.Spec{Baseline: "python/read-only", Command: argv, Dir: ws, Options: recordOpts(b)})
@@ -79,7 +80,7 @@ var _ = Describe("the audit and notify backends", RequiresAudit, func() {
 	It("see the same syscalls of an MCP server driven over stdio", func(ctx SpecContext) {
 		server, err := fixture.NodeServer(fixture.ServerFilesystem)
 		Expect(err).NotTo(HaveOccurred())
-		agree("mcp filesystem server", func(b harness.Backend) *harness.Result {
+		agree("mcp filesystem server", func(b verdict.Backend) *verdict.Result {
 			ws := gate.NewWorkspace()
 			spec := gate.Spec{Baseline: "mcp/filesystem", Command: append(slices.Clone(server), ws), Dir: ws, Options: recordOpts(b)}
 			return gate.RunMCP(ctx, spec, func(ctx context.Context, c *mcptest.Client) {
@@ -95,7 +96,7 @@ var _ = Describe("the audit and notify backends", RequiresAudit, func() {
 	It("see an explicit call of each scheduling-dependent syscall", func(ctx SpecContext) {
 		python, err := fixture.PythonAgent()
 		Expect(err).NotTo(HaveOccurred())
-		for _, b := range []harness.Backend{harness.BackendAudit, harness.BackendNotify} {
+		for _, b := range []verdict.Backend{verdict.BackendAudit, verdict.BackendNotify} {
 			ws := gate.NewWorkspace()
 			r := gate.Run(ctx, gate.Spec{Baseline: "python/read-only", Agent: "scheduling",
 				Command: []string{python[0], "-c", "import os, time; os.sched_yield(); time.sleep(0.001)"}, Dir: ws, Options: recordOpts(b)})
@@ -110,7 +111,7 @@ var _ = Describe("the audit and notify backends", RequiresAudit, func() {
 	// (unlink) by file timestamps, real file writes that are no
 	// scheduling and that a three-pair retry used to hide.
 	It("see the same syscalls of git status", func(ctx SpecContext) {
-		agree("git status", func(b harness.Backend) *harness.Result {
+		agree("git status", func(b verdict.Backend) *verdict.Result {
 			ws := gate.NewWorkspace()
 			return gate.Run(ctx, gate.Spec{Baseline: "python/read-only", Agent: "git", Command: []string{"git", "status", "--porcelain"}, Dir: ws,
 				Env: append(fixture.AgentEnv(ws), "GIT_OPTIONAL_LOCKS=0"), Options: recordOpts(b)})
@@ -118,7 +119,7 @@ var _ = Describe("the audit and notify backends", RequiresAudit, func() {
 	})
 
 	It("see the same syscalls of a shell pipeline", func(ctx SpecContext) {
-		agree("shell pipeline", func(b harness.Backend) *harness.Result {
+		agree("shell pipeline", func(b verdict.Backend) *verdict.Result {
 			ws := gate.NewWorkspace()
 			return gate.Run(ctx, gate.Spec{Baseline: "python/read-only", Agent: "pipeline",
 				Command: []string{"/bin/sh", "-c", "ls -la . | sort | head -n 3 | wc -l"}, Dir: ws, Options: recordOpts(b)})

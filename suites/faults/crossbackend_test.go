@@ -11,9 +11,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/gate"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // One baseline, both backends: a user records where they can (without
@@ -70,7 +70,7 @@ var _ = Describe("a baseline recorded on one backend", RequiresAudit, NamesBacke
 
 	// run is one `sysgate VERB ARGS --backend b --dir ws -- agent`, run
 	// once: the agent's fixed environment, its stdin from the agent.
-	run := func(ctx context.Context, agent crossAgent, b harness.Backend, args ...string) outcome {
+	run := func(ctx context.Context, agent crossAgent, b verdict.Backend, args ...string) outcome {
 		GinkgoHelper()
 		ws := gate.NewWorkspace()
 		argv, stdin := agent(ws)
@@ -82,7 +82,7 @@ var _ = Describe("a baseline recorded on one backend", RequiresAudit, NamesBacke
 	}
 
 	DescribeTable("passes the same agent on the other",
-		func(ctx SpecContext, agentOf func() crossAgent, from, to harness.Backend) {
+		func(ctx SpecContext, agentOf func() crossAgent, from, to verdict.Backend) {
 			agent := agentOf()
 			base := filepath.Join(GinkgoT().TempDir(), "agent.yaml")
 			o := run(ctx, agent, from, "record", "-o", base, "--agent", "cross")
@@ -91,11 +91,11 @@ var _ = Describe("a baseline recorded on one backend", RequiresAudit, NamesBacke
 			Expect(o.Code).To(Equal(cli.ExitOK), "recorded on %s, checked on %s: %s", from, to, o)
 			Expect(o.Output()).To(ContainSubstring("backend: " + string(to)))
 		},
-		Entry("the Python agent, recorded on notify, checked on audit", pythonAgent, harness.BackendNotify, harness.BackendAudit),
-		Entry("the Python agent, recorded on audit, checked on notify", pythonAgent, harness.BackendAudit, harness.BackendNotify),
-		Entry("the Go agent, recorded on notify, checked on audit", goAgent, harness.BackendNotify, harness.BackendAudit),
-		Entry("the Go agent, recorded on audit, checked on notify", goAgent, harness.BackendAudit, harness.BackendNotify),
-		Entry("an MCP server, recorded on notify, checked on audit", mcpServer, harness.BackendNotify, harness.BackendAudit),
-		Entry("an MCP server, recorded on audit, checked on notify", mcpServer, harness.BackendAudit, harness.BackendNotify),
+		Entry("the Python agent, recorded on notify, checked on audit", pythonAgent, verdict.BackendNotify, verdict.BackendAudit),
+		Entry("the Python agent, recorded on audit, checked on notify", pythonAgent, verdict.BackendAudit, verdict.BackendNotify),
+		Entry("the Go agent, recorded on notify, checked on audit", goAgent, verdict.BackendNotify, verdict.BackendAudit),
+		Entry("the Go agent, recorded on audit, checked on notify", goAgent, verdict.BackendAudit, verdict.BackendNotify),
+		Entry("an MCP server, recorded on notify, checked on audit", mcpServer, verdict.BackendNotify, verdict.BackendAudit),
+		Entry("an MCP server, recorded on audit, checked on notify", mcpServer, verdict.BackendAudit, verdict.BackendNotify),
 	)
 })

@@ -13,14 +13,14 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // violationsOf lists a result's violations as "arch syscall".
-func violationsOf(r *harness.Result) []string {
+func violationsOf(r *verdict.Result) []string {
 	var out []string
 	for _, v := range r.Violations {
 		out = append(out, v.Arch.String()+" "+v.Syscall)
@@ -46,7 +46,7 @@ func expectLearned(ctx context.Context, base, mode string, flags []string, want 
 	Expect(o.Code).To(Equal(cli.ExitOK), "incremental record of %s: %s", mode, o)
 	data, err = os.ReadFile(result)
 	Expect(err).NotTo(HaveOccurred())
-	var r harness.Result
+	var r verdict.Result
 	Expect(json.Unmarshal(data, &r)).To(Succeed())
 	Expect(r.Incremental).To(BeTrue(), "%s", o)
 	Expect(r.Observed.Incremental).To(BeTrue())
@@ -81,13 +81,13 @@ var _ = Describe("an agent escaping the gate", RequiresAudit, Escape, func() {
 	// expectCaught checks `check` of the escape: exit 1, exactly the one
 	// escape syscall reported (and named in the text output), a clean
 	// agent exit, nothing left running.
-	expectCaught := func(ctx context.Context, mode string, flags []string, want string) *harness.Result {
+	expectCaught := func(ctx context.Context, mode string, flags []string, want string) *verdict.Result {
 		GinkgoHelper()
 		base := recordBaseline(ctx, mode, flags...)
 		o := sysgate(ctx, checkArgs(base, mode, flags)...)
 		Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)
 		r := o.Result()
-		Expect(r.Verdict).To(Equal(harness.VerdictViolation))
+		Expect(r.Verdict).To(Equal(verdict.VerdictViolation))
 		Expect(r.Mode).To(Equal(baseline.ModeCheck))
 		Expect(violationsOf(r)).To(ConsistOf(want), "%s", o)
 		Expect(r.ExitStatus).To(Equal(0), "the agent's escape did not run as meant: %s", o)
@@ -123,7 +123,7 @@ var _ = Describe("an agent escaping the gate", RequiresAudit, Escape, func() {
 		o := sysgate(ctx, checkArgs(base, "hop", []string{"--grace", "300ms"}, "5000")...)
 		r := o.Result()
 		Expect(r.Leaked).NotTo(BeEmpty(), "%s", o)
-		Expect(r.Leaked[0].Cause).To(Equal(harness.CauseOutlived))
+		Expect(r.Leaked[0].Cause).To(Equal(verdict.CauseOutlived))
 		Expect(r.Saw("socket")).To(BeFalse(), "killed before its socket")
 		Expect(kernel.SessionMembers(r.Session)).To(BeEmpty(), "sysgate returned while the chain was alive")
 	})

@@ -7,7 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // A root agent (no --user) that needs no new syscall at all: it reaches
@@ -19,14 +19,14 @@ var _ = Describe("a root agent fenced off from the observer", RequiresAudit, Esc
 		requireAudit()
 	})
 
-	expectRefused := func(ctx SpecContext, mode string) *harness.Result {
+	expectRefused := func(ctx SpecContext, mode string) *verdict.Result {
 		GinkgoHelper()
 		base := recordBaseline(ctx, mode)
 		o := sysgate(ctx, checkArgs(base, mode, nil)...)
 		r := o.Result()
 		Expect(r.ExitStatus).To(Equal(0), "the root agent got through (exit bits: see agent.c %s): %s", mode, o)
 		Expect(o.Code).To(Equal(cli.ExitOK), "%s", o)
-		Expect(r.Verdict).To(Equal(harness.VerdictClean))
+		Expect(r.Verdict).To(Equal(verdict.VerdictClean))
 		Expect(r.Leaked).To(BeEmpty())
 		return r
 	}
@@ -55,7 +55,7 @@ var _ = Describe("a root agent making a block device", RequiresAudit, Escape, Fe
 		o := sysgate(ctx, "check", "--format", "json", "-b", base, "--", bin.Agent, "blockdev", "escape", dir)
 		r := o.Result()
 		Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)
-		Expect(r.Verdict).To(Equal(harness.VerdictViolation))
+		Expect(r.Verdict).To(Equal(verdict.VerdictViolation))
 		Expect(violationsOf(r)).To(ContainElement(ContainSubstring("mknodat(block)")), "%s", o)
 		Expect(r.ExitStatus).To(Equal(8), "the agent made the block device (agent.c blockdev): %s", o)
 	})

@@ -15,8 +15,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // handoffAddress is where an earlier launcher's one unheard syscall
@@ -75,7 +75,7 @@ var _ = Describe("an agent replaying the launcher's listener handoff after its e
 		requireAudit()
 	})
 
-	for _, backend := range []harness.Backend{harness.BackendAudit, harness.BackendNotify} {
+	for _, backend := range []verdict.Backend{verdict.BackendAudit, verdict.BackendNotify} {
 		It(fmt.Sprintf("is caught by check and refused by enforce (%s)", backend), func(ctx SpecContext) {
 			addr := strconv.FormatUint(handoffAddress(bin.Sysgate), 16)
 			base := filepath.Join(GinkgoT().TempDir(), "replay.yaml")

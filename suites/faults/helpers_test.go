@@ -23,9 +23,9 @@ import (
 	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // outcome is one sysgate invocation: its exit code and what it printed.
@@ -42,9 +42,9 @@ func (o outcome) String() string {
 }
 
 // Result decodes `check --format json` output.
-func (o outcome) Result() *harness.Result {
+func (o outcome) Result() *verdict.Result {
 	GinkgoHelper()
-	var r harness.Result
+	var r verdict.Result
 	Expect(json.Unmarshal([]byte(o.Stdout), &r)).To(Succeed(), "not a JSON result:\n%s", o)
 	return &r
 }

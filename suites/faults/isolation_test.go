@@ -16,8 +16,8 @@ import (
 
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // credentialScan is the agent of the third red team's fifth hole: without
@@ -49,7 +49,7 @@ var _ = Describe("an unprivileged agent reading its caller's credentials from /p
 
 	// The caller is a shell of the agent's uid with the token in its
 	// environment, as a CI step's shell is.
-	check := func(ctx context.Context, wrap []string, flags ...string) (outcome, *harness.Result) {
+	check := func(ctx context.Context, wrap []string, flags ...string) (outcome, *verdict.Result) {
 		GinkgoHelper()
 		result := filepath.Join(dir, "result.json")
 		_ = os.Remove(result)
@@ -59,7 +59,7 @@ var _ = Describe("an unprivileged agent reading its caller's credentials from /p
 		if err != nil {
 			return o, nil
 		}
-		var r harness.Result
+		var r verdict.Result
 		Expect(json.Unmarshal(data, &r)).To(Succeed())
 		return o, &r
 	}

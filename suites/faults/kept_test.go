@@ -11,12 +11,12 @@ import (
 
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // An agent can run as many distinct programs as it likes (20,000 from
 // memory grew one run to 111 MB and its JSON to 14 MB: issue 32, item
-// 8). A run keeps at most harness.MaxKept of each kind and counts the
+// 8). A run keeps at most verdict.MaxKept of each kind and counts the
 // rest; what it did not keep still decides the verdict.
 var _ = Describe("an agent that runs more distinct programs than a run keeps", RequiresAudit, NamesBackend, Escape, func() {
 	BeforeEach(func() {
@@ -27,7 +27,7 @@ var _ = Describe("an agent that runs more distinct programs than a run keeps", R
 	// without arguments): distinct paths, one file, no syscall the
 	// recorded run did not make. /bin/sh is the run's first program, so
 	// MaxKept-1 links fill the record run's list exactly.
-	const allowed, total = harness.MaxKept - 1, harness.MaxKept + 500
+	const allowed, total = verdict.MaxKept - 1, verdict.MaxKept + 500
 	links := func(dir string, n int) {
 		GinkgoHelper()
 		for i := range n {
@@ -55,15 +55,15 @@ var _ = Describe("an agent that runs more distinct programs than a run keeps", R
 			links(dir, total)
 			o = sysgateWith(ctx, inDir(dir), "check", "--backend", backend, "--format", "json", "-b", base, "--", "/bin/sh", "-c", runAll)
 			r := o.Result()
-			Expect(len(r.Programs)).To(BeNumerically("<=", harness.MaxKept), "programs kept: %d", len(r.Programs))
-			Expect(len(r.Processes)).To(BeNumerically("<=", harness.MaxKept))
+			Expect(len(r.Programs)).To(BeNumerically("<=", verdict.MaxKept), "programs kept: %d", len(r.Programs))
+			Expect(len(r.Processes)).To(BeNumerically("<=", verdict.MaxKept))
 			Expect(r.NotKept).NotTo(BeNil(), "the JSON says nothing was dropped: %d programs", len(r.Programs))
 			Expect(r.NotKept.ProgramExecs).To(BeEquivalentTo(total-allowed), "%+v", *r.NotKept)
 			Expect(r.NotKept.ProgramViolations).To(BeEquivalentTo(total-allowed), "%+v", *r.NotKept)
 			// Every kept program is in the baseline: only the dropped
 			// ones make this run a violation.
 			Expect(r.ProgramViolations).To(BeEmpty())
-			Expect(r.Verdict).To(Equal(harness.VerdictViolation), "%s", ci.Summary(r))
+			Expect(r.Verdict).To(Equal(verdict.VerdictViolation), "%s", ci.Summary(r))
 			Expect(o.Code).To(Equal(cli.ExitViolation))
 
 			text := sysgateWith(ctx, inDir(dir), "check", "--backend", backend, "-b", base, "--", "/bin/sh", "-c", runAll)

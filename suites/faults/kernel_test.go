@@ -16,17 +16,17 @@ import (
 	"github.com/sysgate/sysgate/auditlog/auditctl"
 	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // expectInconclusive checks a `check --format json` outcome: exit 3, an
 // inconclusive verdict, and a reason containing each of why.
-func expectInconclusive(o outcome, why ...string) *harness.Result {
+func expectInconclusive(o outcome, why ...string) *verdict.Result {
 	GinkgoHelper()
 	GinkgoWriter.Printf("%s\n", o)
 	Expect(o.Code).To(Equal(cli.ExitInconclusive), "%s", o)
 	r := o.Result()
-	Expect(r.Verdict).To(Equal(harness.VerdictInconclusive))
+	Expect(r.Verdict).To(Equal(verdict.VerdictInconclusive))
 	for _, w := range why {
 		Expect(r.Inconclusive).To(ContainSubstring(w), "%s", o)
 	}
@@ -37,12 +37,12 @@ func expectInconclusive(o outcome, why ...string) *harness.Result {
 // that made new syscalls and then lost records: the violation outranks the
 // loss (exit 1, issue 12), and the inconclusive cause is reported beside
 // it, containing each of why.
-func expectViolationDespite(o outcome, why ...string) *harness.Result {
+func expectViolationDespite(o outcome, why ...string) *verdict.Result {
 	GinkgoHelper()
 	GinkgoWriter.Printf("%s\n", o)
 	Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)
 	r := o.Result()
-	Expect(r.Verdict).To(Equal(harness.VerdictViolation))
+	Expect(r.Verdict).To(Equal(verdict.VerdictViolation))
 	Expect(r.Saw("getppid")).To(BeTrue(), "the new syscall is named")
 	Expect(r.Conclusive()).To(BeFalse(), "the loss is reported beside the violation")
 	for _, w := range why {

@@ -12,7 +12,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // Issue 32, item 3: an exec through the caller's own /proc entry
@@ -169,7 +169,7 @@ var _ = Describe("a relative command under notify without root", RequiresAudit, 
 		Expect(o.Code).To(Equal(cli.ExitOK), "record: %s", o)
 		o = sysgateWith(ctx, asNobody, "check", "--format", "json", "--backend", "notify", "--dir", work, "-b", base, "--", py, "agent.py")
 		r := o.Result()
-		Expect(r.Verdict).NotTo(Equal(harness.VerdictInconclusive), "%s", o)
-		Expect(r.Programs).To(ContainElement(And(HaveField("Path", filepath.Join(work, "agent.py")), HaveField("Role", harness.RoleScript))), "%s", o)
+		Expect(r.Verdict).NotTo(Equal(verdict.VerdictInconclusive), "%s", o)
+		Expect(r.Programs).To(ContainElement(And(HaveField("Path", filepath.Join(work, "agent.py")), HaveField("Role", verdict.RoleScript))), "%s", o)
 	})
 })

@@ -10,8 +10,8 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // Issue 32, item 2: the programs section named programs by path, so an
@@ -49,7 +49,7 @@ var _ = Describe("an agent replacing a listed program it can write", RequiresAud
 
 			o = sysgate(ctx, mode, "--backend", backend, "--format", "json", "--agent", "tool", "-b", base, "--", py, agent, "escape", dir)
 			r := expectReplaced(mode, o, tool, And(ContainSubstring("sha256"), ContainSubstring(tool)))
-			Expect(r.Verdict).To(Equal(harness.VerdictViolation))
+			Expect(r.Verdict).To(Equal(verdict.VerdictViolation))
 		},
 		Entry("check, audit", "check", "audit"),
 		Entry("check, notify", "check", "notify"),
@@ -110,7 +110,7 @@ var _ = Describe("an agent rewriting its pinned helper on tmpfs through a shared
 // path and ran it: a violation naming path with a mismatch as described;
 // check let the program run, enforce refused it (the agent's
 // subprocess.run raised: exit 1).
-func expectReplaced(mode string, o outcome, path string, mismatch OmegaMatcher) *harness.Result {
+func expectReplaced(mode string, o outcome, path string, mismatch OmegaMatcher) *verdict.Result {
 	GinkgoHelper()
 	Expect(o.Code).To(Equal(cli.ExitViolation), "%s", o)
 	r := o.Result()

@@ -9,8 +9,8 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // execRace is an agent that races its own exec: one thread execs a path
@@ -91,6 +91,6 @@ var _ = Describe("an agent racing its exec past the program gate", RequiresAudit
 			HaveField("Path", "/usr/bin/curl"),
 			HaveField("Mismatch", And(ContainSubstring("the exec named /usr/bin/true"), ContainSubstring("the kernel ran /usr/bin/curl"))),
 		)), "%s", o)
-		Expect(r.Verdict).To(Equal(harness.VerdictViolation))
+		Expect(r.Verdict).To(Equal(verdict.VerdictViolation))
 	})
 })

@@ -16,6 +16,7 @@ import (
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // envBaselines is gatetest.EnvBaselines, spelled out as the action's
@@ -53,7 +54,7 @@ var _ = Describe("an agent widening another agent's baseline", RequiresAudit, Na
 
 	// recordB records agent B's baseline: `agent thread benign`, all but
 	// the sysinfo of its escape.
-	recordB := func(ctx SpecContext, b harness.Backend) []byte {
+	recordB := func(ctx SpecContext, b verdict.Backend) []byte {
 		GinkgoHelper()
 		o := sysgate(ctx, "record", "--backend", string(b), "-o", bFile, "--", bin.Agent, "thread", "benign")
 		Expect(o.Code).To(Equal(cli.ExitOK), "record agent B: %s", o)
@@ -64,7 +65,7 @@ var _ = Describe("an agent widening another agent's baseline", RequiresAudit, Na
 		return data
 	}
 
-	for _, backend := range []harness.Backend{harness.BackendAudit, harness.BackendNotify} {
+	for _, backend := range []verdict.Backend{verdict.BackendAudit, verdict.BackendNotify} {
 		It("refuses agent A's write to agent B's baseline, and B's next run is caught ("+string(backend)+")", func(ctx SpecContext) {
 			before := recordB(ctx, backend)
 			script := `printf '%s' "$1" >>"$2"`
@@ -85,7 +86,7 @@ var _ = Describe("an agent widening another agent's baseline", RequiresAudit, Na
 			// The gate of this process (gatetest.Run, as a suite's specs
 			// run) over root, made at its first run below.
 			GinkgoT().Setenv(envBaselines, root)
-			run := func(phase string) *harness.Result {
+			run := func(phase string) *verdict.Result {
 				GinkgoHelper()
 				agent := harness.Agent{Name: "b", Command: []string{bin.Agent, "thread", phase}}
 				r, err := gatetest.Run(ctx, agent, harness.WithBaselines(bFile), harness.WithBackend(backend),
@@ -94,7 +95,7 @@ var _ = Describe("an agent widening another agent's baseline", RequiresAudit, Na
 				return r
 			}
 			first := run("benign")
-			Expect(first.Verdict).To(Equal(harness.VerdictClean), "%s", ci.Summary(first))
+			Expect(first.Verdict).To(Equal(verdict.VerdictClean), "%s", ci.Summary(first))
 			// A write that got past the read-only bind some other way: from
 			// outside the run, between the gate's two runs.
 			f, err := os.OpenFile(bFile, os.O_APPEND|os.O_WRONLY, 0)
@@ -106,7 +107,7 @@ var _ = Describe("an agent widening another agent's baseline", RequiresAudit, Na
 			second := run("escape")
 			var text strings.Builder
 			Expect(ci.WriteText(&text, second, ci.Palette{})).To(Succeed())
-			Expect(second.Verdict).To(Equal(harness.VerdictViolation), "the gate passed a run against a baseline changed since its first run:\n%s", text.String())
+			Expect(second.Verdict).To(Equal(verdict.VerdictViolation), "the gate passed a run against a baseline changed since its first run:\n%s", text.String())
 			Expect(text.String()).To(ContainSubstring(bFile), "the report does not name the changed file:\n%s", text.String())
 		})
 	}

@@ -8,12 +8,12 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/cmd/sysgate/cli"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // refusedOf lists a result's refused attempts as "arch syscall".
-func refusedOf(r *harness.Result) []string {
+func refusedOf(r *verdict.Result) []string {
 	var out []string
 	for _, f := range r.Refused {
 		out = append(out, f.Arch.String()+" "+f.Syscall)

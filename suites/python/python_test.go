@@ -16,6 +16,7 @@ import (
 	"github.com/sysgate/sysgate/suites/internal/fixture"
 	"github.com/sysgate/sysgate/suites/internal/gate"
 	"github.com/sysgate/sysgate/suites/internal/labels"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 const page = "fetched from loopback\n"
@@ -199,7 +200,7 @@ var _ = Describe("The Python tool-using agent", labels.RequiresAudit, labels.Age
 			Expect(result.Violations).To(ContainElement(And(
 				HaveField("Syscall", "socket(AF_INET)"),
 				HaveField("Allowed", ConsistOf("socket(AF_UNIX)")),
-				WithTransform(func(v harness.Violation) string { return v.String() }, ContainSubstring("socket(AF_INET) (41): the baseline allows socket(AF_UNIX)")),
+				WithTransform(func(v verdict.Violation) string { return v.String() }, ContainSubstring("socket(AF_INET) (41): the baseline allows socket(AF_UNIX)")),
 			)))
 			Expect(gate.ViolationNames(result)).To(ConsistOf("socket(AF_INET)"))
 		})

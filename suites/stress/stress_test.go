@@ -15,6 +15,7 @@ import (
 	"github.com/sysgate/sysgate/ci/gatetest"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // stallTimeout ends a run that hangs: the kernel's backlog stall froze a
@@ -35,7 +36,7 @@ func runConcurrently(ctx SpecContext, spec, n, calls int) tally {
 	GinkgoHelper()
 	type outcome struct {
 		want int
-		r    *harness.Result
+		r    *verdict.Result
 		err  error
 		took time.Duration
 	}
@@ -87,7 +88,7 @@ func runConcurrently(ctx SpecContext, spec, n, calls int) tally {
 	Expect(t.Lost).To(BeZero(), "runs lost audit records")
 	Expect(t.Misattributed).To(BeZero(), "runs saw events that were not their own, or missed their own")
 	for _, o := range outs {
-		Expect(o.r.Verdict).To(Equal(harness.VerdictViolation), ci.Summary(o.r))
+		Expect(o.r.Verdict).To(Equal(verdict.VerdictViolation), ci.Summary(o.r))
 	}
 	return t
 }

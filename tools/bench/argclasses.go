@@ -10,6 +10,7 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // argRecordTarget is the most a record run that learns argument classes
@@ -22,7 +23,7 @@ const argRecordTarget ratioTarget = 1.5
 // before them in the same repeat.
 type argRecordRow struct {
 	workload               string
-	backend                harness.Backend
+	backend                verdict.Backend
 	bare, classes, blind   samples // wall ms
 	events, notified       samples // with classes
 	blindEvents, blindNoti samples // names only
@@ -95,7 +96,7 @@ func recordArgClasses(ctx context.Context, cfg config, ws []workload) error {
 // blind, and counts the calls that reached the run's listener. A run that
 // learnt classes when told not to, or none when told to, is an error: the
 // row would not measure what it is labelled with.
-func recordCounted(ctx context.Context, w workload, b harness.Backend, blind bool) (measurement, *harness.Result, uint64, error) {
+func recordCounted(ctx context.Context, w workload, b verdict.Backend, blind bool) (measurement, *verdict.Result, uint64, error) {
 	var notified atomic.Uint64 // the listener's and the audit stream's goroutines both report
 	opts := []harness.Option{harness.WithMode(baseline.ModeRecord), harness.WithProgress(func(ev *record.SeccompEvent) {
 		if harness.Notified(ev) {

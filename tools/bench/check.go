@@ -6,17 +6,18 @@ import (
 	"strconv"
 
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // benchBackends are the backends measured side by side: audit (the bench
 // needs root, as audit does) and notify where this kernel has it, in that
 // order, so a row can be held against audit's.
-func benchBackends() []harness.Backend {
+func benchBackends() []verdict.Backend {
 	if why := harness.NotifyUnavailable(); why != "" {
 		fmt.Printf("notify backend: not measured (%s)\n", why)
-		return []harness.Backend{harness.BackendAudit}
+		return []verdict.Backend{verdict.BackendAudit}
 	}
-	return []harness.Backend{harness.BackendAudit, harness.BackendNotify}
+	return []verdict.Backend{verdict.BackendAudit, verdict.BackendNotify}
 }
 
 // ratioTarget is the most a check row's paired ratio over bare may be;
@@ -63,7 +64,7 @@ func (t ratioTarget) met(runs, bare samples) string {
 // same filter loaded without the harness.
 type checkRow struct {
 	workload, unit string
-	backend        harness.Backend
+	backend        verdict.Backend
 	bare, gated    samples
 	target         ratioTarget
 	tree, linear   samples           // none: not measured for this row
@@ -90,7 +91,7 @@ func (r checkRow) cells() string {
 // baseline: wall ms of the bare and the check runs, the calls each check
 // run saw, and the loop's fastest ns per call in both.
 type outsideRow struct {
-	backend             harness.Backend
+	backend             verdict.Backend
 	bare, gated, calls  samples
 	bareLoop, gatedLoop samples
 	lossless            bool

@@ -20,6 +20,7 @@ import (
 
 	"github.com/sysgate/sysgate/ci/mcptest"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // falseAlarmConfig sizes the false-alarm section: checks per agent and
@@ -33,7 +34,7 @@ type falseAlarmConfig struct {
 // CLI picks audit) or as nobody (the CLI picks notify, as for a user
 // without root: docs/backends.md). backend is what the Result must name.
 type runner struct {
-	backend  harness.Backend
+	backend  verdict.Backend
 	uid, gid uint32
 }
 
@@ -102,7 +103,7 @@ func falseAlarmSection(ctx context.Context, cfg falseAlarmConfig, cli string) er
 	}
 	var rows []faRow
 	for _, a := range agents {
-		bases := map[harness.Backend]string{}
+		bases := map[verdict.Backend]string{}
 		for _, rn := range fa.runners {
 			base, err := fa.record(ctx, a, rn)
 			if err != nil {
@@ -141,11 +142,11 @@ func newFalseAlarms(cfg falseAlarmConfig, cli string) (*falseAlarms, error) {
 	if err != nil {
 		return nil, err
 	}
-	fa := &falseAlarms{cfg: cfg, dir: dir, runners: []runner{{backend: harness.BackendAudit}}}
+	fa := &falseAlarms{cfg: cfg, dir: dir, runners: []runner{{backend: verdict.BackendAudit}}}
 	if why := harness.NotifyUnavailable(); why != "" {
 		fmt.Printf("notify backend: not measured (%s)\n", why)
 	} else {
-		fa.runners = append(fa.runners, runner{backend: harness.BackendNotify, uid: 65534, gid: 65534})
+		fa.runners = append(fa.runners, runner{backend: verdict.BackendNotify, uid: 65534, gid: 65534})
 	}
 	// nobody runs the CLI and the agents from here: a copy of the CLI and
 	// the agents' files in a directory anyone can read.
@@ -311,7 +312,7 @@ func (fa *falseAlarms) record(ctx context.Context, a faAgent, rn runner) (string
 // a baseline recorded on recordedOn.
 type faRow struct {
 	agent               string
-	backend, recordedOn harness.Backend
+	backend, recordedOn verdict.Backend
 	n, loadedN          int
 	loadedAlarms        int
 	byCode              map[int]int
@@ -474,12 +475,12 @@ func (fa *falseAlarms) run(ctx context.Context, a faAgent, rn runner, verbArgs [
 	return o, nil
 }
 
-func readResult(path string) (*harness.Result, error) {
+func readResult(path string) (*verdict.Result, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var r harness.Result
+	var r verdict.Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -490,7 +491,7 @@ func readResult(path string) (*harness.Result, error) {
 // a syscall, a program, a file, a destination, why it is inconclusive,
 // or how the agent failed. Numbers in an inconclusive reason are
 // replaced by N so that the same cause counts once.
-func firstReason(r *harness.Result) string {
+func firstReason(r *verdict.Result) string {
 	switch {
 	case len(r.Violations) > 0:
 		return "syscall " + r.Violations[0].Syscall

@@ -4,27 +4,27 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 func TestFirstReason(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		r    harness.Result
+		r    verdict.Result
 		want string
 	}{
-		{"syscall first", harness.Result{
-			Violations:     harness.Violations{{Syscall: "clock_nanosleep"}, {Syscall: "sched_yield"}},
-			FileViolations: []harness.FileViolation{{FileTouch: harness.FileTouch{Path: "/etc/passwd", Op: baseline.FileRead}}},
+		{"syscall first", verdict.Result{
+			Violations:     verdict.Violations{{Syscall: "clock_nanosleep"}, {Syscall: "sched_yield"}},
+			FileViolations: []verdict.FileViolation{{FileTouch: verdict.FileTouch{Path: "/etc/passwd", Op: baseline.FileRead}}},
 		}, "syscall clock_nanosleep"},
-		{"program", harness.Result{ProgramViolations: []harness.ProgramViolation{{ProgramRun: harness.ProgramRun{Path: "/usr/bin/uname"}}}},
+		{"program", verdict.Result{ProgramViolations: []verdict.ProgramViolation{{ProgramRun: verdict.ProgramRun{Path: "/usr/bin/uname"}}}},
 			"program /usr/bin/uname"},
-		{"file", harness.Result{FileViolations: []harness.FileViolation{{FileTouch: harness.FileTouch{Path: "/etc/passwd", Op: baseline.FileRead}}}},
+		{"file", verdict.Result{FileViolations: []verdict.FileViolation{{FileTouch: verdict.FileTouch{Path: "/etc/passwd", Op: baseline.FileRead}}}},
 			"file read /etc/passwd"},
-		{"gaps", harness.Result{Verdict: harness.VerdictInconclusive,
+		{"gaps", verdict.Result{Verdict: verdict.VerdictInconclusive,
 			Inconclusive: "audit records lost: 3 audit records never delivered (serial number gaps: 1201-1203)"},
 			"inconclusive: records never delivered (serial number gaps)"},
-		{"other inconclusive", harness.Result{Verdict: harness.VerdictInconclusive,
+		{"other inconclusive", verdict.Result{Verdict: verdict.VerdictInconclusive,
 			Inconclusive: "1 file name could not be tied (unlinkat, fd 3)\nmore"},
 			"inconclusive: N file name could not be tied (unlinkat, fd N)"},
 	} {

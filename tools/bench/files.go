@@ -8,6 +8,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // onOffTarget is what observing files (issue 35) or the network (issue
@@ -20,7 +21,7 @@ const onOffTarget ratioTarget = 1.10
 // repeat, and the bare run of the repeat.
 type filesRow struct {
 	workload      string
-	backend       harness.Backend
+	backend       verdict.Backend
 	mode          baseline.Mode
 	bare, on, off samples // wall ms
 	// onCPU and offCPU are sysgate's own CPU (this process: the audit
@@ -49,7 +50,7 @@ func (r filesRow) cells() string {
 // chunk), the whole run's wall time, and sysgate's CPU per iteration.
 type filesMicroRow struct {
 	workload, unit  string
-	backend         harness.Backend
+	backend         verdict.Backend
 	iterations      float64
 	bare, on, off   samples // ns per iteration
 	onWall, offWall samples // ms
@@ -145,15 +146,15 @@ type onOff struct {
 	// without is the option that switches the observation off; observed
 	// says whether a run's result had it on.
 	without  func() harness.Option
-	observed func(r *harness.Result) bool
+	observed func(r *verdict.Result) bool
 	// findings adds what r found outside its baseline to into; listed is
 	// how many entries of the observation's kind r's observation has.
-	findings func(into map[string]uint64, r *harness.Result)
-	listed   func(r *harness.Result) int
+	findings func(into map[string]uint64, r *verdict.Result)
+	listed   func(r *verdict.Result) int
 }
 
 var filesOnOff = onOff{name: "files", header: filesHeader, microHeader: filesMicroHeader, without: harness.WithoutFiles,
-	observed: func(r *harness.Result) bool { return r.FilesObserved }, findings: addFileFindings, listed: filesListed}
+	observed: func(r *verdict.Result) bool { return r.FilesObserved }, findings: addFileFindings, listed: filesListed}
 
 // sessionsOnOff: the realistic sessions, each mode and backend, the
 // observation on and off.
@@ -260,7 +261,7 @@ func microOnOff(ctx context.Context, cfg config, obs onOff, ws []workload, bases
 // observation on or off, as runMeasured does. A run whose observation is
 // not what it is labelled with is an error: the row would not measure
 // what it says.
-func (obs onOff) run(ctx context.Context, w workload, b harness.Backend, mode baseline.Mode, base string, on bool) (m measurement, r *harness.Result, cpu time.Duration, err error) {
+func (obs onOff) run(ctx context.Context, w workload, b verdict.Backend, mode baseline.Mode, base string, on bool) (m measurement, r *verdict.Result, cpu time.Duration, err error) {
 	var opts []harness.Option
 	if !on {
 		opts = append(opts, obs.without())
@@ -274,7 +275,7 @@ func (obs onOff) run(ctx context.Context, w workload, b harness.Backend, mode ba
 
 // addFileFindings counts what r found outside its baseline: calls and
 // programs as addFindings does, file accesses as "ACCESS PATH".
-func addFileFindings(into map[string]uint64, r *harness.Result) {
+func addFileFindings(into map[string]uint64, r *verdict.Result) {
 	addFindings(into, r)
 	for _, v := range r.FileViolations {
 		into[v.Op.String()+" "+v.Path] += v.Count
@@ -282,7 +283,7 @@ func addFileFindings(into map[string]uint64, r *harness.Result) {
 }
 
 // filesListed is the (path, access) pairs in r's observation.
-func filesListed(r *harness.Result) int {
+func filesListed(r *verdict.Result) int {
 	n := 0
 	if r.Observed == nil {
 		return 0

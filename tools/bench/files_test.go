@@ -5,13 +5,13 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 func TestFilesRowCells(t *testing.T) {
 	// Files cost 10% in the median pair, and 20 ms in the median
 	// difference, though the third repeat's no-files run was slow.
-	r := filesRow{workload: "python agent read-only", backend: harness.BackendAudit, mode: baseline.ModeRecord,
+	r := filesRow{workload: "python agent read-only", backend: verdict.BackendAudit, mode: baseline.ModeRecord,
 		bare: samples{100, 100, 100}, on: samples{220, 330, 440}, off: samples{200, 300, 1400},
 		onCPU: samples{50, 60, 70}, offCPU: samples{20, 30, 40}, listed: samples{160, 163, 163},
 		findings: map[string]uint64{"read /etc/hosts": 2}}
@@ -27,7 +27,7 @@ func TestFilesRowCells(t *testing.T) {
 func TestFilesMicroRowCells(t *testing.T) {
 	// 100k pairs: whole runs 1,500 ms apart are 15,000 ns a pair;
 	// sysgate's 8,000 ms of CPU 80,000 ns.
-	r := filesMicroRow{workload: "openat(O_RDONLY)+close x100000", unit: "ns/pair", backend: harness.BackendNotify, iterations: 100_000,
+	r := filesMicroRow{workload: "openat(O_RDONLY)+close x100000", unit: "ns/pair", backend: verdict.BackendNotify, iterations: 100_000,
 		bare: samples{3000}, on: samples{17000}, off: samples{2500}, onWall: samples{2000}, offWall: samples{500},
 		onCPU: samples{8000}, offCPU: samples{20}, findings: map[string]uint64{}}
 	want := "openat(O_RDONLY)+close x100000\tns/pair\tnotify\t1\t3000.0\t17000.0\t2500.0\t6.80x\t5.67x\t0.83x\t14500.0\t15000.0\t80000.0\t200.0\t-\t"
@@ -85,12 +85,12 @@ func TestPerIterationAndReps(t *testing.T) {
 }
 
 func TestFileFindingsAndListed(t *testing.T) {
-	r := &harness.Result{
-		Violations:     harness.Violations{{Syscall: "uname", Count: 1}},
-		FileViolations: []harness.FileViolation{{FileTouch: harness.FileTouch{Path: "/etc/shadow", Op: baseline.FileRead, Count: 2}}},
+	r := &verdict.Result{
+		Violations:     verdict.Violations{{Syscall: "uname", Count: 1}},
+		FileViolations: []verdict.FileViolation{{FileTouch: verdict.FileTouch{Path: "/etc/shadow", Op: baseline.FileRead, Count: 2}}},
 		Observed:       &baseline.Observation{},
 	}
-	if got := filesListed(&harness.Result{}); got != 0 {
+	if got := filesListed(&verdict.Result{}); got != 0 {
 		t.Errorf("filesListed without an observation = %d", got)
 	}
 	r.Observed.AddFile("/etc/shadow", baseline.FileRead, 2)

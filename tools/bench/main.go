@@ -19,6 +19,7 @@ import (
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 func main() {
@@ -73,7 +74,7 @@ type config struct {
 	reps, launches, mcpCalls, microN, execs int
 	cli                                     string
 	sections                                map[string]bool
-	backends                                []harness.Backend // measured side by side, audit first
+	backends                                []verdict.Backend // measured side by side, audit first
 	falseAlarms                             falseAlarmConfig
 }
 

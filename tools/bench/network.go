@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // The network section's loops: TCP connects to the bench's listener per
@@ -21,7 +22,7 @@ const (
 )
 
 var networkOnOff = onOff{name: "network", header: netHeader, microHeader: netMicroHeader, without: harness.WithoutNetwork,
-	observed: func(r *harness.Result) bool { return r.NetworkObserved }, findings: addNetFindings, listed: netListed}
+	observed: func(r *verdict.Result) bool { return r.NetworkObserved }, findings: addNetFindings, listed: netListed}
 
 // networkWorkloads are the section's runs against the bench's loopback
 // servers: the Python agent's network scenario (it fetches srv's page),
@@ -76,7 +77,7 @@ func networkCost(ctx context.Context, cfg config, w workloads, bases *baselines)
 
 // addNetFindings counts what r found outside its baseline: calls and
 // programs as addFindings does, destinations as "CALL DEST".
-func addNetFindings(into map[string]uint64, r *harness.Result) {
+func addNetFindings(into map[string]uint64, r *verdict.Result) {
 	addFindings(into, r)
 	for _, v := range r.NetworkViolations {
 		into[v.Op.String()+" "+v.Dest] += v.Count
@@ -85,7 +86,7 @@ func addNetFindings(into map[string]uint64, r *harness.Result) {
 
 // netListed is the (call, destination, program) triples in r's
 // observation.
-func netListed(r *harness.Result) int {
+func netListed(r *verdict.Result) int {
 	if r.Observed == nil {
 		return 0
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 func TestNetworkHeaders(t *testing.T) {
@@ -45,9 +45,9 @@ func TestLookupRowCells(t *testing.T) {
 }
 
 func TestNetFindingsAndListed(t *testing.T) {
-	r := &harness.Result{
-		Violations:        harness.Violations{{Syscall: "uname", Count: 1}},
-		NetworkViolations: []harness.NetworkViolation{{NetworkTouch: harness.NetworkTouch{Op: baseline.NetConnect, Dest: "127.0.0.2:9", Count: 3}}},
+	r := &verdict.Result{
+		Violations:        verdict.Violations{{Syscall: "uname", Count: 1}},
+		NetworkViolations: []verdict.NetworkViolation{{NetworkTouch: verdict.NetworkTouch{Op: baseline.NetConnect, Dest: "127.0.0.2:9", Count: 3}}},
 	}
 	if got := netListed(r); got != 0 {
 		t.Errorf("netListed without an observation = %d", got)
@@ -143,9 +143,9 @@ func TestLoopbackServers(t *testing.T) {
 
 func TestOnOffObserved(t *testing.T) {
 	for _, obs := range []onOff{filesOnOff, networkOnOff} {
-		on := &harness.Result{FilesObserved: obs.name == "files", NetworkObserved: obs.name == "network"}
-		if !obs.observed(on) || obs.observed(&harness.Result{}) {
-			t.Errorf("%s: observed(%+v) = %v, observed(nothing) = %v", obs.name, on, obs.observed(on), obs.observed(&harness.Result{}))
+		on := &verdict.Result{FilesObserved: obs.name == "files", NetworkObserved: obs.name == "network"}
+		if !obs.observed(on) || obs.observed(&verdict.Result{}) {
+			t.Errorf("%s: observed(%+v) = %v, observed(nothing) = %v", obs.name, on, obs.observed(on), obs.observed(&verdict.Result{}))
 		}
 		if obs.without() == nil {
 			t.Errorf("%s: no option to switch it off", obs.name)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // execTarget is the most an observed exec may add over the same exec
@@ -35,7 +36,7 @@ func execTargetMet(on, off samples) string {
 // (WithoutPrograms), each repeat's three runs paired.
 type execRow struct {
 	workload                  string
-	backend                   harness.Backend
+	backend                   verdict.Backend
 	mode                      baseline.Mode
 	execs                     int
 	bare, on, off             samples // ns per exec, in the loop
@@ -76,7 +77,7 @@ func (r execRow) cells() string {
 // syscall runs through in either filter.
 type programsMicroRow struct {
 	workload, unit    string
-	backend           harness.Backend
+	backend           verdict.Backend
 	bare, on, off     samples
 	stepsOn, stepsOff int
 	insnsOn, insnsOff int
@@ -169,7 +170,7 @@ func programsMicro(ctx context.Context, cfg config, ws []workload, bases *baseli
 		for j, b := range cfg.backends {
 			row := &rows[j]
 			*row = programsMicroRow{workload: w.name, unit: w.unit(), backend: b, outside: map[string]uint64{}}
-			notify := b == harness.BackendNotify
+			notify := b == verdict.BackendNotify
 			if row.stepsOn, row.insnsOn, err = compiledSteps(base, notify, true, w.command[1]); err != nil {
 				return err
 			}
@@ -214,7 +215,7 @@ func programsMicro(ctx context.Context, cfg config, ws []workload, bases *baseli
 // programs observed or not, as runMeasured does. A run that listed
 // programs when told not to is an error: the row would not measure what
 // it is labelled with.
-func runPrograms(ctx context.Context, w workload, b harness.Backend, mode baseline.Mode, base string, on bool) (m measurement, r *harness.Result, cpu time.Duration, err error) {
+func runPrograms(ctx context.Context, w workload, b verdict.Backend, mode baseline.Mode, base string, on bool) (m measurement, r *verdict.Result, cpu time.Duration, err error) {
 	var opts []harness.Option
 	if !on {
 		opts = append(opts, harness.WithoutPrograms())
@@ -231,7 +232,7 @@ func runPrograms(ctx context.Context, w workload, b harness.Backend, mode baseli
 // watchers, the audit reader) spent meanwhile, the agent's processes not
 // counted. An inconclusive run is an error, labelled with what the row
 // varies.
-func runMeasured(ctx context.Context, w workload, b harness.Backend, mode baseline.Mode, base, label string, extra ...harness.Option) (m measurement, r *harness.Result, cpu time.Duration, err error) {
+func runMeasured(ctx context.Context, w workload, b verdict.Backend, mode baseline.Mode, base, label string, extra ...harness.Option) (m measurement, r *verdict.Result, cpu time.Duration, err error) {
 	opts := []harness.Option{harness.WithMode(mode)}
 	if mode != baseline.ModeRecord {
 		opts = append(opts, harness.WithBaselines(base))
@@ -266,7 +267,7 @@ func selfCPU() (time.Duration, error) {
 
 // addFindings counts what r found outside its baseline: calls by
 // syscall, programs as "program PATH".
-func addFindings(into map[string]uint64, r *harness.Result) {
+func addFindings(into map[string]uint64, r *verdict.Result) {
 	for _, v := range r.Violations {
 		into[v.Syscall] += v.Count
 	}
@@ -277,7 +278,7 @@ func addFindings(into map[string]uint64, r *harness.Result) {
 
 // programCount is how many execs of program (its resolved path) r
 // listed.
-func programCount(r *harness.Result, program string) uint64 {
+func programCount(r *verdict.Result, program string) uint64 {
 	for _, p := range r.Programs {
 		if p.Path == program {
 			return p.Count

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 func TestExecRowCells(t *testing.T) {
@@ -13,7 +13,7 @@ func TestExecRowCells(t *testing.T) {
 	// of a repeat is 180 µs faster in the median pair (200 in the
 	// medians); 200 execs, the whole runs 20 ms apart (100 µs an exec),
 	// sysgate's CPU 10 ms apart (50 µs).
-	r := execRow{workload: "fork+exec /bin/true x200", backend: harness.BackendAudit, mode: baseline.ModeCheck, execs: 200,
+	r := execRow{workload: "fork+exec /bin/true x200", backend: verdict.BackendAudit, mode: baseline.ModeCheck, execs: 200,
 		bare: samples{500e3, 500e3, 600e3}, on: samples{600e3, 700e3, 780e3}, off: samples{520e3, 620e3, 700e3},
 		bareWall: samples{110, 110, 130}, onWall: samples{150, 170, 180}, offWall: samples{130, 150, 160},
 		onCPU: samples{30, 30, 40}, offCPU: samples{20, 20, 30},
@@ -51,7 +51,7 @@ func TestExecTargetMet(t *testing.T) {
 }
 
 func TestProgramsMicroRowCells(t *testing.T) {
-	r := programsMicroRow{workload: "getppid x1000000", unit: "ns/call", backend: harness.BackendNotify,
+	r := programsMicroRow{workload: "getppid x1000000", unit: "ns/call", backend: verdict.BackendNotify,
 		bare: samples{200, 200}, on: samples{220, 222}, off: samples{220, 218}, stepsOn: 12, stepsOff: 12, insnsOn: 96, insnsOff: 97,
 		outside: map[string]uint64{}}
 	want := "getppid x1000000\tns/call\tnotify\t200.0\t221.0\t219.0\t1.10x\t1.10x\t1.01x\t12\t12\t96\t97\t-\t"
@@ -64,10 +64,10 @@ func TestProgramsMicroRowCells(t *testing.T) {
 }
 
 func TestProgramCountAndFindings(t *testing.T) {
-	r := &harness.Result{
-		Programs:          []harness.ProgramRun{{Path: "/tmp/execs", Count: 1}, {Path: "/usr/bin/true", Count: 200}},
-		Violations:        harness.Violations{{Syscall: "uname", Count: 2}},
-		ProgramViolations: []harness.ProgramViolation{{ProgramRun: harness.ProgramRun{Path: "/usr/bin/true", Count: 200}}},
+	r := &verdict.Result{
+		Programs:          []verdict.ProgramRun{{Path: "/tmp/execs", Count: 1}, {Path: "/usr/bin/true", Count: 200}},
+		Violations:        verdict.Violations{{Syscall: "uname", Count: 2}},
+		ProgramViolations: []verdict.ProgramViolation{{ProgramRun: verdict.ProgramRun{Path: "/usr/bin/true", Count: 200}}},
 	}
 	if got := programCount(r, "/usr/bin/true"); got != 200 {
 		t.Errorf("programCount = %d, want 200", got)

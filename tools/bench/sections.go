@@ -17,6 +17,7 @@ import (
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 func table() *tabwriter.Writer {
@@ -120,7 +121,7 @@ func outsideCost(ctx context.Context, cfg config, w workload, base string) error
 			if err != nil {
 				return err
 			}
-			if r.Verdict != harness.VerdictViolation || r.Events == 0 {
+			if r.Verdict != verdict.VerdictViolation || r.Events == 0 {
 				return fmt.Errorf("check %s on %s: %s, want a violation per call", w.name, row.backend, ci.Summary(r))
 			}
 			row.lossless = row.lossless && r.Conclusive() && !r.Loss.Any()
@@ -208,7 +209,7 @@ func startup(ctx context.Context, cfg config, w workload, base string) error {
 		if err != nil {
 			return 0, err
 		}
-		if r.Verdict != harness.VerdictClean {
+		if r.Verdict != verdict.VerdictClean {
 			return 0, fmt.Errorf("check /bin/true: %s", ci.Summary(r))
 		}
 		return ms(m.wall), nil
@@ -244,7 +245,7 @@ func startup(ctx context.Context, cfg config, w workload, base string) error {
 		if err != nil {
 			return err
 		}
-		if r.Verdict != harness.VerdictClean {
+		if r.Verdict != verdict.VerdictClean {
 			return fmt.Errorf("check /bin/true without a PID namespace: %s", ci.Summary(r))
 		}
 		flat = append(flat, ms(m.wall))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // workload is one command measured in every way. mcpCalls > 0 makes it a
@@ -119,7 +120,7 @@ func (w workload) parse(m *measurement, stdout string) error {
 
 // runGated runs the workload under harness.Run with opts; the wall time
 // includes the harness's launch and barrier.
-func (w workload) runGated(ctx context.Context, opts ...harness.Option) (measurement, *harness.Result, error) {
+func (w workload) runGated(ctx context.Context, opts ...harness.Option) (measurement, *verdict.Result, error) {
 	opts = append(append([]harness.Option{}, w.opts...), opts...)
 	var stdout, stderr bytes.Buffer
 	agent := harness.Agent{Name: w.name, Command: w.command, Dir: w.dir, Env: w.env, Stdout: &stdout, Stderr: &stderr}
@@ -139,7 +140,7 @@ func (w workload) runGated(ctx context.Context, opts ...harness.Option) (measure
 	stdoutR, stdoutW := io.Pipe()
 	agent.Stdin, agent.Stdout = stdinR, stdoutW
 	type outcome struct {
-		r   *harness.Result
+		r   *verdict.Result
 		err error
 	}
 	done := make(chan outcome, 1)
@@ -164,7 +165,7 @@ func (w workload) runGated(ctx context.Context, opts ...harness.Option) (measure
 
 // runOn is runGated on backend b. A result from another backend is an
 // error: a row labelled notify must not have been measured on audit.
-func (w workload) runOn(ctx context.Context, b harness.Backend, opts ...harness.Option) (measurement, *harness.Result, error) {
+func (w workload) runOn(ctx context.Context, b verdict.Backend, opts ...harness.Option) (measurement, *verdict.Result, error) {
 	m, r, err := w.runGated(ctx, append(opts[:len(opts):len(opts)], harness.WithBackend(b))...)
 	if err == nil && r.Backend != b {
 		err = fmt.Errorf("%s: ran on the %s backend, not %s", w.name, r.Backend, b)

@@ -7,6 +7,7 @@ import (
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/safefile"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // ciOutputs are the files CI systems read that a run or report also
@@ -55,7 +56,7 @@ func (o *ciOutputs) readOnly(more ...string) []harness.Option {
 
 // writeRunCIOutputs writes the CI outputs of one run; f refuses a JUnit
 // path the agent could tamper with, as for --result.
-func (c *Command) writeRunCIOutputs(f *runFlags, o *ciOutputs, r *harness.Result) (int, bool) {
+func (c *Command) writeRunCIOutputs(f *runFlags, o *ciOutputs, r *verdict.Result) (int, bool) {
 	if o.junit == "" && !o.githubOutput {
 		return ExitOK, true
 	}

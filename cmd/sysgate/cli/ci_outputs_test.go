@@ -4,17 +4,18 @@ import (
 	"bytes"
 	"encoding/xml"
 	"errors"
-	"github.com/sysgate/sysgate/baseline/risk"
-	"github.com/sysgate/sysgate/ci"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/sysgate/sysgate/baseline/risk"
+	"github.com/sysgate/sysgate/ci"
+	"github.com/sysgate/sysgate/verdict"
+
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/testutil"
 )
@@ -36,8 +37,8 @@ func TestGitHubOutputWithoutTheVariableExitsTwo(t *testing.T) {
 // violationReport is a Ginkgo report of one run with a risky new syscall.
 func violationReport(t *testing.T) string {
 	t.Helper()
-	return ginkgoReport(t, &harness.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64,
-		Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "bpf", Number: 321, Count: 2, Risk: risk.KernelObserve,
+	return ginkgoReport(t, &verdict.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation, Arch: scmp.X86_64,
+		Violations: verdict.Violations{{Arch: scmp.X86_64, Syscall: "bpf", Number: 321, Count: 2, Risk: risk.KernelObserve,
 			PID: 9, Exe: "/usr/bin/python3", Comm: "python3", File: "/repo/b/py.yaml", Line: 4}}})
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/sysgate/sysgate/auditlog/preflight"
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 func init() {
@@ -95,19 +96,19 @@ func (c *Command) runDoctor(args []string) int {
 type doctorReport struct {
 	*preflight.Report
 	Backends []backendStatus `json:"backends"`
-	Auto     harness.Backend `json:"auto"`
+	Auto     verdict.Backend `json:"auto"`
 	// AutoReason says why auto does not run audit, when it does not.
 	AutoReason string `json:"auto_reason,omitempty"`
 	// Asked is --backend; Backend the one the exit code is about (auto
 	// resolved), and Ready whether it can run here.
-	Asked   harness.Backend `json:"asked"`
-	Backend harness.Backend `json:"backend"`
+	Asked   verdict.Backend `json:"asked"`
+	Backend verdict.Backend `json:"backend"`
 	Ready   bool            `json:"ready"`
 }
 
 // backendStatus is whether one backend can give conclusive runs here.
 type backendStatus struct {
-	Backend harness.Backend `json:"backend"`
+	Backend verdict.Backend `json:"backend"`
 	Usable  bool            `json:"usable"`
 	Detail  string          `json:"detail"` // why not; or what it rests on
 }
@@ -115,9 +116,9 @@ type backendStatus struct {
 // diagnose judges each backend from preflight's checks and the harness's
 // own reasons (auditWhy, notifyWhy: "" when it can run), and resolves
 // asked.
-func diagnose(checks *preflight.Report, asked harness.Backend, auditWhy, notifyWhy string) *doctorReport {
+func diagnose(checks *preflight.Report, asked verdict.Backend, auditWhy, notifyWhy string) *doctorReport {
 	r := &doctorReport{Report: checks}
-	audit := backendStatus{Backend: harness.BackendAudit, Usable: auditWhy == "" && len(checks.Failed()) == 0,
+	audit := backendStatus{Backend: verdict.BackendAudit, Usable: auditWhy == "" && len(checks.Failed()) == 0,
 		Detail: "the kernel's audit records; every check above passed"}
 	if !audit.Usable {
 		var why []string
@@ -133,7 +134,7 @@ func diagnose(checks *preflight.Report, asked harness.Backend, auditWhy, notifyW
 		}
 		audit.Detail = strings.Join(why, "; ")
 	}
-	notify := backendStatus{Backend: harness.BackendNotify, Usable: notifyWhy == "",
+	notify := backendStatus{Backend: verdict.BackendNotify, Usable: notifyWhy == "",
 		Detail: "a seccomp listener: user notification (Linux 5.0+) and its hang-up at the run's end (5.8+) work here, without privileges"}
 	if !notify.Usable {
 		notify.Detail = notifyWhy + "; notify needs Linux 5.0+ for user notification, 5.8+ for the listener's hang-up"
@@ -142,19 +143,19 @@ func diagnose(checks *preflight.Report, asked harness.Backend, auditWhy, notifyW
 	// As the harness resolves auto (its unexported pickBackend): by
 	// privileges alone, so a root process runs audit even where a check
 	// above fails.
-	r.Auto = harness.BackendAudit
+	r.Auto = verdict.BackendAudit
 	if auditWhy != "" {
-		r.Auto, r.AutoReason = harness.BackendNotify, "audit unavailable: "+auditWhy
+		r.Auto, r.AutoReason = verdict.BackendNotify, "audit unavailable: "+auditWhy
 	}
 	r.Asked, r.Backend = asked, asked
-	if asked == harness.BackendAuto {
+	if asked == verdict.BackendAuto {
 		r.Backend = r.Auto
 	}
 	r.Ready = r.status(r.Backend).Usable
 	return r
 }
 
-func (r *doctorReport) status(b harness.Backend) backendStatus {
+func (r *doctorReport) status(b verdict.Backend) backendStatus {
 	for _, s := range r.Backends {
 		if s.Backend == b {
 			return s
@@ -175,7 +176,7 @@ func writeDoctorText(w io.Writer, r *doctorReport) {
 	for _, ch := range r.Checks {
 		mark, detail, fix := "ok  ", ch.Detail, "fix: "+ch.Fix
 		switch {
-		case !ch.OK && !notifyChecks[ch.Name] && r.Backend != harness.BackendAudit:
+		case !ch.OK && !notifyChecks[ch.Name] && r.Backend != verdict.BackendAudit:
 			mark, detail, fix = "skip", "audit only: "+ch.Detail, "for audit: "+ch.Fix
 		case !ch.OK:
 			mark = "FAIL"
@@ -202,10 +203,10 @@ func writeDoctorText(w io.Writer, r *doctorReport) {
 	if !r.status(r.Auto).Usable {
 		auto += ", which cannot run here: auto picks by privileges alone"
 	}
-	fmt.Fprintf(w, "  %-7s %s\n", harness.BackendAuto, auto)
+	fmt.Fprintf(w, "  %-7s %s\n", verdict.BackendAuto, auto)
 
 	runs := "--backend " + string(r.Backend)
-	if r.Asked == harness.BackendAuto {
+	if r.Asked == verdict.BackendAuto {
 		runs = fmt.Sprintf("--backend auto (%s)", r.Backend)
 	}
 	if r.Ready {

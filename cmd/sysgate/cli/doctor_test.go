@@ -14,6 +14,7 @@ import (
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/golden"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 func TestDoctorPassesHere(t *testing.T) {
@@ -169,7 +170,7 @@ func TestDoctorUnprivileged(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatalf("--format json: exit %d, %v\n%s", code, err, out)
 	}
-	if r.Auto != harness.BackendNotify || r.Backend != harness.BackendNotify || r.Ready != notifyWorks || code != want ||
+	if r.Auto != verdict.BackendNotify || r.Backend != verdict.BackendNotify || r.Ready != notifyWorks || code != want ||
 		len(r.Backends) != 2 || r.Backends[0].Usable || r.Backends[1].Usable != notifyWorks {
 		t.Errorf("--format json: exit %d, auto %s, backend %s, ready %v, backends %+v", code, r.Auto, r.Backend, r.Ready, r.Backends)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // hintTarget reads where a hint's lines go: "add to `files:` `write:`"
@@ -165,11 +165,11 @@ func TestEveryFixHintPastedMakesTheCheckPass(t *testing.T) {
 			if code != ExitViolation {
 				t.Fatalf("check of the changed agent: %d, want %d\n%s%s", code, ExitViolation, stdout, stderr)
 			}
-			var r harness.Result
+			var r verdict.Result
 			if data, err := os.ReadFile(result); err != nil || json.Unmarshal(data, &r) != nil {
 				t.Fatalf("result: %v", err)
 			}
-			if !slices.ContainsFunc(r.FileViolations, func(v harness.FileViolation) bool { return regexp.MustCompile(`\.pyc\.[0-9]{6,}$`).MatchString(v.Path) }) {
+			if !slices.ContainsFunc(r.FileViolations, func(v verdict.FileViolation) bool { return regexp.MustCompile(`\.pyc\.[0-9]{6,}$`).MatchString(v.Path) }) {
 				t.Fatalf("no write of a randomly suffixed .pyc: the test proves nothing\n%s", stdout)
 			}
 			if r.Drift == nil || !strings.Contains(baseline.DescribeChanges(r.Drift.Changes), "PYTHONDONTWRITEBYTECODE=1 → PYTHONDONTWRITEBYTECODE unset") {

@@ -12,6 +12,7 @@ import (
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // An incremental record (record --against) allows the committed baseline
@@ -76,7 +77,7 @@ func TestIncrementalRecordAddsWhatIsNew(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var r harness.Result
+			var r verdict.Result
 			if err := json.Unmarshal(data, &r); err != nil {
 				t.Fatal(err)
 			}

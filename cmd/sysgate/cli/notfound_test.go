@@ -10,6 +10,7 @@ import (
 
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // A command the launcher cannot find is a usage error naming the command
@@ -28,7 +29,7 @@ func TestCommandNotFoundIsUsage(t *testing.T) {
 		{"exec failed", os.NewSyscallError("execve", syscall.ENOENT), ExitInconclusive, "agent could not be started"},
 	} {
 		old := runHarness
-		runHarness = func(_ context.Context, a harness.Agent, _ ...harness.Option) (*harness.Result, error) {
+		runHarness = func(_ context.Context, a harness.Agent, _ ...harness.Option) (*verdict.Result, error) {
 			return nil, fmt.Errorf("%w: %s: %w", harness.ErrAgentStart, a.Command[0], tc.err)
 		}
 		var c Command

@@ -8,8 +8,8 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // closedStdout is a pipe whose reader is gone, as stdout is in
@@ -31,8 +31,8 @@ func closedStdout(t *testing.T) *os.File {
 // no "write /dev/stdout: broken pipe" in the middle of the pipeline's
 // output, and the exit code it would have had with a reader.
 func TestClosedStdoutIsQuiet(t *testing.T) {
-	res := &harness.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64,
-		Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "bpf", Count: 2, Risk: risk.KernelObserve,
+	res := &verdict.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation, Arch: scmp.X86_64,
+		Violations: verdict.Violations{{Arch: scmp.X86_64, Syscall: "bpf", Count: 2, Risk: risk.KernelObserve,
 			PID: 9, Exe: "/usr/bin/python3", Comm: "python3", File: "/repo/b/py.yaml", Line: 4}}}
 	report := ginkgoReport(t, res)
 	for _, tc := range []struct {

@@ -14,6 +14,7 @@ import (
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/golden"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // programsBaseline is the baseline the fake runs below name; the results
@@ -22,11 +23,11 @@ const programsBaseline = "testdata/programs/python-agent.yaml"
 
 // fakeRun makes the run verbs get res instead of running an agent: a run
 // on this machine does not report programs yet.
-func fakeRun(t *testing.T, res *harness.Result) {
+func fakeRun(t *testing.T, res *verdict.Result) {
 	t.Helper()
 	old := runHarness
 	t.Cleanup(func() { runHarness = old })
-	runHarness = func(context.Context, harness.Agent, ...harness.Option) (*harness.Result, error) {
+	runHarness = func(context.Context, harness.Agent, ...harness.Option) (*verdict.Result, error) {
 		c := *res
 		return &c, nil
 	}
@@ -34,21 +35,21 @@ func fakeRun(t *testing.T, res *harness.Result) {
 
 // programsResult is a run with a new syscall, a risky program outside the
 // baseline, an exec mismatch and unverified execs.
-func programsResult(mode baseline.Mode) *harness.Result {
+func programsResult(mode baseline.Mode) *verdict.Result {
 	obs := baseline.NewObservation("python-agent")
 	obs.Runs = 1
 	obs.Add(scmp.X86_64, "read", 4)
 	obs.Add(scmp.X86_64, "socket", 1)
-	return &harness.Result{
-		Agent: "python-agent", Command: []string{"python3", "agent.py"}, Mode: mode, Arch: scmp.X86_64, Backend: harness.BackendNotify,
-		Baselines: []string{programsBaseline}, Verdict: harness.VerdictViolation, Observed: obs, Events: 5, Duration: 900 * time.Millisecond,
-		Processes: []harness.Process{{PID: 42, Exe: "/usr/bin/python3.12", Comm: "python3", Events: 5}},
-		Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 1, PID: 42, Exe: "/usr/bin/python3.12", Comm: "python3",
+	return &verdict.Result{
+		Agent: "python-agent", Command: []string{"python3", "agent.py"}, Mode: mode, Arch: scmp.X86_64, Backend: verdict.BackendNotify,
+		Baselines: []string{programsBaseline}, Verdict: verdict.VerdictViolation, Observed: obs, Events: 5, Duration: 900 * time.Millisecond,
+		Processes: []verdict.Process{{PID: 42, Exe: "/usr/bin/python3.12", Comm: "python3", Events: 5}},
+		Violations: verdict.Violations{{Arch: scmp.X86_64, Syscall: "socket", Number: 41, Count: 1, PID: 42, Exe: "/usr/bin/python3.12", Comm: "python3",
 			File: programsBaseline, Line: 8}},
-		ProgramViolations: []harness.ProgramViolation{
-			{ProgramRun: harness.ProgramRun{Path: "/usr/bin/curl", Role: harness.RoleProgram, Argv: []string{"curl", "-sS", "https://example.com/x y"},
+		ProgramViolations: []verdict.ProgramViolation{
+			{ProgramRun: verdict.ProgramRun{Path: "/usr/bin/curl", Role: verdict.RoleProgram, Argv: []string{"curl", "-sS", "https://example.com/x y"},
 				Parent: "/usr/bin/python3.12", PID: 43, Count: 1, Risk: risk.Downloader, Level: risk.High}, File: programsBaseline, Line: 9},
-			{ProgramRun: harness.ProgramRun{Path: "/usr/bin/dash", Role: harness.RoleProgram, Requested: "/bin/true", Argv: []string{"true"},
+			{ProgramRun: verdict.ProgramRun{Path: "/usr/bin/dash", Role: verdict.RoleProgram, Requested: "/bin/true", Argv: []string{"true"},
 				Parent: "/usr/bin/python3.12", PID: 44, Count: 1, Risk: risk.Shell, Level: risk.High}, File: programsBaseline, Line: 9,
 				Mismatch: "the exec named /bin/true; the kernel ran /usr/bin/dash"},
 		},

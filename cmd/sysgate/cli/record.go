@@ -11,6 +11,7 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // recordFlags are record's flags beside the shared runFlags.
@@ -176,7 +177,7 @@ func (c *Command) runRecord(args []string) int {
 // runs' observations into the last Result's. It stops at the first run
 // whose result must not become a baseline (refuseRecord says why), or
 // that changed a baseline; r nil: exit with code.
-func (c *Command) recordRuns(rf *recordFlags, a harness.Agent, opts []harness.Option, before *baseline.Snapshot) (r *harness.Result, rec *baseline.Stability, code int) {
+func (c *Command) recordRuns(rf *recordFlags, a harness.Agent, opts []harness.Option, before *baseline.Snapshot) (r *verdict.Result, rec *baseline.Stability, code int) {
 	recording := baseline.NewRecording(rf.policy(), rf.out)
 	for {
 		r, code = c.runAgent(a, opts)
@@ -192,7 +193,7 @@ func (c *Command) recordRuns(rf *recordFlags, a harness.Agent, opts []harness.Op
 			return nil, nil, c.errorf(ExitUsage, "%v", err)
 		}
 		r.Observed = recording.Merged
-		r.Recording = harness.RecordingOf(recording.Stability)
+		r.Recording = verdict.RecordingOf(recording.Stability)
 		if recording.Runs > 1 || again {
 			ci.WriteRecordRun(c.Stderr, recording.Stability)
 		}
@@ -203,17 +204,17 @@ func (c *Command) recordRuns(rf *recordFlags, a harness.Agent, opts []harness.Op
 }
 
 // recordOptions are how the flags write a run's observation to -o.
-func (rf *recordFlags) recordOptions(r *harness.Result, before *baseline.Snapshot) baseline.RecordOptions {
+func (rf *recordFlags) recordOptions(r *verdict.Result, before *baseline.Snapshot) baseline.RecordOptions {
 	return baseline.RecordOptions{Agent: r.Agent, Extends: rf.extends, Merge: rf.merge, Before: before, Select: r.Selector, Scheduling: rf.schedulingMode, Header: rf.header}
 }
 
 // refusal says why a run's result must not become a baseline: the exit
 // code and the reason, refused false when it may.
-func refusal(r *harness.Result) (code int, refused bool) {
+func refusal(r *verdict.Result) (code int, refused bool) {
 	switch {
 	case !r.Conclusive():
 		return ExitInconclusive, true
-	case r.Verdict == harness.VerdictAgentFailed:
+	case r.Verdict == verdict.VerdictAgentFailed:
 		return ExitAgentFailed, true
 	}
 	for _, v := range r.ProgramViolations {
@@ -226,7 +227,7 @@ func refusal(r *harness.Result) (code int, refused bool) {
 
 // refuseRecord says why a run's result must not become a baseline, if
 // it must not: refused true, exit with code. rec says which run it was.
-func (c *Command) refuseRecord(r *harness.Result, out string, rec *baseline.Stability, pal ci.Palette) (code int, refused bool) {
+func (c *Command) refuseRecord(r *verdict.Result, out string, rec *baseline.Stability, pal ci.Palette) (code int, refused bool) {
 	code, refused = refusal(r)
 	if !refused {
 		return 0, false
@@ -255,7 +256,7 @@ func (c *Command) refuseRecord(r *harness.Result, out string, rec *baseline.Stab
 
 // writeRecord writes the observation and the baseline (or the layer this
 // environment lacks) from a conclusive run, then reports.
-func (c *Command) writeRecord(rf *recordFlags, r *harness.Result, rec *baseline.Stability, before *baseline.Snapshot, pal ci.Palette) int {
+func (c *Command) writeRecord(rf *recordFlags, r *verdict.Result, rec *baseline.Stability, before *baseline.Snapshot, pal ci.Palette) int {
 	out := rf.out
 	var err error
 	if rf.obsPath != "" {

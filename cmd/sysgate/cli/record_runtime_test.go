@@ -13,6 +13,7 @@ import (
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/ci/mcptest"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // docs/mcp.md's first baseline on a machine that has nothing from
@@ -67,7 +68,7 @@ func TestSeededRuntimeLayerLetsAnMCPServerPass(t *testing.T) {
 			obs := filepath.Join(dir, "obs", "my-server.json")
 			// As record does: the minimum of its runs, merged.
 			for range baseline.DefaultRecordRuns.Min {
-				r, err := mcptest.Run(context.Background(), server, session, harness.WithBackend(harness.Backend(backend)),
+				r, err := mcptest.Run(context.Background(), server, session, harness.WithBackend(verdict.Backend(backend)),
 					harness.WithMode(baseline.ModeRecord), harness.WithBaselines(mine), harness.WithObservationFile(obs), harness.WithTimeout(time.Minute))
 				if err != nil || !r.Conclusive() {
 					t.Fatalf("record the session: %v %s", err, ci.Summary(r))
@@ -76,12 +77,12 @@ func TestSeededRuntimeLayerLetsAnMCPServerPass(t *testing.T) {
 			if code, stdout, stderr := run(t, "report", "pr-body", "--write", "--baselines", baselines, obs); code != ExitOK {
 				t.Fatalf("report pr-body --write: %d\n%s%s", code, stdout, stderr)
 			}
-			r, err := mcptest.Run(context.Background(), server, session, harness.WithBackend(harness.Backend(backend)),
+			r, err := mcptest.Run(context.Background(), server, session, harness.WithBackend(verdict.Backend(backend)),
 				harness.WithMode(baseline.ModeCheck), harness.WithBaselines(mine), harness.WithTimeout(time.Minute))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Verdict != harness.VerdictClean {
+			if r.Verdict != verdict.VerdictClean {
 				got, _ := os.ReadFile(mine)
 				var report strings.Builder
 				_ = ci.WriteText(&report, r, ci.Palette{})

@@ -11,8 +11,8 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // reportBaselines copies ci's baseline fixtures (a runtime base and an
@@ -98,10 +98,10 @@ func TestReportWithoutInputIsUsageError(t *testing.T) {
 
 // ginkgoReport writes a Ginkgo JSON report with one spec that attached
 // res, as harness.Run does under Ginkgo.
-func ginkgoReport(t *testing.T, res *harness.Result) string {
+func ginkgoReport(t *testing.T, res *verdict.Result) string {
 	t.Helper()
 	spec := types.SpecReport{LeafNodeText: "agent reads a file", LeafNodeType: types.NodeTypeIt, State: types.SpecStateFailed,
-		ReportEntries: types.ReportEntries{{Name: harness.ReportEntryName, Value: types.WrapEntryValue(res)}}}
+		ReportEntries: types.ReportEntries{{Name: verdict.ReportEntryName, Value: types.WrapEntryValue(res)}}}
 	data, err := json.Marshal([]types.Report{{SuitePath: t.TempDir(), SpecReports: types.SpecReports{spec}}})
 	if err != nil {
 		t.Fatal(err)
@@ -114,8 +114,8 @@ func ginkgoReport(t *testing.T, res *harness.Result) string {
 }
 
 func TestReportSummaryAndAnnotationsFromGinkgo(t *testing.T) {
-	res := &harness.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64,
-		Violations: harness.Violations{{Arch: scmp.X86_64, Syscall: "bpf", Count: 2, Risk: risk.KernelObserve,
+	res := &verdict.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation, Arch: scmp.X86_64,
+		Violations: verdict.Violations{{Arch: scmp.X86_64, Syscall: "bpf", Count: 2, Risk: risk.KernelObserve,
 			PID: 9, Exe: "/usr/bin/python3", Comm: "python3", File: "/repo/b/py.yaml", Line: 4}}}
 	report := ginkgoReport(t, res)
 
@@ -136,7 +136,7 @@ func TestReportObservationsWritesPerAgentFiles(t *testing.T) {
 	o := baseline.NewObservation("py")
 	o.Runs = 1
 	o.Add(scmp.X86_64, "bpf", 2)
-	res := &harness.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: harness.VerdictViolation, Arch: scmp.X86_64, Observed: o}
+	res := &verdict.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: verdict.VerdictViolation, Arch: scmp.X86_64, Observed: o}
 	dir := filepath.Join(t.TempDir(), "obs")
 	code, _, stderr := run(t, "report", "observations", "--check-runs", "-o", dir, "--ginkgo-json", ginkgoReport(t, res))
 	if code != ExitOK {
@@ -157,7 +157,7 @@ func TestReportObservationsWritesPerAgentFiles(t *testing.T) {
 func TestReportObservationsOfACheckRun(t *testing.T) {
 	o := baseline.NewObservation("py")
 	o.Runs = 1
-	res := &harness.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: harness.VerdictClean, Arch: scmp.X86_64, Observed: o}
+	res := &verdict.Result{Agent: "py", Mode: baseline.ModeCheck, Verdict: verdict.VerdictClean, Arch: scmp.X86_64, Observed: o}
 	dir := filepath.Join(t.TempDir(), "obs")
 	code, _, stderr := run(t, "report", "observations", "-o", dir, "--ginkgo-json", ginkgoReport(t, res))
 	if code != ExitUsage || !strings.Contains(stderr, "1 check or enforce run and no record run") ||

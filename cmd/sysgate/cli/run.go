@@ -21,6 +21,7 @@ import (
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 func init() {
@@ -84,12 +85,12 @@ func (f *runFlags) register(fs *flag.FlagSet, agentDefault string) {
 // backend is the backend --backend names: $SYSGATE_BACKEND picks for a
 // whole job (make security-test's suites read it too) where the flag is
 // left at auto.
-func (c *Command) backend(flag string) (harness.Backend, error) {
+func (c *Command) backend(flag string) (verdict.Backend, error) {
 	name := flag
 	if env := c.getenv("SYSGATE_BACKEND"); name == "auto" && env != "" {
 		name = env
 	}
-	b, err := harness.ParseBackend(name)
+	b, err := verdict.ParseBackend(name)
 	if err != nil {
 		return "", fmt.Errorf("--backend (or $SYSGATE_BACKEND): %w", err)
 	}
@@ -266,7 +267,7 @@ var runHarness = harness.Run
 
 // runAgent runs the agent until it finishes or the user interrupts; an
 // interrupt kills the tree and yields an inconclusive result.
-func (c *Command) runAgent(a harness.Agent, opts []harness.Option) (*harness.Result, int) {
+func (c *Command) runAgent(a harness.Agent, opts []harness.Option) (*verdict.Result, int) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if p := newProgress(c.Stderr); p != nil {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // runAgentVerb runs a verb that runs an agent, once: a user's CI repeats
@@ -53,7 +53,7 @@ func TestCheckReportsOrphanSocket(t *testing.T) {
 		t.Fatalf("check: code %d\n%s%s", code, stdout, stderr)
 	}
 	code, stdout, _ = runAgentVerb(t, "check", "-b", path, "--format", "json", "--", "sh", "-c", cmd)
-	var r harness.Result
+	var r verdict.Result
 	if err := json.Unmarshal([]byte(stdout), &r); err != nil || code != ExitViolation {
 		t.Fatalf("json: code %d, %v\n%s", code, err, stdout)
 	}
@@ -70,7 +70,7 @@ func TestCheckReportsOrphanSocket(t *testing.T) {
 	}
 	resultFile := filepath.Join(t.TempDir(), "result.json")
 	code, stdout, _ = runAgentVerb(t, "check", "-b", path, "--format", "github", "--result", resultFile, "--", "sh", "-c", cmd)
-	if data, err := os.ReadFile(resultFile); err != nil || json.Unmarshal(data, &r) != nil || r.Verdict != harness.VerdictViolation {
+	if data, err := os.ReadFile(resultFile); err != nil || json.Unmarshal(data, &r) != nil || r.Verdict != verdict.VerdictViolation {
 		t.Errorf("--result file: %v verdict %q", err, r.Verdict)
 	}
 	if code != ExitViolation || !strings.Contains(stdout, "::error file="+path+",line=") {

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // runEnv is run with sysgate's own environment set to env (as sudo sets
@@ -49,7 +49,7 @@ func TestAgentRunsAsTheSudoCaller(t *testing.T) {
 	} {
 		args := append(append([]string{"check", "--format", "json", "--allow-agent-failure", "-b", base}, c.args...), "--", "/usr/bin/id", "-u")
 		code, stdout, stderr := runEnv(t, c.env, args...)
-		var r harness.Result
+		var r verdict.Result
 		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
 			t.Fatalf("%s: code %d, %v\n%s%s", c.name, code, err, stdout, stderr)
 		}
@@ -99,11 +99,11 @@ func TestAgentRunsAsTheCallerOfRealSudo(t *testing.T) {
 		if err != nil && code < 0 {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		var r harness.Result
+		var r verdict.Result
 		if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
 			t.Fatalf("%s: exit %d, %v\n%s%s", c.name, code, err, stdout.String(), stderr.String())
 		}
-		if code != ExitOK || r.Verdict != harness.VerdictClean {
+		if code != ExitOK || r.Verdict != verdict.VerdictClean {
 			t.Errorf("%s: exit %d, verdict %s\n%s", c.name, code, r.Verdict, stderr.String())
 		}
 		if r.UID != c.uid || r.GID != map[bool]uint32{true: u.GID, false: 0}[c.uid != 0] {

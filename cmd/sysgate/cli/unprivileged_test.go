@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // unprivileged is a sysgate binary in a directory every user can read,
@@ -41,7 +41,7 @@ func newUnprivileged(t *testing.T) unprivileged {
 
 // run runs sysgate through wrap (setpriv to a uid, unshare -Ur) with a
 // clean environment, and decodes its JSON result when it printed one.
-func (u unprivileged) run(t *testing.T, wrap []string, args ...string) (int, *harness.Result, string) {
+func (u unprivileged) run(t *testing.T, wrap []string, args ...string) (int, *verdict.Result, string) {
 	t.Helper()
 	argv := append(append(slices.Clone(wrap), "env", "-i", "HOME="+u.dir, "PATH=/usr/bin:/bin", u.bin), args...)
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -53,9 +53,9 @@ func (u unprivileged) run(t *testing.T, wrap []string, args ...string) (int, *ha
 	if err != nil && !errors.As(err, &exit) {
 		t.Fatalf("%v: %v", argv, err)
 	}
-	var r *harness.Result
+	var r *verdict.Result
 	if json.Valid(stdout.Bytes()) && stdout.Len() > 0 {
-		r = &harness.Result{}
+		r = &verdict.Result{}
 		if err := json.Unmarshal(stdout.Bytes(), r); err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func TestCheckWithoutRoot(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, r, out := u.run(t, c.wrap, append([]string{"check", "--format", "json", "-b", base, "--"}, benign...)...)
-			if code != ExitOK || r == nil || r.Backend != harness.BackendNotify || !strings.Contains(r.BackendNote, c.note) {
+			if code != ExitOK || r == nil || r.Backend != verdict.BackendNotify || !strings.Contains(r.BackendNote, c.note) {
 				t.Fatalf("clean check: exit %d\n%s", code, out)
 			}
 			code, r, out = u.run(t, c.wrap, append([]string{"check", "--format", "json", "-b", base, "--"}, changed...)...)
@@ -124,7 +124,7 @@ func TestCheckWithoutRoot(t *testing.T) {
 			// enforce: the mkdir program (outside the recorded programs)
 			// is refused, and reported.
 			code, r, out = u.run(t, c.wrap, append([]string{"enforce", "--format", "json", "-b", base, "--"}, changed...)...)
-			if code != ExitViolation || r == nil || !slices.ContainsFunc(r.ProgramViolations, func(v harness.ProgramViolation) bool { return v.Path == "/usr/bin/mkdir" }) {
+			if code != ExitViolation || r == nil || !slices.ContainsFunc(r.ProgramViolations, func(v verdict.ProgramViolation) bool { return v.Path == "/usr/bin/mkdir" }) {
 				t.Fatalf("enforce: exit %d\n%s", code, out)
 			}
 			if _, err := os.Stat(filepath.Join(u.dir, "made")); err == nil {
@@ -134,7 +134,7 @@ func TestCheckWithoutRoot(t *testing.T) {
 	}
 }
 
-func violationNames(r *harness.Result) []string {
+func violationNames(r *verdict.Result) []string {
 	var out []string
 	for _, v := range r.Violations {
 		out = append(out, v.Syscall)
@@ -169,7 +169,7 @@ func TestAgentKillingItsSupervisorFailsTheRun(t *testing.T) {
 	args := append([]string{"check", "--format", "json", "--result", result, "-b", base, "--"}, attack...)
 
 	code, r, out := u.run(t, asNobody, args...)
-	if code != ExitViolation || r == nil || r.IsolationUnavailable != "" || !slices.ContainsFunc(r.ProgramViolations, func(v harness.ProgramViolation) bool { return v.Path == "/usr/bin/mkdir" }) {
+	if code != ExitViolation || r == nil || r.IsolationUnavailable != "" || !slices.ContainsFunc(r.ProgramViolations, func(v verdict.ProgramViolation) bool { return v.Path == "/usr/bin/mkdir" }) {
 		t.Fatalf("isolated: the agent should not have found sysgate, and its mkdir should be caught: exit %d\n%s", code, out)
 	}
 

@@ -5,19 +5,19 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/sysgate/sysgate/auditlog"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
-func clean() *harness.Result { return &harness.Result{Verdict: harness.VerdictClean} }
+func clean() *verdict.Result { return &verdict.Result{Verdict: verdict.VerdictClean} }
 
-func lost() *harness.Result {
-	return &harness.Result{Verdict: harness.VerdictInconclusive, Inconclusive: "audit records lost",
+func lost() *verdict.Result {
+	return &verdict.Result{Verdict: verdict.VerdictInconclusive, Inconclusive: "audit records lost",
 		Loss: auditlog.Loss{KernelLost: 9}}
 }
 
 // script plays rs in order, one per attempt, counting the calls.
-func script(calls *int, rs ...*harness.Result) func() (*harness.Result, string) {
-	return func() (*harness.Result, string) {
+func script(calls *int, rs ...*verdict.Result) func() (*verdict.Result, string) {
+	return func() (*verdict.Result, string) {
 		*calls++
 		return rs[*calls-1], "output"
 	}
@@ -35,7 +35,7 @@ var _ = Describe("attempt", func() {
 	})
 
 	It("runs once when the run is conclusive", func() {
-		Expect(spec.attempt(script(&calls, clean()))).To(HaveField("Verdict", harness.VerdictClean))
+		Expect(spec.attempt(script(&calls, clean()))).To(HaveField("Verdict", verdict.VerdictClean))
 		Expect(calls).To(Equal(1))
 	})
 

@@ -73,7 +73,7 @@ func Resolver(zone map[string]string) string {
 // forwarder, which needs port 53 on a loopback address: root, or
 // CAP_NET_BIND_SERVICE, or a low net.ipv4.ip_unprivileged_port_start.
 // Without it a run's lookups go to the machine's resolver, which knows
-// none of a spec's names (see harness.Result.NamesUnrecorded).
+// none of a spec's names (see verdict.Result.NamesUnrecorded).
 func NamesRecorded() bool {
 	if os.Geteuid() == 0 {
 		return true // a run as root always has it: a failure to bind fails the spec

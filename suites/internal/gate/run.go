@@ -16,6 +16,7 @@ import (
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/testutil"
 	"github.com/sysgate/sysgate/suites/internal/fixture"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 // RunTimeout bounds one agent run; the slowest (an MCP server) takes about
@@ -136,9 +137,9 @@ func agentUser() (uid, gid uint32, ok bool) {
 // Run runs the spec's command to completion under the gate and returns a
 // conclusive result with the agent's output checked for success. Every
 // attempt's Result goes into the spec's report (gatetest.ReportResult).
-func Run(ctx context.Context, s Spec) *harness.Result {
+func Run(ctx context.Context, s Spec) *verdict.Result {
 	GinkgoHelper()
-	return s.attempt(func() (*harness.Result, string) {
+	return s.attempt(func() (*verdict.Result, string) {
 		var stdout, stderr syncBuffer
 		agent := s.agent()
 		agent.Stdout, agent.Stderr = &stdout, &stderr
@@ -150,7 +151,7 @@ func Run(ctx context.Context, s Spec) *harness.Result {
 
 // attempt runs once and checks completion. A run is never repeated: an
 // inconclusive run fails the spec as it fails a user's CI (issue 42).
-func (s Spec) attempt(run func() (*harness.Result, string)) *harness.Result {
+func (s Spec) attempt(run func() (*verdict.Result, string)) *verdict.Result {
 	GinkgoHelper()
 	r, output := run()
 	s.expectCompleted(r, output)
@@ -160,7 +161,7 @@ func (s Spec) attempt(run func() (*harness.Result, string)) *harness.Result {
 // expectCompleted checks what every spec needs before it can judge the
 // syscalls: a conclusive run of an agent that did its task and left no
 // process behind. output goes into the report for failures.
-func (s Spec) expectCompleted(r *harness.Result, output string) {
+func (s Spec) expectCompleted(r *verdict.Result, output string) {
 	GinkgoHelper()
 	AddReportEntry(s.Baseline+" output", output, ReportEntryVisibilityFailureOrVerbose)
 	Expect(r.Conclusive()).To(BeTrue(), "run of %s was inconclusive: %s", s.Baseline, r.Inconclusive)
@@ -172,9 +173,9 @@ func (s Spec) expectCompleted(r *harness.Result, output string) {
 // and lets drive talk to it through an initialized client (mcptest.Run:
 // the environment's options, then the spec's), then closes it (the server
 // exits on the end of its stdin) and returns the result, checked as Run's.
-func RunMCP(ctx context.Context, s Spec, drive func(context.Context, *mcptest.Client)) *harness.Result {
+func RunMCP(ctx context.Context, s Spec, drive func(context.Context, *mcptest.Client)) *verdict.Result {
 	GinkgoHelper()
-	return s.attempt(func() (*harness.Result, string) {
+	return s.attempt(func() (*verdict.Result, string) {
 		var stderr syncBuffer
 		agent := s.agent()
 		agent.Stderr = &stderr
@@ -208,7 +209,7 @@ func (b *syncBuffer) String() string {
 
 // ViolationNames lists the syscalls of a result's violations, for bite
 // specs that must name what was new.
-func ViolationNames(r *harness.Result) []string {
+func ViolationNames(r *verdict.Result) []string {
 	var names []string
 	for _, v := range r.Violations {
 		names = append(names, v.Syscall)
@@ -219,7 +220,7 @@ func ViolationNames(r *harness.Result) []string {
 // ViolationSyscalls lists the syscall names of a result's violations,
 // without their argument classes ("socket" for "socket(AF_INET)"): for
 // bite specs about a new syscall, which hold with classes on or off.
-func ViolationSyscalls(r *harness.Result) []string {
+func ViolationSyscalls(r *verdict.Result) []string {
 	var names []string
 	for _, v := range r.Violations {
 		names = append(names, argclass.SyscallOf(v.Syscall))
@@ -242,11 +243,11 @@ func SkipWhenRecording() {
 // whose seccomp listener hangs up, Linux 5.8+), which needs no privilege.
 func RequireBackend(t testutil.TB) {
 	t.Helper()
-	b, err := harness.ParseBackend(os.Getenv(gatetest.EnvBackend))
+	b, err := verdict.ParseBackend(os.Getenv(gatetest.EnvBackend))
 	if err != nil {
 		t.Fatalf("$%s: %v", gatetest.EnvBackend, err)
 	}
-	if b, _ = harness.ResolveBackend(b); b == harness.BackendAudit {
+	if b, _ = harness.ResolveBackend(b); b == verdict.BackendAudit {
 		testutil.RequireAudit(t)
 		return
 	}

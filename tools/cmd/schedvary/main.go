@@ -40,6 +40,7 @@ import (
 	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/ci/mcptest"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/verdict"
 )
 
 func main() {
@@ -110,9 +111,9 @@ func run(ctx context.Context, cfg config) error {
 		}
 		agents = picked
 	}
-	var bs []harness.Backend
+	var bs []verdict.Backend
 	for _, b := range strings.Split(cfg.backends, ",") {
-		bs = append(bs, harness.Backend(strings.TrimSpace(b)))
+		bs = append(bs, verdict.Backend(strings.TrimSpace(b)))
 	}
 	tallies := map[condition]*tally{}
 	start := time.Now()
@@ -404,7 +405,7 @@ func agentNames() []string {
 
 // record runs the agent once in record mode and returns the syscall names
 // it made (argument classes folded into their syscall).
-func (a agent) record(ctx context.Context, e *environment, b harness.Backend, uid uint32) ([]string, error) {
+func (a agent) record(ctx context.Context, e *environment, b verdict.Backend, uid uint32) ([]string, error) {
 	ws, err := e.workspace(uid)
 	if err != nil {
 		return nil, err
@@ -422,7 +423,7 @@ func (a agent) record(ctx context.Context, e *environment, b harness.Backend, ui
 		// which would make every run inconclusive.
 		opts = append(opts, harness.WithoutFiles())
 	}
-	var r *harness.Result
+	var r *verdict.Result
 	if a.mcp != nil {
 		var stderr strings.Builder
 		ag.Stderr = &stderr

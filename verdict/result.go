@@ -1,12 +1,12 @@
-package harness
+package verdict
 
 import (
 	"fmt"
 	"time"
 
-	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/observe"
 )
 
 // Verdict is the outcome of one run (ci.Verdict is the same type: a
@@ -39,7 +39,7 @@ const ReportEntryName = "sysgate result"
 //	violations[] {arch, syscall, number, count, risk, pid, exe, comm, file, line},
 //	unused[] (baseline.Finding: arch, syscall, risk, file, line),
 //	processes[] {pid, exe, comm, events}, leaked[] {pid, exe, comm, lived (ns), cause},
-//	loss (auditlog.Loss), events, unknown_abi, exit_status, signal,
+//	loss (observe.Loss), events, unknown_abi, exit_status, signal,
 //	timed_out, started, duration (ns), arch (native arch of the run),
 //	missing_arch, observation_file, kept_capabilities (omitted when unset),
 //	refused[] {arch, syscall, count, risk}, unmonitored[] {arch, syscall,
@@ -76,7 +76,7 @@ type Result struct {
 	Unused       []baseline.Finding    `json:"unused"`
 	Processes    []Process             `json:"processes"`
 	Leaked       []Leak                `json:"leaked"`
-	Loss         auditlog.Loss         `json:"loss"`
+	Loss         observe.Loss          `json:"loss"`
 	Events       uint64                `json:"events"`
 	UnknownABI   uint64                `json:"unknown_abi"` // records of an audit arch sysgate cannot name
 	UID          uint32                `json:"uid"`         // the user the agent ran as (--user, SUDO_UID, or sysgate's own)
@@ -215,11 +215,10 @@ type Result struct {
 	// report says so (ci.WeakenedBanner).
 	NotKept *NotKept `json:"not_kept,omitempty"`
 
-	firstCalls map[syscallKey]*firstCall // who made each observed syscall first
-	// unseenExecs: execs whose path could not be read and whose program
-	// /proc never showed (see programBook); each makes the run
-	// inconclusive.
-	unseenExecs []string
+	// Attributions are who made each observed syscall first (known to
+	// results from a run, not kept in JSON: a decoded result knows them
+	// only for its own violations); see ViolationsAgainst.
+	Attributions map[CallKey]Attribution `json:"-"`
 }
 
 // Recorded reports whether a record run saw syscalls beyond its bases:
@@ -267,9 +266,9 @@ func (r *Result) Saw(name string) bool {
 // The sentences a reader gets about a run are ci's (ci.Summary).
 func (r *Result) GomegaString() string {
 	if r == nil {
-		return "<nil *harness.Result>"
+		return "<nil *verdict.Result>"
 	}
-	return fmt.Sprintf("*harness.Result{agent: %q, mode: %s, verdict: %s, inconclusive: %q, events: %d, violations: %d, "+
+	return fmt.Sprintf("*verdict.Result{agent: %q, mode: %s, verdict: %s, inconclusive: %q, events: %d, violations: %d, "+
 		"program violations: %d, file violations: %d, network violations: %d, exit status: %d, signal: %q}",
 		r.Agent, r.Mode, r.Verdict, r.Inconclusive, r.Events, len(r.Violations),
 		len(r.ProgramViolations), len(r.FileViolations), len(r.NetworkViolations), r.ExitStatus, r.Signal)
@@ -291,4 +290,26 @@ func RecordingOf(s *baseline.Stability) *Recording {
 		return nil
 	}
 	return &Recording{Runs: s.Runs, LastChange: s.LastChange, Stable: s.Stable()}
+}
+
+// Normalize makes empty lists encode as [] rather than null.
+func (r *Result) Normalize() {
+	if r.Baselines == nil {
+		r.Baselines = []string{}
+	}
+	if r.Violations == nil {
+		r.Violations = Violations{}
+	}
+	if r.Unused == nil {
+		r.Unused = []baseline.Finding{}
+	}
+	if r.Leaked == nil {
+		r.Leaked = []Leak{}
+	}
+	if r.Refused == nil {
+		r.Refused = []baseline.Finding{}
+	}
+	if r.Unmonitored == nil {
+		r.Unmonitored = []baseline.Unmonitored{}
+	}
 }

@@ -1,4 +1,4 @@
-package harness
+package verdict
 
 import (
 	"fmt"
@@ -132,8 +132,8 @@ func (v Violation) ClassNote() string {
 	return "the baseline allows " + strings.Join(v.Allowed, ", ")
 }
 
-// sortViolations orders by arch, then syscall, so reports and goldens are stable.
-func sortViolations(vs []Violation) {
+// SortViolations orders by arch, then syscall, so reports and goldens are stable.
+func SortViolations(vs []Violation) {
 	sort.Slice(vs, func(i, j int) bool {
 		if a, b := vs[i].Arch.String(), vs[j].Arch.String(); a != b {
 			return a < b
@@ -143,22 +143,60 @@ func sortViolations(vs []Violation) {
 }
 
 // ViolationsAgainst diffs r's observation against p, attributing each new
-// syscall to the process that made it first (known to results from Run;
-// a result decoded from JSON knows it only for its own violations).
+// syscall to the process that made it first (known to results from a
+// run; a result decoded from JSON knows it only for its own violations).
 func (r *Result) ViolationsAgainst(p *baseline.Profile) Violations {
-	first := r.firstCalls
-	if first == nil {
-		first = map[syscallKey]*firstCall{}
+	who := r.Attributions
+	if who == nil {
+		who = map[CallKey]Attribution{}
 		for _, v := range r.Violations {
-			first[syscallKey{v.Arch, v.Syscall}] = &firstCall{number: v.Number, pid: v.PID, exe: v.Exe, comm: v.Comm, also: v.Also, more: v.More, start: v.AgentStart}
+			who[CallKey{v.Arch, v.Syscall}] = Attribution{Number: v.Number, PID: v.PID, Exe: v.Exe, Comm: v.Comm,
+				Also: v.Also, More: v.More, AgentStart: v.AgentStart}
 		}
 	}
-	return attribute(baseline.Diff(p, r.Observed).New, first).withAllowed(p)
+	return Attribute(baseline.Diff(p, r.Observed).New, who).WithAllowed(p)
 }
 
-// withAllowed fills in, for each class violation, the classes of its
+// CallKey names a syscall, or an argument class of one, on an arch.
+type CallKey struct {
+	Arch    scmp.Arch
+	Syscall string
+}
+
+// Attribution is what a run's events say about who made a syscall: the
+// first process, the other programs and how many more there were.
+type Attribution struct {
+	Number     int
+	PID        int
+	Exe, Comm  string
+	Also       []Caller
+	More       int
+	AgentStart bool
+}
+
+// Attribute builds violations from findings and who made them, sorted.
+func Attribute(news []baseline.Finding, who map[CallKey]Attribution) Violations {
+	out := make(Violations, 0, len(news))
+	for _, f := range news {
+		call := who[CallKey{f.Arch, f.Syscall}]
+		v := Violation{
+			Arch: f.Arch, Syscall: f.Syscall, Number: call.Number, Count: f.Count,
+			Risk: risk.Of(f.Syscall), Level: risk.LevelOf(f.Syscall), PID: call.PID, Exe: call.Exe, Comm: call.Comm,
+			AgentStart: call.AgentStart, File: f.File, Line: f.Line,
+		}
+		if len(call.Also) > 0 {
+			v.Also = append([]Caller(nil), call.Also...)
+			v.More = call.More
+		}
+		out = append(out, v)
+	}
+	SortViolations(out)
+	return out
+}
+
+// WithAllowed fills in, for each class violation, the classes of its
 // syscall that p allows.
-func (vs Violations) withAllowed(p *baseline.Profile) Violations {
+func (vs Violations) WithAllowed(p *baseline.Profile) Violations {
 	for i, v := range vs {
 		if name, class := argclass.SplitKey(v.Syscall); class != "" {
 			vs[i].Allowed = p.Classes(v.Arch, name)

@@ -1,4 +1,4 @@
-package harness
+package verdict
 
 // MaxKept bounds how many entries of each kind a run keeps of what its
 // agent can multiply at will: processes, programs, program violations,
@@ -29,7 +29,7 @@ type NotKept struct {
 	Leaks uint64 `json:"leaks,omitempty"`
 	// FileViolations: file accesses outside the baselines, not listed
 	// (each makes the run a violation); LearnedFiles: accesses a record
-	// run saw past maxLearnedFiles and could not learn (the run is
+	// run saw past MaxLearnedFiles and could not learn (the run is
 	// inconclusive).
 	FileViolations uint64 `json:"file_violations,omitempty"`
 	LearnedFiles   uint64 `json:"learned_files,omitempty"`
@@ -41,8 +41,20 @@ type NotKept struct {
 // Any reports whether anything was not kept.
 func (n *NotKept) Any() bool { return n != nil && *n != NotKept{} }
 
-// addNotKept adds n to what r did not keep.
-func (r *Result) addNotKept(n NotKept) {
+// MaxLearnedFiles bounds the distinct (path, operation) pairs a record
+// run keeps to learn from: far above what an agent's run touches (the
+// Python suite's agent: a few hundred), far below what fills memory. A
+// record run past it is inconclusive: a baseline learnt from part of the
+// run would fail its own check.
+const MaxLearnedFiles = 50000
+
+// MaxLearnedNetwork bounds the distinct (call, destination, program)
+// triples a record run keeps to learn from. A record run past it is
+// inconclusive, as for files.
+const MaxLearnedNetwork = 20000
+
+// AddNotKept adds n to what r did not keep.
+func (r *Result) AddNotKept(n NotKept) {
 	if !n.Any() {
 		return
 	}

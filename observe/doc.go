@@ -1,0 +1,6 @@
+// Package observe holds what every observer of a run reports in the same
+// form, whatever backend saw the run: today the loss (what it may have
+// missed), as plain data a verdict can keep and a report can decode. It
+// imports nothing of sysgate's, so a backend, the verdict and the
+// renderers can all depend on it.
+package observe
