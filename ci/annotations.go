@@ -226,7 +226,7 @@ func newSyscallAnnotation(g []newRow) Annotation {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "%s made %s on %s %s, first by %s%s.", m.Agent, m.Syscall, m.Arch, times(m.Count), process(m.PID, m.Exe, m.Comm), alsoBy(m.Also, m.More))
+		fmt.Fprintf(&b, "%s made %s on %s %s, first by %s%s.", m.Agent, m.Syscall, m.Arch, Times(m.Count), process(m.PID, m.Exe, m.Comm), alsoBy(m.Also, m.More))
 		if note := m.ClassNote(); note != "" {
 			fmt.Fprintf(&b, "\n%s: %s.", m.Syscall, note)
 		}
@@ -259,7 +259,8 @@ func (r *Report) WriteAnnotations(w io.Writer) error {
 	return nil
 }
 
-func times(n uint64) string {
+// Times is "once" or "N times".
+func Times(n uint64) string {
 	if n == 1 {
 		return "once"
 	}
@@ -293,7 +294,7 @@ func alsoBy(also []verdict.Caller, more int) string {
 	}
 	parts := make([]string, len(also))
 	for i, c := range also {
-		parts[i] = fmt.Sprintf("%s (%s)", process(c.PID, c.Exe, c.Comm), times(c.Count))
+		parts[i] = fmt.Sprintf("%s (%s)", process(c.PID, c.Exe, c.Comm), Times(c.Count))
 	}
 	s := "; also by " + strings.Join(parts, ", ")
 	if more > 0 {

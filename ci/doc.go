@@ -2,8 +2,7 @@
 // verdict.Result of each run: the text sysgate check, enforce and record
 // print (WriteText, WriteRecorded), the Result JSON (WriteJSON), GitHub
 // annotations on the baseline line where a new syscall or program
-// belongs, a markdown step summary, the body of a baseline-update pull
-// request, and what other CI tools read: SARIF 2.1.0 for code scanning
+// belongs, a markdown step summary, and what other CI tools read: SARIF 2.1.0 for code scanning
 // (WriteSARIF, through github.com/owenrumney/go-sarif), JUnit XML
 // (WriteJUnit) and the step outputs of $GITHUB_OUTPUT (WriteGitHubOutput,
 // to a writer the caller opens).
@@ -35,14 +34,11 @@
 // a record run with one is a violation, and Observations refuses it
 // (ErrExecMismatch).
 //
-// Baseline updates: MergeObservations merges observation files of any
-// number of shards per agent (order and grouping do not matter), and
-// PlanUpdate rewrites each agent's baseline file (runtime bases first)
-// through baseline.FromObservation. An agent without a file, an arch the
-// files do not expect or a missing arch is ErrUnexpected, before anything
-// is written.
+// Baseline updates, their pull request's body and the widening check
+// are package update's; Report.Observations hands it a report's runs.
+// ci imports neither harness nor a backend: the model is package verdict.
 //
-// Rendering and updates need no privileges and no kernel access: they read
+// Rendering needs no privileges and no kernel access: they read
 // and write files. The workflows in .github/workflows (this repository's
 // own, and the reusable baseline-update workflow others call) and the
 // action's steps (action.yml) pass actionlint and shellcheck in make test

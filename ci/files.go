@@ -19,7 +19,7 @@ func fileViolationLine(v verdict.FileViolation) string {
 	if v.Sensitive != "" {
 		fmt.Fprintf(&b, " (sensitive: %s, %s)", v.Sensitive, v.Level)
 	}
-	fmt.Fprintf(&b, " by %s pid %d (%s, %s)", term(v.Exe), v.PID, v.Syscall, times(v.Count))
+	fmt.Fprintf(&b, " by %s pid %d (%s, %s)", term(v.Exe), v.PID, v.Syscall, Times(v.Count))
 	if v.Has != "" {
 		fmt.Fprintf(&b, "; the baseline has %s", term(v.Has))
 	} else {

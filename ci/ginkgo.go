@@ -111,6 +111,6 @@ func specFailure(spec *ginkgoSpec, opts LoadOptions) SpecFailure {
 		Spec:     name,
 		State:    spec.State,
 		Message:  strings.TrimSpace(spec.Failure.Message),
-		Location: fmt.Sprintf("%s:%d", repoPath(opts.Root, "", loc.FileName), loc.LineNumber),
+		Location: fmt.Sprintf("%s:%d", RepoPath(opts.Root, "", loc.FileName), loc.LineNumber),
 	}
 }

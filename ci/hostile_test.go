@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/verdict"
 )
@@ -38,7 +37,7 @@ func hostileResult() *verdict.Result {
 }
 
 // TestHostileNamesGolden: every renderer shows an agent-named string as
-// data (issue 32, item 7). The goldens show the escaped forms; the checks
+// data (issue 32, item 7; the PR body: update.TestHostileNamesInPRBody). The goldens show the escaped forms; the checks
 // below hold whatever the goldens say.
 func TestHostileNamesGolden(t *testing.T) {
 	r := hostileResult()
@@ -50,7 +49,7 @@ func TestHostileNamesGolden(t *testing.T) {
 		}
 		outputs["result.hostile."+format] = b.Bytes()
 	}
-	var color, junit, summary, prBody bytes.Buffer
+	var color, junit, summary bytes.Buffer
 	if err := WriteText(&color, r, Palette{Color: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -61,15 +60,9 @@ func TestHostileNamesGolden(t *testing.T) {
 	if err := report.WriteSummary(&summary); err != nil {
 		t.Fatal(err)
 	}
-	u := &Update{Arches: []scmp.Arch{scmp.X86_64}, Files: []FileUpdate{{Agent: "evil-agent", File: "baselines/evil-agent.yaml", Runs: 1,
-		AddedPrograms: []baseline.ProgramFinding{{Program: "/tmp/" + hostileName, Count: 1, Risk: risk.Shell, Level: risk.High, File: "baselines/evil-agent.yaml"}}}}}
-	if err := u.WritePRBody(&prBody, PRBodyOptions{BaselineDir: "baselines"}); err != nil {
-		t.Fatal(err)
-	}
 	outputs["result.hostile.color"] = color.Bytes()
 	outputs["result.hostile.junit.xml"] = junit.Bytes()
 	outputs["hostile.summary.md"] = summary.Bytes()
-	outputs["update.hostile.pr-body.md"] = prBody.Bytes()
 
 	for name, out := range outputs {
 		golden(t, name, out)

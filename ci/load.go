@@ -70,9 +70,9 @@ func (r *Report) addResult(data []byte, spec, dir string, opts LoadOptions) (*Ru
 	return r.addRun(&res, spec, dir, opts.HostArch), nil
 }
 
-// repoPath makes a baseline path relative to root, so GitHub can place an
+// RepoPath makes a baseline path relative to root, so GitHub can place an
 // annotation on it. A path outside root is left absolute.
-func repoPath(root, base, path string) string {
+func RepoPath(root, base, path string) string {
 	if path == "" || root == "" {
 		return path
 	}

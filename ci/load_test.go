@@ -15,8 +15,8 @@ func TestRepoPath(t *testing.T) {
 		{"", "", "rel/a.yaml", "rel/a.yaml"},
 		{"/repo", "", "", ""},
 	} {
-		if got := repoPath(tc.root, tc.base, tc.path); got != tc.want {
-			t.Errorf("repoPath(%q, %q, %q) = %q, want %q", tc.root, tc.base, tc.path, got, tc.want)
+		if got := RepoPath(tc.root, tc.base, tc.path); got != tc.want {
+			t.Errorf("RepoPath(%q, %q, %q) = %q, want %q", tc.root, tc.base, tc.path, got, tc.want)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/verdict"
 )
 
@@ -156,49 +155,12 @@ func (r *Report) writeNetworkSummary(b *strings.Builder) {
 	b.WriteString("\n")
 }
 
-// networkEntryText is a network finding as its entry reads: "connect
+// NetworkEntryText is a network finding as its entry reads: "connect
 // api.github.com:443 by /usr/bin/git".
-func networkEntryText(f baseline.NetworkFinding) string {
+func NetworkEntryText(f baseline.NetworkFinding) string {
 	s := f.Op.String() + " " + inlineCode(f.Dest)
 	if f.Program != "" {
 		s += " by " + inlineCode(f.Program)
 	}
 	return s
-}
-
-// writeNetworkChanges lists a file's added and removed network entries,
-// risky ones marked: each widens where the agent may send.
-func writeNetworkChanges(b *strings.Builder, f FileUpdate) {
-	if len(f.AddedNetwork)+len(f.RemovedNetwork) == 0 {
-		return
-	}
-	b.WriteString("Network:\n\n")
-	for _, e := range f.AddedNetwork {
-		s := "new " + networkEntryText(e)
-		if e.Risk.Risky() {
-			s += " **(" + cell(e.Risk.Label(e.Level)) + "; give it a reason)**"
-		}
-		fmt.Fprintf(b, "- %s\n", s)
-	}
-	for _, e := range f.RemovedNetwork {
-		fmt.Fprintf(b, "- removed %s: no run needed it\n", networkEntryText(e))
-	}
-	b.WriteString("\n")
-}
-
-// writeRiskyNetwork lists the risky network entries an update adds, at
-// the top of the pull request: each was written with the placeholder
-// reason, which validate --strict refuses.
-func (u *Update) writeRiskyNetwork(b *strings.Builder) {
-	risky := riskyAdded(u, func(f FileUpdate) []baseline.NetworkFinding { return f.AddedNetwork },
-		func(f baseline.NetworkFinding) risk.Class { return f.Risk })
-	if len(risky) == 0 {
-		return
-	}
-	b.WriteString("### ⚠️ Risky destinations: a reason is required\n\n")
-	fmt.Fprintf(b, "Cloud metadata, container sockets, listeners beyond loopback, mail, shell and DNS ports: each was written with the placeholder reason `%s`. Replace it with why the agent needs the destination, or fix the agent and drop the line.\n\n", baseline.UnreviewedReason)
-	for _, r := range risky {
-		fmt.Fprintf(b, "- %s: %s **(%s)** at %s\n", cell(r.agent), networkEntryText(r.item), cell(r.item.Risk.Label(r.item.Level)), location(r.item.File, r.item.Line))
-	}
-	b.WriteString("\n")
 }

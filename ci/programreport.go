@@ -128,7 +128,7 @@ func programAnnotations(rows []programRow) []Annotation {
 		if n.Mismatch != "" {
 			fmt.Fprintf(&b, "Mismatch: %s.\n", term(n.Mismatch))
 		}
-		fmt.Fprintf(&b, "%s ran %s%s %s, first as `%s` (%s).", n.Agent, term(n.Path), programNotes(n.ProgramViolation), times(n.Count),
+		fmt.Fprintf(&b, "%s ran %s%s %s, first as `%s` (%s).", n.Agent, term(n.Path), programNotes(n.ProgramViolation), Times(n.Count),
 			argvLine(n.Argv), ranBy(n.ProgramRun))
 		if n.Risk.Risky() {
 			fmt.Fprintf(&b, "\nRisk: %s.", n.RiskLabel())
@@ -163,7 +163,7 @@ func (r *Report) writeProgramSummary(b *strings.Builder) {
 		if n.Risk.Risky() {
 			risk = "**" + cell(n.RiskLabel()) + "**"
 		}
-		at := location(n.File, n.Line)
+		at := Location(n.File, n.Line)
 		if n.Mismatch != "" {
 			at = "-"
 		}

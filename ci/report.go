@@ -100,7 +100,7 @@ type SpecFailure struct {
 
 // baselinePath is where a run's baseline file is shown: relative to the
 // report's root.
-func (r *Report) baselinePath(run Run, file string) string { return repoPath(r.Root, run.Dir, file) }
+func (r *Report) baselinePath(run Run, file string) string { return RepoPath(r.Root, run.Dir, file) }
 
 // sort puts runs in a stable order so the rendered outputs do not depend
 // on the order specs ran in.

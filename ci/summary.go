@@ -258,8 +258,8 @@ func (r *Report) leaks() []agentLeak {
 	return out
 }
 
-// location is "`file:line`" for a markdown cell, "-" without a file.
-func location(file string, line int) string {
+// Location is "`file:line`" for a markdown cell, "-" without a file.
+func Location(file string, line int) string {
 	switch {
 	case file == "":
 		return "-"

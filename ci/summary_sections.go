@@ -90,7 +90,7 @@ func (r *Report) writeNewSyscalls(b *strings.Builder) {
 				syscall += ": " + cell(note)
 			}
 			fmt.Fprintf(b, "| %s | %s | %s | %s | %d | %s | %s |\n", cell(n.Agent), cell(n.Arch.String()), syscall, risk, n.Count,
-				cell(process(n.PID, n.Exe, n.Comm)+othersNote(n.Violation)), location(n.File, n.Line))
+				cell(process(n.PID, n.Exe, n.Comm)+othersNote(n.Violation)), Location(n.File, n.Line))
 		}
 		b.WriteString("\n")
 	}
@@ -115,7 +115,7 @@ func (r *Report) writeStaleSections(b *strings.Builder) {
 		b.WriteString("### Stale baseline entries\n\nAllowed but made by no run: a full record proposes removing them; an expected error path belongs in a group with a reason.\n\n")
 		b.WriteString("| Agent | Arch | Syscall | Risk | Entry |\n|---|---|---|---|---|\n")
 		for _, s := range stale {
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", cell(s.Agent), cell(s.Arch.String()), code(s.Syscall), cell(orDash(s.RiskLabel())), location(s.File, s.Line))
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", cell(s.Agent), cell(s.Arch.String()), code(s.Syscall), cell(orDash(s.RiskLabel())), Location(s.File, s.Line))
 		}
 		b.WriteString("\n")
 	}
@@ -124,7 +124,7 @@ func (r *Report) writeStaleSections(b *strings.Builder) {
 		b.WriteString("| Agent | Program | Risk | Entry |\n|---|---|---|---|\n")
 		for _, s := range stale {
 			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(s.Agent), code(s.Item.Program), cell(orDash(s.Item.Risk.Label(s.Item.Level))),
-				location(s.Item.File, s.Item.Line))
+				Location(s.Item.File, s.Item.Line))
 		}
 		b.WriteString("\n")
 	}

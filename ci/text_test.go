@@ -96,7 +96,11 @@ func TestResultGolden(t *testing.T) {
 // baseline allows and one of a syscall it allows not at all.
 func classResult() *verdict.Result {
 	r := fixtureResult()
-	r.Observed = shard("python-agent", scmp.X86_64, 1, "clone(CLONE_NEWNS)", "mprotect(W+X)", "openat(create)", "socket(AF_PACKET)")
+	r.Observed = baseline.NewObservation("python-agent")
+	r.Observed.Runs = 1
+	for i, name := range []string{"clone(CLONE_NEWNS)", "mprotect(W+X)", "openat(create)", "socket(AF_PACKET)"} {
+		r.Observed.Add(scmp.X86_64, name, uint64(i+1))
+	}
 	r.Leaked = nil
 	r.Violations = verdict.Violations{
 		{Arch: scmp.X86_64, Syscall: "clone(CLONE_NEWNS)", Number: 56, Count: 1, Risk: risk.Namespace, Level: risk.Medium,
@@ -222,19 +226,5 @@ func TestInconclusiveReasonsAreNotEscapedAsTheAgents(t *testing.T) {
 	}
 	if s := Summary(r); !strings.Contains(s, "lost 3 events; 1 exec") {
 		t.Errorf("Summary %q; want the reasons as parts", s)
-	}
-}
-
-// A pull request's body lists the program pins an update changes
-// (issue 43, item 15), and a file whose only change is a pin changes.
-func TestPRBodyListsPinChanges(t *testing.T) {
-	f := FileUpdate{PinChanges: []baseline.PinChange{{Program: "../agents/run.py", Old: []string{strings.Repeat("a", 64)}, Held: true}}}
-	if !f.Changed() {
-		t.Errorf("a pin change is a change")
-	}
-	var b strings.Builder
-	writeProgramChanges(&b, f)
-	if !strings.Contains(b.String(), "- program ../agents/run.py: pin dropped (a program of the workspace") {
-		t.Errorf("body:\n%s", b.String())
 	}
 }

@@ -121,7 +121,7 @@ func (r *Report) writeUnseenSummary(b *strings.Builder) {
 		b.WriteString("| Agent | Arch | Syscall | Went unseen | Reason | Entry |\n|---|---|---|---|---|---|\n")
 		for _, u := range rows {
 			fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", cell(u.Agent), cell(u.Arch.String()), code(u.Syscall), cell(u.Unseen),
-				cell(u.Reason), location(u.File, u.Line))
+				cell(u.Reason), Location(u.File, u.Line))
 		}
 		b.WriteString("\n")
 	}

@@ -12,10 +12,10 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/baseline/risk"
-	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/untrusted"
+	"github.com/sysgate/sysgate/update"
 )
 
 func init() {
@@ -256,7 +256,7 @@ func (ch setChange) classNote() string {
 	if len(ch.had) == 0 {
 		return ""
 	}
-	return ci.NewClassNote(ch.syscall, ch.had)
+	return update.NewClassNote(ch.syscall, ch.had)
 }
 
 func (ch setChange) isAdded() bool { return ch.added }

@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/internal/gitshow"
+	"github.com/sysgate/sysgate/update"
 )
 
 // runBaselineDiffBase is baseline diff --base REF: what the working
@@ -88,8 +88,8 @@ func (c *Command) runBaselineDiffBase(ref, format, level string, cmd runCommand,
 // picks it (picked: given the placeholders the layers take from the
 // command): then what the run loads may widen beyond the entries.
 func widening(commit *gitshow.Commit, sel baseline.Selector, cmd runCommand, files []string,
-	picked func([]string) []string) (w *ci.Widening, undecided []string, err error) {
-	w = &ci.Widening{Rel: func(file string) string {
+	picked func([]string) []string) (w *update.Widening, undecided []string, err error) {
+	w = &update.Widening{Rel: func(file string) string {
 		if rel, err := commit.Rel(file); err == nil {
 			return rel
 		}
@@ -128,9 +128,9 @@ func widening(commit *gitshow.Commit, sel baseline.Selector, cmd runCommand, fil
 	undecided = append(undecided, picked(depends)...)
 	// GitHub reads CODEOWNERS from the base branch: so does this, so the
 	// pull request cannot name its own reviewers.
-	for _, p := range ci.CodeownersPaths {
+	for _, p := range update.CodeownersPaths {
 		if data, err := commit.ReadTop(p, p); err == nil {
-			w.Owners = ci.ParseCodeowners(data)
+			w.Owners = update.ParseCodeowners(data)
 			break
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/update"
 )
 
 func init() {
@@ -246,7 +247,7 @@ func (c *Command) runReportPRBody(args []string) int {
 	if code, ok := c.require(fs, "report pr-body", required{"--baselines DIR", *dir != ""}, required{"OBSERVATION.json", fs.NArg() > 0}); !ok {
 		return code
 	}
-	obs, err := ci.MergeObservations(fs.Args()...)
+	obs, err := update.MergeObservations(fs.Args()...)
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)
 	}
@@ -254,7 +255,7 @@ func (c *Command) runReportPRBody(args []string) int {
 	if err != nil {
 		return c.errorf(ExitInconclusive, "%v", err)
 	}
-	u, err := ci.PlanUpdate(obs, ci.UpdateOptions{Dir: *dir, Arches: arches, Root: root, Write: *write, KeepUnseen: *keep})
+	u, err := update.Plan(obs, update.Options{Dir: *dir, Arches: arches, Root: root, Write: *write, KeepUnseen: *keep})
 	if err != nil {
 		return c.errorf(ExitUsage, "%v", err)
 	}
@@ -263,7 +264,7 @@ func (c *Command) runReportPRBody(args []string) int {
 	if err != nil || strings.HasPrefix(rel, "..") {
 		rel = *dir
 	}
-	if err := u.WritePRBody(c.Stdout, ci.PRBodyOptions{RunURL: *runURL, BaselineDir: filepath.ToSlash(rel), Reproduce: reproduce}); err != nil {
+	if err := u.WritePRBody(c.Stdout, update.PRBodyOptions{RunURL: *runURL, BaselineDir: filepath.ToSlash(rel), Reproduce: reproduce}); err != nil {
 		return c.errorf(ExitInconclusive, "report pr-body: %v", err)
 	}
 	return ExitOK

@@ -21,7 +21,7 @@ func reportBaselines(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, f := range []string{"runtimes/node.yaml", "agents/mcp-filesystem.yaml"} {
-		data, err := os.ReadFile(filepath.Join("../../../ci/testdata/baselines", f))
+		data, err := os.ReadFile(filepath.Join("../../../update/testdata/baselines", f))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package ci
+package update
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/baseline/risk"
+	"github.com/sysgate/sysgate/ci"
+	"github.com/sysgate/sysgate/internal/untrusted"
 )
 
 // PRBodyOptions add context to a pull-request body.
@@ -58,7 +60,7 @@ func (u *Update) writePRSummary(b *strings.Builder, runURL string) {
 	if runURL != "" {
 		fmt.Fprintf(b, " by [this workflow run](%s)", runURL)
 	}
-	fmt.Fprintf(b, ": %d of %s change.\n\n", changed, Count(len(u.Files), "baseline file", "baseline files"))
+	fmt.Fprintf(b, ": %d of %s change.\n\n", changed, ci.Count(len(u.Files), "baseline file", "baseline files"))
 	if u.Incremental {
 		b.WriteString("**Stale entries not checked (incremental).** The runs allowed the committed baselines in the kernel and logged only what they lack, so this update only adds: an entry the agents no longer use stays until a full record (the scheduled run, or a record without --against).\n\n")
 	}
@@ -70,7 +72,7 @@ func (u *Update) writePRSummary(b *strings.Builder, runURL string) {
 // writeRiskyAdditions lists the risky syscalls and programs the update
 // adds, first, because each needs a reviewer's reason or look.
 func (u *Update) writeRiskyAdditions(b *strings.Builder) {
-	if risky := riskyAdded(u, func(f FileUpdate) []baseline.Finding { return f.Added },
+	if risky := riskyAdded(u, func(f FileChange) []baseline.Finding { return f.Added },
 		func(f baseline.Finding) risk.Class { return f.Risk }); len(risky) > 0 {
 		b.WriteString("### ⚠️ Risky syscalls: a reason is required\n\n")
 		fmt.Fprintf(b, "Each was written with the placeholder reason `%s`. Replace it with why the agent needs the syscall, or fix the agent and drop the line; `sysgate baseline validate` warns until then.\n\n", baseline.UnreviewedReason)
@@ -78,11 +80,11 @@ func (u *Update) writeRiskyAdditions(b *strings.Builder) {
 		for _, r := range risky {
 			f := r.item
 			fmt.Fprintf(b, "| %s | %s | %s | **%s** | %s | %s |\n", cell(r.agent), f.Arch, code(f.Syscall), cell(f.RiskLabel()),
-				cell(risk.Reason(f.Syscall)), location(f.File, f.Line))
+				cell(risk.Reason(f.Syscall)), ci.Location(f.File, f.Line))
 		}
 		b.WriteString("\n")
 	}
-	if risky := riskyAdded(u, func(f FileUpdate) []baseline.ProgramFinding { return f.AddedPrograms },
+	if risky := riskyAdded(u, func(f FileChange) []baseline.ProgramFinding { return f.AddedPrograms },
 		func(p baseline.ProgramFinding) risk.Class { return p.Risk }); len(risky) > 0 {
 		b.WriteString("### ⚠️ Risky programs\n\nShells, downloaders and compilers let the agent do what its baseline does not show. Confirm the agent should run each one, or fix the agent and drop the line.\n\n")
 		for _, r := range risky {
@@ -103,7 +105,7 @@ func (u *Update) writeFileChanges(b *strings.Builder) {
 		{"Runtime bases", true, "Shared by every agent that extends them: one runtime update is one diff here."},
 		{"Agents", false, ""},
 	} {
-		var files []FileUpdate
+		var files []FileChange
 		for _, f := range u.Files {
 			if f.RuntimeBase == section.base && f.Changed() {
 				files = append(files, f)
@@ -117,7 +119,7 @@ func (u *Update) writeFileChanges(b *strings.Builder) {
 			b.WriteString(section.note + "\n\n")
 		}
 		for _, f := range files {
-			fmt.Fprintf(b, "#### %s (%s, %s)\n\n", cell(f.Agent), inlineCode(f.File), Count(f.Runs, "run", "runs"))
+			fmt.Fprintf(b, "#### %s (%s, %s)\n\n", cell(f.Agent), untrusted.MarkdownCode(f.File), ci.Count(f.Runs, "run", "runs"))
 			if len(f.Added)+len(f.Removed) > 0 {
 				b.WriteString("| Arch | Added | Removed |\n|---|---|---|\n")
 				for _, arch := range findingArches(f.Added, f.Removed) {
@@ -187,7 +189,7 @@ type agentFinding[T any] struct {
 
 // riskyAdded lists the risky ones of the files' additions (added picks a
 // file's syscalls or programs).
-func riskyAdded[T any](u *Update, added func(FileUpdate) []T, classOf func(T) risk.Class) []agentFinding[T] {
+func riskyAdded[T any](u *Update, added func(FileChange) []T, classOf func(T) risk.Class) []agentFinding[T] {
 	var out []agentFinding[T]
 	for _, f := range u.Files {
 		for _, a := range added(f) {
@@ -219,11 +221,11 @@ func findingArches(lists ...[]baseline.Finding) []string {
 // writeNewClasses lists a file's added argument classes of syscalls it
 // allowed other classes of: a reviewer weighs "openat may now create
 // files" apart from a syscall the agent never made.
-func writeNewClasses(b *strings.Builder, f FileUpdate) {
+func writeNewClasses(b *strings.Builder, f FileChange) {
 	listed := false
 	for _, a := range f.Added {
 		if had := f.HadClasses[a.Arch][a.Syscall]; len(had) > 0 {
-			fmt.Fprintf(b, "- %s %s: %s\n", a.Arch, inlineCode(a.Syscall), cell(NewClassNote(a.Syscall, had)))
+			fmt.Fprintf(b, "- %s %s: %s\n", a.Arch, untrusted.MarkdownCode(a.Syscall), cell(NewClassNote(a.Syscall, had)))
 			listed = true
 		}
 	}
@@ -256,13 +258,13 @@ func names(list []baseline.Finding, arch string) string {
 
 // writeFilesChanges lists a file's added and removed files entries,
 // sensitive ones marked: each widens what the agent may touch.
-func writeFilesChanges(b *strings.Builder, f FileUpdate) {
+func writeFilesChanges(b *strings.Builder, f FileChange) {
 	if len(f.AddedFiles)+len(f.RemovedFiles) == 0 {
 		return
 	}
 	b.WriteString("Files:\n\n")
 	for _, e := range f.AddedFiles {
-		s := fmt.Sprintf("new %s %s", e.Op, inlineCode(e.Path))
+		s := fmt.Sprintf("new %s %s", e.Op, untrusted.MarkdownCode(e.Path))
 		if e.Sensitive != "" {
 			s += " **(sensitive: " + cell(e.Sensitive) + ", " + cell(string(e.Level)) + "; give it a reason)**"
 		}
@@ -272,13 +274,13 @@ func writeFilesChanges(b *strings.Builder, f FileUpdate) {
 		fmt.Fprintf(b, "- %s\n", s)
 	}
 	for _, e := range f.RemovedFiles {
-		fmt.Fprintf(b, "- removed %s %s: no run needed it\n", e.Op, inlineCode(e.Path))
+		fmt.Fprintf(b, "- removed %s %s: no run needed it\n", e.Op, untrusted.MarkdownCode(e.Path))
 	}
 	b.WriteString("\n")
 }
 
 // writeProgramChanges lists a file's added and removed programs.
-func writeProgramChanges(b *strings.Builder, f FileUpdate) {
+func writeProgramChanges(b *strings.Builder, f FileChange) {
 	if len(f.AddedPrograms)+len(f.RemovedPrograms)+len(f.PinChanges) == 0 {
 		return
 	}
@@ -298,7 +300,7 @@ func writeProgramChanges(b *strings.Builder, f FileUpdate) {
 // programChange is "new program `/usr/bin/curl` **(downloader, high)**,
 // run 3 times", or "removed program `/usr/bin/wget`: no run ran it".
 func programChange(p baseline.ProgramFinding, added bool) string {
-	s := inlineCode(p.Program)
+	s := untrusted.MarkdownCode(p.Program)
 	if p.Risk.Risky() {
 		s += " **(" + cell(p.Risk.Label(p.Level)) + ")**"
 	}
@@ -307,7 +309,7 @@ func programChange(p baseline.ProgramFinding, added bool) string {
 	}
 	s = "new program " + s
 	if p.Count > 0 {
-		s += ", run " + times(p.Count)
+		s += ", run " + ci.Times(p.Count)
 	}
 	return s
 }
@@ -315,7 +317,7 @@ func programChange(p baseline.ProgramFinding, added bool) string {
 // writeRare lists the entries of a file only some runs needed: what a
 // recording of fewer runs would have missed, and where a check may meet
 // something new.
-func writeRare(b *strings.Builder, f FileUpdate) {
+func writeRare(b *strings.Builder, f FileChange) {
 	if len(f.Rare) == 0 {
 		return
 	}

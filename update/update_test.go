@@ -1,4 +1,4 @@
-package ci
+package update
 
 import (
 	"bytes"
@@ -79,7 +79,7 @@ func updateShards() []*baseline.Observation {
 func TestBaselineUpdatePRBody(t *testing.T) {
 	root := copyBaselines(t)
 	obs := mergeShards(t, updateShards()...)
-	u, err := PlanUpdate(obs, UpdateOptions{Dir: filepath.Join(root, "baselines"), Root: root, Write: true,
+	u, err := Plan(obs, Options{Dir: filepath.Join(root, "baselines"), Root: root, Write: true,
 		Arches: []scmp.Arch{scmp.X86_64, scmp.AArch64}})
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func TestBaselineUpdatePRBody(t *testing.T) {
 		t.Errorf("%d unreviewed warnings, want 3: %v", unreviewed, p.Warnings())
 	}
 	// A second update from the same observations changes nothing.
-	again, err := PlanUpdate(obs, UpdateOptions{Dir: filepath.Join(root, "baselines"), Root: root, Write: true})
+	again, err := Plan(obs, Options{Dir: filepath.Join(root, "baselines"), Root: root, Write: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestUpdateRefusesUnexpectedAgentAndArch(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			root := copyBaselines(t)
 			before, _ := os.ReadFile(filepath.Join(root, "baselines/runtimes/node.yaml"))
-			_, err := PlanUpdate(mergeShards(t, tc.obs...), UpdateOptions{Dir: filepath.Join(root, "baselines"), Root: root, Write: true, Arches: tc.arches})
+			_, err := Plan(mergeShards(t, tc.obs...), Options{Dir: filepath.Join(root, "baselines"), Root: root, Write: true, Arches: tc.arches})
 			if !errors.Is(err, ErrUnexpected) {
 				t.Fatalf("err = %v, want ErrUnexpected", err)
 			}
@@ -158,7 +158,7 @@ func TestUpdateOfOneArchKeepsTheOthers(t *testing.T) {
 	root := copyBaselines(t)
 	dir := filepath.Join(root, "baselines")
 	obs := mergeShards(t, updateShards()[:3]...) // x86_64 only
-	u, err := PlanUpdate(obs, UpdateOptions{Dir: dir, Root: root, Write: true})
+	u, err := Plan(obs, Options{Dir: dir, Root: root, Write: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestUpdateOfOneArchKeepsTheOthers(t *testing.T) {
 func TestUpdateKeepUnseen(t *testing.T) {
 	root := copyBaselines(t)
 	dir := filepath.Join(root, "baselines")
-	u, err := PlanUpdate(mergeShards(t, updateShards()...), UpdateOptions{Dir: dir, Root: root, KeepUnseen: true})
+	u, err := Plan(mergeShards(t, updateShards()...), Options{Dir: dir, Root: root, KeepUnseen: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestUpdateAcceptsArchOnlyInTheBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	obs := mergeShards(t, shard("mcp-filesystem", scmp.AArch64, 1, "close", "read", "openat2"))
-	u, err := PlanUpdate(obs, UpdateOptions{Dir: dir, Root: root})
+	u, err := Plan(obs, Options{Dir: dir, Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func mustRead(t *testing.T, path string) []byte {
 // fills the programs of a real update; these are constructed.
 func TestPRBodyProgramChanges(t *testing.T) {
 	agent, node := "baselines/agents/mcp-filesystem.yaml", "baselines/runtimes/node.yaml"
-	u := &Update{Arches: []scmp.Arch{scmp.X86_64}, Files: []FileUpdate{
+	u := &Update{Arches: []scmp.Arch{scmp.X86_64}, Files: []FileChange{
 		{Agent: "node", File: node, RuntimeBase: true, Runs: 2,
 			AddedPrograms: []baseline.ProgramFinding{{Program: "/usr/bin/node", Count: 2, File: node}}},
 		{Agent: "mcp-filesystem", File: agent, Runs: 3,
@@ -276,7 +276,7 @@ func TestUpdateFromAnIncrementalShardKeepsUnseen(t *testing.T) {
 	root := copyBaselines(t)
 	dir := filepath.Join(root, "baselines")
 	shards := updateShards()
-	full, err := PlanUpdate(mergeShards(t, shards...), UpdateOptions{Dir: dir, Root: root})
+	full, err := Plan(mergeShards(t, shards...), Options{Dir: dir, Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestUpdateFromAnIncrementalShardKeepsUnseen(t *testing.T) {
 		t.Fatalf("a full update removes %d entries (incremental %v): the test proves nothing", removed, full.Incremental)
 	}
 	shards[1].Incremental = true
-	u, err := PlanUpdate(mergeShards(t, shards...), UpdateOptions{Dir: dir, Root: root, Write: true})
+	u, err := Plan(mergeShards(t, shards...), Options{Dir: dir, Root: root, Write: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package ci
+package update
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/ci"
+	"github.com/sysgate/sysgate/internal/untrusted"
 )
 
 // WideningTitle heads the section every report gives a pull request whose
@@ -40,23 +42,23 @@ func (w *Widening) entryText(e baseline.Widened) string {
 	var b strings.Builder
 	switch e.Kind {
 	case baseline.WidenSyscall:
-		fmt.Fprintf(&b, "%s %s", e.Arch, term(e.Syscall))
+		fmt.Fprintf(&b, "%s %s", e.Arch, untrusted.Terminal(e.Syscall))
 		if e.Group != "" {
-			fmt.Fprintf(&b, " (group %s)", term(e.Group))
+			fmt.Fprintf(&b, " (group %s)", untrusted.Terminal(e.Group))
 		}
 	case baseline.WidenUnmonitored:
-		fmt.Fprintf(&b, "%s %s left unmonitored", e.Arch, term(e.Syscall))
+		fmt.Fprintf(&b, "%s %s left unmonitored", e.Arch, untrusted.Terminal(e.Syscall))
 	case baseline.WidenProgram:
-		b.WriteString("program " + term(e.Program))
+		b.WriteString("program " + untrusted.Terminal(e.Program))
 		if e.Pattern {
 			b.WriteString(" (pattern)")
 		}
 	case baseline.WidenPin:
-		b.WriteString("program " + term(e.Program) + ": its content pins allow more")
+		b.WriteString("program " + untrusted.Terminal(e.Program) + ": its content pins allow more")
 	case baseline.WidenFile:
-		b.WriteString("file " + term(e.Path))
+		b.WriteString("file " + untrusted.Terminal(e.Path))
 	case baseline.WidenNetwork:
-		b.WriteString("network " + term(e.Path))
+		b.WriteString("network " + untrusted.Terminal(e.Path))
 	case baseline.WidenUngated:
 		b.WriteString(ungatedSection(e) + " no longer gated")
 	}
@@ -94,17 +96,17 @@ func (w *Widening) WriteText(out io.Writer) {
 	if len(w.Entries) == 0 {
 		return
 	}
-	fmt.Fprintf(out, "%s (base %s): %s\n", WideningTitle, term(w.Base), Count(uint64(len(w.Entries)), "entry", "entries"))
+	fmt.Fprintf(out, "%s (base %s): %s\n", WideningTitle, untrusted.Terminal(w.Base), ci.Count(uint64(len(w.Entries)), "entry", "entries"))
 	for _, e := range w.Entries {
-		line := "  " + term(fileLine(e.File, e.Line)) + ": " + w.entryText(e)
+		line := "  " + untrusted.Terminal(fileLine(e.File, e.Line)) + ": " + w.entryText(e)
 		if r := w.riskText(e); r != "" {
-			line += " [risky: " + term(r) + "]"
+			line += " [risky: " + untrusted.Terminal(r) + "]"
 		}
 		if e.Reason != "" {
-			line += "; reason: " + term(e.Reason)
+			line += "; reason: " + untrusted.Terminal(e.Reason)
 		}
 		if owners := w.reviewers(e.File); len(owners) > 0 {
-			line += "; review: " + term(strings.Join(owners, " "))
+			line += "; review: " + untrusted.Terminal(strings.Join(owners, " "))
 		}
 		fmt.Fprintln(out, line)
 	}
@@ -118,7 +120,7 @@ func (w *Widening) WriteMarkdown(out io.Writer) {
 	fmt.Fprintf(out, "### %s\n\n", WideningTitle)
 	fmt.Fprintf(out, "The baselines of this pull request allow %s that the base commit %s did not. "+
 		"A pull request is judged by the baseline it brings: someone who owns the baseline files must approve each entry.\n\n",
-		Count(uint64(len(w.Entries)), "entry", "entries"), inlineCode(w.Base))
+		ci.Count(uint64(len(w.Entries)), "entry", "entries"), untrusted.MarkdownCode(w.Base))
 	fmt.Fprintln(out, "| where | entry | risk | reason | review by |")
 	fmt.Fprintln(out, "|---|---|---|---|---|")
 	for _, e := range w.Entries {
@@ -134,26 +136,26 @@ func (w *Widening) WriteMarkdown(out io.Writer) {
 			}
 			review = strings.Join(parts, " ")
 		}
-		fmt.Fprintf(out, "| %s | %s | %s | %s | %s |\n", location(e.File, e.Line), cell(w.entryText(e)), risk, cell(e.Reason), review)
+		fmt.Fprintf(out, "| %s | %s | %s | %s | %s |\n", ci.Location(e.File, e.Line), cell(w.entryText(e)), risk, cell(e.Reason), review)
 	}
 	fmt.Fprintln(out)
 }
 
 // Annotations puts one annotation of level on each added line.
-func (w *Widening) Annotations(level string) []Annotation {
-	out := make([]Annotation, 0, len(w.Entries))
+func (w *Widening) Annotations(level string) []ci.Annotation {
+	out := make([]ci.Annotation, 0, len(w.Entries))
 	for _, e := range w.Entries {
-		msg := w.entryText(e) + ": the base commit " + term(w.Base) + " did not allow it"
+		msg := w.entryText(e) + ": the base commit " + untrusted.Terminal(w.Base) + " did not allow it"
 		if r := w.riskText(e); r != "" {
-			msg += "; risky: " + term(r)
+			msg += "; risky: " + untrusted.Terminal(r)
 		}
 		if e.Reason != "" {
-			msg += "; reason: " + term(e.Reason)
+			msg += "; reason: " + untrusted.Terminal(e.Reason)
 		}
 		if owners := w.reviewers(e.File); len(owners) > 0 {
-			msg += "; review: " + term(strings.Join(owners, " "))
+			msg += "; review: " + untrusted.Terminal(strings.Join(owners, " "))
 		}
-		out = append(out, Annotation{Level: level, File: e.File, Line: e.Line, Title: "sysgate: " + WideningTitle, Message: msg})
+		out = append(out, ci.Annotation{Level: level, File: e.File, Line: e.Line, Title: "sysgate: " + WideningTitle, Message: msg})
 	}
 	return out
 }

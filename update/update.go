@@ -1,4 +1,4 @@
-package ci
+package update
 
 import (
 	"errors"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/argclass"
+	"github.com/sysgate/sysgate/ci"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -19,8 +20,8 @@ import (
 // the baselines do not expect, or an expected arch no shard observed.
 var ErrUnexpected = errors.New("observations do not match the baselines")
 
-// UpdateOptions say how observations become baseline changes.
-type UpdateOptions struct {
+// Options say how observations become baseline changes.
+type Options struct {
 	// Dir is searched (recursively, *.yaml) for baseline files. An
 	// observation of agent A updates the file whose agent key is A, or a
 	// file without an agent key named A.yaml (a runtime base).
@@ -40,10 +41,10 @@ type UpdateOptions struct {
 	Write bool
 }
 
-// FileUpdate is the change to one baseline file.
-type FileUpdate struct {
+// FileChange is the change to one baseline file.
+type FileChange struct {
 	Agent       string
-	File        string // relative to UpdateOptions.Root
+	File        string // relative to Options.Root
 	RuntimeBase bool   // other baselines extend it
 	Runs        int
 	Added       []baseline.Finding
@@ -56,7 +57,7 @@ type FileUpdate struct {
 	HadClasses map[scmp.Arch]map[string][]string
 	// AddedPrograms are the programs the runs ran that the file's stack
 	// did not allow; RemovedPrograms the file's program entries no run
-	// ran (none with UpdateOptions.KeepUnseen, or when an arch of the
+	// ran (none with Options.KeepUnseen, or when an arch of the
 	// stack was not observed). Both come from baseline.Diff against the
 	// stack as the update found it, its bases already updated when Write
 	// rewrote them.
@@ -77,7 +78,7 @@ type FileUpdate struct {
 }
 
 // Changed reports whether the file changes.
-func (u *FileUpdate) Changed() bool {
+func (u *FileChange) Changed() bool {
 	return len(u.Added)+len(u.Removed)+len(u.AddedPrograms)+len(u.RemovedPrograms)+len(u.PinChanges)+len(u.AddedFiles)+len(u.RemovedFiles)+
 		len(u.AddedNetwork)+len(u.RemovedNetwork) > 0
 }
@@ -85,14 +86,14 @@ func (u *FileUpdate) Changed() bool {
 // Update is a baseline update: every file's change, runtime bases first.
 type Update struct {
 	Arches []scmp.Arch // arches observed, sorted by name
-	Files  []FileUpdate
+	Files  []FileChange
 	// Incremental: an observation came from an incremental record (or a
 	// check run), which sees only what the baselines lack: entries no run
 	// made were kept, not checked.
 	Incremental bool
 }
 
-// baselineFile is a parsed file of UpdateOptions.Dir.
+// baselineFile is a parsed file of Options.Dir.
 type baselineFile struct {
 	path string
 	doc  *baseline.Document
@@ -104,11 +105,11 @@ type baselineFile struct {
 	created bool
 }
 
-// PlanUpdate turns merged observations (MergeObservations) into baseline
+// Plan turns merged observations (MergeObservations) into baseline
 // changes, and writes them with opts.Write. Observations that do not fit
 // (ErrUnexpected) stop it before any file is written: a shard that ran
 // the wrong agent or on the wrong arch must be noticed, not folded in.
-func PlanUpdate(obs map[string]*baseline.Observation, opts UpdateOptions) (*Update, error) {
+func Plan(obs map[string]*baseline.Observation, opts Options) (*Update, error) {
 	incremental := false
 	for _, o := range obs {
 		incremental = incremental || o.Incremental
@@ -169,7 +170,7 @@ func PlanUpdate(obs map[string]*baseline.Observation, opts UpdateOptions) (*Upda
 		if err != nil {
 			return nil, fmt.Errorf("update baseline of %s: %w", agent, err)
 		}
-		fu := FileUpdate{Agent: agent, File: repoPath(opts.Root, "", f.path), RuntimeBase: f.base, Runs: o.Runs,
+		fu := FileChange{Agent: agent, File: ci.RepoPath(opts.Root, "", f.path), RuntimeBase: f.base, Runs: o.Runs,
 			Added: res.Added, Removed: res.Removed, Skipped: res.Skipped, HadClasses: hadClasses(before[agent], res.Added),
 			AddedPrograms: addedPrograms, RemovedPrograms: removedPrograms, PinChanges: res.PinChanges, AddedFiles: res.AddedFiles, RemovedFiles: res.RemovedFiles,
 			AddedNetwork: res.AddedNetwork, RemovedNetwork: res.RemovedNetwork, Rare: res.Rare}
@@ -395,7 +396,7 @@ func readBaselineDir(dir string) ([]*baselineFile, error) {
 // updateFile computes (and with write, saves) one file's new content. A
 // runtime base without an agent key keeps it that way: it belongs to no
 // agent, the observation only names which runtime it is.
-func updateFile(f *baselineFile, o *baseline.Observation, opts UpdateOptions) (*baseline.RecordResult, error) {
+func updateFile(f *baselineFile, o *baseline.Observation, opts Options) (*baseline.RecordResult, error) {
 	doc, res, err := baseline.FromObservation(f.path, o, baseline.RecordOptions{Agent: o.Agent, Merge: opts.KeepUnseen, Select: selectorOf(o)})
 	if err != nil {
 		return nil, err

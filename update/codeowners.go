@@ -1,4 +1,4 @@
-package ci
+package update
 
 import (
 	"regexp"
