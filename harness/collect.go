@@ -11,6 +11,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/envprobe"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/verdict"
 )
@@ -138,7 +139,11 @@ func (p *runPlan) judge(r *verdict.Result, o *observer, tree treeOutcome) (unsee
 	r.Refused = events.refusedFindings()
 	r.Unmonitored = profile.Unmonitored()
 	r.MissingArch = profile != nil && mode != baseline.ModeRecord && !slices.Contains(profile.Arches(), r.Arch)
-	env := runEnvironment(r.Programs, p.envBefore, p.cfg.root)
+	paths := make([]string, len(r.Programs))
+	for i, run := range r.Programs {
+		paths[i] = run.Path
+	}
+	env := envprobe.RunEnvironment(paths, p.envBefore, p.cfg.root)
 	env.Variables = baseline.VariablesOf(p.agent.Env)
 	noteEnvironment(r, env, profile, mode, p.fileCtxOrNew())
 	r.Selector = p.cfg.selector

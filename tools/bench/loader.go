@@ -9,7 +9,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/compile"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/envprobe"
 	"github.com/sysgate/sysgate/internal/kernel"
 )
 
@@ -74,4 +74,4 @@ func execFiltered(args []string) error {
 }
 
 // hostSelector picks the suites' runtime layers for this machine.
-func hostSelector() baseline.Selector { return harness.HostSelector(os.Environ()) }
+func hostSelector() baseline.Selector { return envprobe.HostSelector(os.Environ()) }

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/internal/envprobe"
 	"github.com/sysgate/sysgate/internal/gitshow"
 )
 
@@ -46,17 +46,17 @@ func splitCommand(args []string) (files, argv []string) {
 }
 
 // selector picks the layers as the run of r would: with its command, the
-// run's own selection (harness.CommandSelector); without one, this
+// run's own selection (envprobe.CommandSelector); without one, this
 // machine's guess, which judges no layer a command decides (undecided).
 func (c *Command) selector(r runCommand) (baseline.Selector, error) {
 	if len(r.argv) == 0 {
-		return harness.HostSelector(c.environ()), nil
+		return envprobe.HostSelector(c.environ()), nil
 	}
 	env, err := c.commandEnv(r)
 	if err != nil {
 		return nil, err
 	}
-	return harness.CommandSelector(harness.Agent{Command: r.argv, Env: env, Dir: r.dir}, r.root), nil
+	return envprobe.CommandSelector(r.argv, env, r.dir, r.root), nil
 }
 
 // commandEnv is the environment the run of r starts its command with.
