@@ -11,8 +11,8 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/internal/envprobe"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/runenv"
 	"github.com/sysgate/sysgate/verdict"
 )
 
@@ -143,7 +143,7 @@ func (p *runPlan) judge(r *verdict.Result, o *observer, tree treeOutcome) (unsee
 	for i, run := range r.Programs {
 		paths[i] = run.Path
 	}
-	env := envprobe.RunEnvironment(paths, p.envBefore, p.cfg.root)
+	env := runenv.RunEnvironment(paths, p.envBefore, p.cfg.root)
 	env.Variables = baseline.VariablesOf(p.agent.Env)
 	noteEnvironment(r, env, profile, mode, p.fileCtxOrNew())
 	r.Selector = p.cfg.selector

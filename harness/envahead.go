@@ -2,11 +2,11 @@ package harness
 
 import (
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/internal/envprobe"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/runenv"
 )
 
-// envProbe reads the command's environment (envprobe.CommandEnvironment: ~4 ms
+// envProbe reads the command's environment (runenv.CommandEnvironment: ~4 ms
 // here, mostly reading node's and libc's versions out of their binaries)
 // on a goroutine of its own, so that it runs beside the compile and the
 // launcher's start instead of before them. Run waits for it before the
@@ -21,7 +21,7 @@ func startEnvironmentProbe(agent Agent, root string) *envProbe {
 	e := &envProbe{done: make(chan struct{})}
 	go func() {
 		defer close(e.done)
-		e.env = envprobe.CommandEnvironment(agent.Command, agent.Env, agent.Dir, root)
+		e.env = runenv.CommandEnvironment(agent.Command, agent.Env, agent.Dir, root)
 	}()
 	return e
 }
@@ -38,7 +38,7 @@ func (p *runPlan) awaitEnvironment() {
 	}
 	<-p.envProbe.done
 	p.envBefore, p.envProbe = p.envProbe.env, nil
-	p.cfg.selector = envprobe.Selector(p.envBefore)
+	p.cfg.selector = runenv.Selector(p.envBefore)
 	p.runtimePrograms = baseline.RuntimeProgramsOf(p.envBefore)
 	p.profile = p.profile.BindRuntimes(p.runtimePrograms)
 	p.clock.mark(PhaseEnvironment)

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/internal/envprobe"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/runenv"
 	"github.com/sysgate/sysgate/verdict"
 )
 
@@ -22,7 +22,7 @@ func TestUnlayeredRunStillReportsItsEnvironment(t *testing.T) {
 		if r.Verdict != verdict.VerdictClean {
 			t.Fatalf("%s: %s", backend, summary(r))
 		}
-		want := baseline.SelectorFor(scmp.Native(), envprobe.CommandEnvironment(agent.Command, agent.Env, agent.Dir, ""))
+		want := baseline.SelectorFor(scmp.Native(), runenv.CommandEnvironment(agent.Command, agent.Env, agent.Dir, ""))
 		if !maps.Equal(r.Selector, want) {
 			t.Errorf("%s: selector %v, want %v", backend, r.Selector, want)
 		}

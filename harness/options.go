@@ -48,7 +48,7 @@ type Option func(*runConfig)
 
 type runConfig struct {
 	baselines   []string
-	selector    baseline.Selector // picks the baselines' layers (envprobe.CommandEnvironment)
+	selector    baseline.Selector // picks the baselines' layers (runenv.CommandEnvironment)
 	profile     *baseline.Profile
 	mode        baseline.Mode
 	action      baseline.Action

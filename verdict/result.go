@@ -101,7 +101,7 @@ type Result struct {
 	// checked without them, and the fix is recording them (ci.ArchHint).
 	Unrecorded []baseline.UnrecordedLayer `json:"unrecorded,omitempty"`
 	// Selector holds the values the baselines' layered extends entries
-	// were picked by (read before the run: envprobe.CommandEnvironment).
+	// were picked by (read before the run: runenv.CommandEnvironment).
 	Selector baseline.Selector `json:"selector,omitempty"`
 	// ObservationFile is where a record-mode run merged its observation
 	// (WithObservationFile): the run learned a baseline rather than

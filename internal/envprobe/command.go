@@ -212,3 +212,19 @@ func shebang(head []byte) (interp, arg string, ok bool) {
 	}
 	return interp, arg, true
 }
+
+// CandidatePaths are the paths an execvp of file would try, in order (the
+// launcher's own search: internal/kernel.CandidatePaths).
+func CandidatePaths(file string, env []string) []string {
+	if strings.Contains(file, "/") {
+		return []string{file}
+	}
+	var out []string
+	for _, dir := range filepath.SplitList(command{env: env}.pathList()) {
+		if dir == "" {
+			dir = "."
+		}
+		out = append(out, filepath.Join(dir, file))
+	}
+	return out
+}

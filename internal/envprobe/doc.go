@@ -44,12 +44,8 @@
 // "#!" line (through env, with -S and NAME=VALUE), and pyenv's shims
 // (PYENV_VERSION, .python-version, $PYENV_ROOT/version, "system").
 //
-// The environment a baseline fingerprints and picks its layers by is
-// built here too: HostEnvironment (the kernel by version, the OS, libc),
-// CommandEnvironment (plus the runtimes a command will start, read before
-// it runs), RunEnvironment (the runtimes a run's programs were), and the
-// one Selector of layers they give; HostSelector and CommandSelector are
-// what the verbs that run nothing (validate, baseline diff) pick with.
+// Package runenv turns what it reads into the environment a baseline
+// fingerprints and picks its layers by.
 //
 // Limits: a runtime it cannot identify is simply not listed, and that
 // includes a python or node whose version is not found (a name alone is

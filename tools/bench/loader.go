@@ -9,8 +9,8 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/compile"
-	"github.com/sysgate/sysgate/internal/envprobe"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/runenv"
 )
 
 // loaderArg makes this binary load a check-mode filter compiled from a
@@ -74,4 +74,4 @@ func execFiltered(args []string) error {
 }
 
 // hostSelector picks the suites' runtime layers for this machine.
-func hostSelector() baseline.Selector { return envprobe.HostSelector(os.Environ()) }
+func hostSelector() baseline.Selector { return runenv.HostSelector(os.Environ()) }

@@ -12,9 +12,9 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/baseline/risk"
-	"github.com/sysgate/sysgate/internal/envprobe"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/untrusted"
+	"github.com/sysgate/sysgate/runenv"
 	"github.com/sysgate/sysgate/update"
 )
 
@@ -173,7 +173,7 @@ func loadSyscallSet(path string) (*syscallSet, error) {
 		s.network, s.hasNetwork = networkOfObservation(o), o.ObservesNetwork()
 		return s, nil
 	}
-	p, err := baseline.LoadStackFor(envprobe.HostSelector(os.Environ()), path)
+	p, err := baseline.LoadStackFor(runenv.HostSelector(os.Environ()), path)
 	if err != nil {
 		return nil, err
 	}

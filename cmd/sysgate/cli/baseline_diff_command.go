@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/internal/envprobe"
 	"github.com/sysgate/sysgate/internal/gitshow"
+	"github.com/sysgate/sysgate/runenv"
 )
 
 // runCommand is the run whose layers baseline diff --base judges: the
@@ -46,17 +46,17 @@ func splitCommand(args []string) (files, argv []string) {
 }
 
 // selector picks the layers as the run of r would: with its command, the
-// run's own selection (envprobe.CommandSelector); without one, this
+// run's own selection (runenv.CommandSelector); without one, this
 // machine's guess, which judges no layer a command decides (undecided).
 func (c *Command) selector(r runCommand) (baseline.Selector, error) {
 	if len(r.argv) == 0 {
-		return envprobe.HostSelector(c.environ()), nil
+		return runenv.HostSelector(c.environ()), nil
 	}
 	env, err := c.commandEnv(r)
 	if err != nil {
 		return nil, err
 	}
-	return envprobe.CommandSelector(r.argv, env, r.dir, r.root), nil
+	return runenv.CommandSelector(r.argv, env, r.dir, r.root), nil
 }
 
 // commandEnv is the environment the run of r starts its command with.

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/internal/envprobe"
 	"github.com/sysgate/sysgate/internal/untrusted"
+	"github.com/sysgate/sysgate/runenv"
 )
 
 // Exit codes shared by every verb.
@@ -51,7 +51,7 @@ func (c *Command) environ() []string {
 // loadStack loads baselines as this machine picks their layers (commands
 // that run no agent: validate, diff, export, compare).
 func (c *Command) loadStack(paths ...string) (*baseline.Profile, error) {
-	return baseline.LoadStackFor(envprobe.HostSelector(c.environ()), paths...)
+	return baseline.LoadStackFor(runenv.HostSelector(c.environ()), paths...)
 }
 
 // getenv reads sysgate's own environment.

@@ -1,4 +1,4 @@
-package envprobe
+package runenv
 
 import (
 	"os"
@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/envprobe"
 )
 
 // Machines of one kind differ in their kernel's build: what the probe
 // reads on each is one environment, and a baseline that fingerprints it
 // drifts only where the kernel's version does.
 func TestEnvironmentOfKeepsTheKernelVersion(t *testing.T) {
-	recorded := environmentOf(Host{Kernel: "6.18.44-fc-v657", OS: "debian 12", Libc: "glibc 2.36"})
+	recorded := environmentOf(envprobe.Host{Kernel: "6.18.44-fc-v657", OS: "debian 12", Libc: "glibc 2.36"})
 	want := baseline.Environment{Kernel: []string{"6.18"}, OS: []string{"debian 12"}, Libc: []string{"glibc 2.36"}}
 	if !reflect.DeepEqual(recorded, want) {
 		t.Fatalf("environment %+v, want %+v", recorded, want)
@@ -23,12 +24,12 @@ func TestEnvironmentOfKeepsTheKernelVersion(t *testing.T) {
 		"6.18.44-fc-v1300": "",
 		"6.8.0-1017-azure": "kernel 6.18 → 6.8",
 	} {
-		now := environmentOf(Host{Kernel: release, OS: "debian 12", Libc: "glibc 2.36"})
+		now := environmentOf(envprobe.Host{Kernel: release, OS: "debian 12", Libc: "glibc 2.36"})
 		if got := baseline.DescribeChanges(baseline.CompareEnvironments(recorded, now)); got != drift {
 			t.Errorf("recorded on 6.18.44-fc-v657, run on %s: drift %q, want %q", release, got, drift)
 		}
 	}
-	if env := environmentOf(Host{}); !env.IsZero() {
+	if env := environmentOf(envprobe.Host{}); !env.IsZero() {
 		t.Errorf("nothing probed: %+v", env)
 	}
 }

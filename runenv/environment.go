@@ -1,10 +1,8 @@
-package envprobe
+package runenv
 
 import (
-	"path/filepath"
-	"strings"
-
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/internal/envprobe"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
@@ -12,9 +10,9 @@ import (
 // (WithRoot) what the run's root says about itself; the parts it cannot
 // read stay empty (and compare as unknown, never as a change).
 func HostEnvironment(root string) baseline.Environment {
-	h, _ := ProbeHost()
+	h, _ := envprobe.ProbeHost()
 	if root != "" {
-		h, _ = ProbeRoot(root)
+		h, _ = envprobe.ProbeRoot(root)
 	}
 	return environmentOf(h)
 }
@@ -22,7 +20,7 @@ func HostEnvironment(root string) baseline.Environment {
 // environmentOf is a probed host as a baseline fingerprints it: the
 // kernel by its version alone (baseline.KernelVersion), so that machines
 // of one kind whose kernel builds differ are one environment.
-func environmentOf(h Host) baseline.Environment {
+func environmentOf(h envprobe.Host) baseline.Environment {
 	var env baseline.Environment
 	add := func(list *[]string, v string) {
 		if v != "" {
@@ -44,7 +42,7 @@ func CommandEnvironment(argv, env []string, dir, root string) baseline.Environme
 	if root != "" {
 		return rootCommandEnvironment(out, argv, env, root)
 	}
-	for _, r := range CommandRuntimes(argv, env, dir) {
+	for _, r := range envprobe.CommandRuntimes(argv, env, dir) {
 		out.Merge(baseline.Environment{Runtimes: []baseline.Runtime{runtimeOf(r)}})
 	}
 	// A command that is no interpreter itself (git, sh -c "python3 ...")
@@ -53,12 +51,12 @@ func CommandEnvironment(argv, env []string, dir, root string) baseline.Environme
 		if hasRuntime(out, name) {
 			continue
 		}
-		for _, r := range CommandRuntimes([]string{cmd}, env, dir) {
+		for _, r := range envprobe.CommandRuntimes([]string{cmd}, env, dir) {
 			out.Merge(baseline.Environment{Runtimes: []baseline.Runtime{runtimeOf(r)}})
 		}
 	}
 	for _, r := range out.Runtimes {
-		if libc := Libc(r.Path); r.Path != "" && libc != "" {
+		if libc := envprobe.Libc(r.Path); r.Path != "" && libc != "" {
 			out.Libc = []string{libc}
 			break
 		}
@@ -111,7 +109,7 @@ func RunEnvironment(programs []string, before baseline.Environment, root string)
 func HostSelector(env []string) baseline.Selector {
 	e := HostEnvironment("")
 	for _, cmd := range []string{"python3", "node"} {
-		for _, r := range CommandRuntimes([]string{cmd}, env, "") {
+		for _, r := range envprobe.CommandRuntimes([]string{cmd}, env, "") {
 			e.Merge(baseline.Environment{Runtimes: []baseline.Runtime{runtimeOf(r)}})
 		}
 	}
@@ -135,7 +133,7 @@ func Selector(env baseline.Environment) baseline.Selector {
 // runtimeOf converts a probed runtime. A Go runtime is compiled into the
 // agent: its version matters, not where the binary lies (a checkout's
 // path would differ on every machine).
-func runtimeOf(r Runtime) baseline.Runtime {
+func runtimeOf(r envprobe.Runtime) baseline.Runtime {
 	out := baseline.Runtime{Name: r.Name, Version: r.Version, Path: r.Path}
 	if r.Name == "go" {
 		out.Path = ""
@@ -152,15 +150,15 @@ func rootCommandEnvironment(env baseline.Environment, argv, cmdEnv []string, roo
 		return env
 	}
 	for _, cmd := range []string{argv[0], "python3", "node"} {
-		for _, p := range candidatePaths(cmd, cmdEnv) {
-			if r, ok := IdentifyIn(root, p); ok && !hasRuntime(env, r.Name) {
+		for _, p := range envprobe.CandidatePaths(cmd, cmdEnv) {
+			if r, ok := envprobe.IdentifyIn(root, p); ok && !hasRuntime(env, r.Name) {
 				env.Merge(baseline.Environment{Runtimes: []baseline.Runtime{runtimeOf(r)}})
 				break
 			}
 		}
 	}
 	for _, r := range env.Runtimes {
-		if libc := LibcIn(root, r.Path); r.Path != "" && libc != "" {
+		if libc := envprobe.LibcIn(root, r.Path); r.Path != "" && libc != "" {
 			env.Libc = []string{libc}
 			break
 		}
@@ -168,32 +166,16 @@ func rootCommandEnvironment(env baseline.Environment, argv, cmdEnv []string, roo
 	return env
 }
 
-func identifyIn(root, path string) (Runtime, bool) {
+func identifyIn(root, path string) (envprobe.Runtime, bool) {
 	if root == "" {
-		return Identify(path)
+		return envprobe.Identify(path)
 	}
-	return IdentifyIn(root, path)
+	return envprobe.IdentifyIn(root, path)
 }
 
 func libcIn(root, path string) string {
 	if root == "" {
-		return Libc(path)
+		return envprobe.Libc(path)
 	}
-	return LibcIn(root, path)
-}
-
-// candidatePaths are the paths an execvp of file would try, in order (the
-// launcher's own search: internal/kernel.CandidatePaths).
-func candidatePaths(file string, env []string) []string {
-	if strings.Contains(file, "/") {
-		return []string{file}
-	}
-	var out []string
-	for _, dir := range filepath.SplitList(command{env: env}.pathList()) {
-		if dir == "" {
-			dir = "."
-		}
-		out = append(out, filepath.Join(dir, file))
-	}
-	return out
+	return envprobe.LibcIn(root, path)
 }
