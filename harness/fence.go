@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sysgate/sysgate/internal/capability"
 	"github.com/sysgate/sysgate/internal/kernel"
 )
 
@@ -107,7 +108,7 @@ func fencedMask(keep []int) (uint64, error) {
 // numbers and their canonical names, sorted.
 func keptCapabilities(names []string) (caps []int, canonical []string, err error) {
 	for _, name := range names {
-		c, ok := kernel.CapabilityByName(name)
+		c, ok := capability.ByName(name)
 		i := slices.IndexFunc(FencedCapabilities, func(f FencedCapability) bool { return f.Cap == c })
 		if !ok || i < 0 {
 			return nil, nil, fmt.Errorf("%w: %q (one of %s)", ErrKeepCapability, name, fencedNames())

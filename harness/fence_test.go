@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sysgate/sysgate/internal/capability"
 	"github.com/sysgate/sysgate/internal/kernel"
 )
 
@@ -36,7 +37,7 @@ func TestKeptCapabilitiesResolveToFencedOnes(t *testing.T) {
 // The fence list's numbers and names agree with the kernel's table.
 func TestFencedCapabilitiesNamedRight(t *testing.T) {
 	for _, f := range FencedCapabilities {
-		if got := kernel.CapabilityName(f.Cap); got != f.Name {
+		if got := capability.Name(f.Cap); got != f.Name {
 			t.Errorf("capability %d is %s, listed as %s", f.Cap, got, f.Name)
 		}
 	}

@@ -47,37 +47,6 @@ func SetEffectiveCapability(c uintptr, on bool) error {
 	return nil
 }
 
-// capabilityNames are the kernel's names without the CAP_ prefix, by
-// number (include/uapi/linux/capability.h).
-var capabilityNames = [...]string{
-	"CHOWN", "DAC_OVERRIDE", "DAC_READ_SEARCH", "FOWNER", "FSETID", "KILL", "SETGID", "SETUID",
-	"SETPCAP", "LINUX_IMMUTABLE", "NET_BIND_SERVICE", "NET_BROADCAST", "NET_ADMIN", "NET_RAW",
-	"IPC_LOCK", "IPC_OWNER", "SYS_MODULE", "SYS_RAWIO", "SYS_CHROOT", "SYS_PTRACE", "SYS_PACCT",
-	"SYS_ADMIN", "SYS_BOOT", "SYS_NICE", "SYS_RESOURCE", "SYS_TIME", "SYS_TTY_CONFIG", "MKNOD",
-	"LEASE", "AUDIT_WRITE", "AUDIT_CONTROL", "SETFCAP", "MAC_OVERRIDE", "MAC_ADMIN", "SYSLOG",
-	"WAKE_ALARM", "BLOCK_SUSPEND", "AUDIT_READ", "PERFMON", "BPF", "CHECKPOINT_RESTORE",
-}
-
-// CapabilityName returns "CAP_SYS_ADMIN" for 21; "CAP_<n>" for numbers
-// this build does not know.
-func CapabilityName(c int) string {
-	if c >= 0 && c < len(capabilityNames) {
-		return "CAP_" + capabilityNames[c]
-	}
-	return "CAP_" + strconv.Itoa(c)
-}
-
-// CapabilityByName parses "CAP_SYS_ADMIN", "SYS_ADMIN" or "sys_admin".
-func CapabilityByName(name string) (int, bool) {
-	name = strings.TrimPrefix(strings.ToUpper(name), "CAP_")
-	for c, n := range capabilityNames {
-		if n == name {
-			return c, true
-		}
-	}
-	return -1, false
-}
-
 // LastCapability is the highest capability the running kernel knows
 // (/proc/sys/kernel/cap_last_cap): dropping a higher one fails.
 var LastCapability = sync.OnceValues(func() (int, error) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/containerprofile"
-	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/internal/capability"
 )
 
 func init() {
@@ -119,11 +119,11 @@ func compareCaps(list string) (caps []string, unknown string) {
 		if name = strings.TrimSpace(name); name == "" {
 			continue
 		}
-		n, ok := kernel.CapabilityByName(name)
+		n, ok := capability.ByName(name)
 		if !ok {
 			return nil, name
 		}
-		caps = append(caps, kernel.CapabilityName(n))
+		caps = append(caps, capability.Name(n))
 	}
 	return caps, ""
 }
