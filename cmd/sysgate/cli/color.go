@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/sysgate/sysgate/ci"
-	"github.com/sysgate/sysgate/internal/kernel"
 )
 
 // palette decides whether results written to w are coloured: --color
@@ -21,7 +20,7 @@ func (c *Command) palette(mode string, w io.Writer) (ci.Palette, error) {
 		return ci.Palette{}, nil
 	case "auto":
 		f, ok := w.(*os.File)
-		return ci.Palette{Color: ok && c.getenv("NO_COLOR") == "" && c.getenv("TERM") != "dumb" && kernel.IsTerminal(int(f.Fd()))}, nil
+		return ci.Palette{Color: ok && c.getenv("NO_COLOR") == "" && c.getenv("TERM") != "dumb" && isTerminal(f)}, nil
 	}
 	return ci.Palette{}, fmt.Errorf("--color %q: want auto, always or never", mode)
 }
