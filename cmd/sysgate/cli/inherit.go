@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"regexp"
 	"slices"
@@ -97,4 +98,14 @@ func parseEnvFile(path string, data []byte) ([]string, error) {
 		out = append(out, name+"="+value)
 	}
 	return out, nil
+}
+
+// unwrapPathError drops the "open PATH:" of a *fs.PathError when the
+// caller names the path already.
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/signal"
 	"os/user"
@@ -339,16 +338,6 @@ func (c *Command) runError(err error) int {
 		return c.errorf(ExitUsage, "%v", err)
 	}
 	return c.errorf(ExitInconclusive, "%v", err)
-}
-
-// unwrapPathError drops the "open PATH:" of a *fs.PathError when the
-// caller names the path already.
-func unwrapPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 func (c *Command) runCheck(args []string) int { return c.runGate("check", baseline.ModeCheck, args) }
