@@ -156,14 +156,15 @@ func (p *parser) decode(data []byte) (*yaml.Node, bool) {
 
 // syntax reports an error yaml.v3 returned before any node existed.
 //
-// yaml.v3 (go.yaml.in/yaml/v3 v3.0.5, the newest v3) has no typed
-// position for a syntax error: its scanner and parser fail through
+// yaml.v3 (go.yaml.in/yaml/v3 v3.0.5; v3.0.6 is the same here) has no
+// typed position for a syntax error: its scanner and parser fail through
 // fmt.Errorf("yaml: line %d: %s") and keep the mark (line and column) in
 // an unexported struct; *yaml.TypeError only arises when decoding into Go
 // values, never into a yaml.Node. So this is the one place that reads
-// yaml's error text (syntaxPosition); every other finding takes its line
-// and column from a node. yaml v4 has a typed ParserError with a column;
-// when the baseline moves to v4 this fallback goes.
+// yaml's error text (syntaxPosition), and a syntax error has no column;
+// every other finding takes its line and column from a node.
+// go.yaml.in/yaml/v4 v4.0.0 returns a *yaml.LoadError with Stage and
+// Mark{Line, Column}: when the baseline moves to v4 this fallback goes.
 func (p *parser) syntax(err error) {
 	line, problem := syntaxPosition(err.Error())
 	p.errs = append(p.errs, &Error{File: p.path, Line: line, Message: p.syntaxName + ": " + problem, Kind: KindSyntax})
