@@ -7,9 +7,11 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -129,6 +131,17 @@ func TestCallToolIsErrorKeepsResult(t *testing.T) {
 	}
 	if res == nil || !res.IsError {
 		t.Fatalf("result = %+v, want the isError result", res)
+	}
+}
+
+// A server's own error (an unknown tool here) is the SDK's JSON-RPC error,
+// which errors.As finds through mcptest's wrapping.
+func TestServerErrorIsTheSDKs(t *testing.T) {
+	c, _ := connected(t)
+	_, err := c.CallTool(context.Background(), "nosuch", nil)
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || !strings.Contains(rpc.Message, "nosuch") {
+		t.Fatalf("err = %v, want a *jsonrpc.Error naming the tool", err)
 	}
 }
 
