@@ -21,9 +21,6 @@ import (
 // reports and needs no quoting.
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
-// yamlLineError matches yaml.v3's "yaml: line N: message".
-var yamlLineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 // parser collects every problem of one file instead of stopping at the
 // first, so a user fixes a file in one pass.
 type parser struct {
@@ -149,32 +146,50 @@ func (p *parser) decode(data []byte) (*yaml.Node, bool) {
 		p.add(nil, KindEmpty, "empty baseline file")
 		return nil, false
 	}
-	if hasAlias(&root) {
-		p.add(nil, KindSyntax, "YAML anchors and aliases are not allowed in a baseline: write each entry out")
+	if n := firstAlias(&root); n != nil {
+		p.add(n, KindSyntax, "YAML anchors and aliases are not allowed in a baseline: write each entry out")
 		return nil, false
 	}
 	p.footComments(&root)
 	return &root, true
 }
 
+// syntax reports an error yaml.v3 returned before any node existed.
+//
+// yaml.v3 (go.yaml.in/yaml/v3 v3.0.5; v3.0.6 is the same here) has no
+// typed position for a syntax error: its scanner and parser fail through
+// fmt.Errorf("yaml: line %d: %s") and keep the mark (line and column) in
+// an unexported struct; *yaml.TypeError only arises when decoding into Go
+// values, never into a yaml.Node. So this is the one place that reads
+// yaml's error text (syntaxPosition), and a syntax error has no column;
+// every other finding takes its line and column from a node.
+// go.yaml.in/yaml/v4 v4.0.0 returns a *yaml.LoadError with Stage and
+// Mark{Line, Column}: when the baseline moves to v4 this fallback goes.
 func (p *parser) syntax(err error) {
-	msg := err.Error()
-	var te *yaml.TypeError
-	if errors.As(err, &te) && len(te.Errors) > 0 {
-		msg = te.Errors[0]
+	line, problem := syntaxPosition(err.Error())
+	p.errs = append(p.errs, &Error{File: p.path, Line: line, Message: p.syntaxName + ": " + problem, Kind: KindSyntax})
+}
+
+// yamlSyntaxError is the text of yaml.v3's syntax errors: "yaml: line N:
+// problem", or "yaml: problem" when yaml has no line to give.
+// TestYAMLSyntaxErrorText fails if yaml changes it.
+var yamlSyntaxError = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+
+// syntaxPosition returns the 1-based line (0 when unknown) and the
+// problem of a yaml.v3 syntax error's text.
+func syntaxPosition(msg string) (int, string) {
+	m := yamlSyntaxError.FindStringSubmatch(msg)
+	if m == nil {
+		return 0, msg
 	}
-	line, problem := 0, strings.TrimPrefix(msg, "yaml: ")
-	if m := yamlLineError.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		problem = m[2]
-	}
+	line, _ := strconv.Atoi(m[1])
 	// yaml.v3 reports a parser error (unlike a scanner error) with the
 	// 0-based line of the construct it was reading, and no line at all on
 	// line 0.
-	if parserProblems[problem] {
+	if parserProblems[m[2]] {
 		line++
 	}
-	p.errs = append(p.errs, &Error{File: p.path, Line: line, Message: p.syntaxName + ": " + problem, Kind: KindSyntax})
+	return line, m[2]
 }
 
 // parserProblems are the messages of yaml.v3's parser (parserc.go), as
@@ -188,20 +203,23 @@ var parserProblems = map[string]bool{
 	"did not find expected ',' or ']'":       true,
 	"did not find expected ',' or '}'":       true,
 	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
 	"found undefined tag handle":             true,
 	"found incompatible YAML document":       true,
 }
 
-func hasAlias(n *yaml.Node) bool {
+// firstAlias returns the first node (in document order) that is an alias
+// or carries an anchor, or nil.
+func firstAlias(n *yaml.Node) *yaml.Node {
 	if n.Kind == yaml.AliasNode || n.Anchor != "" {
-		return true
+		return n
 	}
 	for _, c := range n.Content {
-		if hasAlias(c) {
-			return true
+		if a := firstAlias(c); a != nil {
+			return a
 		}
 	}
-	return false
+	return nil
 }
 
 func (p *parser) topLevel(doc *Document, top *yaml.Node) {

@@ -1,159 +1,190 @@
 package mcptest
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // DefaultTimeout bounds a call whose context has no deadline.
 const DefaultTimeout = 30 * time.Second
 
-// Client is one MCP client connection. Its methods are safe for concurrent
-// use; responses are matched to calls by id.
+// ProtocolVersion is the MCP revision the client asks for in initialize.
+// The SDK accepts the older revisions a server may answer with, and
+// refuses any it does not know.
+const ProtocolVersion = "2025-06-18"
+
+// Errors a call can end with besides the server's own (a *jsonrpc.Error
+// of the SDK, github.com/modelcontextprotocol/go-sdk/jsonrpc).
+var (
+	// ErrClosed: the server's stdout ended (the server exited, or Close
+	// was called) before the response arrived.
+	ErrClosed = errors.New("mcp: connection closed")
+	// ErrProtocol: the server wrote a line on stdout that is not JSON.
+	ErrProtocol = errors.New("mcp: protocol error")
+)
+
+// Implementation names the client in initialize (clientInfo).
+type Implementation = mcp.Implementation
+
+// DefaultClientInfo is the clientInfo Initialize sends when given none.
+var DefaultClientInfo = Implementation{Name: "sysgate-mcptest", Version: "1"}
+
+// Client is one MCP client connection: the official Go SDK's client
+// session over the server's stdin and stdout. Its methods are safe for
+// concurrent use.
 type Client struct {
 	// Timeout bounds each call whose context has no deadline (DefaultTimeout
 	// when zero).
 	Timeout time.Duration
 
-	wmu sync.Mutex
-	w   io.Writer
+	stdin  io.Writer
+	stdout *stdoutGuard
 
 	mu      sync.Mutex
-	nextID  int64
-	pending map[int64]chan *message
-	notes   []Notification
-	err     error         // why the connection broke; set once
-	broken  chan struct{} // closed when err is set
-	done    chan struct{} // closed when the reader has seen the end of r
+	session *mcp.ClientSession // set by Initialize
 
 	// annotate adds what the process owner knows to a failed call (the
 	// server's stderr, how its run ended); nil for a bare NewClient.
 	annotate func(error) error
 }
 
-// NewClient starts a client that writes requests to w (the server's stdin)
-// and reads messages from r (the server's stdout) until r ends. If w is an
-// io.Closer, Close closes it: that is how a stdio server is told to exit.
-// Close may close w while a write to it is blocked, as an *os.File and an
-// *io.PipeWriter allow.
+// NewClient makes a client that writes to w (the server's stdin) and
+// reads r (the server's stdout) until r ends; Initialize starts the
+// session. If w is an io.Closer, Close closes it: that is how a stdio
+// server is told to exit. Close may close w while a write to it is
+// blocked, as an *os.File and an *io.PipeWriter allow.
 func NewClient(w io.Writer, r io.Reader) *Client {
-	c := &Client{
-		w:       w,
-		pending: make(map[int64]chan *message),
-		broken:  make(chan struct{}),
-		done:    make(chan struct{}),
+	return &Client{stdin: w, stdout: guardStdout(r)}
+}
+
+// Initialize runs the handshake (the SDK's Client.Connect): initialize
+// with this client's info (DefaultClientInfo when client has no name) and
+// no capabilities, asking for ProtocolVersion, then
+// notifications/initialized. Call it once, before anything else.
+func (c *Client) Initialize(ctx context.Context, client Implementation) (*mcp.InitializeResult, error) {
+	if client.Name == "" {
+		client = DefaultClientInfo
 	}
-	go c.readLoop(r)
-	return c
-}
-
-// Call sends one request and decodes its result into result (unless nil).
-// A JSON-RPC error from the server comes back as *RPCError. A client of
-// Start or Exec adds the end of the server's stderr to the error.
-func (c *Client) Call(ctx context.Context, method string, params, result any) error {
-	return c.explain(c.call(ctx, method, params, result))
-}
-
-func (c *Client) call(ctx context.Context, method string, params, result any) error {
 	ctx, cancel := c.bound(ctx)
 	defer cancel()
-
-	raw, err := marshalParams(params)
+	// No capabilities, as before the SDK: the SDK's default offers roots,
+	// which makes a filesystem server ask for them and change what it
+	// does (and so what the gate sees).
+	sdk := mcp.NewClient(&client, &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}})
+	session, err := sdk.Connect(ctx, &mcp.IOTransport{Reader: c.stdout, Writer: writeCloser{c.stdin}},
+		&mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
-		return fmt.Errorf("mcp: %s: encode params: %w", method, err)
+		return nil, c.failed("initialize", err)
 	}
-	ch := make(chan *message, 1)
 	c.mu.Lock()
-	if c.err != nil {
-		err := c.err
-		c.mu.Unlock()
-		return fmt.Errorf("mcp: %s: %w", method, err)
-	}
-	c.nextID++
-	id := c.nextID
-	c.pending[id] = ch
+	c.session = session
 	c.mu.Unlock()
-	defer c.forget(id)
-
-	if err := c.send(&message{ID: json.RawMessage(fmt.Sprint(id)), Method: method, Params: raw}); err != nil {
-		return fmt.Errorf("mcp: %s (id %d): %w", method, id, err)
-	}
-	select {
-	case resp := <-ch:
-		if resp.Error != nil {
-			return fmt.Errorf("mcp: %s (id %d): %w", method, id, resp.Error)
-		}
-		if result == nil {
-			return nil
-		}
-		if err := json.Unmarshal(resp.Result, result); err != nil {
-			return fmt.Errorf("mcp: %s (id %d): decode result: %w: %v", method, id, ErrProtocol, err)
-		}
-		return nil
-	case <-c.broken:
-		return fmt.Errorf("mcp: %s (id %d): %w", method, id, c.Err())
-	case <-ctx.Done():
-		return fmt.Errorf("mcp: %s (id %d): no response: %w", method, id, ctx.Err())
-	}
+	return session.InitializeResult(), nil
 }
 
-// Notify sends a notification; there is no response.
-func (c *Client) Notify(method string, params any) error {
-	raw, err := marshalParams(params)
+// ListTools returns every tool, following the pages of tools/list.
+func (c *Client) ListTools(ctx context.Context) ([]*mcp.Tool, error) {
+	s, err := c.initialized("tools/list")
 	if err != nil {
-		return fmt.Errorf("mcp: %s: encode params: %w", method, err)
+		return nil, err
 	}
-	if err := c.send(&message{Method: method, Params: raw}); err != nil {
-		return c.explain(fmt.Errorf("mcp: %s: %w", method, err))
+	ctx, cancel := c.bound(ctx)
+	defer cancel()
+	var all []*mcp.Tool
+	for tool, err := range s.Tools(ctx, nil) {
+		if err != nil {
+			return nil, c.failed("tools/list", err)
+		}
+		all = append(all, tool)
 	}
-	return nil
+	return all, nil
 }
 
-// explain runs a failed call's error through annotate.
-func (c *Client) explain(err error) error {
-	if err == nil || c.annotate == nil {
-		return err
+// CallTool calls one tool with args as its arguments: anything that
+// encodes to a JSON object (a map, a struct, a json.RawMessage); nil sends
+// {}. A tool that reports isError returns the result and a *ToolError, so a
+// caller expecting failure can still read the text.
+func (c *Client) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+	s, err := c.initialized("tools/call " + name)
+	if err != nil {
+		return nil, err
 	}
-	return c.annotate(err)
+	raw, err := toolArguments(args)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: tools/call %s: %w", name, err)
+	}
+	ctx, cancel := c.bound(ctx)
+	defer cancel()
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: raw})
+	if err != nil {
+		return nil, c.failed("tools/call "+name, err)
+	}
+	if res.IsError {
+		return res, &ToolError{Tool: name, Text: Text(res)}
+	}
+	return res, nil
 }
 
-// Notifications returns the notifications the server sent so far.
-func (c *Client) Notifications() []Notification {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]Notification(nil), c.notes...)
+// CallText calls one tool and returns the text of its result (Text): for
+// the common case of a tool that must succeed.
+func (c *Client) CallText(ctx context.Context, name string, args any) (string, error) {
+	res, err := c.CallTool(ctx, name, args)
+	if err != nil {
+		return "", err
+	}
+	return Text(res), nil
 }
 
-// Err reports why the connection broke, or nil while it works.
-func (c *Client) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
+// Text joins the text items of a tool's result with newlines.
+func Text(r *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range r.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
 }
+
+// ToolError is returned by CallTool when the tool reported isError.
+type ToolError struct {
+	Tool string
+	Text string
+}
+
+func (e *ToolError) Error() string { return fmt.Sprintf("mcp: tool %s failed: %s", e.Tool, e.Text) }
+
+// Err reports why the server's stdout broke off (ErrProtocol) or ended
+// (ErrClosed), or nil while it is open.
+func (c *Client) Err() error { return c.stdout.err() }
 
 // Close shuts the connection down the way the stdio transport specifies:
 // close the server's stdin (if the writer is an io.Closer), then wait until
-// the server's stdout ends. Pending calls fail with ErrClosed. It returns a
-// protocol error seen on the way, or ctx's error if stdout did not end in
-// time (the process owner then kills the server).
+// the server's stdout ends. It returns a protocol error seen on the way,
+// or ctx's error if stdout did not end in time (the process owner then
+// kills the server).
 func (c *Client) Close(ctx context.Context) error {
 	ctx, cancel := c.bound(ctx)
 	defer cancel()
+	c.mu.Lock()
+	s := c.session
+	c.mu.Unlock()
 	var closeErr error
-	if wc, ok := c.w.(io.Closer); ok {
-		// Not under wmu: a write blocked on a server that stopped reading
-		// must not keep Close from ending it.
-		closeErr = wc.Close()
+	if s != nil {
+		closeErr = s.Close() // closes the server's stdin
+	} else {
+		closeErr = writeCloser{c.stdin}.Close()
 	}
 	select {
-	case <-c.done:
+	case <-c.stdout.done:
 	case <-ctx.Done():
 		return fmt.Errorf("mcp: close: server did not close its stdout: %w", ctx.Err())
 	}
@@ -164,6 +195,28 @@ func (c *Client) Close(ctx context.Context) error {
 		return fmt.Errorf("mcp: close stdin: %w", closeErr)
 	}
 	return nil
+}
+
+func (c *Client) initialized(method string) (*mcp.ClientSession, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.session == nil {
+		return nil, fmt.Errorf("mcp: %s: call Initialize first", method)
+	}
+	return c.session, nil
+}
+
+// failed names the call, adds why the server's stdout ended when it did
+// (the SDK only sees a closed connection), and runs annotate.
+func (c *Client) failed(method string, err error) error {
+	if broken := c.Err(); broken != nil && !errors.Is(err, broken) {
+		err = fmt.Errorf("%w: %w", broken, err)
+	}
+	err = fmt.Errorf("mcp: %s: %w", method, err)
+	if c.annotate == nil {
+		return err
+	}
+	return c.annotate(err)
 }
 
 func (c *Client) bound(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -177,91 +230,36 @@ func (c *Client) bound(ctx context.Context) (context.Context, context.CancelFunc
 	return context.WithTimeout(ctx, d)
 }
 
-func (c *Client) send(m *message) error {
-	line, err := encode(m)
+// toolArguments encodes a tool's arguments, which MCP requires to be one
+// JSON object; nil (or anything that encodes to null) is the empty one.
+func toolArguments(args any) (json.RawMessage, error) {
+	raw, err := json.Marshal(args)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("encode arguments: %w", err)
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	_, err = c.w.Write(line)
-	return err
+	if string(raw) == "null" {
+		return json.RawMessage("{}"), nil
+	}
+	if raw[0] != '{' {
+		return nil, fmt.Errorf("arguments %s: want a JSON object (a map or a struct)", truncate(raw))
+	}
+	return raw, nil
 }
 
-func (c *Client) forget(id int64) {
-	c.mu.Lock()
-	delete(c.pending, id)
-	c.mu.Unlock()
+// writeCloser closes the server's stdin when it can be closed.
+type writeCloser struct{ io.Writer }
+
+func (w writeCloser) Close() error {
+	if c, ok := w.Writer.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
-// fail records the first reason the connection broke and wakes every call.
-func (c *Client) fail(err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.err == nil {
-		c.err = err
-		close(c.broken)
+func truncate(b []byte) string {
+	const max = 200
+	if len(b) > max {
+		return string(b[:max]) + "..."
 	}
-}
-
-// readLoop reads until the end of r. After a protocol error it keeps
-// draining, so a chatty server never blocks on a full stdout pipe.
-func (c *Client) readLoop(r io.Reader) {
-	defer close(c.done)
-	br := bufio.NewReader(r)
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 && c.Err() == nil {
-			c.dispatch(line)
-		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				err = fmt.Errorf("%w: read: %v", ErrClosed, err)
-			} else {
-				err = ErrClosed
-			}
-			c.fail(err)
-			return
-		}
-	}
-}
-
-func (c *Client) dispatch(line []byte) {
-	m, err := decode(line)
-	if err != nil {
-		c.fail(err)
-		return
-	}
-	switch {
-	case m.Method != "" && len(m.ID) > 0:
-		// A server-to-client request: this client offers no capabilities.
-		// Reply off the read loop so a full stdin pipe cannot stall reading.
-		reply := &message{ID: m.ID, Error: &RPCError{Code: codeMethodNotFound, Message: "method not found: " + m.Method}}
-		go func() { _ = c.send(reply) }()
-	case m.Method != "":
-		c.mu.Lock()
-		c.notes = append(c.notes, Notification{Method: m.Method, Params: m.Params})
-		c.mu.Unlock()
-	default:
-		id, ok := responseID(m.ID)
-		if !ok {
-			c.fail(fmt.Errorf("%w: response id %s was never sent", ErrProtocol, m.ID))
-			return
-		}
-		c.mu.Lock()
-		ch := c.pending[id]
-		delete(c.pending, id) // a second answer to the same id is dropped
-		c.mu.Unlock()
-		if ch != nil {
-			ch <- m // buffered 1, and only ever one send per id
-		}
-		// A response to a call that already timed out is dropped.
-	}
-}
-
-func marshalParams(params any) (json.RawMessage, error) {
-	if params == nil {
-		return nil, nil
-	}
-	return json.Marshal(params)
+	return string(b)
 }

@@ -11,15 +11,14 @@
 //	Expect(err).NotTo(HaveOccurred())
 //	Expect(result).To(gatetest.StayWithinBaseline())
 //
-// The transport is newline-delimited JSON-RPC 2.0 over the server's stdin
-// and stdout. Initialize asks for ProtocolVersion and accepts the older
-// revisions whose messages the client reads. Server-initiated requests are
-// answered with "method not found" (the client declares no capabilities,
-// so a conforming server sends none); notifications are kept
-// (Notifications). A line on stdout that is not a JSON-RPC message fails
-// every pending and later call with ErrProtocol: an MCP server must keep
-// stdout for the protocol. Every call takes a context; without a deadline
-// the Client's Timeout applies. A failed call's error ends with the last
+// The client is the official MCP Go SDK's (github.com/modelcontextprotocol/go-sdk):
+// its client session over the server's stdin and stdout (mcp.IOTransport),
+// asking for ProtocolVersion and declaring no capabilities. Results are
+// the SDK's types (*mcp.Tool, *mcp.CallToolResult); a tool that reports
+// isError is a *ToolError. A line on stdout that is not JSON fails every
+// pending and later call with ErrProtocol: an MCP server must keep stdout
+// for the protocol. Every call takes a context; without a deadline the
+// Client's Timeout applies. A failed call's error ends with the last
 // lines of the server's stderr (StderrError) and, when the run ended
 // already, how.
 //

@@ -46,7 +46,7 @@ func Example() {
 	}
 	fmt.Println("the server", ci.ExitText(result)+"; conclusive:", result.Conclusive())
 	// Output:
-	// tools: 4 the first: echo
+	// tools: 6 the first: crash
 	// echo: hello
 	// the server exited 0; conclusive: true
 }

@@ -1,23 +1,23 @@
 package mcptest
 
 import (
-	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The tests' MCP server is this test binary itself: run with
-// fakeServerEnv=1 it serves stdio instead of running tests. It is a fake
-// for the protocol logic only; the real servers are driven in suites/mcp.
+// The tests' MCP server is the SDK's server with a few tools. As a
+// process it is this test binary itself: run with fakeServerEnv=1 it
+// serves stdio instead of running tests. It is a fake for the client's
+// logic only; the real servers are driven in suites/mcp.
 const (
 	fakeServerEnv = "MCPTEST_FAKE_SERVER"
-	// fakeVersionEnv makes initialize answer with this revision instead
-	// of the client's.
-	fakeVersionEnv = "MCPTEST_FAKE_VERSION"
 	// fakeLingerEnv "1": on the end of stdin the server keeps running
 	// (and its stdout open), as a hung server does.
 	fakeLingerEnv = "MCPTEST_FAKE_LINGER"
@@ -47,46 +47,13 @@ func fakeExe(t testing.TB) string {
 	return exe
 }
 
-type fakeRequest struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-}
-
-// serveFake answers requests until the end of stdin and returns the exit
-// status. Its tools: echo (the text argument back), fail (isError),
-// mkdir (creates path), crash (a message on stderr, exit 3), garbage (a
-// line on stdout that is not JSON-RPC), hang (no answer).
+// serveFake serves the fake on stdio until the end of stdin and returns
+// the exit status.
 func serveFake() int {
 	fmt.Fprintln(os.Stderr, "fake MCP server running on stdio")
-	out := json.NewEncoder(os.Stdout) // one message a line: Encode ends each with \n
-	in := bufio.NewScanner(os.Stdin)
-	in.Buffer(make([]byte, 1<<20), 1<<20)
-	for in.Scan() {
-		var req fakeRequest
-		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
-			fmt.Fprintf(os.Stderr, "fake: bad request %q: %v\n", in.Bytes(), err)
-			return 2
-		}
-		if len(req.ID) == 0 {
-			continue // a notification
-		}
-		result, rpcErr, exit := fakeAnswer(req)
-		if exit >= 0 {
-			return exit
-		}
-		if result == nil && rpcErr == nil {
-			continue // hang: never answered
-		}
-		msg := map[string]any{"jsonrpc": "2.0", "id": req.ID}
-		if rpcErr != nil {
-			msg["error"] = rpcErr
-		} else {
-			msg["result"] = result
-		}
-		if err := out.Encode(msg); err != nil {
-			return 2
-		}
+	if err := newFakeServer().Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "fake:", err)
+		return 2
 	}
 	fmt.Fprintln(os.Stderr, "fake: end of stdin")
 	if os.Getenv(fakeLingerEnv) == "1" {
@@ -95,65 +62,46 @@ func serveFake() int {
 	return 0
 }
 
-// fakeAnswer is the result or error for one request; exit >= 0 ends the
-// server with that status.
-func fakeAnswer(req fakeRequest) (result, rpcErr any, exit int) {
-	switch req.Method {
-	case "initialize":
-		var p struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		}
-		_ = json.Unmarshal(req.Params, &p)
-		version := p.ProtocolVersion
-		if v := os.Getenv(fakeVersionEnv); v != "" {
-			version = v
-		}
-		return map[string]any{
-			"protocolVersion": version,
-			"capabilities":    map[string]any{"tools": map[string]any{}},
-			"serverInfo":      map[string]any{"name": "fake", "version": "0"},
-		}, nil, -1
-	case "tools/list":
-		// Two pages, so the cursor is followed across a real pipe too.
-		if string(req.Params) == `{"cursor":"2"}` {
-			return map[string]any{"tools": []map[string]any{{"name": "mkdir"}, {"name": "crash"}}}, nil, -1
-		}
-		return map[string]any{"tools": []map[string]any{{"name": "echo"}, {"name": "fail"}}, "nextCursor": "2"}, nil, -1
-	case "tools/call":
-		return fakeTool(req.Params)
+// fakeTools are the fake's tools: echo (the text argument back), fail
+// (isError), mkdir (creates path), crash (a message on stderr, exit 3),
+// garbage (a line on stdout that is not JSON-RPC, no answer), hang (no
+// answer).
+var fakeTools = []string{"crash", "echo", "fail", "garbage", "hang", "mkdir"}
+
+// newFakeServer is the fake, two tools a page so that a client follows
+// the cursor.
+func newFakeServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "fake", Version: "0"}, &mcp.ServerOptions{PageSize: 2})
+	for _, name := range fakeTools {
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args map[string]string
+			_ = json.Unmarshal(req.Params.Arguments, &args)
+			return fakeTool(ctx, name, args), nil
+		})
 	}
-	return nil, map[string]any{"code": -32601, "message": "method not found: " + req.Method}, -1
+	return s
 }
 
-func fakeTool(params json.RawMessage) (result, rpcErr any, exit int) {
-	var p struct {
-		Name      string            `json:"name"`
-		Arguments map[string]string `json:"arguments"`
+func fakeTool(ctx context.Context, name string, args map[string]string) *mcp.CallToolResult {
+	text := func(s string, isError bool) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}, IsError: isError}
 	}
-	if err := json.Unmarshal(params, &p); err != nil {
-		return nil, map[string]any{"code": -32602, "message": err.Error()}, -1
-	}
-	text := func(s string, isError bool) map[string]any {
-		return map[string]any{"content": []map[string]any{{"type": "text", "text": s}}, "isError": isError}
-	}
-	switch p.Name {
+	switch name {
 	case "echo":
-		return text(p.Arguments["text"], false), nil, -1
+		return text(args["text"], false)
 	case "fail":
-		return text("denied: "+p.Arguments["path"], true), nil, -1
+		return text("denied: "+args["path"], true)
 	case "mkdir":
-		if err := os.Mkdir(p.Arguments["path"], 0o755); err != nil {
-			return text(err.Error(), true), nil, -1
+		if err := os.Mkdir(args["path"], 0o755); err != nil {
+			return text(err.Error(), true)
 		}
-		return text("made "+p.Arguments["path"], false), nil, -1
+		return text("made "+args["path"], false)
 	case "crash":
 		fmt.Fprintln(os.Stderr, "fake: crashing as asked\n\x1b[2Jcleared?")
-		return nil, nil, 3
+		os.Exit(3)
 	case "garbage":
 		fmt.Println("Server listening on stdio")
-		return nil, nil, -1
-	case "hang":
-		return nil, nil, -1
 	}
-	return nil, map[string]any{"code": -32602, "message": "unknown tool " + p.Name}, -1
+	<-ctx.Done() // hang, and garbage: never answered
+	return text("cancelled", true)
 }

@@ -3,7 +3,6 @@ package mcptest
 import (
 	"context"
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,17 +34,7 @@ func TestExecSession(t *testing.T) {
 	if init.ProtocolVersion != ProtocolVersion || init.ServerInfo.Name != "fake" {
 		t.Fatalf("initialize = %+v, want the fake at %s", init, ProtocolVersion)
 	}
-	tools, err := p.ListTools(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tool := range tools {
-		names = append(names, tool.Name)
-	}
-	if !slices.Equal(names, []string{"echo", "fail", "mkdir", "crash"}) {
-		t.Fatalf("tools = %v, want both pages: echo fail mkdir crash", names)
-	}
+	wantEveryTool(t, p.Client)
 	// Arguments as a struct encode as the object they are.
 	args := struct {
 		Text string `json:"text"`
@@ -131,26 +120,6 @@ func TestGarbageOnAServersStdout(t *testing.T) {
 	}
 	if err := <-done; !errors.Is(err, ErrProtocol) {
 		t.Fatalf("the pending call = %v, want ErrProtocol too", err)
-	}
-}
-
-func TestInitializeNegotiatesTheRevision(t *testing.T) {
-	for _, tc := range []struct {
-		answer string
-		ok     bool
-	}{
-		{"2024-11-05", true}, // an older server's revision the client reads
-		{"2025-11-25", true},
-		{"2099-01-01", false},
-	} {
-		p := startFake(t, fakeVersionEnv+"="+tc.answer)
-		res, err := p.Initialize(context.Background(), Implementation{Name: "t", Version: "1"})
-		switch {
-		case tc.ok && (err != nil || res.ProtocolVersion != tc.answer):
-			t.Errorf("server at %s: %+v, %v; want accepted", tc.answer, res, err)
-		case !tc.ok && (!errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), tc.answer)):
-			t.Errorf("server at %s: err = %v; want ErrProtocol naming it", tc.answer, err)
-		}
 	}
 }
 
