@@ -11,6 +11,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/baseline"
+	"github.com/sysgate/sysgate/harness/proc"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/runenv"
 	"github.com/sysgate/sysgate/verdict"
@@ -21,14 +22,14 @@ import (
 // the Result.
 func (p *runPlan) collect(ctx context.Context, s *started) (*verdict.Result, error) {
 	child := s.child
-	members := runMembers{ses: child.ses, audited: p.audited, init: child.initPid}
-	root := runRoot{child.pidfd, child.pid, child.initPidfd, child.initPid, p.setup.PidNamespace && child.isolation == ""}
-	tree := superviseTree(ctx, root, members, s.obs.run, p.cfg.timeout, p.cfg.grace)
+	members := proc.NewMembers(child.ses, p.audited, child.initPid)
+	root := proc.NewRoot(child.pidfd, child.pid, child.initPidfd, child.initPid, p.setup.PidNamespace && child.isolation == "")
+	tree := proc.Supervise(ctx, root, members, s.obs.run, p.cfg.timeout, p.cfg.grace)
 	status, initErr, waitErr := child.wait(ctx)
 	if initErr != nil {
 		tree.Err = errors.Join(tree.Err, initErr)
 		if ctx.Err() != nil && !tree.TimedOut && !tree.Cancelled {
-			_ = tree.stopped(ctx)
+			_ = tree.Stopped(ctx)
 		}
 	}
 	duration := time.Since(s.at)
@@ -64,7 +65,7 @@ func (p *runPlan) collect(ctx context.Context, s *started) (*verdict.Result, err
 
 // newResult is the run's Result before its calls are judged: who ran,
 // how, and what the run went without.
-func (p *runPlan) newResult(s *started, tree treeOutcome, loss auditlog.Loss, duration time.Duration) *verdict.Result {
+func (p *runPlan) newResult(s *started, tree proc.Outcome, loss auditlog.Loss, duration time.Duration) *verdict.Result {
 	cfg := p.cfg
 	r := &verdict.Result{
 		Agent: p.agent.Name, Command: p.command, Shim: p.shim, Root: cfg.root, RootBinds: rootBindArgs(cfg.rootBinds), RootDir: rootDir(cfg.root, p.agent.Dir),
@@ -102,7 +103,7 @@ func (p *runPlan) newResult(s *started, tree treeOutcome, loss auditlog.Loss, du
 // the observation, the processes, the violations and unused entries, the
 // programs, the refused channels, the environment. It returns the execs
 // whose program could not be named (each makes the run inconclusive).
-func (p *runPlan) judge(r *verdict.Result, o *observer, tree treeOutcome) (unseenExecs []string) {
+func (p *runPlan) judge(r *verdict.Result, o *observer, tree proc.Outcome) (unseenExecs []string) {
 	events, profile, mode := o.events, p.profile, p.mode
 	events.obs.Runs = 1
 	events.obs.Incremental = p.incremental
@@ -112,7 +113,7 @@ func (p *runPlan) judge(r *verdict.Result, o *observer, tree treeOutcome) (unsee
 	r.Events, r.UnknownABI = events.events, events.unknownABI
 	r.Processes = events.processes()
 	r.AddNotKept(events.notKeptCounts())
-	r.AddNotKept(verdict.NotKept{Leaks: tree.leaksNotKept})
+	r.AddNotKept(verdict.NotKept{Leaks: tree.LeaksNotKept})
 	r.Attributions = events.firstCalls()
 	if profile != nil {
 		diff := baseline.Diff(profile, r.Observed)

@@ -104,7 +104,7 @@ func launchWithListener(t testing.TB, cfg *kernel.AgentSetup) {
 	if _, _, err := p.wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kernel.WaitReady(run.overFds(), 10_000); err != nil || !run.over() {
+	if _, err := kernel.WaitReady(run.OverFds(), 10_000); err != nil || !run.Over() {
 		t.Fatalf("listener did not hang up: %v", err)
 	}
 	run.Close()

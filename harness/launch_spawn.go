@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/sysgate/sysgate/harness/proc"
 	"github.com/sysgate/sysgate/internal/kernel"
 )
 
@@ -37,13 +38,15 @@ func startVfork(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 }
 
 func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Writer) (*agentProcess, error) {
-	stdio, controlR, controlW, statusR, statusW, err := openLaunchPipes(cfg.Ctty, stdin, stdout, stderr)
-	if err != nil {
+	stdio, controlR, controlW, statusR, statusW, err := proc.OpenLaunchPipes(cfg.Ctty, stdin, stdout, stderr)
+	if errors.Is(err, proc.ErrStdio) {
+		return nil, fmt.Errorf("%w: %v", ErrAgentStart, err)
+	} else if err != nil {
 		return nil, err
 	}
 	spawn := &kernel.SpawnConfig{AgentSetup: *cfg,
 		Control: int(controlR.Fd()), ControlPeer: int(controlW.Fd()), Status: int(statusW.Fd())}
-	for i, f := range stdio.files {
+	for i, f := range stdio.Files {
 		spawn.Stdio[i] = int(f.Fd())
 	}
 	l := &spawnLaunch{cfg: cfg, stdio: stdio, controlW: controlW, statusR: statusR,
@@ -60,7 +63,7 @@ func spawnAgent(cfg *kernel.AgentSetup, stdin io.Reader, stdout, stderr io.Write
 		// the child's copies are gone.
 		controlR.Close()
 		statusW.Close()
-		stdio.started()
+		stdio.Started()
 		l.done <- spawned{pid, pidfd, free, err}
 	}()
 	l.p.abort = l.abort
@@ -83,7 +86,7 @@ type spawned struct {
 type spawnLaunch struct {
 	cfg               *kernel.AgentSetup
 	pidns             bool // an init starts the agent and reports it
-	stdio             *childStdio
+	stdio             *proc.Stdio
 	controlW, statusR *os.File
 	done              chan spawned
 	child             spawned
@@ -168,13 +171,13 @@ func (l *spawnLaunch) abort() {
 		_ = kernel.PidfdSignal(child.pidfd, unix.SIGKILL) // init: the whole namespace
 		_, _ = l.reap()
 	}
-	l.stdio.wait()
+	l.stdio.Wait()
 	p.closePidfd()
 }
 
 func (l *spawnLaunch) wait(ctx context.Context) (syscall.WaitStatus, error, error) {
 	ws, initErr, err := waitStatus(ctx, l.pidns, l.statusR, l.p.initPid, l.p.initPidfd, l.reap)
-	if serr := l.stdio.wait(); err == nil {
+	if serr := l.stdio.Wait(); err == nil {
 		err = serr
 	}
 	return ws, initErr, err
@@ -257,7 +260,7 @@ const stoppedCheck = 50 * time.Millisecond
 // stop a subreaper init (same uid, no PID namespace) before its report,
 // which would hold this wait forever.
 func awaitStatus(ctx context.Context, status int, hasInit bool, initPid int) error {
-	cancelR, stop, err := contextFd(ctx)
+	cancelR, stop, err := proc.ContextFd(ctx)
 	if err != nil {
 		return err
 	}
@@ -337,7 +340,7 @@ func waitStatus(ctx context.Context, pidns bool, statusR *os.File, initPid, init
 	}
 	// SIGCONT also drops a SIGSTOP still pending.
 	_ = kernel.PidfdSignal(initPidfd, unix.SIGCONT)
-	cancelR, stop, err := contextFd(ctx)
+	cancelR, stop, err := proc.ContextFd(ctx)
 	if err != nil {
 		return killedStatus, initErr, err
 	}

@@ -33,20 +33,20 @@ func serveListener(fd int, decide listener.Decide) (*runListener, error) {
 	return r, nil
 }
 
-// over reports whether every process of the run has exited.
-func (r *runListener) over() bool { return r != nil && r.l.Over() }
+// Over reports whether every process of the run has exited.
+func (r *runListener) Over() bool { return r != nil && r.l.Over() }
 
-// err is why the listener stopped serving early, or nil.
-func (r *runListener) err() error {
+// Err is why the listener stopped serving early, or nil.
+func (r *runListener) Err() error {
 	if r == nil {
 		return nil
 	}
 	return r.l.Err()
 }
 
-// overFds is the fd that becomes readable when the run is over, as a
+// OverFds is the fd that becomes readable when the run is over, as a
 // list for polling (empty without a listener).
-func (r *runListener) overFds() []int {
+func (r *runListener) OverFds() []int {
 	if r == nil {
 		return nil
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/compile"
+	"github.com/sysgate/sysgate/harness/proc"
 	"github.com/sysgate/sysgate/internal/fileproxy"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/netproxy"
@@ -61,7 +62,7 @@ func Run(ctx context.Context, agent Agent, opts ...Option) (*verdict.Result, err
 // decide sets r's verdict (verdict.Decide) from its findings and what
 // the run may have missed: r's own loss and unverified names, the
 // barrier, the process tree and the execs it could not name.
-func decide(r *verdict.Result, tree treeOutcome, closeErr error, unseenExecs []string, allowAgentFailure bool) {
+func decide(r *verdict.Result, tree proc.Outcome, closeErr error, unseenExecs []string, allowAgentFailure bool) {
 	c := r.Completeness()
 	if closeErr != nil {
 		c.Barrier = closeErr.Error()
@@ -70,7 +71,7 @@ func decide(r *verdict.Result, tree treeOutcome, closeErr error, unseenExecs []s
 		c.Tracking = tree.Err.Error()
 	}
 	c.Cancelled, c.TimedOut = tree.Cancelled, tree.TimedOut
-	c.Killed = len(tree.Leaked) + int(tree.leaksNotKept)
+	c.Killed = len(tree.Leaked) + int(tree.LeaksNotKept)
 	c.UnseenExecs = unseenExecs
 	r.Verdict, r.Inconclusive = verdict.Decide(r.Findings(), c, verdict.Policy{AllowAgentFailure: allowAgentFailure})
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog"
 	"github.com/sysgate/sysgate/auditlog/auditctl"
+	"github.com/sysgate/sysgate/harness/proc"
 	"github.com/sysgate/sysgate/internal/kernel"
 )
 
@@ -50,7 +51,7 @@ func (p *runPlan) launch(ctx context.Context) (_ *started, err error) {
 		}
 	}
 	if p.audited {
-		s.warnings = reapAbandonedRuns()
+		s.warnings = proc.ReapAbandonedRuns()
 	}
 	launched, err := kernel.BootTime()
 	if err != nil {
@@ -91,7 +92,7 @@ func (p *runPlan) launch(ctx context.Context) (_ *started, err error) {
 	// Claimed before the go-ahead: an agent that runs has a claim, so a
 	// killed harness's tree is reaped by the next Run.
 	if p.audited {
-		unclaim, err := claimSession(child.ses, launched, p.setup.DropCaps, p.setup.LoginUID)
+		unclaim, err := proc.ClaimSession(child.ses, launched, p.setup.DropCaps, p.setup.LoginUID)
 		if err != nil {
 			return nil, err
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/auditlog/auditctl"
+	"github.com/sysgate/sysgate/harness/proc"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
 	"github.com/sysgate/sysgate/verdict"
@@ -23,7 +24,7 @@ import (
 
 type treeRun struct {
 	ses     uint32
-	outcome treeOutcome
+	outcome proc.Outcome
 	stdout  string
 	status  syscall.WaitStatus
 }
@@ -65,7 +66,7 @@ func runTreeIn(t *testing.T, pidns bool, timeout, grace time.Duration, args ...s
 	if err := s.release(context.Background(), nil); err != nil {
 		t.Fatalf("release: %v", err)
 	}
-	out := superviseTree(context.Background(), runRoot{s.pidfd, s.pid, s.initPidfd, s.initPid, s.initPid > 0}, runMembers{ses: s.ses, audited: true}, run, timeout, grace)
+	out := proc.Supervise(context.Background(), proc.NewRoot(s.pidfd, s.pid, s.initPidfd, s.initPid, s.initPid > 0), proc.NewMembers(s.ses, true, 0), run, timeout, grace)
 	status, _, _ := s.wait(context.Background())
 	s.closePidfd()
 	if out.Err != nil {

@@ -1,4 +1,4 @@
-package harness
+package proc
 
 import (
 	"errors"
@@ -11,11 +11,11 @@ import (
 	"github.com/sysgate/sysgate/internal/kernel"
 )
 
-// childStdio is the plumbing exec.Cmd would do for a child it does not
+// Stdio is the plumbing exec.Cmd would do for a child it does not
 // start itself: files for fds 0-2, pipes and copy goroutines for readers
 // and writers that are not files.
-type childStdio struct {
-	files     [3]*os.File
+type Stdio struct {
+	Files     [3]*os.File
 	pty       *ptyRelay      // with WithTTY: the terminal the files are
 	parentEnd []*os.File     // closed once the child has them
 	stdinW    *os.File       // our end of the stdin pipe, closed by wait
@@ -24,27 +24,27 @@ type childStdio struct {
 	err       error
 }
 
-func openStdio(in io.Reader, out, errw io.Writer) (*childStdio, error) {
-	s := &childStdio{}
+func openStdio(in io.Reader, out, errw io.Writer) (*Stdio, error) {
+	s := &Stdio{}
 	var err error
-	if s.files[0], err = s.input(in); err != nil {
+	if s.Files[0], err = s.input(in); err != nil {
 		s.closeAll()
 		return nil, err
 	}
-	if s.files[1], err = s.output(out); err != nil {
+	if s.Files[1], err = s.output(out); err != nil {
 		s.closeAll()
 		return nil, err
 	}
 	if errw != nil && errw == out {
-		s.files[2] = s.files[1] // one pipe keeps the interleaving, as exec.Cmd does
-	} else if s.files[2], err = s.output(errw); err != nil {
+		s.Files[2] = s.Files[1] // one pipe keeps the interleaving, as exec.Cmd does
+	} else if s.Files[2], err = s.output(errw); err != nil {
 		s.closeAll()
 		return nil, err
 	}
 	return s, nil
 }
 
-func (s *childStdio) input(r io.Reader) (*os.File, error) {
+func (s *Stdio) input(r io.Reader) (*os.File, error) {
 	if f, ok := r.(*os.File); ok {
 		return f, nil
 	}
@@ -71,7 +71,7 @@ func (s *childStdio) input(r io.Reader) (*os.File, error) {
 	return pr, nil
 }
 
-func (s *childStdio) output(w io.Writer) (*os.File, error) {
+func (s *Stdio) output(w io.Writer) (*os.File, error) {
 	if f, ok := w.(*os.File); ok {
 		return f, nil
 	}
@@ -93,14 +93,14 @@ func (s *childStdio) output(w io.Writer) (*os.File, error) {
 	return pw, nil
 }
 
-func (s *childStdio) own(f *os.File, err error) (*os.File, error) {
+func (s *Stdio) own(f *os.File, err error) (*os.File, error) {
 	if err == nil {
 		s.parentEnd = append(s.parentEnd, f)
 	}
 	return f, err
 }
 
-func (s *childStdio) record(err error) {
+func (s *Stdio) record(err error) {
 	s.mu.Lock()
 	if s.err == nil {
 		s.err = err
@@ -109,9 +109,9 @@ func (s *childStdio) record(err error) {
 }
 
 // started closes the parent's copies of the child's ends.
-func (s *childStdio) started() { s.closeAll() }
+func (s *Stdio) Started() { s.closeAll() }
 
-func (s *childStdio) closeAll() {
+func (s *Stdio) closeAll() {
 	for _, f := range s.parentEnd {
 		f.Close()
 	}
@@ -120,7 +120,7 @@ func (s *childStdio) closeAll() {
 
 // wait returns once the output copies finished (the agent's tree closed
 // its ends: it is gone) and stops feeding stdin.
-func (s *childStdio) wait() error {
+func (s *Stdio) Wait() error {
 	if s.stdinW != nil {
 		s.stdinW.Close()
 	}
@@ -133,17 +133,21 @@ func (s *childStdio) wait() error {
 	return s.err
 }
 
-// openLaunchPipes opens what the launcher hands its child: the agent's
+// ErrStdio is returned (wrapped) when the agent's stdio could not be set
+// up: the agent cannot start.
+var ErrStdio = errors.New("stdio")
+
+// OpenLaunchPipes opens what the launcher hands its child: the agent's
 // stdio, the go-ahead pipe (control) and the status socket (a unix socket,
 // so the session record can carry the run's listener fd).
-func openLaunchPipes(tty bool, stdin io.Reader, stdout, stderr io.Writer) (stdio *childStdio, controlR, controlW, statusR, statusW *os.File, err error) {
+func OpenLaunchPipes(tty bool, stdin io.Reader, stdout, stderr io.Writer) (stdio *Stdio, controlR, controlW, statusR, statusW *os.File, err error) {
 	if tty {
 		stdio, err = openPtyStdio(stdin, stdout)
 	} else {
 		stdio, err = openStdio(stdin, stdout, stderr)
 	}
 	if err != nil {
-		return nil, nil, nil, nil, nil, fmt.Errorf("%w: stdio: %v", ErrAgentStart, err)
+		return nil, nil, nil, nil, nil, fmt.Errorf("%w: %v", ErrStdio, err)
 	}
 	controlR, controlW, err = os.Pipe()
 	if err != nil {

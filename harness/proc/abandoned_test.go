@@ -1,4 +1,4 @@
-package harness
+package proc
 
 import (
 	"os"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"golang.org/x/sys/unix"
 )
 
 // Runs claim and reap sessions concurrently (parallel Ginkgo workers, go
@@ -28,12 +29,12 @@ func TestClaimsAndReapsRaceFree(t *testing.T) {
 			defer wg.Done()
 			for i := range rounds {
 				// Session ids far above any the kernel hands out here.
-				release, err := claimSession(uint32(4_000_000_000+w*rounds+i), 0, 1<<capAuditControl, 0)
+				release, err := ClaimSession(uint32(4_000_000_000+w*rounds+i), 0, 1<<unix.CAP_AUDIT_CONTROL, 0)
 				if err != nil {
 					errs <- err
 					continue
 				}
-				if w := reapAbandonedRuns(); len(w) > 0 {
+				if w := ReapAbandonedRuns(); len(w) > 0 {
 					warnings <- w
 				}
 				release()
@@ -52,7 +53,7 @@ func TestClaimsAndReapsRaceFree(t *testing.T) {
 }
 
 func TestParseClaim(t *testing.T) {
-	want := claim{ses: 7, owner: sessionOwner{12, 34}, rootStart: 56, filters: 2, fence: 1 << capAuditControl, loginUID: 1000}
+	want := claim{ses: 7, owner: sessionOwner{12, 34}, rootStart: 56, filters: 2, fence: 1 << unix.CAP_AUDIT_CONTROL, loginUID: 1000}
 	got, ownerOK, err := parseClaim(7, want.String())
 	if err != nil || !ownerOK || got != want {
 		t.Errorf("round trip: %+v, %v, %v; want %+v", got, ownerOK, err, want)
@@ -124,7 +125,7 @@ func TestPlantedClaimsKillNothing(t *testing.T) {
 		victim, ses := startInSession(t, session.loginUID)
 		for _, planted := range []struct{ name, text string }{
 			{"old format, dead owner", "999999999 1\n"},
-			{"forged v2, dead owner", claim{ses: ses, owner: sessionOwner{999999999, 1}, filters: 1, fence: 1 << capAuditControl, loginUID: 0}.String()},
+			{"forged v2, dead owner", claim{ses: ses, owner: sessionOwner{999999999, 1}, filters: 1, fence: 1 << unix.CAP_AUDIT_CONTROL, loginUID: 0}.String()},
 			{"forged v2, no fence", "999999999 1 v2 0 0 0 0\n"},
 			{"garbage", "rm -rf /\n"},
 		} {
@@ -133,7 +134,7 @@ func TestPlantedClaimsKillNothing(t *testing.T) {
 				if err := os.WriteFile(path, []byte(planted.text), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				warnings := reapAbandonedRuns()
+				warnings := ReapAbandonedRuns()
 				if st, err := kernel.ReadStat(victim.Process.Pid); err != nil || st.State == 'Z' {
 					t.Fatalf("the planted claim killed pid %d of audit session %d (warnings %q)", victim.Process.Pid, ses, warnings)
 				}

@@ -1,4 +1,4 @@
-package harness
+package proc
 
 import (
 	"context"
@@ -18,43 +18,43 @@ import (
 // run inconclusive instead of hanging the harness.
 const killDeadline = 10 * time.Second
 
-// treeOutcome is what supervising one run's process tree found.
-type treeOutcome struct {
+// Outcome is what supervising one run's process tree found.
+type Outcome struct {
 	TimedOut  bool
 	Cancelled bool
 	Leaked    []verdict.Leak
-	// leaksNotKept counts the killed processes past MaxKept in Leaked.
-	leaksNotKept uint64
+	// LeaksNotKept counts the killed processes past MaxKept in Leaked.
+	LeaksNotKept uint64
 	Err          error // tracking failed: the run cannot be trusted
 }
 
-// superviseTree waits for the root (through its pidfd), then for the rest
+// Supervise waits for the root (through its pidfd), then for the rest
 // of the run for at most grace, and kills whatever is left. The run's
 // listener says when the run is over: every process of the run holds the
 // run filter, so the listener hangs up only once the last of them has
 // exited, however the tree forked, double-forked or hopped on the way. The
 // audit session id (which no process of the run can change, the shim took
 // CAP_AUDIT_CONTROL away) lists the processes to kill.
-func superviseTree(ctx context.Context, root runRoot, ses runMembers, run *runListener, timeout, grace time.Duration) treeOutcome {
+func Supervise(ctx context.Context, root Root, ses Members, run RunEnd, timeout, grace time.Duration) Outcome {
 	out := supervise(ctx, root, ses, run, timeout, grace)
-	if run.over() {
+	if run.Over() {
 		awaitExiting(ses)
 	}
 	return out
 }
 
-// runMembers lists the processes of a run for the kill loop: by its audit
+// Members lists the processes of a run for the kill loop: by its audit
 // session, which no process of the run can leave, where the run has one;
 // else (the notify backend without root) as the descendants of its init,
 // the PID namespace's or the run's subreaper, which no process of the run
 // can leave either.
-type runMembers struct {
+type Members struct {
 	ses     uint32
 	audited bool
 	init    int
 }
 
-func (m runMembers) list() ([]kernel.Info, error) {
+func (m Members) list() ([]kernel.Info, error) {
 	if m.audited {
 		return kernel.SessionMembers(m.ses)
 	}
@@ -67,7 +67,7 @@ func (m runMembers) list() ([]kernel.Info, error) {
 // still reports whether the live process behind a pidfd opened on
 // info.PID after the listing is the member listed, not a process that
 // took its pid since.
-func (m runMembers) still(info kernel.Info) bool {
+func (m Members) still(info kernel.Info) bool {
 	if m.audited {
 		s, err := kernel.ReadSession(info.PID)
 		return err == nil && s == m.ses
@@ -76,16 +76,16 @@ func (m runMembers) still(info kernel.Info) bool {
 	return err == nil && st.Start() == info.Start
 }
 
-func (m runMembers) String() string {
+func (m Members) String() string {
 	if m.audited {
 		return fmt.Sprintf("audit session %d", m.ses)
 	}
 	return fmt.Sprintf("the descendants of the run's init (pid %d)", m.init)
 }
 
-// runRoot names the processes a run starts with: the agent's first
+// Root names the processes a run starts with: the agent's first
 // process, and the init of the run's PID namespace (pid -1 without one).
-type runRoot struct {
+type Root struct {
 	pidfd, pid         int
 	initPidfd, initPid int
 	pidns              bool // init is a PID namespace's (else a subreaper, or none)
@@ -93,21 +93,21 @@ type runRoot struct {
 
 // group is the process group of the run: init's session (it called
 // setsid) when there is one, else the agent's.
-func (r runRoot) group() int {
+func (r Root) group() int {
 	if r.initPid > 0 {
 		return r.initPid
 	}
 	return r.pid
 }
 
-func supervise(ctx context.Context, root runRoot, ses runMembers, run *runListener, timeout, grace time.Duration) treeOutcome {
-	cancelR, stop, err := contextFd(ctx)
+func supervise(ctx context.Context, root Root, ses Members, run RunEnd, timeout, grace time.Duration) Outcome {
+	cancelR, stop, err := ContextFd(ctx)
 	if err != nil {
-		return killTree(ses, root, verdict.CauseCancelled, run, treeOutcome{Err: err})
+		return killTree(ses, root, verdict.CauseCancelled, run, Outcome{Err: err})
 	}
 	defer stop()
 
-	var out treeOutcome
+	var out Outcome
 	ready, err := kernel.WaitReady([]int{root.pidfd, cancelR}, msUntil(timeout))
 	switch {
 	case err != nil:
@@ -117,15 +117,15 @@ func supervise(ctx context.Context, root runRoot, ses runMembers, run *runListen
 		out.TimedOut = true
 		return killTree(ses, root, verdict.CauseTimeout, run, out)
 	case ready[0] != 0:
-		return killTree(ses, root, out.stopped(ctx), run, out)
+		return killTree(ses, root, out.Stopped(ctx), run, out)
 	}
 
 	// The listener fd is also ready while a held call waits to be
 	// received: look again until the run is over or the grace ends.
 	graceEnd := time.Now().Add(grace)
-	fds := append(run.overFds(), cancelR)
-	for !run.over() {
-		if err := run.err(); err != nil {
+	fds := append(run.OverFds(), cancelR)
+	for !run.Over() {
+		if err := run.Err(); err != nil {
 			out.Err = err
 			return killTree(ses, root, verdict.CauseOutlived, run, out)
 		}
@@ -134,18 +134,18 @@ func supervise(ctx context.Context, root runRoot, ses runMembers, run *runListen
 		case err != nil:
 			out.Err = err
 			return killTree(ses, root, verdict.CauseOutlived, run, out)
-		case len(ready) == 0 && !run.over():
+		case len(ready) == 0 && !run.Over():
 			return killTree(ses, root, verdict.CauseOutlived, run, out)
 		case len(ready) > 0 && ready[len(ready)-1] == len(fds)-1:
-			return killTree(ses, root, out.stopped(ctx), run, out)
+			return killTree(ses, root, out.Stopped(ctx), run, out)
 		}
 	}
 	return out
 }
 
-// stopped records why ctx ended the run: its deadline counts as the run's
+// Stopped records why ctx ended the run: its deadline counts as the run's
 // timeout, anything else as a cancellation.
-func (o *treeOutcome) stopped(ctx context.Context) string {
+func (o *Outcome) Stopped(ctx context.Context) string {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		o.TimedOut = true
 		return verdict.CauseTimeout
@@ -172,12 +172,12 @@ const rescanWait = 20 * time.Millisecond
 // process that left the group (setsid, setpgid) is left to the listings,
 // and one that keeps forking its successor faster than they find it
 // outlives killDeadline: the run is inconclusive.
-func killTree(ses runMembers, root runRoot, cause string, run *runListener, out treeOutcome) treeOutcome {
+func killTree(ses Members, root Root, cause string, run RunEnd, out Outcome) Outcome {
 	deadline := time.Now().Add(killDeadline)
 	seen := map[int]bool{}
 	unaccounted := false
-	for !run.over() {
-		if err := run.err(); err != nil {
+	for !run.Over() {
+		if err := run.Err(); err != nil {
 			out.Err = errors.Join(out.Err, err)
 			return out
 		}
@@ -215,7 +215,7 @@ func killTree(ses runMembers, root runRoot, cause string, run *runListener, out 
 				killDeadline, ses, orNone(strings.Join(pids, ", "))))
 			return out
 		}
-		fds := run.overFds()
+		fds := run.OverFds()
 		listed := len(fds)
 		for _, m := range members {
 			// Listed while its group was stopped: it outlived the agent,
@@ -225,7 +225,7 @@ func killTree(ses runMembers, root runRoot, cause string, run *runListener, out 
 				if len(out.Leaked) < verdict.MaxKept {
 					out.Leaked = append(out.Leaked, verdict.Leak{PID: m.PID, Exe: m.Exe, Comm: m.Comm, Lived: m.Lived(), Cause: cause})
 				} else {
-					out.leaksNotKept++
+					out.LeaksNotKept++
 				}
 			}
 			if m.PID == root.initPid {
@@ -276,7 +276,7 @@ const exitingWait = time.Second
 // finished exiting. A task drops its seccomp filter early in exit, so the
 // listener can hang up while /proc still shows it; it can make no syscall
 // any more, but callers expect the run to be gone when Run returns.
-func awaitExiting(ses runMembers) {
+func awaitExiting(ses Members) {
 	members, _ := ses.list() // those it could read
 	if len(members) == 0 {
 		return
@@ -316,7 +316,7 @@ func waitAnyExited(fds []int, deadline time.Time) {
 // open, and the pidfd's process must still be alive after that read, so
 // the /proc entry read was the pidfd's own process and never an unrelated
 // one we would kill.
-func openMember(m kernel.Info, ses runMembers) (int, bool) {
+func openMember(m kernel.Info, ses Members) (int, bool) {
 	fd, err := kernel.PidfdOpen(m.PID)
 	if err != nil {
 		return -1, false
@@ -344,9 +344,9 @@ func msUntil(d time.Duration) int {
 	return max(1, int(d.Milliseconds()))
 }
 
-// contextFd returns an fd that becomes readable when ctx ends, for poll(2)
+// ContextFd returns an fd that becomes readable when ctx ends, for poll(2)
 // together with pidfds, and a stop func that releases it.
-func contextFd(ctx context.Context) (fd int, stop func(), err error) {
+func ContextFd(ctx context.Context) (fd int, stop func(), err error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return -1, nil, err
@@ -360,4 +360,29 @@ func contextFd(ctx context.Context) (fd int, stop func(), err error) {
 		w.Close()
 	}()
 	return int(r.Fd()), func() { close(done); r.Close() }, nil
+}
+
+// RunEnd says when a run is over: its listener hangs up once the last
+// process holding the run's filter has exited (harness's run listener).
+// A nil one is a run without a listener (an abandoned run of a harness
+// that died): never over by itself, so the kill loop ends when the
+// members list nobody.
+type RunEnd interface {
+	Over() bool
+	Err() error
+	// OverFds are the descriptors that become readable when the run is
+	// over, for polling (none without a listener).
+	OverFds() []int
+}
+
+// NewMembers lists a run's processes by its audit session (audited) or
+// as the descendants of its init.
+func NewMembers(ses uint32, audited bool, init int) Members {
+	return Members{ses: ses, audited: audited, init: init}
+}
+
+// NewRoot names the agent's first process and the init of the run's PID
+// namespace (initPid -1 without one; pidns: init is a namespace's).
+func NewRoot(pidfd, pid, initPidfd, initPid int, pidns bool) Root {
+	return Root{pidfd: pidfd, pid: pid, initPidfd: initPidfd, initPid: initPid, pidns: pidns}
 }

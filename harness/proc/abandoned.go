@@ -1,4 +1,4 @@
-package harness
+package proc
 
 import (
 	"errors"
@@ -107,7 +107,7 @@ func (c claim) verifiable() error {
 	switch {
 	case c.ses == unsetSession:
 		return fmt.Errorf("it names the unset audit session %d, which no sysgate run has", unsetSession)
-	case c.fence&(1<<capAuditControl) == 0:
+	case c.fence&(1<<unix.CAP_AUDIT_CONTROL) == 0:
 		return errors.New("its run kept CAP_AUDIT_CONTROL, so the session does not single it out")
 	case c.filters < 1:
 		return errors.New("it names no seccomp filter")
@@ -132,10 +132,10 @@ func (c claim) proves(pid int) bool {
 	return err == nil && uid == c.loginUID
 }
 
-// claimSession records this process as the owner of ses, a run launched
+// ClaimSession records this process as the owner of ses, a run launched
 // at launched (boot time, before the launch) with the given fence and
 // loginuid; release removes the claim once the run's tree is gone.
-func claimSession(ses uint32, launched time.Duration, fence uint64, loginUID uint32) (release func(), err error) {
+func ClaimSession(ses uint32, launched time.Duration, fence uint64, loginUID uint32) (release func(), err error) {
 	me, err := kernel.ReadInfo(os.Getpid())
 	if err != nil {
 		return nil, err
@@ -163,10 +163,10 @@ func claimSession(ses uint32, launched time.Duration, fence uint64, loginUID uin
 	return func() { _ = os.Remove(path) }, nil
 }
 
-// reapAbandonedRuns kills the proven processes of runs whose harness is
+// ReapAbandonedRuns kills the proven processes of runs whose harness is
 // gone and drops their claims. It returns what it did and what it would
 // not do, for the Result's warnings: nothing here fails the run.
-func reapAbandonedRuns() (warnings []string) {
+func ReapAbandonedRuns() (warnings []string) {
 	entries, err := os.ReadDir(claimsDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -225,7 +225,7 @@ func reapClaim(c claim) (warnings []string) {
 		unproven = unproven[:0]
 		var fds []int
 		for _, m := range members {
-			fd, ok := openMember(m, runMembers{ses: c.ses, audited: true})
+			fd, ok := openMember(m, Members{ses: c.ses, audited: true})
 			if !ok {
 				continue
 			}

@@ -1,4 +1,4 @@
-package harness
+package proc
 
 import (
 	"errors"
@@ -18,13 +18,13 @@ type ptyRelay struct {
 }
 
 // openPtyStdio gives the agent a fresh terminal relayed to in and out.
-func openPtyStdio(in io.Reader, out io.Writer) (*childStdio, error) {
+func openPtyStdio(in io.Reader, out io.Writer) (*Stdio, error) {
 	master, tty, err := kernel.OpenPty()
 	if err != nil {
 		return nil, err
 	}
 	p := &ptyRelay{master: master}
-	s := &childStdio{pty: p, files: [3]*os.File{tty, tty, tty}, parentEnd: []*os.File{tty}}
+	s := &Stdio{pty: p, Files: [3]*os.File{tty, tty, tty}, parentEnd: []*os.File{tty}}
 	if f, ok := in.(*os.File); ok && kernel.IsTerminal(int(f.Fd())) {
 		kernel.CopyWinsize(int(f.Fd()), int(master.Fd()))
 		// Keys go to the agent's terminal as typed (its line discipline
