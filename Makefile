@@ -36,7 +36,7 @@ ifeq ($(GO_BUILD_CACHE),)
 export GOCACHE := $(if $(wildcard /root/.cache/go-build),/root/.cache/go-build,$(CURDIR)/.cache/go-build)
 endif
 
-.PHONY: all deps deps-suites deps-test deps-bench rootfs build release release-arm64 test race unit security-test baseline-update bench stress lint fuzz clean
+.PHONY: all deps deps-suites deps-test deps-bench rootfs build release release-arm64 test race unit security-test baseline-update bench stress lint generate fuzz clean
 
 all: build
 
@@ -140,6 +140,11 @@ bench: deps-bench
 # The parallel stress alone (make bench runs it too).
 stress: deps-suites
 	@scripts/stress.sh
+
+# Generated sources: internal/scmp's syscall tables from the installed
+# libseccomp (its TestTablesMatchLibseccomp says when they are stale).
+generate:
+	$(GO) generate ./...
 
 FUZZTIME ?= 30s
 fuzz: deps
