@@ -14,15 +14,15 @@ func notSupported(what string) error {
 }
 
 // Spawn fails with ErrNotSupported in this build.
-func Spawn(*SpawnConfig) (pid, pidfd int, free func(), err error) {
+func Spawn(cfg *SpawnConfig) (pid, pidfd int, free func(), err error) {
 	return -1, -1, nil, notSupported("spawn")
 }
 
 // ProbePidNamespace fails with ErrNotSupported in this build.
-func ProbePidNamespace() error { return notSupported("probe PID namespace") }
+var ProbePidNamespace = func() error { return notSupported("probe PID namespace") }
 
 // ProbeUserNamespace fails with ErrNotSupported in this build.
-func ProbeUserNamespace() error { return notSupported("probe user namespace") }
+var ProbeUserNamespace = func() error { return notSupported("probe user namespace") }
 
 // Err names the failed step by number: this build has no launcher that
 // could have written the record.
