@@ -4,4 +4,8 @@
 // before execve. It is the only importer of libseccomp beside
 // internal/scmp, kept out of package baseline so that code which only
 // reads, diffs and renders baselines does not compile it.
+//
+// The compiler needs Linux and cgo (compile.go, export_bpf.go,
+// compile_listener.go); elsewhere the package keeps its types and its
+// Compile fails with ErrNotSupported, so callers build everywhere.
 package compile

@@ -1,7 +1,6 @@
 package containerprofile
 
 import (
-	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -10,53 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/moby/profiles/seccomp"
 	"github.com/opencontainers/runtime-spec/specs-go"
-	"golang.org/x/mod/modfile"
 
 	"github.com/sysgate/sysgate/baseline"
-	profilegolden "github.com/sysgate/sysgate/internal/golden"
 	"github.com/sysgate/sysgate/internal/scmp"
 )
 
 const profilesDir = "testdata/profiles"
-
-// TestDockerDefaultFixture writes Docker's default profile from the module
-// pinned in go.mod (with -update), and fails when a module update changes
-// it without the fixture, or the NOTICE naming the version, following.
-func TestDockerDefaultFixture(t *testing.T) {
-	data, err := json.MarshalIndent(seccomp.DefaultProfile(), "", "\t")
-	if err != nil {
-		t.Fatal(err)
-	}
-	profilegolden.Check(t, filepath.Join(profilesDir, "docker-default.json"), append(data, '\n'))
-	gomod, err := os.ReadFile("../go.mod")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := modfile.ParseLax("go.mod", gomod, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	version := ""
-	for _, r := range mod.Require {
-		if r.Mod.Path == "github.com/moby/profiles/seccomp" {
-			version = r.Mod.Version
-		}
-	}
-	notice, err := os.ReadFile(filepath.Join(profilesDir, "NOTICE"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"github.com/moby/profiles/seccomp " + version + "\n", "SPDX-FileCopyrightText: Copyright The Moby Authors", "SPDX-License-Identifier: Apache-2.0"} {
-		if version == "" || !strings.Contains(string(notice), want) {
-			t.Errorf("NOTICE lacks %q (module version %q)", want, version)
-		}
-	}
-	if license, err := os.ReadFile(filepath.Join(profilesDir, "LICENSE")); err != nil || !strings.Contains(string(license), "Apache License\n                           Version 2.0") {
-		t.Errorf("LICENSE is not the Apache-2.0 text: %v", err)
-	}
-}
 
 func parseProfile(t *testing.T, text string) *ContainerProfile {
 	t.Helper()

@@ -10,7 +10,11 @@
 //     spawn_report.c (status records); spawn_memory.go holds the C
 //     memory the child reads; spawn_bind.go checks BindFiles and names
 //     a failed one; spawn_probe.go asks the kernel, once, for the PID and
-//     user namespaces a run can have;
+//     user namespaces a run can have; spawn_setup.go and spawn_status.go
+//     hold what the launcher is given and reports, in plain Go;
+//   - the launcher's cgo files build with linux && cgo only; without cgo
+//     spawn_stub.go's Spawn and probes fail with ErrNotSupported, so the
+//     package (and its importers) still build with CGO_ENABLED=0;
 //   - seccomp.go: LoadSeccompFilter, the one seccomp(2) load of the Go
 //     side (audit barrier sentinel, benchmark loader, ExecWithFilter), and
 //     the barrier's getppid marker;

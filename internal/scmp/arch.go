@@ -6,8 +6,6 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-
-	seccomp "github.com/seccomp/libseccomp-golang"
 )
 
 // ErrUnknownArch is returned for an architecture name sysgate does not know.
@@ -31,23 +29,22 @@ const (
 )
 
 type archInfo struct {
-	name       string // as in baseline files and uname -m
-	audit      uint32 // AUDIT_ARCH_* value in type-1326 records
-	libseccomp seccomp.ScmpArch
-	goarch     string
+	name   string // as in baseline files and uname -m
+	audit  uint32 // AUDIT_ARCH_* value in type-1326 records
+	goarch string
 }
 
 const x32SyscallBit = 0x40000000
 
 var archTable = map[Arch]archInfo{
-	X86_64:  {"x86_64", 0xc000003e, seccomp.ArchAMD64, "amd64"},
-	I386:    {"i386", 0x40000003, seccomp.ArchX86, "386"},
-	X32:     {"x32", 0xc000003e, seccomp.ArchX32, ""},
-	AArch64: {"aarch64", 0xc00000b7, seccomp.ArchARM64, "arm64"},
-	ARM:     {"arm", 0x40000028, seccomp.ArchARM, "arm"},
-	RISCV64: {"riscv64", 0xc00000f3, seccomp.ArchRISCV64, "riscv64"},
-	PPC64LE: {"ppc64le", 0xc0000015, seccomp.ArchPPC64LE, "ppc64le"},
-	S390X:   {"s390x", 0x80000016, seccomp.ArchS390X, "s390x"},
+	X86_64:  {"x86_64", 0xc000003e, "amd64"},
+	I386:    {"i386", 0x40000003, "386"},
+	X32:     {"x32", 0xc000003e, ""},
+	AArch64: {"aarch64", 0xc00000b7, "arm64"},
+	ARM:     {"arm", 0x40000028, "arm"},
+	RISCV64: {"riscv64", 0xc00000f3, "riscv64"},
+	PPC64LE: {"ppc64le", 0xc0000015, "ppc64le"},
+	S390X:   {"s390x", 0x80000016, "s390x"},
 }
 
 // String returns the name baseline files use ("x86_64", "aarch64", ...).
@@ -66,9 +63,6 @@ func (a Arch) Valid() bool {
 
 // AuditArch returns the AUDIT_ARCH_* value the kernel reports for a.
 func (a Arch) AuditArch() uint32 { return archTable[a].audit }
-
-// Libseccomp returns libseccomp's identifier for a.
-func (a Arch) Libseccomp() seccomp.ScmpArch { return archTable[a].libseccomp }
 
 // MarshalText writes the baseline-file name, so maps keyed by Arch encode
 // as readable JSON.

@@ -4,9 +4,31 @@ import (
 	"sort"
 	"strconv"
 	"sync"
-
-	seccomp "github.com/seccomp/libseccomp-golang"
 )
+
+//go:generate go run ./internal/mktables
+
+// Syscall is one syscall of an arch's table: its number and name.
+type Syscall struct {
+	Number int
+	Name   string
+}
+
+// generated holds each arch's table, by the arch's name, as its
+// zsyscalls_<arch>_table.go registers it: the syscalls libseccomp names in
+// the probe ranges (see LibseccompSyscalls), and that libseccomp's
+// version. The tables register themselves so that this package, and
+// with it the generator, builds without them.
+var generated = map[string]generatedTable{}
+
+type generatedTable struct {
+	from     string
+	syscalls []Syscall
+}
+
+func register(arch, from string, syscalls []Syscall) {
+	generated[arch] = generatedTable{from, syscalls}
+}
 
 type table struct {
 	byNumber map[int]string
@@ -19,13 +41,7 @@ var (
 	tables   = map[Arch]*table{}
 )
 
-// Ranges probed when building an arch's table: the regular syscall numbers,
-// the x32 range and ARM's private syscalls. libseccomp answers each probe.
-var probeRanges = map[Arch][][2]int{
-	X32: {{x32SyscallBit, x32SyscallBit + 1024}},
-	ARM: {{0, 1024}, {0x0f0000, 0x0f0010}},
-}
-
+// tableFor indexes a's generated table on first use.
 func tableFor(a Arch) *table {
 	tablesMu.Lock()
 	defer tablesMu.Unlock()
@@ -34,23 +50,10 @@ func tableFor(a Arch) *table {
 	}
 	t := &table{byNumber: map[int]string{}, byName: map[string]int{}}
 	if a.Valid() {
-		ranges, ok := probeRanges[a]
-		if !ok {
-			ranges = [][2]int{{0, 1024}}
-		}
-		for _, r := range ranges {
-			for nr := r[0]; nr < r[1]; nr++ {
-				name, err := seccomp.ScmpSyscall(nr).GetNameByArch(a.Libseccomp())
-				if err != nil || name == "" {
-					continue
-				}
-				if _, dup := t.byName[name]; dup {
-					continue
-				}
-				t.byNumber[nr] = name
-				t.byName[name] = nr
-				t.names = append(t.names, name)
-			}
+		for _, s := range generated[a.String()].syscalls {
+			t.byNumber[s.Number] = s.Name
+			t.byName[s.Name] = s.Number
+			t.names = append(t.names, s.Name)
 		}
 		sort.Strings(t.names)
 	}
@@ -58,15 +61,15 @@ func tableFor(a Arch) *table {
 	return t
 }
 
-// Name returns the syscall name for nr on arch a, or ok=false when
-// libseccomp does not know the number.
+// Name returns the syscall name for nr on arch a, or ok=false when the
+// table (libseccomp's, generated) does not know the number.
 func Name(a Arch, nr int) (name string, ok bool) {
 	name, ok = tableFor(a).byNumber[nr]
 	return name, ok
 }
 
 // NameOrNumber returns the syscall name, or the decimal number for a
-// syscall libseccomp cannot name (a raw syscall(1000), say).
+// syscall the table cannot name (a raw syscall(1000), say).
 func NameOrNumber(a Arch, nr int) string {
 	if name, ok := Name(a, nr); ok {
 		return name
@@ -80,7 +83,7 @@ func Number(a Arch, name string) (nr int, ok bool) {
 	return nr, ok
 }
 
-// Names returns every syscall name libseccomp knows for a, sorted. The
+// Names returns every syscall name the table knows for a, sorted. The
 // slice is shared: do not modify it.
 func Names(a Arch) []string { return tableFor(a).names }
 
