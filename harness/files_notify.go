@@ -9,10 +9,10 @@ import (
 
 	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
-	"github.com/sysgate/sysgate/internal/fileproxy"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/listener"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/notify/fileproxy"
 )
 
 // notifyFiles is the notify backend's file observer: the filter hands
@@ -20,7 +20,7 @@ import (
 // proxy performs it for the caller on the path it read once, so what
 // the book records is the file the call reached, never a path a second
 // thread could change between a read and the kernel's own (see
-// internal/fileproxy).
+// notify/fileproxy).
 type notifyFiles struct {
 	proxy *fileproxy.Proxy
 	book  *fileBook

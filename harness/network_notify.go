@@ -10,8 +10,8 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/listener"
-	"github.com/sysgate/sysgate/internal/netproxy"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/notify/netproxy"
 )
 
 // notifyNet is the notify backend's network observer: the filter hands
@@ -19,7 +19,7 @@ import (
 // (compile.Options.ProxiedCalls), and the proxy performs it for the
 // caller with the address it read once, so what the book records is
 // where the call went, never an address a second thread could change
-// after the read (see internal/netproxy).
+// after the read (see notify/netproxy).
 type notifyNet struct {
 	proxy *netproxy.Proxy
 	book  *netBook

@@ -12,7 +12,7 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/kernel"
-	"github.com/sysgate/sysgate/internal/netproxy"
+	"github.com/sysgate/sysgate/notify/netproxy"
 	"github.com/sysgate/sysgate/verdict"
 )
 
@@ -20,7 +20,7 @@ import (
 // audit backend by audit rules for the socket calls, scoped to the run's
 // login uid as the files rules are (the kernel's SOCKADDR record is its
 // own copy of the address); on notify by the proxy, which performs each
-// call with the address it read once (internal/netproxy).
+// call with the address it read once (notify/netproxy).
 func (p *runPlan) planNetwork() {
 	cfg := p.cfg
 	switch {

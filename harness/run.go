@@ -11,10 +11,10 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/compile"
 	"github.com/sysgate/sysgate/harness/proc"
-	"github.com/sysgate/sysgate/internal/fileproxy"
 	"github.com/sysgate/sysgate/internal/kernel"
-	"github.com/sysgate/sysgate/internal/netproxy"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/notify/fileproxy"
+	"github.com/sysgate/sysgate/notify/netproxy"
 	"github.com/sysgate/sysgate/verdict"
 )
 

@@ -43,8 +43,8 @@ type Options struct {
 	// ProxiedCalls, under Notify, are syscalls (by name) the filter hands
 	// to the listener even where the profile allows them: the notify
 	// backend's file and network observers perform each for the caller
-	// and see the path or address it reached (see internal/fileproxy and
-	// internal/netproxy). The listener then judges the call's class
+	// and see the path or address it reached (see notify/fileproxy and
+	// notify/netproxy). The listener then judges the call's class
 	// itself.
 	ProxiedCalls []string
 	// Scheduling, when set, overrides how the profile's files treat the

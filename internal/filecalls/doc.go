@@ -1,7 +1,7 @@
 // Package filecalls is the one table of the syscalls that name or
 // change a file, which both file observers watch: the audit backend's
 // exit rules (auditlog/touch) and the notify backend's file proxy
-// (internal/fileproxy) are built from Observed, so a call added here is
+// (notify/fileproxy) are built from Observed, so a call added here is
 // observed by both, and a call missing here is missing from both.
 //
 // Every other call that takes a path or a descriptor and can change or

@@ -12,7 +12,7 @@ const (
 	changesLookups        = "changes where later lookups start; every later lookup is observed by the path the kernel resolved"
 	mountCall             = "changes what paths reach: risky (baseline/risk: a baseline has it only with a reason) and needs CAP_SYS_ADMIN, which even a root agent never has (the fence, docs/threat-model.md)"
 	watches               = "reports that a file changed, not its content (inotify, fanotify marks)"
-	networkTable          = "a unix socket's path: observed by the network observer (internal/netproxy, auditlog/touch's network rules), not this table"
+	networkTable          = "a unix socket's path: observed by the network observer (notify/netproxy, auditlog/touch's network rules), not this table"
 	sysAdmin              = "needs CAP_SYS_ADMIN or is risky (baseline/risk): a baseline has it only with a reason a person wrote"
 	oldABI                = "an obsolete entry point the kernel no longer implements (ENOSYS)"
 )

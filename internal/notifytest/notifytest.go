@@ -1,5 +1,5 @@
 // Package notifytest is test support for the packages that serve a run's
-// held calls themselves (internal/fileproxy, internal/netproxy): a
+// held calls themselves (notify/fileproxy, notify/netproxy): a
 // filter that holds exactly the calls under test, and a loop that
 // serves a listener until its last task is gone. Only tests import it.
 //
