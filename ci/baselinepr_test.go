@@ -427,12 +427,12 @@ func (e *prEnv) recordJob(t *testing.T, env ...string) string {
 	t.Helper()
 	job := e.clone("record-job")
 	reports := filepath.Join(e.dir, "reports")
-	gate := exec.Command(filepath.Join(mustAbs(t, repoRoot), "scripts", "action.sh"), "gate")
+	gate := exec.Command(filepath.Join(e.dir, "bin", "sysgate"), "action", "gate")
 	gate.Dir = job
 	gate.Env = append(append(append([]string{}, e.env...), "INPUT_MODE=record", "INPUT_COMMAND=/usr/bin/true",
 		"INPUT_BASELINES=baselines/demo.yaml", "INPUT_REPORTS="+reports, "INPUT_TIMEOUT=1m"), env...)
 	if out, err := gate.CombinedOutput(); err != nil {
-		t.Fatalf("action.sh gate (record %v): %v\n%s", env, err, out)
+		t.Fatalf("sysgate action gate (record %v): %v\n%s", env, err, out)
 	}
 	shard := filepath.Join(e.dir, "shards-recorded", "shard-0")
 	collect := exec.Command(filepath.Join(mustAbs(t, repoRoot), "scripts", "baseline-pr.sh"), "collect", reports, shard)
