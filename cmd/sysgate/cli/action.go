@@ -75,6 +75,8 @@ type actionStep struct {
 	env      []string
 	keep     []string
 	inGate   bool     // errors also write the code output
+	title    string   // of the error annotation (default sysgate)
+	prefix   string   // of the error on stderr (default sysgate action)
 	scratch  []string // removed when the step ends
 	rootOut  string   // root's run directory, removed as root
 	sudo     *bool    // passwordless sudo, asked once
@@ -103,6 +105,13 @@ func (a *actionStep) getenv(key string) string {
 		}
 	}
 	return ""
+}
+
+func (a *actionStep) getenvOr(key, def string) string {
+	if v := a.getenv(key); v != "" {
+		return v
+	}
+	return def
 }
 
 func (a *actionStep) setenv(key, value string) { a.env = append(a.env, key+"="+value) }
@@ -176,8 +185,12 @@ func (a *actionStep) finish(err error) int {
 	if a.inGate {
 		_ = a.output("code", fmt.Sprint(code))
 	}
-	fmt.Fprintf(a.c.Stdout, "::error title=sysgate::%s\n", err)
-	fmt.Fprintf(a.c.Stderr, "sysgate action: %s\n", err)
+	title, prefix := a.title, a.prefix
+	if title == "" {
+		title, prefix = "sysgate", "sysgate action"
+	}
+	fmt.Fprintf(a.c.Stdout, "::error title=%s::%s\n", title, err)
+	fmt.Fprintf(a.c.Stderr, "%s: %s\n", prefix, err)
 	return code
 }
 
@@ -235,6 +248,21 @@ func (a *actionStep) asRoot(argv ...string) *exec.Cmd {
 	cmd.Env = a.env
 	cmd.Stdout, cmd.Stderr = a.c.Stdout, a.c.Stderr
 	return cmd
+}
+
+// command is a command with the step's environment and output.
+func (a *actionStep) command(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Env, cmd.Stdout, cmd.Stderr = a.env, a.c.Stdout, a.c.Stderr
+	return cmd
+}
+
+// outputOf runs cmd and returns what it printed, trimmed.
+func (a *actionStep) outputOf(cmd *exec.Cmd) (string, error) {
+	var out strings.Builder
+	cmd.Stdout = &out
+	err := cmd.Run()
+	return strings.TrimSpace(out.String()), err
 }
 
 // exitCode is a finished command's exit code: 0, its own, else 3 (it
