@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -122,5 +123,52 @@ func TestActionDoctorRefusesABadBackend(t *testing.T) {
 	code, log, outputs := actionRun(t, t.TempDir(), "doctor", "INPUT_BACKEND=ebpf")
 	if code != ExitUsage || !strings.Contains(log, "backend: 'ebpf' is not auto, audit or notify") || outputs != "" {
 		t.Errorf("exit %d, outputs %q:\n%s", code, outputs, log)
+	}
+}
+
+// A pull request that adds an entry: warn keeps the step green and says
+// widened=true, the entries, and a warning annotation on the line; fail
+// makes the annotation an error (the widening-verdict step fails the job).
+func TestActionWideningOfAPullRequest(t *testing.T) {
+	dir := t.TempDir()
+	git := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	write := func(content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "agent.yaml"), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const head = "version: 1\nagent: sample\nsyscalls:\n  x86_64:\n    - read: reads its task\n"
+	git("init", "-q")
+	write(head)
+	git("add", "-A")
+	git("commit", "-qm", "base")
+	base := git("rev-parse", "HEAD")
+	write(head + "    - socket(AF_INET): calls the model API\n")
+	git("commit", "-qam", "widen")
+	pr := []string{"GITHUB_EVENT_NAME=pull_request", "SYSGATE_BASE_SHA=" + base, "INPUT_BASELINES=agent.yaml"}
+
+	code, log, outputs := actionRun(t, dir, "widening", pr...)
+	if code != ExitOK || !strings.Contains(outputs, "widened=true\n") || !strings.Contains(outputs, "entries=agent.yaml:6: x86_64 socket(AF_INET)\n") {
+		t.Errorf("warn: exit %d, outputs %q:\n%s", code, outputs, log)
+	}
+	if !strings.Contains(log, "::warning file=agent.yaml,line=6") {
+		t.Errorf("warn: no warning annotation on agent.yaml:6:\n%s", log)
+	}
+	code, log, _ = actionRun(t, dir, "widening", append(pr, "INPUT_ON_WIDENING=fail")...)
+	if code != ExitOK || !strings.Contains(log, "::error file=agent.yaml,line=6") {
+		t.Errorf("fail: exit %d (the verdict is the next step's), want an error annotation on agent.yaml:6:\n%s", code, log)
+	}
+	// Narrowing is no widening.
+	code, _, outputs = actionRun(t, dir, "widening", "GITHUB_EVENT_NAME=pull_request", "SYSGATE_BASE_SHA="+git("rev-parse", "HEAD"), "INPUT_BASELINES=agent.yaml")
+	if code != ExitOK || outputs != "widened=false\n" {
+		t.Errorf("no change: exit %d, outputs %q", code, outputs)
 	}
 }

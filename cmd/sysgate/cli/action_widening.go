@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -69,7 +70,7 @@ func (a *actionStep) widening() error {
 	if err != nil {
 		return err
 	}
-	diff := func(stdout *bytes.Buffer, more ...string) int {
+	diff := func(stdout io.Writer, more ...string) int {
 		args := append(append(append([]string{"baseline", "diff", "--base", base}, sel.flags...), more...), files...)
 		return a.sysgate(stdout, nil, append(args, sel.runCommand()...)...)
 	}
