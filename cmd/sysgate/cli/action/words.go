@@ -18,13 +18,16 @@ func Words(s string) ([]string, error) {
 		words []string
 		cur   strings.Builder
 		in    bool // inside a word
-		quote rune // the open quote, 0 outside one
+		quote byte // the open quote, 0 outside one
 		esc   bool
 	)
-	for _, r := range s {
+	// Bytes, not runes: every special character is ASCII, and a byte
+	// that is no UTF-8 stays as it was (xargs passes it on).
+	for i := 0; i < len(s); i++ {
+		r := s[i]
 		switch {
 		case esc:
-			cur.WriteRune(r)
+			cur.WriteByte(r)
 			esc = false
 		case quote != 0:
 			if r == '\n' {
@@ -33,7 +36,7 @@ func Words(s string) ([]string, error) {
 			if r == quote {
 				quote = 0
 			} else {
-				cur.WriteRune(r)
+				cur.WriteByte(r)
 			}
 		case r == '\\':
 			esc, in = true, true
@@ -46,7 +49,7 @@ func Words(s string) ([]string, error) {
 				in = false
 			}
 		default:
-			cur.WriteRune(r)
+			cur.WriteByte(r)
 			in = true
 		}
 	}

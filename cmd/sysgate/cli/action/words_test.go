@@ -3,6 +3,7 @@ package action
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -34,4 +35,22 @@ func TestWords(t *testing.T) {
 			t.Errorf("Words(%q) = %q, %v; want %q, %v", tc.in, got, err, tc.want, tc.err)
 		}
 	}
+}
+
+// FuzzWords: any input splits or fails without a panic, and words quoted
+// as a person would (in single quotes) come back as they were.
+func FuzzWords(f *testing.F) {
+	for _, s := range []string{"python3 agent.py", `sh -c 'a; b'`, `a\ b "c d"`, "'", `\`} {
+		f.Add(s, "x y")
+	}
+	f.Fuzz(func(t *testing.T, input, word string) {
+		_, _ = Words(input)
+		if strings.ContainsAny(word, "'\n") {
+			return
+		}
+		got, err := Words("cmd '" + word + "' --flag")
+		if want := []string{"cmd", word, "--flag"}; err != nil || !slices.Equal(got, want) {
+			t.Errorf("Words of %q quoted = %q, %v; want %q", word, got, err, want)
+		}
+	})
 }
