@@ -12,7 +12,8 @@ var ErrUnclosedQuote = errors.New("an unclosed quote")
 // and newlines separate words, single and double quotes keep blanks in a
 // word (nothing is escaped inside them, and they do not span a line), a
 // backslash outside quotes takes the next character as it is. Nothing is
-// expanded: $HOME stays $HOME.
+// expanded: $HOME stays $HOME. "" is an empty word, as in a shell (xargs
+// dropped it).
 func Words(s string) ([]string, error) {
 	var (
 		words []string
