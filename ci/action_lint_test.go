@@ -136,8 +136,9 @@ var (
 	expression = regexp.MustCompile(`\$\{\{(.*?)\}\}`)
 	inputRef   = regexp.MustCompile(`\binputs\.([A-Za-z0-9_-]+)`)
 	stepRef    = regexp.MustCompile(`\bsteps\.([A-Za-z0-9_-]+)\.outputs\.([A-Za-z0-9_-]+)`)
-	// scriptOutput is how scripts/action.sh sets a step output.
-	scriptOutput = regexp.MustCompile(`(?m)(?:^\s*|; then |&& )output ([a-z-]+) `)
+	// scriptOutput is how the bootstrap (scripts/action.sh) and the
+	// sysgate action verbs (cmd/sysgate/cli/action*.go) set a step output.
+	scriptOutput = regexp.MustCompile(`(?m)(?:(?:^\s*|; then |&& |; )output |\.output\(")([a-z-]+)[ "]`)
 )
 
 // actionRefProblems checks action.yml (data) against itself and the
@@ -189,7 +190,7 @@ func actionRefProblems(data []byte, script string) []string {
 					// An action's outputs (actions/cache's cache-hit) are
 					// its own: actionlint checks them in the synthetic workflow.
 				case !written[m[2]]:
-					problems = append(problems, fmt.Sprintf("action.yml:%d: steps.%s.outputs.%s: scripts/action.sh never writes %q", n+1, m[1], m[2], m[2]))
+					problems = append(problems, fmt.Sprintf("action.yml:%d: steps.%s.outputs.%s: the action never writes %q", n+1, m[1], m[2], m[2]))
 				}
 			}
 		}
@@ -211,6 +212,14 @@ func TestActionExpressionsNameInputsAndSteps(t *testing.T) {
 	script, err := os.ReadFile(filepath.Join(repoRoot, "scripts", "action.sh"))
 	if err != nil {
 		t.Fatal(err)
+	}
+	verbs, _ := filepath.Glob(filepath.Join(repoRoot, "cmd", "sysgate", "cli", "action*.go"))
+	for _, f := range verbs {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		script = append(script, b...)
 	}
 	for _, p := range actionRefProblems(data, string(script)) {
 		t.Error(p)

@@ -15,7 +15,7 @@ import (
 )
 
 // TestBaselinePRPushesWithGitToken: the update job's checkout keeps no
-// credential (persist-credentials: false), so baseline-pr.sh must hand
+// credential (persist-credentials: false), so sysgate action baseline-pr must hand
 // GIT_TOKEN to the git commands that talk to the remote, and leave it
 // nowhere in the checkout. The remote is git's own smart HTTP server on
 // loopback, which answers only with that token.
@@ -40,8 +40,7 @@ func TestBaselinePRPushesWithGitToken(t *testing.T) {
 	open := func(name string, env ...string) (string, string, error) {
 		checkout := e.clone(name)
 		e.git(checkout, "remote", "set-url", "origin", srv.URL+"/origin.git")
-		script := mustAbs(t, filepath.Join(repoRoot, "scripts", "baseline-pr.sh"))
-		cmd := exec.Command(script, "open", e.shards)
+		cmd := e.baselinePR("open", e.shards)
 		// No prompt: a credential git would ask a person for is a failure.
 		cmd.Dir, cmd.Env = checkout, append(append([]string{}, e.env...), append(env, "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=/bin/false")...)
 		out, err := cmd.CombinedOutput()

@@ -16,7 +16,7 @@ import (
 )
 
 // The update job of the reusable baseline-update workflow
-// (.github/workflows/sysgate-baseline-update.yml) is scripts/baseline-pr.sh
+// (.github/workflows/sysgate-baseline-update.yml) is sysgate action baseline-pr
 // open. These tests run it with real git against a bare repository as the
 // remote, and the sysgate binary of this checkout; gh is the one stand-in
 // (there is no GitHub here): a script that logs its arguments and the body
@@ -152,20 +152,23 @@ func (e *prEnv) read(name string) string {
 	return string(data)
 }
 
-// open runs baseline-pr.sh open in a fresh clone of main, as the update
-// job runs it in its checkout, and returns its combined output and error.
+// open runs sysgate action baseline-pr open in a fresh clone of main, as
+// the update job runs it in its checkout, and returns its combined output
+// and error.
 func (e *prEnv) open(name string, extraEnv ...string) (string, error) {
 	e.t.Helper()
 	checkout := e.clone(name)
-	script, err := filepath.Abs(filepath.Join(repoRoot, "scripts", "baseline-pr.sh"))
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	cmd := exec.Command(script, "open", e.shards)
+	cmd := e.baselinePR("open", e.shards)
 	cmd.Dir = checkout
 	cmd.Env = append(append([]string{}, e.env...), extraEnv...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// baselinePR is sysgate action baseline-pr with args, the sysgate this
+// environment's PATH has.
+func (e *prEnv) baselinePR(args ...string) *exec.Cmd {
+	return exec.Command(filepath.Join(e.dir, "bin", "sysgate"), append([]string{"action", "baseline-pr"}, args...)...)
 }
 
 // remoteFile is a file on a branch of the remote.
@@ -397,7 +400,7 @@ func TestBaselinePRScript(t *testing.T) {
 		e.write(job, "reports/observations/fresh.json", strings.Replace(prObservation, `"agent": "demo"`, `"agent": "fresh"`, 1))
 		e.write(job, "reports/summary.md", "# summary\n")
 		shard := filepath.Join(e.dir, "shards-first", "shard-0")
-		collect := exec.Command(filepath.Join(mustAbs(t, repoRoot), "scripts", "baseline-pr.sh"), "collect", "reports", shard)
+		collect := e.baselinePR("collect", "reports", shard)
 		collect.Dir = job
 		collect.Env = append(append([]string{}, e.env...), "SYSGATE_BASELINES=baselines/new/fresh.yaml")
 		if out, err := collect.CombinedOutput(); err != nil {
@@ -427,15 +430,15 @@ func (e *prEnv) recordJob(t *testing.T, env ...string) string {
 	t.Helper()
 	job := e.clone("record-job")
 	reports := filepath.Join(e.dir, "reports")
-	gate := exec.Command(filepath.Join(mustAbs(t, repoRoot), "scripts", "action.sh"), "gate")
+	gate := exec.Command(filepath.Join(e.dir, "bin", "sysgate"), "action", "gate")
 	gate.Dir = job
 	gate.Env = append(append(append([]string{}, e.env...), "INPUT_MODE=record", "INPUT_COMMAND=/usr/bin/true",
 		"INPUT_BASELINES=baselines/demo.yaml", "INPUT_REPORTS="+reports, "INPUT_TIMEOUT=1m"), env...)
 	if out, err := gate.CombinedOutput(); err != nil {
-		t.Fatalf("action.sh gate (record %v): %v\n%s", env, err, out)
+		t.Fatalf("sysgate action gate (record %v): %v\n%s", env, err, out)
 	}
 	shard := filepath.Join(e.dir, "shards-recorded", "shard-0")
-	collect := exec.Command(filepath.Join(mustAbs(t, repoRoot), "scripts", "baseline-pr.sh"), "collect", reports, shard)
+	collect := e.baselinePR("collect", reports, shard)
 	collect.Dir, collect.Env = job, e.env
 	if out, err := collect.CombinedOutput(); err != nil {
 		t.Fatalf("collect: %v\n%s", err, out)
