@@ -7,10 +7,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/observe"
 	"github.com/sysgate/sysgate/verdict"
 )
 
@@ -39,7 +39,7 @@ const maxAlso = 7
 
 // note records one more call by ev; the first caller's own calls are not
 // repeated in also.
-func (f *firstCall) note(ev *record.SeccompEvent) {
+func (f *firstCall) note(ev *observe.Syscall) {
 	if ev.Exe == f.exe {
 		return
 	}
@@ -70,10 +70,10 @@ type collector struct {
 	procs      map[int]*verdict.Process
 	events     uint64
 	unknownABI uint64
-	progress   func(*record.SeccompEvent)
+	progress   func(*observe.Syscall)
 	// refusal says whether an event is a refused channel (see
 	// refusalOf): such events go to refused, not into the observation.
-	refusal func(*record.SeccompEvent) bool
+	refusal func(*observe.Syscall) bool
 	refused *baseline.Observation
 	seen    map[ProcessSource]bool
 	// notKept counts the calls of processes past MaxKept.
@@ -90,8 +90,8 @@ type ProcessSource struct {
 }
 
 // Notified reports whether ev came from the run's listener.
-func Notified(ev *record.SeccompEvent) bool {
-	return ev.Code&unix.SECCOMP_RET_ACTION_FULL == unix.SECCOMP_RET_USER_NOTIF
+func Notified(ev *observe.Syscall) bool {
+	return ev.Action&unix.SECCOMP_RET_ACTION_FULL == unix.SECCOMP_RET_USER_NOTIF
 }
 
 // launcherExe is the executable the agent's first process runs until its
@@ -107,11 +107,11 @@ var launcherExe = sync.OnceValue(func() string {
 // the agent: the launcher loads
 // the filter as its last step before it, so the call is logged in
 // sysgate's image and names sysgate's executable.
-func AgentStart(ev *record.SeccompEvent, firstOfProcess bool) bool {
+func AgentStart(ev *observe.Syscall, firstOfProcess bool) bool {
 	return firstOfProcess && (ev.Name == "execve" || ev.Name == "execveat") && ev.Exe != "" && ev.Exe == launcherExe()
 }
 
-func newCollector(agent string, progress func(*record.SeccompEvent)) *collector {
+func newCollector(agent string, progress func(*observe.Syscall)) *collector {
 	return &collector{
 		obs:      baseline.NewObservation(agent),
 		first:    map[syscallKey]*firstCall{},
@@ -131,10 +131,10 @@ func newCollector(agent string, progress func(*record.SeccompEvent)) *collector 
 // refusing seccomp altogether: it counts as refused only when the
 // baselines allow seccomp (so only the listener rule can have refused it),
 // and as a violation otherwise.
-func refusalOf(p *baseline.Profile, mode baseline.Mode, action baseline.Action) func(*record.SeccompEvent) bool {
+func refusalOf(p *baseline.Profile, mode baseline.Mode, action baseline.Action) func(*observe.Syscall) bool {
 	errnoDefault := mode == baseline.ModeEnforce && action != baseline.ActionKill
-	return func(ev *record.SeccompEvent) bool {
-		if ev.Code&unix.SECCOMP_RET_ACTION_FULL != unix.SECCOMP_RET_ERRNO {
+	return func(ev *observe.Syscall) bool {
+		if ev.Action&unix.SECCOMP_RET_ACTION_FULL != unix.SECCOMP_RET_ERRNO {
 			return false
 		}
 		c, ok := baseline.ChannelOf(ev.Name)
@@ -155,7 +155,7 @@ func (c *collector) refusedFindings() []baseline.Finding {
 	return out
 }
 
-func (c *collector) add(ev *record.SeccompEvent) {
+func (c *collector) add(ev *observe.Syscall) {
 	c.mu.Lock()
 	c.events++
 	p := c.procs[ev.PID]

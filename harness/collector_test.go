@@ -4,15 +4,15 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/observe"
 )
 
 func TestCollectorKeepsOtherCallersBounded(t *testing.T) {
 	c := newCollector("a", nil)
-	ev := func(pid int, exe string) *record.SeccompEvent {
-		return &record.SeccompEvent{Arch: scmp.X86_64, Name: "socket", Number: 41, PID: pid, Exe: exe, Comm: "c"}
+	ev := func(pid int, exe string) *observe.Syscall {
+		return &observe.Syscall{Arch: scmp.X86_64, Name: "socket", Number: 41, PID: pid, Exe: exe, Comm: "c"}
 	}
 	c.add(ev(1, "/first"))
 	c.add(ev(2, "/first")) // the first program again: not an "also"
@@ -45,12 +45,12 @@ func TestCollectorKeepsOtherCallersBounded(t *testing.T) {
 func TestCollectorNamesTheAgentStart(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		events []record.SeccompEvent
+		events []observe.Syscall
 		start  bool
 	}{
-		{"launcher's first call", []record.SeccompEvent{{Name: "execve", PID: 7}}, true},
-		{"another program", []record.SeccompEvent{{Name: "execve", PID: 7, Exe: "/usr/bin/sh"}}, false},
-		{"not the process's first call", []record.SeccompEvent{{Name: "read", PID: 7}, {Name: "execve", PID: 7}}, false},
+		{"launcher's first call", []observe.Syscall{{Name: "execve", PID: 7}}, true},
+		{"another program", []observe.Syscall{{Name: "execve", PID: 7, Exe: "/usr/bin/sh"}}, false},
+		{"not the process's first call", []observe.Syscall{{Name: "read", PID: 7}, {Name: "execve", PID: 7}}, false},
 	} {
 		c := newCollector("a", nil)
 		for _, ev := range tc.events {

@@ -7,12 +7,12 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/listener"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/notify/fileproxy"
+	"github.com/sysgate/sysgate/observe"
 )
 
 // notifyFiles is the notify backend's file observer: the filter hands
@@ -70,7 +70,7 @@ func (f *notifyFiles) close() error {
 // file call it serves; the notifier answers it as any other. A call the
 // profile does not allow (its syscall or class) is the event the filter
 // would have reported, and enforce refuses it before anything runs.
-func (n *notifier) serveFile(notif *kernel.SeccompNotif, arch scmp.Arch, name string, ev *record.SeccompEvent, id kernel.TaskIdent) (listener.Answer, bool) {
+func (n *notifier) serveFile(notif *kernel.SeccompNotif, arch scmp.Arch, name string, ev *observe.Syscall, id kernel.TaskIdent) (listener.Answer, bool) {
 	f := n.files
 	if f == nil || arch != scmp.Native() || !f.calls[name] {
 		return listener.Continue, false

@@ -5,15 +5,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/observe"
 	"github.com/sysgate/sysgate/verdict"
 )
 
 func TestCollectorKeepsAtMostMaxKeptProcesses(t *testing.T) {
 	c := newCollector("a", nil)
 	for pid := 1; pid <= verdict.MaxKept+3; pid++ {
-		c.add(&record.SeccompEvent{Arch: scmp.X86_64, Name: "getpid", Number: 39, PID: pid, Exe: "/p", Comm: "p"})
+		c.add(&observe.Syscall{Arch: scmp.X86_64, Name: "getpid", Number: 39, PID: pid, Exe: "/p", Comm: "p"})
 	}
 	if n := len(c.processes()); n != verdict.MaxKept {
 		t.Errorf("%d processes kept, want %d", n, verdict.MaxKept)

@@ -6,12 +6,12 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/listener"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/notify/netproxy"
+	"github.com/sysgate/sysgate/observe"
 )
 
 // notifyNet is the notify backend's network observer: the filter hands
@@ -87,7 +87,7 @@ func destOf(d netproxy.Dest) (baseline.Destination, bool) {
 
 // serveNet answers a socket call through the proxy, as serveFile does a
 // file call.
-func (n *notifier) serveNet(notif *kernel.SeccompNotif, arch scmp.Arch, name string, ev *record.SeccompEvent, id kernel.TaskIdent) (listener.Answer, bool) {
+func (n *notifier) serveNet(notif *kernel.SeccompNotif, arch scmp.Arch, name string, ev *observe.Syscall, id kernel.TaskIdent) (listener.Answer, bool) {
 	f := n.net
 	if f == nil || arch != scmp.Native() || !f.calls[name] {
 		return listener.Continue, false

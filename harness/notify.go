@@ -6,16 +6,15 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/listener"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/observe"
 )
 
 // notifier is the notify backend's side of a run: the run's listener
@@ -32,7 +31,6 @@ type notifier struct {
 	// argBlind: argument classes are off; calls are named by syscall.
 	argBlind bool
 	fd       int // the listener, for NOTIF_ID_VALID
-	ses      uint32
 	// cache holds callers' identities by thread id in record mode, where
 	// every call comes here: a thread's entry goes at its execve and
 	// exit. Check and enforce, which see few calls, read each afresh.
@@ -66,15 +64,15 @@ type notifier struct {
 // (everything) it sees every call outside the profile; under audit only
 // the calls of classed syscalls outside it (all of them, in record mode),
 // while the audit stream has the rest.
-func newNotifier(events *collector, p *baseline.Profile, mode baseline.Mode, action baseline.Action, ses uint32, everything bool) *notifier {
-	n := &notifier{events: events, profile: p, mode: mode, kill: mode == baseline.ModeEnforce && action == baseline.ActionKill, ses: ses}
+func newNotifier(events *collector, p *baseline.Profile, mode baseline.Mode, action baseline.Action, everything bool) *notifier {
+	n := &notifier{events: events, profile: p, mode: mode, kill: mode == baseline.ModeEnforce && action == baseline.ActionKill}
 	if mode == baseline.ModeRecord {
 		n.cache = map[uint32]kernel.TaskIdent{}
 	}
 	if everything {
 		// Only the listener's channel refusals carry an ERRNO code.
-		events.refusal = func(ev *record.SeccompEvent) bool {
-			return ev.Code&unix.SECCOMP_RET_ACTION_FULL == unix.SECCOMP_RET_ERRNO
+		events.refusal = func(ev *observe.Syscall) bool {
+			return ev.Action&unix.SECCOMP_RET_ACTION_FULL == unix.SECCOMP_RET_ERRNO
 		}
 	}
 	return n
@@ -94,10 +92,7 @@ func (n *notifier) decide(notif *kernel.SeccompNotif) listener.Answer {
 	} else {
 		arch, key = 0, name
 	}
-	ev := &record.SeccompEvent{
-		Time: time.Now(), Ses: n.ses, Arch: arch, AuditArch: notif.Data.Arch, Number: nr, Name: key,
-		IP: notif.Data.InstructionPointer, Code: unix.SECCOMP_RET_USER_NOTIF,
-	}
+	ev := &observe.Syscall{Arch: arch, Number: nr, Name: key, Action: unix.SECCOMP_RET_USER_NOTIF}
 	id, named := n.ident(notif)
 	ev.PID, ev.Comm, ev.Exe = id.PID, id.Comm, id.Exe
 	if !named {
@@ -128,7 +123,7 @@ func (n *notifier) decide(notif *kernel.SeccompNotif) listener.Answer {
 	}
 	answer := listener.Continue
 	if c, refused := n.refusedChannel(arch, name, notif); refused {
-		ev.Code = unix.SECCOMP_RET_ERRNO | uint32(c.Errno)
+		ev.Action = unix.SECCOMP_RET_ERRNO | uint32(c.Errno)
 		answer = listener.Fail(c.Errno)
 	} else if n.mode == baseline.ModeEnforce {
 		answer = listener.Fail(unix.EPERM)

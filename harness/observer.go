@@ -41,7 +41,7 @@ func (p *runPlan) observe(child *agentProcess) (*observer, error) {
 	o := &observer{events: newCollector(p.agent.Name, p.cfg.progress)}
 	o.events.refusal = refusalOf(p.profile, p.mode, p.cfg.action)
 	if p.listened {
-		o.notes = p.notifier(o.events, child.ses)
+		o.notes = p.notifier(o.events)
 		if p.notify && p.files {
 			nf, err := p.newNotifyFiles()
 			if err != nil {
@@ -89,11 +89,11 @@ func (p *runPlan) subscribe(o *observer, stream *auditlog.Stream, child *agentPr
 }
 
 // notifier answers the held calls of a run whose filter notifies.
-func (p *runPlan) notifier(events *collector, ses uint32) *notifier {
+func (p *runPlan) notifier(events *collector) *notifier {
 	cfg, profile := p.cfg, p.profile
 	// The filter's mode: an exec its baselines allow is answered without
 	// an event, as the filter answers every allowed call.
-	notes := newNotifier(events, profile, p.filterMode, cfg.action, ses, p.notify)
+	notes := newNotifier(events, profile, p.filterMode, cfg.action, p.notify)
 	notes.argBlind = cfg.argBlind
 	notes.launchDir = launchDir(p.agent.Dir)
 	if cfg.noPrograms {
@@ -122,17 +122,14 @@ func (p *runPlan) notifier(events *collector, ses uint32) *notifier {
 // filter logs (Filter.Implied).
 func (p *runPlan) auditEvents(events *collector) func(*record.SeccompEvent) {
 	if !p.listened {
-		return events.add
+		return func(ev *record.SeccompEvent) { events.add(ev.Syscall()) }
 	}
-	return func(ev *record.SeccompEvent) {
-		if ev.Code&unix.SECCOMP_RET_ACTION_FULL == unix.SECCOMP_RET_USER_NOTIF {
+	return func(rec *record.SeccompEvent) {
+		if rec.Code&unix.SECCOMP_RET_ACTION_FULL == unix.SECCOMP_RET_USER_NOTIF {
 			return
 		}
-		if key := p.filter.LoggedKey(ev.Arch, ev.Name); key != ev.Name {
-			named := *ev
-			named.Name = key
-			ev = &named
-		}
+		ev := rec.Syscall()
+		ev.Name = p.filter.LoggedKey(ev.Arch, ev.Name)
 		events.add(ev)
 	}
 }

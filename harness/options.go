@@ -5,10 +5,10 @@ import (
 	"os"
 	"time"
 
-	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/scheduling"
 	"github.com/sysgate/sysgate/internal/kernel"
+	"github.com/sysgate/sysgate/observe"
 	"github.com/sysgate/sysgate/verdict"
 )
 
@@ -56,7 +56,7 @@ type runConfig struct {
 	grace       time.Duration
 	setUser     bool
 	uid, gid    uint32
-	progress    func(*record.SeccompEvent)
+	progress    func(*observe.Syscall)
 	observation string
 	// allowAgentFailure: an agent that exits non-zero or dies of a signal
 	// does not fail a run whose syscalls are clean.
@@ -132,7 +132,7 @@ func WithUser(uid, gid uint32) Option {
 
 // WithProgress calls fn for every event as it arrives, from auditlog's
 // dispatch goroutine, one call at a time; fn must not block.
-func WithProgress(fn func(ev *record.SeccompEvent)) Option {
+func WithProgress(fn func(ev *observe.Syscall)) Option {
 	return func(c *runConfig) { c.progress = fn }
 }
 

@@ -20,13 +20,13 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/sysgate/sysgate/auditlog/auditctl/auditctltest"
-	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/internal/kernel"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/testutil"
+	"github.com/sysgate/sysgate/observe"
 	"github.com/sysgate/sysgate/verdict"
 )
 
@@ -127,7 +127,7 @@ func TestRecordThenCheckTrueIsClean(t *testing.T) {
 func TestShimSyscallsStayOutOfResult(t *testing.T) {
 	var mu sync.Mutex
 	var order, notified []string
-	r := mustRun(t, Agent{Command: []string{"/bin/true"}}, WithProgress(func(ev *record.SeccompEvent) {
+	r := mustRun(t, Agent{Command: []string{"/bin/true"}}, WithProgress(func(ev *observe.Syscall) {
 		mu.Lock()
 		defer mu.Unlock()
 		if Notified(ev) {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/observe"
 )
 
 // TypeSeccomp is the audit record type of a SECCOMP_RET_LOG record
@@ -27,4 +28,10 @@ type SeccompEvent struct {
 	Exe       string    `json:"exe"`        // executable path, hex-decoded; "" if the kernel had none
 	IP        uint64    `json:"ip"`         // instruction pointer of the syscall
 	Code      uint32    `json:"code"`       // seccomp action that logged it (SECCOMP_RET_*)
+}
+
+// Syscall is the event as every backend reports it (observe.Syscall):
+// what a run's collector needs, without audit's own fields.
+func (ev *SeccompEvent) Syscall() *observe.Syscall {
+	return &observe.Syscall{Arch: ev.Arch, Number: ev.Number, Name: ev.Name, PID: ev.PID, Comm: ev.Comm, Exe: ev.Exe, Action: ev.Code}
 }

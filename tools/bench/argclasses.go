@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"sync/atomic"
 
-	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/argclass"
 	"github.com/sysgate/sysgate/harness"
+	"github.com/sysgate/sysgate/observe"
 	"github.com/sysgate/sysgate/verdict"
 )
 
@@ -98,7 +98,7 @@ func recordArgClasses(ctx context.Context, cfg config, ws []workload) error {
 // row would not measure what it is labelled with.
 func recordCounted(ctx context.Context, w workload, b verdict.Backend, blind bool) (measurement, *verdict.Result, uint64, error) {
 	var notified atomic.Uint64 // the listener's and the audit stream's goroutines both report
-	opts := []harness.Option{harness.WithMode(baseline.ModeRecord), harness.WithProgress(func(ev *record.SeccompEvent) {
+	opts := []harness.Option{harness.WithMode(baseline.ModeRecord), harness.WithProgress(func(ev *observe.Syscall) {
 		if harness.Notified(ev) {
 			notified.Add(1)
 		}

@@ -10,10 +10,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
 	"github.com/sysgate/sysgate/internal/untrusted"
+	"github.com/sysgate/sysgate/observe"
 )
 
 // progress prints each syscall the first time the run makes it, while
@@ -36,7 +36,7 @@ func newProgress(w io.Writer) *progress {
 	return &progress{w: w, seen: map[string]bool{}, procs: map[harness.ProcessSource]bool{}}
 }
 
-func (p *progress) event(ev *record.SeccompEvent) {
+func (p *progress) event(ev *observe.Syscall) {
 	key := fmt.Sprintf("%s %s", archName(ev.Arch), ev.Name)
 	p.mu.Lock()
 	defer p.mu.Unlock()

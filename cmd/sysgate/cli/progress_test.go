@@ -1,3 +1,5 @@
+//go:build linux
+
 package cli
 
 import (
@@ -5,18 +7,18 @@ import (
 	"os"
 	"testing"
 
-	"github.com/sysgate/sysgate/auditlog/record"
 	"github.com/sysgate/sysgate/harness"
 	"github.com/sysgate/sysgate/internal/scmp"
+	"github.com/sysgate/sysgate/observe"
 )
 
 func TestProgressPrintsEachSyscallOnce(t *testing.T) {
 	var b bytes.Buffer
 	p := &progress{w: &b, seen: map[string]bool{}, procs: map[harness.ProcessSource]bool{}}
-	ev := &record.SeccompEvent{Arch: scmp.X86_64, Name: "socket", PID: 7, Exe: "/usr/bin/python3"}
+	ev := &observe.Syscall{Arch: scmp.X86_64, Name: "socket", PID: 7, Exe: "/usr/bin/python3"}
 	p.event(ev)
 	p.event(ev)
-	p.event(&record.SeccompEvent{Arch: scmp.I386, Name: "socket", PID: 8, Exe: "/tmp/int80"})
+	p.event(&observe.Syscall{Arch: scmp.I386, Name: "socket", PID: 8, Exe: "/tmp/int80"})
 	want := "sysgate: + x86_64 socket                /usr/bin/python3 (pid 7)\n" +
 		"sysgate: + i386 socket                  /tmp/int80 (pid 8)\n"
 	if b.String() != want {
@@ -34,7 +36,7 @@ func TestProgressNamesTheAgentStart(t *testing.T) {
 	}
 	var b bytes.Buffer
 	p := &progress{w: &b, seen: map[string]bool{}, procs: map[harness.ProcessSource]bool{}}
-	p.event(&record.SeccompEvent{Arch: scmp.X86_64, Name: "execve", PID: 7, Exe: self})
+	p.event(&observe.Syscall{Arch: scmp.X86_64, Name: "execve", PID: 7, Exe: self})
 	if want := "sysgate: + x86_64 execve                the agent's start (pid 7)\n"; b.String() != want {
 		t.Errorf("got %q\nwant %q", b.String(), want)
 	}
@@ -45,7 +47,7 @@ func TestProgressNamesTheAgentStart(t *testing.T) {
 func TestProgressEscapesTheExe(t *testing.T) {
 	var b bytes.Buffer
 	p := &progress{w: &b, seen: map[string]bool{}, procs: map[harness.ProcessSource]bool{}}
-	p.event(&record.SeccompEvent{Arch: scmp.X86_64, Name: "socket", PID: 7, Exe: "/tmp/\x1b[2J\x1b]0;pwned\x07x"})
+	p.event(&observe.Syscall{Arch: scmp.X86_64, Name: "socket", PID: 7, Exe: "/tmp/\x1b[2J\x1b]0;pwned\x07x"})
 	if want := `sysgate: + x86_64 socket                /tmp/\x1b[2J\x1b]0;pwned\x07x (pid 7)` + "\n"; b.String() != want {
 		t.Errorf("got %q\nwant %q", b.String(), want)
 	}
