@@ -23,6 +23,11 @@ type kernelSnapshot struct {
 	// Without it, holds in tuning.json were taken inside the exclusive
 	// hold and saved values the test may have forced.
 	HeldTuning bool `json:"held_tuning"`
+	// Owner is the process that took the snapshot. Whoever recovers the
+	// snapshot holds runs.lock, so the owner's hold is gone, even when
+	// its process still looks alive (it drops its locks on the way out,
+	// before it is a zombie): its holds of the run tuning are dead too.
+	Owner holder `json:"owner"`
 }
 
 // exclusiveKernel takes runs.lock exclusively: it waits until no run on
@@ -78,7 +83,12 @@ func snapshotKernel() (kernelSnapshot, error) {
 		return kernelSnapshot{}, err
 	}
 	held := len(tuning.Holders) > 0 || tuning.Rules != nil
-	return kernelSnapshot{st.BacklogLimit, st.BacklogWaitTime, st.RateLimit, st.Enabled, logged, held}, nil
+	owner, err := self()
+	if err != nil {
+		return kernelSnapshot{}, err
+	}
+	return kernelSnapshot{BacklogLimit: st.BacklogLimit, BacklogWaitTime: st.BacklogWaitTime, RateLimit: st.RateLimit,
+		Enabled: st.Enabled, ActionsLogged: logged, HeldTuning: held, Owner: owner}, nil
 }
 
 func restoreKernel(s kernelSnapshot) error {
@@ -156,8 +166,9 @@ func recoverExclusive() error {
 	// (Always snapshot first, then tuning, left the values a test had
 	// forced before its own run tuned, e.g. backlog_wait_time=0.)
 	err = withTuningState(func(st *tuningState, c *control) error {
+		// The owner's holds are gone with its runs.lock (see Owner).
 		if !snap.HeldTuning {
-			if err := recoverTuning(st, c, holder{}); err != nil {
+			if err := recoverTuning(st, c, snap.Owner); err != nil {
 				return err
 			}
 		}
@@ -165,7 +176,7 @@ func recoverExclusive() error {
 			return fmt.Errorf("restore kernel settings left by a crashed test: %w", err)
 		}
 		if snap.HeldTuning {
-			return recoverTuning(st, c, holder{})
+			return recoverTuning(st, c, snap.Owner)
 		}
 		return nil
 	})
