@@ -93,16 +93,16 @@ func (r *Report) Annotations() []Annotation {
 		if run.Conclusive() {
 			continue
 		}
-		msg := "no verdict: " + orDash(run.Inconclusive)
+		msg := "no verdict: " + OrDash(run.Inconclusive)
 		if loss := run.Loss.String(); run.Loss.Any() && !strings.Contains(run.Inconclusive, loss) {
 			msg += "\n" + loss
 		}
 		msg += "\nA run that lost audit events is never reported clean. Re-run the job; if it repeats, see `sysgate doctor`."
-		failures = append(failures, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: %s inconclusive (%s)", run.Agent, orDash(run.arch())), Message: msg})
+		failures = append(failures, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: %s inconclusive (%s)", run.Agent, OrDash(run.arch())), Message: msg})
 	}
 	for _, run := range r.gateRuns() {
 		if run.Outcome() == VerdictAgentFailed {
-			failures = append(failures, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: %s failed (%s)", run.Agent, orDash(run.arch())),
+			failures = append(failures, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: %s failed (%s)", run.Agent, OrDash(run.arch())),
 				Message: fmt.Sprintf("The agent %s; its syscalls stayed within the baseline. A failing agent fails the gate unless --allow-agent-failure is given.", ExitText(run.Result))})
 		}
 	}
@@ -123,10 +123,10 @@ func (r *Report) Annotations() []Annotation {
 			Message: fmt.Sprintf("%s: %s.", u.Agent, unverifiedOutsideNote(u.UnverifiedExec))})
 	}
 	for _, rw := range r.missingArchRows() {
-		out = append(out, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: unrecorded environment for %s (%s)", rw.Agent, orDash(rw.Arch)), Message: rw.ArchHint})
+		out = append(out, Annotation{Level: "error", Title: fmt.Sprintf("sysgate: unrecorded environment for %s (%s)", rw.Agent, OrDash(rw.Arch)), Message: rw.ArchHint})
 	}
 	for _, rw := range r.driftRows() {
-		title := fmt.Sprintf("sysgate: environment drift for %s (%s)", rw.Agent, orDash(rw.Arch))
+		title := fmt.Sprintf("sysgate: environment drift for %s (%s)", rw.Agent, OrDash(rw.Arch))
 		if strings.HasPrefix(rw.Drift, "same environment") {
 			title = fmt.Sprintf("sysgate: %s changed behaviour (same environment)", rw.Agent)
 		}
@@ -311,7 +311,8 @@ func programs(n int, adj string) string {
 	return fmt.Sprintf("%d %s programs", n, adj)
 }
 
-func orDash(s string) string {
+// OrDash is s, or "-" for an empty cell.
+func OrDash(s string) string {
 	if s == "" {
 		return "-"
 	}
@@ -334,7 +335,7 @@ func (r *Report) splitRecorded() (*Report, []Annotation) {
 			file = r.baselinePath(run, run.Baselines[len(run.Baselines)-1])
 		}
 		notices = append(notices, Annotation{Level: "notice", File: file,
-			Title: fmt.Sprintf("sysgate: %s recorded (%s)", run.Agent, orDash(run.arch())),
+			Title: fmt.Sprintf("sysgate: %s recorded (%s)", run.Agent, OrDash(run.arch())),
 			Message: fmt.Sprintf("Record mode learned %s and %s outside the baseline; review them in the baseline diff.",
 				Count(len(run.Violations), "syscall", "syscalls"), Count(len(run.ProgramViolations), "program", "programs"))})
 	}

@@ -104,7 +104,7 @@ func (r *Report) addGinkgo(data []byte, opts LoadOptions) error {
 func specFailure(spec *ginkgoSpec, opts LoadOptions) SpecFailure {
 	name := spec.fullText()
 	if name == "" {
-		name = orDash(spec.LeafNodeType)
+		name = OrDash(spec.LeafNodeType)
 	}
 	loc := spec.Failure.Location
 	return SpecFailure{

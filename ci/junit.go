@@ -110,7 +110,7 @@ func junitMessage(run Run) string {
 	case VerdictAgentFailed:
 		return fmt.Sprintf("%s: the agent %s", run.Agent, ExitText(run.Result))
 	}
-	return fmt.Sprintf("%s: inconclusive: %s", run.Agent, orDash(run.Inconclusive))
+	return fmt.Sprintf("%s: inconclusive: %s", run.Agent, OrDash(run.Inconclusive))
 }
 
 func junitSeconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }

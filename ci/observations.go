@@ -27,7 +27,7 @@ func (r *Report) Observations(checkRuns bool) (map[string]*baseline.Observation,
 		}
 		for _, v := range run.ProgramViolations {
 			if v.Mismatch != "" {
-				return nil, fmt.Errorf("observations of %s (%s): %w: %s", run.Agent, orDash(run.Spec), ErrExecMismatch, v.Mismatch)
+				return nil, fmt.Errorf("observations of %s (%s): %w: %s", run.Agent, OrDash(run.Spec), ErrExecMismatch, v.Mismatch)
 			}
 		}
 		m := out[run.Agent]

@@ -199,7 +199,7 @@ func verdictLabel(v Verdict) string {
 	case VerdictRecorded:
 		return "📝 recorded, new syscalls"
 	}
-	return "❔ " + orDash(string(v))
+	return "❔ " + OrDash(string(v))
 }
 
 // WriteSummary renders the markdown step summary: the same text

@@ -38,7 +38,7 @@ func (r *Report) writeRunTable(b *strings.Builder) {
 		b.WriteString("| Agent | Arch | Verdict | Runs | New | Risky | Programs | Stale | Lost events | Duration |\n")
 		b.WriteString("|---|---|---|--:|--:|--:|--:|--:|---|--:|\n")
 		for _, rw := range r.rows() {
-			fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %d | %d | %d | %s | %s |\n", cell(rw.Agent), cell(orDash(rw.Arch)),
+			fmt.Fprintf(b, "| %s | %s | %s | %d | %d | %d | %d | %d | %s | %s |\n", cell(rw.Agent), cell(OrDash(rw.Arch)),
 				verdictLabel(rw.Verdict), rw.Runs, rw.New, rw.Risky, rw.Programs, rw.Stale, lossCounters(rw.Loss), duration(rw.Duration))
 		}
 		b.WriteString("\n")
@@ -61,14 +61,14 @@ func (r *Report) writeEnvironmentSections(b *strings.Builder) {
 	if missing := r.missingArchRows(); len(missing) > 0 {
 		b.WriteString("### Unrecorded environment\n\n")
 		for _, rw := range missing {
-			fmt.Fprintf(b, "- **%s** on %s: %s\n", cell(rw.Agent), cell(orDash(rw.Arch)), cell(rw.ArchHint))
+			fmt.Fprintf(b, "- **%s** on %s: %s\n", cell(rw.Agent), cell(OrDash(rw.Arch)), cell(rw.ArchHint))
 		}
 		b.WriteString("\n")
 	}
 	if drift := r.driftRows(); len(drift) > 0 {
 		b.WriteString("### Environment\n\n")
 		for _, rw := range drift {
-			fmt.Fprintf(b, "- **%s** on %s: %s\n", cell(rw.Agent), cell(orDash(rw.Arch)), cell(rw.Drift))
+			fmt.Fprintf(b, "- **%s** on %s: %s\n", cell(rw.Agent), cell(OrDash(rw.Arch)), cell(rw.Drift))
 		}
 		b.WriteString("\n")
 	}
@@ -102,8 +102,8 @@ func (r *Report) writeInconclusiveRuns(b *strings.Builder) {
 		b.WriteString("### Inconclusive runs\n\nNo verdict: lost audit events or an environment problem. Such a run is never reported clean; re-run, and see `sysgate doctor` if it repeats.\n\n")
 		b.WriteString("| Agent | Arch | Spec | Reason | Lost events |\n|---|---|---|---|---|\n")
 		for _, run := range inconclusive {
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", cell(run.Agent), cell(orDash(run.arch())), cell(orDash(run.Spec)),
-				cell(orDash(run.Inconclusive)), lossCounters(run.Loss))
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", cell(run.Agent), cell(OrDash(run.arch())), cell(OrDash(run.Spec)),
+				cell(OrDash(run.Inconclusive)), lossCounters(run.Loss))
 		}
 		b.WriteString("\n")
 	}
@@ -115,7 +115,7 @@ func (r *Report) writeStaleSections(b *strings.Builder) {
 		b.WriteString("### Stale baseline entries\n\nAllowed but made by no run: a full record proposes removing them; an expected error path belongs in a group with a reason.\n\n")
 		b.WriteString("| Agent | Arch | Syscall | Risk | Entry |\n|---|---|---|---|---|\n")
 		for _, s := range stale {
-			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", cell(s.Agent), cell(s.Arch.String()), code(s.Syscall), cell(orDash(s.RiskLabel())), Location(s.File, s.Line))
+			fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", cell(s.Agent), cell(s.Arch.String()), code(s.Syscall), cell(OrDash(s.RiskLabel())), Location(s.File, s.Line))
 		}
 		b.WriteString("\n")
 	}
@@ -123,7 +123,7 @@ func (r *Report) writeStaleSections(b *strings.Builder) {
 		b.WriteString("### Stale program entries\n\nAllowed, but no run ran them: remove a line no run needs any more; an entry nothing uses still lets the agent run the program.\n\n")
 		b.WriteString("| Agent | Program | Risk | Entry |\n|---|---|---|---|\n")
 		for _, s := range stale {
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(s.Agent), code(s.Item.Program), cell(orDash(s.Item.Risk.Label(s.Item.Level))),
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(s.Agent), code(s.Item.Program), cell(OrDash(s.Item.Risk.Label(s.Item.Level))),
 				Location(s.Item.File, s.Item.Line))
 		}
 		b.WriteString("\n")
@@ -136,7 +136,7 @@ func (r *Report) writeLeaks(b *strings.Builder) {
 		b.WriteString("### Leaked processes\n\nStill running after the agent exited; killed at the end of the run.\n\n")
 		b.WriteString("| Agent | Arch | Process | Lived |\n|---|---|---|--:|\n")
 		for _, l := range leaks {
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(l.agent), cell(orDash(l.arch)), cell(process(l.PID, l.Exe, l.Comm)), duration(l.Lived))
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(l.agent), cell(OrDash(l.arch)), cell(process(l.PID, l.Exe, l.Comm)), duration(l.Lived))
 		}
 		b.WriteString("\n")
 	}
@@ -162,7 +162,7 @@ func (r *Report) writeCaughtOnPurpose(b *strings.Builder) {
 			for _, v := range run.NetworkViolations {
 				names = append(names, v.Op.String()+" "+code(v.Dest))
 			}
-			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(run.Agent), cell(orDash(run.arch())), cell(orDash(run.Spec)), orDash(strings.Join(names, ", ")))
+			fmt.Fprintf(b, "| %s | %s | %s | %s |\n", cell(run.Agent), cell(OrDash(run.arch())), cell(OrDash(run.Spec)), OrDash(strings.Join(names, ", ")))
 		}
 		b.WriteString("\n")
 	}

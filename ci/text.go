@@ -174,7 +174,7 @@ func writeViolationTable(b *strings.Builder, vs verdict.Violations, command []st
 		}
 		first := asStarted(v, command)
 		fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%s\t%s (%s, pid %d)%s\t%s\n",
-			v.Arch, v.Syscall, v.Number, v.Count, p.risk(orDash(v.RiskLabel()), v.Risk.Risky()), term(first.Exe), term(first.Comm), v.PID, others, position(v.File, v.Line))
+			v.Arch, v.Syscall, v.Number, v.Count, p.risk(OrDash(v.RiskLabel()), v.Risk.Risky()), term(first.Exe), term(first.Comm), v.PID, others, position(v.File, v.Line))
 	}
 	tw.Flush()
 	writeRiskyEntries(b, vs)

@@ -7,6 +7,7 @@ import (
 	"github.com/sysgate/sysgate/baseline"
 	"github.com/sysgate/sysgate/baseline/risk"
 	"github.com/sysgate/sysgate/ci"
+	"github.com/sysgate/sysgate/internal/untrusted"
 )
 
 // writeNetworkChanges lists a file's added and removed network entries,
@@ -19,7 +20,7 @@ func writeNetworkChanges(b *strings.Builder, f FileChange) {
 	for _, e := range f.AddedNetwork {
 		s := "new " + ci.NetworkEntryText(e)
 		if e.Risk.Risky() {
-			s += " **(" + cell(e.Risk.Label(e.Level)) + "; give it a reason)**"
+			s += " **(" + untrusted.Markdown(e.Risk.Label(e.Level)) + "; give it a reason)**"
 		}
 		fmt.Fprintf(b, "- %s\n", s)
 	}
@@ -41,7 +42,7 @@ func (u *Update) writeRiskyNetwork(b *strings.Builder) {
 	b.WriteString("### ⚠️ Risky destinations: a reason is required\n\n")
 	fmt.Fprintf(b, "Cloud metadata, container sockets, listeners beyond loopback, mail, shell and DNS ports: each was written with the placeholder reason `%s`. Replace it with why the agent needs the destination, or fix the agent and drop the line.\n\n", baseline.UnreviewedReason)
 	for _, r := range risky {
-		fmt.Fprintf(b, "- %s: %s **(%s)** at %s\n", cell(r.agent), ci.NetworkEntryText(r.item), cell(r.item.Risk.Label(r.item.Level)), ci.Location(r.item.File, r.item.Line))
+		fmt.Fprintf(b, "- %s: %s **(%s)** at %s\n", untrusted.Markdown(r.agent), ci.NetworkEntryText(r.item), untrusted.Markdown(r.item.Risk.Label(r.item.Level)), ci.Location(r.item.File, r.item.Line))
 	}
 	b.WriteString("\n")
 }

@@ -56,7 +56,7 @@ func (u *Update) writePRSummary(b *strings.Builder, runURL string) {
 			changed++
 		}
 	}
-	fmt.Fprintf(b, "Recorded on %s", orDash(strings.Join(arches, ", ")))
+	fmt.Fprintf(b, "Recorded on %s", ci.OrDash(strings.Join(arches, ", ")))
 	if runURL != "" {
 		fmt.Fprintf(b, " by [this workflow run](%s)", runURL)
 	}
@@ -79,8 +79,8 @@ func (u *Update) writeRiskyAdditions(b *strings.Builder) {
 		b.WriteString("| Agent | Arch | Syscall | Risk | Why it is risky | Line |\n|---|---|---|---|---|---|\n")
 		for _, r := range risky {
 			f := r.item
-			fmt.Fprintf(b, "| %s | %s | %s | **%s** | %s | %s |\n", cell(r.agent), f.Arch, code(f.Syscall), cell(f.RiskLabel()),
-				cell(risk.Reason(f.Syscall)), ci.Location(f.File, f.Line))
+			fmt.Fprintf(b, "| %s | %s | %s | **%s** | %s | %s |\n", untrusted.Markdown(r.agent), f.Arch, untrusted.MarkdownCellCode(f.Syscall), untrusted.Markdown(f.RiskLabel()),
+				untrusted.Markdown(risk.Reason(f.Syscall)), ci.Location(f.File, f.Line))
 		}
 		b.WriteString("\n")
 	}
@@ -88,7 +88,7 @@ func (u *Update) writeRiskyAdditions(b *strings.Builder) {
 		func(p baseline.ProgramFinding) risk.Class { return p.Risk }); len(risky) > 0 {
 		b.WriteString("### ⚠️ Risky programs\n\nShells, downloaders and compilers let the agent do what its baseline does not show. Confirm the agent should run each one, or fix the agent and drop the line.\n\n")
 		for _, r := range risky {
-			fmt.Fprintf(b, "- %s: %s\n", cell(r.agent), programChange(r.item, true))
+			fmt.Fprintf(b, "- %s: %s\n", untrusted.Markdown(r.agent), programChange(r.item, true))
 		}
 		b.WriteString("\n")
 	}
@@ -119,7 +119,7 @@ func (u *Update) writeFileChanges(b *strings.Builder) {
 			b.WriteString(section.note + "\n\n")
 		}
 		for _, f := range files {
-			fmt.Fprintf(b, "#### %s (%s, %s)\n\n", cell(f.Agent), untrusted.MarkdownCode(f.File), ci.Count(f.Runs, "run", "runs"))
+			fmt.Fprintf(b, "#### %s (%s, %s)\n\n", untrusted.Markdown(f.Agent), untrusted.MarkdownCode(f.File), ci.Count(f.Runs, "run", "runs"))
 			if len(f.Added)+len(f.Removed) > 0 {
 				b.WriteString("| Arch | Added | Removed |\n|---|---|---|\n")
 				for _, arch := range findingArches(f.Added, f.Removed) {
@@ -225,7 +225,7 @@ func writeNewClasses(b *strings.Builder, f FileChange) {
 	listed := false
 	for _, a := range f.Added {
 		if had := f.HadClasses[a.Arch][a.Syscall]; len(had) > 0 {
-			fmt.Fprintf(b, "- %s %s: %s\n", a.Arch, untrusted.MarkdownCode(a.Syscall), cell(NewClassNote(a.Syscall, had)))
+			fmt.Fprintf(b, "- %s %s: %s\n", a.Arch, untrusted.MarkdownCode(a.Syscall), untrusted.Markdown(NewClassNote(a.Syscall, had)))
 			listed = true
 		}
 	}
@@ -247,13 +247,13 @@ func names(list []baseline.Finding, arch string) string {
 		if f.Arch.String() != arch {
 			continue
 		}
-		s := code(f.Syscall)
+		s := untrusted.MarkdownCellCode(f.Syscall)
 		if f.Risk.Risky() {
-			s += " **(" + cell(f.RiskLabel()) + ")**"
+			s += " **(" + untrusted.Markdown(f.RiskLabel()) + ")**"
 		}
 		out = append(out, s)
 	}
-	return orDash(strings.Join(out, ", "))
+	return ci.OrDash(strings.Join(out, ", "))
 }
 
 // writeFilesChanges lists a file's added and removed files entries,
@@ -266,10 +266,10 @@ func writeFilesChanges(b *strings.Builder, f FileChange) {
 	for _, e := range f.AddedFiles {
 		s := fmt.Sprintf("new %s %s", e.Op, untrusted.MarkdownCode(e.Path))
 		if e.Sensitive != "" {
-			s += " **(sensitive: " + cell(e.Sensitive) + ", " + cell(string(e.Level)) + "; give it a reason)**"
+			s += " **(sensitive: " + untrusted.Markdown(e.Sensitive) + ", " + untrusted.Markdown(string(e.Level)) + "; give it a reason)**"
 		}
 		if e.Covers != "" {
-			s += " **(" + cell(e.Covers) + ": reached only once a person gives it a reason)**"
+			s += " **(" + untrusted.Markdown(e.Covers) + ": reached only once a person gives it a reason)**"
 		}
 		fmt.Fprintf(b, "- %s\n", s)
 	}
@@ -292,7 +292,7 @@ func writeProgramChanges(b *strings.Builder, f FileChange) {
 		fmt.Fprintf(b, "- %s\n", programChange(p, false))
 	}
 	for _, c := range f.PinChanges {
-		fmt.Fprintf(b, "- program %s\n", cell(c.String()))
+		fmt.Fprintf(b, "- program %s\n", untrusted.Markdown(c.String()))
 	}
 	b.WriteString("\n")
 }
@@ -302,7 +302,7 @@ func writeProgramChanges(b *strings.Builder, f FileChange) {
 func programChange(p baseline.ProgramFinding, added bool) string {
 	s := untrusted.MarkdownCode(p.Program)
 	if p.Risk.Risky() {
-		s += " **(" + cell(p.Risk.Label(p.Level)) + ")**"
+		s += " **(" + untrusted.Markdown(p.Risk.Label(p.Level)) + ")**"
 	}
 	if !added {
 		return "removed program " + s + ": no run ran it"
@@ -323,7 +323,7 @@ func writeRare(b *strings.Builder, f FileChange) {
 	}
 	b.WriteString("Seen in only some runs (what fewer runs would have missed; lines added now say so in a comment):\n\n")
 	for _, r := range f.Rare {
-		fmt.Fprintf(b, "- %s: %d of %d runs\n", code(r.Entry), r.Seen, r.Runs)
+		fmt.Fprintf(b, "- %s: %d of %d runs\n", untrusted.MarkdownCellCode(r.Entry), r.Seen, r.Runs)
 	}
 	b.WriteString("\n")
 }

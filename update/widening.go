@@ -126,17 +126,17 @@ func (w *Widening) WriteMarkdown(out io.Writer) {
 	for _, e := range w.Entries {
 		risk := "-"
 		if r := w.riskText(e); r != "" {
-			risk = "⚠️ " + cell(r)
+			risk = "⚠️ " + untrusted.Markdown(r)
 		}
 		review := "no CODEOWNERS entry: add one (docs/action.md: who reviews a baseline)"
 		if owners := w.reviewers(e.File); len(owners) > 0 {
 			parts := make([]string, len(owners))
 			for i, o := range owners {
-				parts[i] = code(o)
+				parts[i] = untrusted.MarkdownCellCode(o)
 			}
 			review = strings.Join(parts, " ")
 		}
-		fmt.Fprintf(out, "| %s | %s | %s | %s | %s |\n", ci.Location(e.File, e.Line), cell(w.entryText(e)), risk, cell(e.Reason), review)
+		fmt.Fprintf(out, "| %s | %s | %s | %s | %s |\n", ci.Location(e.File, e.Line), untrusted.Markdown(w.entryText(e)), risk, untrusted.Markdown(e.Reason), review)
 	}
 	fmt.Fprintln(out)
 }
